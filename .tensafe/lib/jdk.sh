@@ -1,0 +1,44 @@
+# Finds a JDK >= 25 and exports JAVA_HOME and PATH for it, without the user exporting anything.
+# Order: $JAVA_HOME, the JDK of `java` on PATH, then the usual install folders. Source common.sh first.
+
+TENSAFE_JDK_MIN=25
+
+# Prints the feature release (e.g. 25) of the JDK at $1, or nothing if it is not a JDK.
+tensafe_jdk_feature() {
+  local home=$1 version=""
+  [ -x "$home/bin/javac" ] && [ -x "$home/bin/java" ] || return 0
+  if [ -f "$home/release" ]; then
+    version=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$home/release")
+  fi
+  if [ -z "$version" ]; then
+    version=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n 1)
+  fi
+  version=${version#1.}
+  printf '%s\n' "${version%%[.+-]*}"
+}
+
+tensafe_find_jdk() {
+  local candidates=() c feature java_on_path
+  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
+  java_on_path=$(command -v java 2>/dev/null || true)
+  [ -n "$java_on_path" ] && candidates+=("$(dirname "$(dirname "$(readlink -f "$java_on_path")")")")
+  for c in /usr/lib/jvm/* /opt/java/* /opt/jdk* "$HOME"/.sdkman/candidates/java/* "$HOME"/.jdks/*; do
+    [ -d "$c" ] && candidates+=("$c")
+  done
+  for c in "${candidates[@]}"; do
+    feature=$(tensafe_jdk_feature "$c")
+    if [ -n "$feature" ] && [ "$feature" -ge "$TENSAFE_JDK_MIN" ] 2>/dev/null; then
+      readlink -f "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+
+tensafe_use_jdk() {
+  local home
+  home=$(tensafe_find_jdk) \
+    || tensafe_die "no JDK $TENSAFE_JDK_MIN found (looked at JAVA_HOME, java on PATH, /usr/lib/jvm, /opt); install a JDK $TENSAFE_JDK_MIN such as Temurin $TENSAFE_JDK_MIN, or set JAVA_HOME to one"
+  export JAVA_HOME=$home
+  export PATH="$home/bin:$PATH"
+}

@@ -1,0 +1,136 @@
+package io.tensafe.db;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Applies the migrations to a fresh schema of the real test PostgreSQL. */
+class MigrationsTest {
+  private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__[a-z]+(_[a-z0-9]+)+\\.sql");
+
+  private final String schema = "migrations_test_" + UUID.randomUUID().toString().replace("-", "");
+
+  private static Connection connect() throws SQLException {
+    return DriverManager.getConnection(
+        System.getProperty("tensafe.test.db.url"),
+        System.getProperty("tensafe.test.db.user"),
+        System.getProperty("tensafe.test.db.password"));
+  }
+
+  private Flyway flyway() {
+    return Flyway.configure()
+        .dataSource(
+            System.getProperty("tensafe.test.db.url"),
+            System.getProperty("tensafe.test.db.user"),
+            System.getProperty("tensafe.test.db.password"))
+        .schemas(schema)
+        .createSchemas(true)
+        .locations("classpath:db/migration")
+        .load();
+  }
+
+  @BeforeEach
+  void migrate() {
+    flyway().migrate();
+  }
+
+  @AfterEach
+  void dropSchema() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+  }
+
+  @Test
+  void migrate_secondRun_appliesNothing() {
+    MigrateResult again = flyway().migrate();
+    assertEquals(0, again.migrationsExecuted);
+    assertTrue(flyway().validateWithResult().validationSuccessful);
+  }
+
+  @Test
+  void organisation_validRow_getsIdAndTimestamp() throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + schema
+                    + ".organisation (slug, display_name) VALUES (?, ?) RETURNING id, created_at")) {
+      insert.setString(1, "acme-bank");
+      insert.setString(2, "Acme Bank");
+      try (ResultSet rs = insert.executeQuery()) {
+        assertTrue(rs.next());
+        assertTrue(rs.getObject("id") instanceof UUID);
+        assertTrue(rs.getTimestamp("created_at") != null);
+      }
+    }
+  }
+
+  @Test
+  void organisation_badSlugOrDuplicate_rejectedByConstraint() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      SQLException bad =
+          assertThrows(
+              SQLException.class,
+              () ->
+                  s.execute(
+                      "INSERT INTO "
+                          + schema
+                          + ".organisation (slug, display_name) VALUES ('Bad Slug', 'x')"));
+      assertTrue(bad.getMessage().contains("organisation_slug_format"), bad.getMessage());
+      s.execute("INSERT INTO " + schema + ".organisation (slug, display_name) VALUES ('dup', 'x')");
+      assertThrows(
+          SQLException.class,
+          () ->
+              s.execute(
+                  "INSERT INTO "
+                      + schema
+                      + ".organisation (slug, display_name) VALUES ('dup', 'y')"));
+    }
+  }
+
+  @Test
+  void migrationFiles_followNamingAndContiguousVersions() throws IOException, URISyntaxException {
+    Path folder = Path.of(getClass().getResource("/db/migration").toURI());
+    List<String> names;
+    try (Stream<Path> files = Files.list(folder)) {
+      names = files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    List<Integer> versions =
+        names.stream()
+            .map(
+                name -> {
+                  Matcher m = FILE_NAME.matcher(name);
+                  assertTrue(m.matches(), name + " does not match V{n}__verb_object.sql");
+                  return Integer.parseInt(m.group(1));
+                })
+            .sorted()
+            .toList();
+    for (int i = 0; i < versions.size(); i++) {
+      assertEquals(i + 1, versions.get(i), "migration versions must be 1..n without gaps");
+    }
+  }
+}

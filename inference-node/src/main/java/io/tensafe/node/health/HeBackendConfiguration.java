@@ -1,0 +1,26 @@
+package io.tensafe.node.health;
+
+import io.quarkus.logging.Log;
+import io.tensafe.kernels.cuda.CudaProbe;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** Probes CUDA once and produces the node's {@link HeBackendChoice}. */
+@ApplicationScoped
+class HeBackendConfiguration {
+
+  @Produces
+  @Singleton
+  HeBackendChoice heBackendChoice(@ConfigProperty(name = "tensafe.node.backend") String requested) {
+    HeBackendChoice choice =
+        HeBackendChoice.decide(HeBackendChoice.Requested.parse(requested), CudaProbe.result());
+    if (choice.backend().equals("cpu") && !choice.cuda().available()) {
+      Log.infof("HE backend: cpu (%s)", choice.cuda().describe());
+    } else {
+      Log.infof("HE backend: %s (%s)", choice.backend(), choice.cuda().describe());
+    }
+    return choice;
+  }
+}
