@@ -1,5 +1,6 @@
 # Finds a JDK >= 25 and exports JAVA_HOME and PATH for it, without the user exporting anything.
-# Order: $JAVA_HOME, the JDK of `java` on PATH, then the usual install folders. Source common.sh first.
+# Order: $JAVA_HOME, the JDK of `java` on PATH, then the JDKs inside TENSAFE_JDK_SEARCH_DIRS
+# (default: /usr/lib/jvm /opt/java /opt ~/.sdkman/candidates/java ~/.jdks). Source common.sh first.
 
 TENSAFE_JDK_MIN=25
 
@@ -22,8 +23,11 @@ tensafe_find_jdk() {
   [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
   java_on_path=$(command -v java 2>/dev/null || true)
   [ -n "$java_on_path" ] && candidates+=("$(dirname "$(dirname "$(readlink -f "$java_on_path")")")")
-  for c in /usr/lib/jvm/* /opt/java/* /opt/jdk* "$HOME"/.sdkman/candidates/java/* "$HOME"/.jdks/*; do
-    [ -d "$c" ] && candidates+=("$c")
+  local dir
+  for dir in ${TENSAFE_JDK_SEARCH_DIRS:-/usr/lib/jvm /opt/java /opt $HOME/.sdkman/candidates/java $HOME/.jdks}; do
+    for c in "$dir"/*; do
+      [ -d "$c" ] && candidates+=("$c")
+    done
   done
   for c in "${candidates[@]}"; do
     feature=$(tensafe_jdk_feature "$c")
@@ -38,7 +42,7 @@ tensafe_find_jdk() {
 tensafe_use_jdk() {
   local home
   home=$(tensafe_find_jdk) \
-    || tensafe_die "no JDK $TENSAFE_JDK_MIN found (looked at JAVA_HOME, java on PATH, /usr/lib/jvm, /opt); install a JDK $TENSAFE_JDK_MIN such as Temurin $TENSAFE_JDK_MIN, or set JAVA_HOME to one"
+    || tensafe_die "no JDK $TENSAFE_JDK_MIN found (looked at JAVA_HOME, java on PATH and ${TENSAFE_JDK_SEARCH_DIRS:-/usr/lib/jvm, /opt}); install a JDK $TENSAFE_JDK_MIN such as Temurin $TENSAFE_JDK_MIN, or set JAVA_HOME to one"
   export JAVA_HOME=$home
   export PATH="$home/bin:$PATH"
 }

@@ -70,7 +70,7 @@ tensafe_ensure_postgres() {
   command -v psql >/dev/null 2>&1 || tensafe_apt_install postgresql-client
   if ! tensafe_pg_ready; then
     tensafe_pg_start_local_cluster
-    tensafe_wait_for 30 tensafe_pg_ready \
+    tensafe_wait_for "${TENSAFE_PG_WAIT_SECONDS:-30}" tensafe_pg_ready \
       || tensafe_die "PostgreSQL is still unreachable on $TENSAFE_PG_HOST:$TENSAFE_PG_PORT after install and start; see /var/log/postgresql/ and check nothing else holds the port"
   fi
   tensafe_pg_create_role_and_databases

@@ -1,0 +1,94 @@
+# Starting, watching and stopping the local services for `./tensafe up` and `./tensafe down`.
+# State lives in .tensafe/run/: <name>.pid and <name>.log per service. Source common.sh first.
+
+# name|module|port variable|default port
+TENSAFE_SERVICES="marketplace|marketplace-api|TENSAFE_MARKETPLACE_PORT|8080
+node|inference-node|TENSAFE_NODE_PORT|8090"
+
+tensafe_service_field() { printf '%s\n' "$1" | cut -d'|' -f"$2"; }
+
+tensafe_service_port() {
+  local line=$1 var default
+  var=$(tensafe_service_field "$line" 3)
+  default=$(tensafe_service_field "$line" 4)
+  printf '%s\n' "${!var:-$default}"
+}
+
+tensafe_service_pid() {
+  local pidfile="$TENSAFE_RUN_DIR/$1.pid" pid
+  [ -f "$pidfile" ] || return 1
+  pid=$(cat "$pidfile")
+  if kill -0 "$pid" 2>/dev/null; then
+    printf '%s\n' "$pid"
+  else
+    rm -f "$pidfile"
+    return 1
+  fi
+}
+
+tensafe_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+tensafe_http_ok() { curl -fs -o /dev/null --max-time 2 "$1"; }
+
+# Starts one service in the background unless it is already running. Prints nothing on success.
+tensafe_service_start() {
+  local line=$1 name module port jar pid
+  name=$(tensafe_service_field "$line" 1)
+  module=$(tensafe_service_field "$line" 2)
+  port=$(tensafe_service_port "$line")
+  if pid=$(tensafe_service_pid "$name"); then
+    tensafe_say "$name already running (pid $pid) on http://127.0.0.1:$port"
+    return 0
+  fi
+  if tensafe_port_in_use "$port"; then
+    tensafe_die "port $port for the $name is taken by another program; stop it or choose another port with $(tensafe_service_field "$line" 3)=<port>"
+  fi
+  jar="$TENSAFE_ROOT/$module/target/quarkus-app/quarkus-run.jar"
+  [ -f "$jar" ] || tensafe_die "$jar is missing; run ./tensafe build"
+  mkdir -p "$TENSAFE_RUN_DIR"
+  # setsid: the service gets its own process group, so a terminal Ctrl-C reaches only ./tensafe,
+  # which then stops each service in order instead of racing them.
+  setsid "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$jar" \
+    >"$TENSAFE_RUN_DIR/$name.log" 2>&1 </dev/null &
+  echo $! >"$TENSAFE_RUN_DIR/$name.pid"
+}
+
+# Waits for a service's readiness endpoint; dies with the log's tail if it does not come up.
+tensafe_service_await() {
+  local line=$1 name port pid
+  name=$(tensafe_service_field "$line" 1)
+  port=$(tensafe_service_port "$line")
+  local tries=240
+  while [ "$tries" -gt 0 ]; do
+    tensafe_http_ok "http://127.0.0.1:$port/q/health/ready" && return 0
+    if ! pid=$(tensafe_service_pid "$name"); then
+      tail -n 20 "$TENSAFE_RUN_DIR/$name.log" >&2
+      tensafe_die "the $name exited during start; its log is $TENSAFE_RUN_DIR/$name.log"
+    fi
+    sleep 0.5
+    tries=$((tries - 1))
+  done
+  tail -n 20 "$TENSAFE_RUN_DIR/$name.log" >&2
+  tensafe_die "the $name did not become ready on port $port within 120 s; its log is $TENSAFE_RUN_DIR/$name.log"
+}
+
+tensafe_service_stop() {
+  local name=$1 pid
+  pid=$(tensafe_service_pid "$name") || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  local tries=40
+  while kill -0 "$pid" 2>/dev/null && [ "$tries" -gt 0 ]; do
+    sleep 0.25
+    tries=$((tries - 1))
+  done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  rm -f "$TENSAFE_RUN_DIR/$name.pid"
+  tensafe_say "stopped $name (pid $pid)"
+}
+
+tensafe_services_each() {
+  local fn=$1 line
+  while IFS= read -r line; do
+    "$fn" "$line"
+  done <<<"$TENSAFE_SERVICES"
+}

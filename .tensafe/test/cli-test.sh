@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Tests of ./tensafe itself: help, bad invocations, and `up`/`down` end to end on spare ports.
+# Run by `./tensafe test` after the Maven suite (whose packaged jars `up` reuses).
+# Prints "N passed, N failed" and exits non-zero if any check failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tensafe="$root/tensafe"
+passed=0
+failed=0
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+check() {
+  local name=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "  ok    $name"
+  else
+    failed=$((failed + 1))
+    echo "  FAIL  $name"
+    sed 's/^/        stdout: /' "$out" | tail -n 5
+    sed 's/^/        stderr: /' "$err" | tail -n 5
+  fi
+}
+
+run() { "$@" >"$out" 2>"$err"; echo $? >"$out.rc"; }
+rc() { cat "$out.rc"; }
+one_line_error() { [ "$(wc -l <"$err")" -eq 1 ] && grep -q "$1" "$err"; }
+
+echo "CLI tests (./tensafe)"
+
+run "$tensafe" --help
+check "--help exits 0" test "$(rc)" = 0
+for command in up test build down status db bench fmt help; do
+  check "--help explains '$command'" grep -qE "^  $command( |$)" "$out"
+done
+
+run "$tensafe" frobnicate
+check "unknown command exits 2 with one line" \
+  bash -c "[ $(rc) = 2 ] && [ \$(wc -l <'$err') -eq 1 ] && grep -q \"unknown command 'frobnicate'\" '$err'"
+
+run "$tensafe" up --frobnicate
+check "unknown option exits non-zero with one line" \
+  bash -c "[ $(rc) != 0 ]" && check "unknown option names the option" one_line_error "unknown option for up: '--frobnicate'"
+
+run env JAVA_HOME= TENSAFE_JDK_SEARCH_DIRS=/nonexistent PATH=/usr/bin:/bin "$tensafe" test
+check "missing JDK 25 exits 1" test "$(rc)" = 1
+check "missing JDK 25 says what to do in one line" one_line_error "no JDK 25 found.*install a JDK 25"
+
+run env TENSAFE_PG_PORT=1 TENSAFE_PG_WAIT_SECONDS=1 "$tensafe" db
+check "unreachable PostgreSQL exits 1" test "$(rc)" = 1
+check "unreachable PostgreSQL says what to do" grep -q "PostgreSQL is still unreachable on 127.0.0.1:1" "$err"
+
+# `up` end to end, on ports that a developer's own `up` does not use.
+export TENSAFE_MARKETPLACE_PORT=18080 TENSAFE_NODE_PORT=18090
+run "$tensafe" up --detach
+check "up --detach starts everything and prints the URLs" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'http://127.0.0.1:18080/' '$out' && grep -q 'http://127.0.0.1:18090/q/health' '$out'"
+check "marketplace is UP against PostgreSQL" \
+  bash -c "curl -fs http://127.0.0.1:18080/q/health | grep -q '\"Database schema\"'"
+check "node is UP" curl -fs -o /dev/null http://127.0.0.1:18090/q/health
+run "$tensafe" up --detach
+check "a second up is harmless" bash -c "[ $(rc) = 0 ] && grep -q 'already running' '$err'"
+run "$tensafe" down
+check "down stops both services" \
+  bash -c "[ $(rc) = 0 ] && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health && ! curl -fs -o /dev/null http://127.0.0.1:18090/q/health"
+
+# Foreground `up` stops what it started when signalled (Ctrl-C sends SIGINT to the terminal's
+# process group; a background job here can only be sent SIGTERM, which takes the same path).
+"$tensafe" up >"$out" 2>"$err" &
+up_pid=$!
+for _ in $(seq 1 240); do
+  grep -q 'Press Ctrl-C to stop' "$out" && break
+  sleep 0.5
+done
+kill -TERM "$up_pid" 2>/dev/null
+wait "$up_pid" 2>/dev/null
+check "foreground up stops its services when signalled" \
+  bash -c "grep -q 'stopped marketplace' '$err' && grep -q 'stopped node' '$err' && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
