@@ -90,25 +90,21 @@ class MigrationsTest {
 
   @Test
   void organisation_badSlugOrDuplicate_rejectedByConstraint() throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      SQLException bad =
-          assertThrows(
-              SQLException.class,
-              () ->
-                  s.execute(
-                      "INSERT INTO "
-                          + schema
-                          + ".organisation (slug, display_name) VALUES ('Bad Slug', 'x')"));
+    try (Connection c = connect()) {
+      SQLException bad = assertThrows(SQLException.class, () -> insertOrganisation(c, "Bad Slug"));
       assertTrue(bad.getMessage().contains("organisation_slug_format"), bad.getMessage());
-      s.execute("INSERT INTO " + schema + ".organisation (slug, display_name) VALUES ('dup', 'x')");
-      assertThrows(
-          SQLException.class,
-          () ->
-              s.execute(
-                  "INSERT INTO "
-                      + schema
-                      + ".organisation (slug, display_name) VALUES ('dup', 'y')"));
+      insertOrganisation(c, "dup");
+      SQLException duplicate = assertThrows(SQLException.class, () -> insertOrganisation(c, "dup"));
+      assertEquals("23505", duplicate.getSQLState(), "unique_violation");
+    }
+  }
+
+  private void insertOrganisation(Connection c, String slug) throws SQLException {
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO " + schema + ".organisation (slug, display_name) VALUES (?, 'Test org')")) {
+      insert.setString(1, slug);
+      insert.executeUpdate();
     }
   }
 
