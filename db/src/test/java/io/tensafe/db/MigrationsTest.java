@@ -102,7 +102,9 @@ class MigrationsTest {
   private void insertOrganisation(Connection c, String slug) throws SQLException {
     try (PreparedStatement insert =
         c.prepareStatement(
-            "INSERT INTO " + schema + ".organisation (slug, display_name) VALUES (?, 'Test org')")) {
+            "INSERT INTO "
+                + schema
+                + ".organisation (slug, display_name) VALUES (?, 'Test org')")) {
       insert.setString(1, slug);
       insert.executeUpdate();
     }
