@@ -1,0 +1,197 @@
+package io.tensafe.kernels.ring;
+
+/**
+ * The negacyclic number-theoretic transform over {@code Z_q[X]/(X^n + 1)}, with precomputed twiddle
+ * tables in Shoup form and Harvey's lazy butterflies.
+ *
+ * <p>Forward: Cooley-Tukey, natural-order input, bit-reversed output: after {@link
+ * #forwardInPlace}, {@code a[k] = A(psi^(2·bitrev(k) + 1))} where {@code psi} is {@link #psi()}, a
+ * primitive {@code 2n}-th root of unity, and {@code bitrev} reverses {@code log2 n} bits. Inverse:
+ * Gentleman-Sande, bit-reversed input, natural-order output, including the factor {@code n^-1}. A
+ * product in the transformed domain is the element-wise product, whatever the order.
+ *
+ * <p>Invariants: {@code n} is a power of two in [2, 2^17]; {@code q} is prime with {@code q ≡ 1
+ * (mod 2n)} and fewer than {@link Modulus#MAX_BITS} + 1 bits, so {@code 4q < 2^62} and lazy values
+ * never overflow. Instances are immutable after construction and thread-safe; the arrays passed to
+ * the transforms belong to the caller.
+ */
+public final class NegacyclicNtt {
+  /** Largest ring degree this class accepts. */
+  public static final int MAX_DEGREE = 1 << 17;
+
+  private final Modulus modulus;
+  private final int degree;
+  private final int logDegree;
+  private final long psi;
+  // Index k in [1, n): psi^bitrev(k), as the forward butterflies of stage m, group i use k = m + i.
+  private final long[] rootPowers;
+  private final long[] rootPowersShoup;
+  // Index k in [1, n): the inverse of rootPowers[k].
+  private final long[] inverseRootPowers;
+  private final long[] inverseRootPowersShoup;
+  private final long inverseDegree;
+  private final long inverseDegreeShoup;
+
+  private NegacyclicNtt(Modulus modulus, int degree) {
+    this.modulus = modulus;
+    this.degree = degree;
+    this.logDegree = Integer.numberOfTrailingZeros(degree);
+    this.psi = primitiveRoot(modulus, 2L * degree);
+    long psiInverse = modulus.pow(psi, 2L * degree - 1);
+    rootPowers = new long[degree];
+    rootPowersShoup = new long[degree];
+    inverseRootPowers = new long[degree];
+    inverseRootPowersShoup = new long[degree];
+    long power = 1;
+    long inversePower = 1;
+    for (int i = 0; i < degree; i++) {
+      int k = Integer.reverse(i) >>> (32 - logDegree);
+      rootPowers[k] = power;
+      rootPowersShoup[k] = modulus.shoupPrecompute(power);
+      inverseRootPowers[k] = inversePower;
+      inverseRootPowersShoup[k] = modulus.shoupPrecompute(inversePower);
+      power = modulus.mul(power, psi);
+      inversePower = modulus.mul(inversePower, psiInverse);
+    }
+    inverseDegree = modulus.pow(degree, modulus.value() - 2);
+    inverseDegreeShoup = modulus.shoupPrecompute(inverseDegree);
+  }
+
+  /**
+   * Builds the tables for ring degree {@code n} modulo {@code q}.
+   *
+   * @throws IllegalArgumentException if {@code n} is not a power of two in [2, MAX_DEGREE], or
+   *     {@code q} is not a prime congruent to 1 modulo {@code 2n}
+   */
+  public static NegacyclicNtt of(Modulus q, int n) {
+    if (n < 2 || n > MAX_DEGREE || Integer.bitCount(n) != 1) {
+      throw new IllegalArgumentException(
+          "ring degree must be a power of two in [2, " + MAX_DEGREE + "], was " + n);
+    }
+    if (q.value() % (2L * n) != 1) {
+      throw new IllegalArgumentException(
+          "modulus " + q.value() + " is not congruent to 1 mod 2n = " + 2L * n);
+    }
+    if (!Primes.isPrime(q.value())) {
+      throw new IllegalArgumentException("modulus " + q.value() + " is not prime");
+    }
+    return new NegacyclicNtt(q, n);
+  }
+
+  /**
+   * The smallest-generator primitive {@code order}-th root of unity: {@code g^((q-1)/order)} for
+   * the first {@code g = 2, 3, ...} whose power has order exactly {@code order} (a power of two, so
+   * it suffices that its {@code order/2}-th power is {@code -1}).
+   */
+  private static long primitiveRoot(Modulus q, long order) {
+    long cofactor = (q.value() - 1) / order;
+    for (long g = 2; g < q.value(); g++) {
+      long candidate = q.pow(g, cofactor);
+      if (q.pow(candidate, order / 2) == q.value() - 1) {
+        return candidate;
+      }
+    }
+    throw new IllegalStateException("no primitive root of order " + order + " mod " + q.value());
+  }
+
+  public Modulus modulus() {
+    return modulus;
+  }
+
+  /** The ring degree {@code n}. */
+  public int degree() {
+    return degree;
+  }
+
+  /** The primitive {@code 2n}-th root of unity the transform evaluates at. Range: [2, q). */
+  public long psi() {
+    return psi;
+  }
+
+  /**
+   * Forward transform, leaving values partly reduced.
+   *
+   * <p>Range: input in [0, 4q); output in [0, 4q), congruent to the exact transform.
+   */
+  public void forwardLazyInPlace(long[] a) {
+    checkLength(a);
+    final long q = modulus.value();
+    final long twoQ = 2 * q;
+    for (int m = 1, t = degree >>> 1; m < degree; m <<= 1, t >>>= 1) {
+      for (int i = 0; i < m; i++) {
+        final long w = rootPowers[m + i];
+        final long wShoup = rootPowersShoup[m + i];
+        final int start = 2 * i * t;
+        final int end = start + t;
+        for (int j = start; j < end; j++) {
+          long x = a[j];
+          x = x >= twoQ ? x - twoQ : x; // [0, 2q)
+          long y = a[j + t];
+          long product = y * w - Math.unsignedMultiplyHigh(y, wShoup) * q; // [0, 2q)
+          a[j] = x + product; // [0, 4q)
+          a[j + t] = x - product + twoQ; // (0, 4q)
+        }
+      }
+    }
+  }
+
+  /** Forward transform. Range: input in [0, 4q); output in [0, q). */
+  public void forwardInPlace(long[] a) {
+    forwardLazyInPlace(a);
+    final long q = modulus.value();
+    final long twoQ = 2 * q;
+    for (int j = 0; j < degree; j++) {
+      long x = a[j];
+      x = x >= twoQ ? x - twoQ : x;
+      a[j] = x >= q ? x - q : x;
+    }
+  }
+
+  /**
+   * Inverse transform including the factor {@code n^-1}, leaving values partly reduced.
+   *
+   * <p>Range: input in [0, 2q); output in [0, 2q), congruent to the exact inverse.
+   */
+  public void inverseLazyInPlace(long[] a) {
+    checkLength(a);
+    final long q = modulus.value();
+    final long twoQ = 2 * q;
+    for (int m = degree >>> 1, t = 1; m >= 1; m >>>= 1, t <<= 1) {
+      for (int i = 0; i < m; i++) {
+        final long w = inverseRootPowers[m + i];
+        final long wShoup = inverseRootPowersShoup[m + i];
+        final int start = 2 * i * t;
+        final int end = start + t;
+        for (int j = start; j < end; j++) {
+          long x = a[j];
+          long y = a[j + t];
+          long sum = x + y; // [0, 4q)
+          a[j] = sum >= twoQ ? sum - twoQ : sum; // [0, 2q)
+          long difference = x - y + twoQ; // (0, 4q)
+          a[j + t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q; // [0, 2q)
+        }
+      }
+    }
+    for (int j = 0; j < degree; j++) {
+      long x = a[j];
+      a[j] = x * inverseDegree - Math.unsignedMultiplyHigh(x, inverseDegreeShoup) * q; // [0, 2q)
+    }
+  }
+
+  /** Inverse transform including {@code n^-1}. Range: input in [0, 2q); output in [0, q). */
+  public void inverseInPlace(long[] a) {
+    inverseLazyInPlace(a);
+    final long q = modulus.value();
+    for (int j = 0; j < degree; j++) {
+      long x = a[j];
+      a[j] = x >= q ? x - q : x;
+    }
+  }
+
+  private void checkLength(long[] a) {
+    if (a.length != degree) {
+      throw new IllegalArgumentException(
+          "polynomial has " + a.length + " coefficients, the ring has " + degree);
+    }
+  }
+}
