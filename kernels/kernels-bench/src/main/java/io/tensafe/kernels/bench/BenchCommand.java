@@ -1,0 +1,25 @@
+package io.tensafe.kernels.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code ./tensafe bench <subcommand>}: quick, readable benchmarks of the kernels' hot paths. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description =
+        "Quick benchmarks of the kernels. For rigorous numbers use `./tensafe bench jmh`.",
+    subcommands = {NttBenchCommand.class})
+public final class BenchCommand implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BenchCommand()).execute(args));
+  }
+}

@@ -1,0 +1,92 @@
+package io.tensafe.kernels.bench;
+
+import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.ring.NegacyclicNtt;
+import io.tensafe.kernels.ring.Primes;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./tensafe bench ntt}: forward and inverse NTT of one limb, single thread. */
+@Command(
+    name = "ntt",
+    mixinStandardHelpOptions = true,
+    description = "Times the forward and inverse negacyclic NTT of one RNS limb on one thread.")
+final class NttBenchCommand implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--log-n",
+      defaultValue = "14",
+      description = "log2 of the ring degree, 11..16 (default: ${DEFAULT-VALUE})")
+  int logN;
+
+  @Option(
+      names = "--bits",
+      defaultValue = "60",
+      description = "bit length of the limb's prime, 20..60 (default: ${DEFAULT-VALUE})")
+  int bits;
+
+  @Option(names = "--json", description = "print one JSON object instead of a table")
+  boolean json;
+
+  @Option(
+      names = "--seconds",
+      defaultValue = "2",
+      description =
+          "measuring time per transform in seconds, after 1 s warm-up (default: ${DEFAULT-VALUE})")
+  int seconds;
+
+  @Override
+  public void run() {
+    if (logN < 11 || logN > 16) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--log-n must be in 11..16, was " + logN);
+    }
+    if (bits < 20 || bits > Modulus.MAX_BITS) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--bits must be in 20.." + Modulus.MAX_BITS + ", was " + bits);
+    }
+    if (seconds < 0) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--seconds must be >= 0, was " + seconds);
+    }
+    int n = 1 << logN;
+    NegacyclicNtt ntt = NegacyclicNtt.of(Modulus.of(Primes.nttPrimes(bits, n, 1).getFirst()), n);
+    long[] data = new long[n];
+    SplittableRandom random = new SplittableRandom(42);
+    for (int i = 0; i < n; i++) {
+      data[i] = random.nextLong(ntt.modulus().value());
+    }
+    Stopwatch stopwatch = new Stopwatch(1000, 9, Math.max(1, seconds * 1000L / 9));
+    if (!json) {
+      System.err.printf(
+          "timing the NTT at N = 2^%d, %d-bit prime (about %d s) ...%n",
+          logN, bits, 2 * (seconds + 1));
+    }
+    double forwardUs = stopwatch.medianNanosPerCall(() -> ntt.forwardInPlace(data)) / 1000;
+    double inverseUs = stopwatch.medianNanosPerCall(() -> ntt.inverseInPlace(data)) / 1000;
+    if (json) {
+      System.out.printf(
+          Locale.ROOT,
+          "{\"log_n\":%d,\"prime_bits\":%d,\"forward_us\":%.2f,\"inverse_us\":%.2f,\"threads\":1}%n",
+          logN,
+          bits,
+          forwardUs,
+          inverseUs);
+    } else {
+      System.out.printf(
+          Locale.ROOT,
+          "%-10s %-10s %14s %14s%n",
+          "log N",
+          "prime bits",
+          "forward µs",
+          "inverse µs");
+      System.out.printf(
+          Locale.ROOT, "%-10d %-10d %14.2f %14.2f%n", logN, bits, forwardUs, inverseUs);
+    }
+  }
+}

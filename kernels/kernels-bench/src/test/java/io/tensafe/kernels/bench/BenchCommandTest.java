@@ -1,0 +1,63 @@
+package io.tensafe.kernels.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The bench commands' interface: output shape and argument checks. Nothing here is timed. */
+class BenchCommandTest {
+
+  private record Result(int exitCode, String out, String err) {}
+
+  private static Result run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = new CommandLine(new BenchCommand());
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    PrintStream previous = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      int code = cli.execute(args);
+      return new Result(code, out + captured.toString(StandardCharsets.UTF_8), err.toString());
+    } finally {
+      System.setOut(previous);
+    }
+  }
+
+  @Test
+  void ntt_json_printsOneObjectWithTheDocumentedKeys() {
+    Result result = run("ntt", "--log-n", "11", "--bits", "40", "--seconds", "0", "--json");
+    assertEquals(0, result.exitCode(), result.err());
+    String line = result.out().strip();
+    assertTrue(
+        line.matches(
+            "\\{\"log_n\":11,\"prime_bits\":40,\"forward_us\":[0-9.]+,\"inverse_us\":[0-9.]+,\"threads\":1}"),
+        line);
+  }
+
+  @Test
+  void ntt_logNOutOfRange_failsWithUsageError() {
+    Result result = run("ntt", "--log-n", "9");
+    assertEquals(2, result.exitCode());
+    assertTrue(result.err().contains("--log-n must be in 11..16, was 9"), result.err());
+  }
+
+  @Test
+  void stopwatch_badArguments_refused() {
+    assertThrows(IllegalArgumentException.class, () -> new Stopwatch(0, 0, 1));
+  }
+
+  @Test
+  void stopwatch_countsCalls_returnsPositiveMedian() {
+    int[] calls = new int[1];
+    double median = new Stopwatch(0, 3, 1).medianNanosPerCall(() -> calls[0]++);
+    assertTrue(median > 0);
+    assertTrue(calls[0] >= 4, "warm-up plus three rounds must call the task");
+  }
+}
