@@ -1,0 +1,142 @@
+package io.tensafe.kernels.ring;
+
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.List;
+import javax.crypto.Cipher;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The distributions RLWE needs: ternary secrets and discrete Gaussian errors from a CSPRNG, and
+ * uniform polynomials expanded deterministically from a 32-byte seed.
+ *
+ * <p>Uniform expansion: AES-256 in counter mode keyed by the seed, with a 16-byte IV holding a
+ * domain tag (bytes 0-7) and the limb index (bytes 8-11), bytes 12-15 the block counter. Each
+ * 64-bit big-endian word is masked to bitLength(q) bits and rejected if at least q, so every
+ * residue is exactly uniform in [0, q). The same seed always gives the same polynomial, which is
+ * what lets a ciphertext ship its c1 as a seed.
+ */
+public final class Samplers {
+  /** Standard deviation of the error distribution, σ = 3.2 (HE Standard). */
+  public static final double ERROR_SIGMA = 3.2;
+
+  /** Errors are cut at ±ceil(6σ) = ±20, as in the HE Standard's analysis (mass beyond: < 2^-28). */
+  public static final int ERROR_BOUND = 20;
+
+  /** Size of a uniform-expansion seed in bytes. */
+  public static final int SEED_BYTES = 32;
+
+  private static final long[] GAUSSIAN_CDT = cumulativeTable();
+
+  private Samplers() {}
+
+  /** N coefficients uniform in {-1, 0, 1}. */
+  public static long[] ternary(int degree, SecureRandom random) {
+    long[] s = new long[degree];
+    byte[] buffer = new byte[degree];
+    int filled = 0;
+    while (filled < degree) {
+      random.nextBytes(buffer);
+      for (int i = 0; i < buffer.length && filled < degree; i++) {
+        int b = Byte.toUnsignedInt(buffer[i]);
+        if (b < 255) { // 255 = 3·85: reject the one value that would bias the residue
+          s[filled++] = b % 3 - 1;
+        }
+      }
+    }
+    return s;
+  }
+
+  /** N coefficients from the discrete Gaussian of σ = 3.2, cut at ±{@link #ERROR_BOUND}. */
+  public static long[] gaussian(int degree, SecureRandom random) {
+    long[] e = new long[degree];
+    for (int i = 0; i < degree; i++) {
+      long u = random.nextLong() >>> 1; // 63 uniform bits
+      long sign = random.nextBoolean() ? 1 : -1;
+      // Scan the whole table every time so the time taken does not depend on the sample.
+      int magnitude = 0;
+      for (long threshold : GAUSSIAN_CDT) {
+        magnitude += (int) ((threshold - u - 1) >>> 63); // +1 while u >= threshold
+      }
+      e[i] = magnitude == 0 ? 0 : sign * magnitude;
+    }
+    return e;
+  }
+
+  /**
+   * Cumulative table over |X| for the discrete Gaussian: entry k is P(|X| <= k)·2^63, so the
+   * magnitude of a sample is the number of entries at or below a uniform 63-bit value. Zero gets
+   * its mass once and every other magnitude twice (split by the sign bit), so the signed result is
+   * the centred discrete Gaussian with weights exp(-x²/(2σ²)).
+   */
+  private static long[] cumulativeTable() {
+    double[] weight = new double[ERROR_BOUND + 1];
+    double total = 0;
+    for (int k = 0; k <= ERROR_BOUND; k++) {
+      weight[k] = Math.exp(-(double) k * k / (2 * ERROR_SIGMA * ERROR_SIGMA)) * (k == 0 ? 1 : 2);
+      total += weight[k];
+    }
+    long[] table = new long[ERROR_BOUND];
+    double cumulative = 0;
+    for (int k = 0; k < ERROR_BOUND; k++) {
+      cumulative += weight[k] / total;
+      table[k] = (long) Math.min(cumulative * 0x1p63, (double) Long.MAX_VALUE);
+    }
+    return table;
+  }
+
+  /**
+   * The uniform polynomial of {@code moduli.size()} limbs expanded from {@code seed}, read directly
+   * as NTT values (the NTT of a uniform polynomial is uniform).
+   *
+   * @param seed exactly {@link #SEED_BYTES} bytes
+   * @param domain separates independent expansions of one seed (e.g. different key components)
+   */
+  public static RnsPoly uniformFromSeed(
+      byte[] seed, long domain, List<Modulus> moduli, int degree) {
+    if (seed.length != SEED_BYTES) {
+      throw new IllegalArgumentException(
+          "seed must be " + SEED_BYTES + " bytes, was " + seed.length);
+    }
+    long[][] limbs = new long[moduli.size()][degree];
+    try {
+      for (int l = 0; l < moduli.size(); l++) {
+        byte[] iv = new byte[16];
+        for (int b = 0; b < 8; b++) {
+          iv[b] = (byte) (domain >>> (56 - 8 * b));
+        }
+        iv[8] = (byte) (l >>> 24);
+        iv[9] = (byte) (l >>> 16);
+        iv[10] = (byte) (l >>> 8);
+        iv[11] = (byte) l;
+        Cipher aes = Cipher.getInstance("AES/CTR/NoPadding");
+        aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(seed, "AES"), new IvParameterSpec(iv));
+        fillUniform(limbs[l], moduli.get(l), aes);
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES/CTR is required by every Java platform", e);
+    }
+    return RnsPoly.wrap(limbs, true);
+  }
+
+  private static void fillUniform(long[] limb, Modulus modulus, Cipher keystream) {
+    long q = modulus.value();
+    long mask = (1L << modulus.bitLength()) - 1;
+    byte[] zeros = new byte[8 * 512];
+    int filled = 0;
+    while (filled < limb.length) {
+      byte[] block = keystream.update(zeros);
+      for (int off = 0; off + 8 <= block.length && filled < limb.length; off += 8) {
+        long word = 0;
+        for (int b = 0; b < 8; b++) {
+          word = (word << 8) | (block[off + b] & 0xFF);
+        }
+        word &= mask;
+        if (word < q) {
+          limb[filled++] = word;
+        }
+      }
+    }
+  }
+}
