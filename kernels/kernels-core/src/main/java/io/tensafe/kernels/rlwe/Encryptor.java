@@ -1,0 +1,68 @@
+package io.tensafe.kernels.rlwe;
+
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.ring.NegacyclicNtt;
+import io.tensafe.kernels.ring.RnsPoly;
+import io.tensafe.kernels.ring.Samplers;
+import java.security.SecureRandom;
+import java.util.List;
+
+/** Encrypts NTT-form plaintexts with a secret key (c1 from a seed) or a public key. */
+public final class Encryptor {
+  private Encryptor() {}
+
+  /**
+   * {@code (c0, c1) = (-c1·s + m + e, c1)} with {@code c1} expanded from a fresh 32-byte seed, over
+   * the plaintext's limbs. The ciphertext keeps the seed, halving its wire size.
+   */
+  public static Ciphertext encrypt(Plaintext plaintext, SecretKey key, SecureRandom random) {
+    Parameters p = key.parameters();
+    int limbs = requireNtt(plaintext, p);
+    List<Modulus> moduli = p.moduli().subList(0, limbs);
+    byte[] seed = new byte[Samplers.SEED_BYTES];
+    random.nextBytes(seed);
+    RnsPoly c1 = Samplers.uniformFromSeed(seed, Ciphertext.C1_SEED_DOMAIN, moduli, p.ringDegree());
+    RnsPoly c0 = c1.copy();
+    c0.multiplyInPlace(key.ntt(), moduli);
+    c0.negateInPlace(moduli);
+    c0.addInPlace(error(p, limbs, random), moduli);
+    c0.addInPlace(plaintext.poly(), moduli);
+    return new Ciphertext(p, c0, c1, plaintext.scale(), seed);
+  }
+
+  /** {@code (b·u + e0 + m, a·u + e1)} with ternary {@code u}, over the plaintext's limbs. */
+  public static Ciphertext encrypt(Plaintext plaintext, PublicKey key, SecureRandom random) {
+    Parameters p = key.parameters();
+    int limbs = requireNtt(plaintext, p);
+    List<Modulus> moduli = p.moduli().subList(0, limbs);
+    List<NegacyclicNtt> ntts = p.ntts().subList(0, limbs);
+    RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), moduli);
+    u.toNttInPlace(ntts);
+    RnsPoly c0 = key.b().firstLimbs(limbs);
+    c0.multiplyInPlace(u, moduli);
+    c0.addInPlace(error(p, limbs, random), moduli);
+    c0.addInPlace(plaintext.poly(), moduli);
+    RnsPoly c1 = key.a().firstLimbs(limbs);
+    c1.multiplyInPlace(u, moduli);
+    c1.addInPlace(error(p, limbs, random), moduli);
+    return new Ciphertext(p, c0, c1, plaintext.scale(), null);
+  }
+
+  private static RnsPoly error(Parameters p, int limbs, SecureRandom random) {
+    RnsPoly e =
+        RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), p.moduli().subList(0, limbs));
+    e.toNttInPlace(p.ntts().subList(0, limbs));
+    return e;
+  }
+
+  private static int requireNtt(Plaintext plaintext, Parameters p) {
+    if (!plaintext.poly().isNtt()) {
+      throw new IllegalArgumentException("plaintext must be in NTT form to be encrypted");
+    }
+    if (plaintext.poly().degree() != p.ringDegree() || plaintext.limbCount() > p.limbCount()) {
+      throw new IllegalArgumentException("plaintext does not fit the key's parameters");
+    }
+    return plaintext.limbCount();
+  }
+}

@@ -1,0 +1,34 @@
+package io.tensafe.kernels.rlwe;
+
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.RnsPoly;
+
+/**
+ * A ternary RLWE secret key, held in NTT form over every prime of its parameters.
+ *
+ * <p>Ownership: in hosted mode the node that generated it; in private mode the client. The key
+ * never leaves its owner: it has no accessor for its values outside this package, and no {@code
+ * toString} that shows them.
+ */
+public final class SecretKey {
+  private final Parameters parameters;
+  private final RnsPoly ntt;
+
+  SecretKey(Parameters parameters, RnsPoly ntt) {
+    this.parameters = parameters;
+    this.ntt = ntt;
+  }
+
+  public Parameters parameters() {
+    return parameters;
+  }
+
+  RnsPoly ntt() {
+    return ntt;
+  }
+
+  @Override
+  public String toString() {
+    return "SecretKey[" + parameters.fingerprint() + "]";
+  }
+}
