@@ -17,6 +17,16 @@ public final class Decryptor {
    * @param limbs in [1, ciphertext.limbCount()]
    */
   public static Plaintext decrypt(Ciphertext ciphertext, SecretKey key, int limbs) {
+    Plaintext ntt = decryptToNtt(ciphertext, key, limbs);
+    ntt.poly().toCoefficientsInPlace(key.parameters().ntts().subList(0, limbs));
+    return ntt;
+  }
+
+  /**
+   * {@code c0 + c1·s} over the first {@code limbs} primes, left in NTT form, for callers that read
+   * only a few coefficients (see {@code CoefficientExtractor}) instead of inverting every limb.
+   */
+  public static Plaintext decryptToNtt(Ciphertext ciphertext, SecretKey key, int limbs) {
     Parameters p = key.parameters();
     if (!p.equals(ciphertext.parameters())) {
       throw new IllegalArgumentException("ciphertext and key have different parameters");
@@ -29,7 +39,6 @@ public final class Decryptor {
     RnsPoly m = ciphertext.c1().firstLimbs(limbs);
     m.multiplyInPlace(key.ntt(), moduli);
     m.addInPlace(ciphertext.c0(), moduli);
-    m.toCoefficientsInPlace(p.ntts().subList(0, limbs));
     return new Plaintext(m, ciphertext.scale());
   }
 
