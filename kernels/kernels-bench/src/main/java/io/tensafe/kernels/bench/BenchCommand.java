@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description =
         "Quick benchmarks of the kernels. For rigorous numbers use `./tensafe bench jmh`.",
-    subcommands = {NttBenchCommand.class})
+    subcommands = {NttBenchCommand.class, HeLoraBenchCommand.class})
 public final class BenchCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

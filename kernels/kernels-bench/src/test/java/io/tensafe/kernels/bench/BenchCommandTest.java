@@ -1,10 +1,14 @@
 package io.tensafe.kernels.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -46,6 +50,28 @@ class BenchCommandTest {
     Result result = run("ntt", "--log-n", "9");
     assertEquals(2, result.exitCode());
     assertTrue(result.err().contains("--log-n must be in 11..16, was 9"), result.err());
+  }
+
+  @Test
+  void heLora_json_printsTheDocumentedKeysWithPrecisionMet() {
+    Result result = run("he-lora", "--dim", "256", "--rank", "4", "--seconds", "0", "--json");
+    assertEquals(0, result.exitCode(), result.err());
+    String line = result.out().strip();
+    assertTrue(
+        line.matches(
+            "\\{\"dim\":256,\"rank\":4,\"packing\":\"coefficient\",\"mode\":\"hosted\","
+                + "\"ring_degree\":2048,\"limbs\":1,\"batch\":1,\"he_ms_per_token\":[0-9.]+,"
+                + "\"plain_ms_per_token\":[0-9.]+,\"max_rel_error\":[0-9.e+-]+,\"threads\":1}"),
+        line);
+    double error = Double.parseDouble(line.replaceAll(".*\"max_rel_error\":([^,]+),.*", "$1"));
+    assertTrue(error <= 1e-4, line);
+  }
+
+  @Test
+  void heLora_unknownPacking_failsWithUsageError() {
+    Result result = run("he-lora", "--packing", "diagonal");
+    assertEquals(2, result.exitCode());
+    assertTrue(result.err().contains("--packing"), result.err());
   }
 
   @Test

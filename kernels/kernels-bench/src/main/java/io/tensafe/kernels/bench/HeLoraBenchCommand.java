@@ -1,0 +1,223 @@
+package io.tensafe.kernels.bench;
+
+import io.tensafe.kernels.helora.HeLoraOperator;
+import io.tensafe.kernels.helora.HeLoraResult;
+import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.kernels.helora.PreparedSite;
+import io.tensafe.kernels.params.Parameters;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tensafe bench he-lora}: encrypted {@code A·x} per token against plaintext {@code A·x}.
+ */
+@Command(
+    name = "he-lora",
+    mixinStandardHelpOptions = true,
+    description = "Times the HE-LoRA operator per token and checks its precision in the same run.")
+final class HeLoraBenchCommand implements Runnable {
+
+  /** Packings this build implements. */
+  enum Packing {
+    coefficient
+  }
+
+  /** Modes this build implements. */
+  enum Mode {
+    hosted
+  }
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--dim",
+      defaultValue = "2048",
+      description = "input dimension d (default: ${DEFAULT-VALUE})")
+  int dimension;
+
+  @Option(
+      names = "--rank",
+      defaultValue = "32",
+      description = "LoRA rank r (default: ${DEFAULT-VALUE})")
+  int rank;
+
+  @Option(
+      names = "--packing",
+      defaultValue = "coefficient",
+      description = "one of: ${COMPLETION-CANDIDATES}")
+  Packing packing;
+
+  @Option(
+      names = "--mode",
+      defaultValue = "hosted",
+      description = "one of: ${COMPLETION-CANDIDATES}")
+  Mode mode;
+
+  @Option(
+      names = "--batch",
+      defaultValue = "1",
+      description = "tokens per apply call (default: ${DEFAULT-VALUE})")
+  int batch;
+
+  @Option(
+      names = "--threads",
+      defaultValue = "1",
+      description = "concurrent apply calls (default: ${DEFAULT-VALUE})")
+  int threads;
+
+  @Option(
+      names = "--seconds",
+      defaultValue = "3",
+      description = "measuring time in seconds, after 1 s warm-up (default: ${DEFAULT-VALUE})")
+  int seconds;
+
+  @Option(names = "--json", description = "print one JSON object instead of a table")
+  boolean json;
+
+  @Override
+  public void run() {
+    require(dimension >= 1 && dimension <= 1 << 16, "--dim must be in 1..65536, was " + dimension);
+    require(rank >= 1 && rank <= 1024, "--rank must be in 1..1024, was " + rank);
+    require(batch >= 1 && batch <= 4096, "--batch must be in 1..4096, was " + batch);
+    require(threads >= 1 && threads <= 256, "--threads must be in 1..256, was " + threads);
+    require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
+    Parameters parameters = HostedCoefficientOperator.parametersFor(dimension);
+    HeLoraOperator operator = new HostedCoefficientOperator(parameters, new SecureRandom());
+    double[][] a = gaussianMatrix(rank, dimension, 1 / Math.sqrt(dimension), 1);
+    double[][][] inputs = new double[threads][][];
+    for (int t = 0; t < threads; t++) {
+      inputs[t] = gaussianMatrix(batch, dimension, 1, 2 + t);
+    }
+    PreparedSite site = operator.prepare(a);
+    double maxRelError = maxRelativeError(a, inputs[0], operator.apply(site, inputs[0]));
+    if (!json) {
+      System.err.printf(
+          "timing HE-LoRA d=%d r=%d (about %d s) ...%n", dimension, rank, 2 * (seconds + 1));
+    }
+    Stopwatch stopwatch = new Stopwatch(1000, 7, Math.max(1, seconds * 1000L / 7));
+    double heNanos;
+    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      heNanos = stopwatch.medianNanosPerCall(() -> applyConcurrently(pool, operator, site, inputs));
+    }
+    double heMsPerToken = heNanos / 1e6 / ((double) batch * threads);
+    double[] sink = new double[rank];
+    double plainNanos = stopwatch.medianNanosPerCall(() -> multiplyInto(a, inputs[0][0], sink));
+    double plainMsPerToken = plainNanos / 1e6;
+    if (json) {
+      System.out.printf(
+          Locale.ROOT,
+          "{\"dim\":%d,\"rank\":%d,\"packing\":\"%s\",\"mode\":\"%s\",\"ring_degree\":%d,\"limbs\":%d,"
+              + "\"batch\":%d,\"he_ms_per_token\":%.4f,\"plain_ms_per_token\":%.4f,\"max_rel_error\":%.3e,\"threads\":%d}%n",
+          dimension,
+          rank,
+          packing,
+          mode,
+          parameters.ringDegree(),
+          parameters.limbCount(),
+          batch,
+          heMsPerToken,
+          plainMsPerToken,
+          maxRelError,
+          threads);
+    } else {
+      System.out.printf(
+          Locale.ROOT,
+          "%-6s %-5s %-12s %-7s %-6s %-6s %-6s %-8s %14s %16s %14s%n",
+          "d",
+          "r",
+          "packing",
+          "mode",
+          "N",
+          "limbs",
+          "batch",
+          "threads",
+          "HE ms/token",
+          "plain ms/token",
+          "max rel err");
+      System.out.printf(
+          Locale.ROOT,
+          "%-6d %-5d %-12s %-7s %-6d %-6d %-6d %-8d %14.4f %16.4f %14.3e%n",
+          dimension,
+          rank,
+          packing,
+          mode,
+          parameters.ringDegree(),
+          parameters.limbCount(),
+          batch,
+          threads,
+          heMsPerToken,
+          plainMsPerToken,
+          maxRelError);
+    }
+  }
+
+  private void require(boolean condition, String message) {
+    if (!condition) {
+      throw new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+  }
+
+  private static void applyConcurrently(
+      ExecutorService pool, HeLoraOperator operator, PreparedSite site, double[][][] inputs) {
+    if (inputs.length == 1) {
+      operator.apply(site, inputs[0]);
+      return;
+    }
+    Future<?>[] futures = new Future<?>[inputs.length];
+    for (int t = 0; t < inputs.length; t++) {
+      double[][] batch = inputs[t];
+      futures[t] = pool.submit(() -> operator.apply(site, batch));
+    }
+    try {
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("an apply call failed", e);
+    }
+  }
+
+  private static void multiplyInto(double[][] a, double[] x, double[] out) {
+    for (int i = 0; i < a.length; i++) {
+      double sum = 0;
+      double[] row = a[i];
+      for (int j = 0; j < x.length; j++) {
+        sum += row[j] * x[j];
+      }
+      out[i] = sum;
+    }
+  }
+
+  private static double maxRelativeError(double[][] a, double[][] inputs, HeLoraResult result) {
+    double worst = 0;
+    double[] expected = new double[a.length];
+    for (int t = 0; t < inputs.length; t++) {
+      multiplyInto(a, inputs[t], expected);
+      double error = 0;
+      double magnitude = 0;
+      for (int i = 0; i < a.length; i++) {
+        error = Math.max(error, Math.abs(expected[i] - result.outputs()[t][i]));
+        magnitude = Math.max(magnitude, Math.abs(expected[i]));
+      }
+      worst = Math.max(worst, error / magnitude);
+    }
+    return worst;
+  }
+
+  private static double[][] gaussianMatrix(int rows, int columns, double sigma, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    double[][] m = new double[rows][columns];
+    for (double[] row : m) {
+      Arrays.setAll(row, j -> random.nextGaussian() * sigma);
+    }
+    return m;
+  }
+}
