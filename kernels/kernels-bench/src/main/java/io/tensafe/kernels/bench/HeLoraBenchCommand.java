@@ -90,7 +90,7 @@ final class HeLoraBenchCommand implements Runnable {
     require(threads >= 1 && threads <= 256, "--threads must be in 1..256, was " + threads);
     require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
     Parameters parameters = HostedCoefficientOperator.parametersFor(dimension);
-    HeLoraOperator operator = new HostedCoefficientOperator(parameters, new SecureRandom());
+    HeLoraOperator operator = new HostedCoefficientOperator(parameters, drbg());
     double[][] a = gaussianMatrix(rank, dimension, 1 / Math.sqrt(dimension), 1);
     double[][][] inputs = new double[threads][][];
     for (int t = 0; t < threads; t++) {
@@ -156,6 +156,15 @@ final class HeLoraBenchCommand implements Runnable {
           heMsPerToken,
           plainMsPerToken,
           maxRelError);
+    }
+  }
+
+  /** The JDK's NIST SP 800-90A DRBG: a CSPRNG that does not read /dev/urandom under a global lock. */
+  private static SecureRandom drbg() {
+    try {
+      return SecureRandom.getInstance("DRBG");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the DRBG SecureRandom is required by the JDK", e);
     }
   }
 

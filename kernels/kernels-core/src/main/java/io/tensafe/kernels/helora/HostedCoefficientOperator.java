@@ -8,14 +8,12 @@ import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.CoefficientExtractor;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
-import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.rlwe.Ciphertext;
-import io.tensafe.kernels.rlwe.Decryptor;
 import io.tensafe.kernels.rlwe.Encryptor;
-import io.tensafe.kernels.rlwe.Evaluator;
 import io.tensafe.kernels.rlwe.KeyGenerator;
-import io.tensafe.kernels.rlwe.Plaintext;
+import io.tensafe.kernels.rlwe.ProductDecryption;
 import io.tensafe.kernels.rlwe.SecretKey;
+import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +64,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
   private record Site(
       CoefficientLayout layout,
       double scale,
-      List<Plaintext> plaintexts,
+      List<ShoupPlaintext> plaintexts,
       HostedCoefficientOperator owner)
       implements PreparedSite {
     @Override
@@ -104,7 +102,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     }
     double scale = halfBudget / (maxRowL1 > 0 ? maxRowL1 : 1);
     int rows = layout.rowsPerPlaintext();
-    List<Plaintext> plaintexts = new ArrayList<>(layout.plaintextCount());
+    List<ShoupPlaintext> plaintexts = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
       double[] coefficients = new double[parameters.ringDegree()];
       for (int b = 0; b < rows && p * rows + b < a.length; b++) {
@@ -113,7 +111,9 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
           coefficients[layout.weightCoefficient(b, j)] = row[j];
         }
       }
-      plaintexts.add(CoefficientEncoder.encode(coefficients, scale, parameters, 1));
+      plaintexts.add(
+          new ShoupPlaintext(
+              CoefficientEncoder.encode(coefficients, scale, parameters, 1), parameters.moduli()));
     }
     extractorsByDimension.computeIfAbsent(d, dim -> extractors(layout));
     return new Site(layout, scale, List.copyOf(plaintexts), this);
@@ -158,10 +158,9 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
               CoefficientEncoder.encode(x, inputScale, parameters, 1), secretKey, random);
       double productScale = inputScale * site.scale();
       int rows = layout.rowsPerPlaintext();
+      long[] values = new long[parameters.ringDegree()];
       for (int p = 0; p < site.plaintexts().size(); p++) {
-        Ciphertext product = Evaluator.multiplyPlain(ct, site.plaintexts().get(p));
-        RnsPoly decrypted = Decryptor.decryptToNtt(product, secretKey, 1).poly();
-        long[] values = decrypted.limb(0);
+        ProductDecryption.multiplyPlainDecryptInto(ct, site.plaintexts().get(p), secretKey, values);
         if (!extract) {
           parameters.ntts().getFirst().inverseInPlace(values);
           inverseNtts++;

@@ -51,15 +51,22 @@ public final class Samplers {
   /** N coefficients from the discrete Gaussian of σ = 3.2, cut at ±{@link #ERROR_BOUND}. */
   public static long[] gaussian(int degree, SecureRandom random) {
     long[] e = new long[degree];
+    // One bulk draw: 8 bytes per sample, 63 bits for the magnitude and 1 for the sign.
+    byte[] bytes = new byte[8 * degree];
+    random.nextBytes(bytes);
     for (int i = 0; i < degree; i++) {
-      long u = random.nextLong() >>> 1; // 63 uniform bits
-      long sign = random.nextBoolean() ? 1 : -1;
+      long word = 0;
+      for (int b = 0; b < 8; b++) {
+        word = (word << 8) | (bytes[8 * i + b] & 0xFF);
+      }
+      long u = word >>> 1; // 63 uniform bits
+      long sign = 1 - 2 * (word & 1);
       // Scan the whole table every time so the time taken does not depend on the sample.
       int magnitude = 0;
       for (long threshold : GAUSSIAN_CDT) {
         magnitude += (int) ((threshold - u - 1) >>> 63); // +1 while u >= threshold
       }
-      e[i] = magnitude == 0 ? 0 : sign * magnitude;
+      e[i] = sign * magnitude;
     }
     return e;
   }

@@ -13,10 +13,25 @@ import io.tensafe.kernels.ring.RnsPoly;
 public final class SecretKey {
   private final Parameters parameters;
   private final RnsPoly ntt;
+  private final long[][] nttShoup;
 
   SecretKey(Parameters parameters, RnsPoly ntt) {
     this.parameters = parameters;
     this.ntt = ntt;
+    this.nttShoup = new long[ntt.limbCount()][];
+    for (int l = 0; l < nttShoup.length; l++) {
+      long[] values = ntt.limb(l);
+      long[] companions = new long[values.length];
+      for (int i = 0; i < values.length; i++) {
+        companions[i] = parameters.moduli().get(l).shoupPrecompute(values[i]);
+      }
+      nttShoup[l] = companions;
+    }
+  }
+
+  /** Shoup companions of the key's NTT values modulo prime {@code limb}. */
+  long[] nttShoup(int limb) {
+    return nttShoup[limb];
   }
 
   public Parameters parameters() {

@@ -1,5 +1,6 @@
 package io.tensafe.kernels.rlwe;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -125,6 +126,22 @@ class RlweTest {
     // Rounding of x and a (0.5/Δ each, times sum |other| <= n) and noise e·a.
     assertTrue(
         maxError(expected, decoded) < 2.0 * n / delta, "error " + maxError(expected, decoded));
+  }
+
+  @Test
+  void productDecryption_fused_equalsMultiplyPlainThenDecrypt() throws Exception {
+    Parameters p = parameters(11, List.of(54));
+    SecureRandom random = seededRandom(15);
+    SecretKey sk = KeyGenerator.secretKey(p, random);
+    Ciphertext ct =
+        Encryptor.encrypt(
+            CoefficientEncoder.encode(randomValues(300, 16), DELTA, p, 1), sk, random);
+    Plaintext weights = CoefficientEncoder.encode(randomValues(300, 17), DELTA, p, 1);
+    long[] fused = new long[p.ringDegree()];
+    ProductDecryption.multiplyPlainDecryptInto(
+        ct, new ShoupPlaintext(weights, p.moduli()), sk, fused);
+    Plaintext unfused = Decryptor.decryptToNtt(Evaluator.multiplyPlain(ct, weights), sk, 1);
+    assertArrayEquals(unfused.poly().limb(0), fused);
   }
 
   @Test
