@@ -5,6 +5,7 @@ import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.kernels.helora.PreparedSite;
 import io.tensafe.kernels.params.Parameters;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Locale;
@@ -159,11 +160,13 @@ final class HeLoraBenchCommand implements Runnable {
     }
   }
 
-  /** The JDK's NIST SP 800-90A DRBG: a CSPRNG that does not read /dev/urandom under a global lock. */
+  /**
+   * The JDK's NIST SP 800-90A DRBG: a CSPRNG that does not read /dev/urandom under a global lock.
+   */
   private static SecureRandom drbg() {
     try {
       return SecureRandom.getInstance("DRBG");
-    } catch (java.security.NoSuchAlgorithmException e) {
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("the DRBG SecureRandom is required by the JDK", e);
     }
   }
