@@ -10,14 +10,16 @@ import java.util.List;
 /**
  * Encodes real vectors as polynomial coefficients: {@code m_i = round(v_i · Δ)}.
  *
- * <p>Precision: encoding rounds each value by at most {@code 0.5/Δ}; decoding is exact on the
- * integers it is given (CRT over all limbs it receives, centred), so a round trip without
- * encryption returns every value within {@code 0.5/Δ}. Limits: {@code |v_i · Δ| < 2^62}, and on
- * decoding the true integer must lie within half the product of the limbs present.
+ * <p>Precision: encoding rounds each value by at most {@code 0.5/Δ} (values of magnitude 2^53 and
+ * above are already integers as doubles and are reduced exactly); decoding is exact on the integers
+ * it is given (CRT over all limbs it receives, centred), so a round trip without encryption returns
+ * every value within {@code 0.5/Δ}, up to double rounding of the result. Limits: {@code |v_i · Δ|}
+ * below a quarter of the product of the limbs encoded into, and on decoding the true integer must
+ * lie within half the product of the limbs present.
  */
 public final class CoefficientEncoder {
-  /** Largest magnitude of a scaled value: keeps every coefficient within a signed 64-bit word. */
-  public static final double MAX_SCALED_MAGNITUDE = 0x1p62;
+  /** Scaled values below this magnitude are rounded in a signed 64-bit word. */
+  private static final double LONG_PATH_LIMIT = 0x1p62;
 
   private CoefficientEncoder() {}
 
@@ -35,10 +37,16 @@ public final class CoefficientEncoder {
       throw new IllegalArgumentException(
           "limbs must be in [1, " + p.limbCount() + "], was " + limbs);
     }
-    long[] scaled = new long[n];
+    List<Modulus> moduli = p.moduli().subList(0, limbs);
+    double logQ = 0;
+    for (Modulus q : moduli) {
+      logQ += Math.log(q.value()) / Math.log(2);
+    }
+    double limit = Math.pow(2, logQ - 2);
+    long[][] residues = new long[limbs][n];
     for (int i = 0; i < values.length; i++) {
       double v = values[i] * scale;
-      if (!(Math.abs(v) < MAX_SCALED_MAGNITUDE)) {
+      if (!(Math.abs(v) < limit)) {
         throw new IllegalArgumentException(
             "value "
                 + values[i]
@@ -46,13 +54,32 @@ public final class CoefficientEncoder {
                 + i
                 + " times scale "
                 + scale
-                + " is not below 2^62");
+                + " is not below 2^"
+                + (int) Math.floor(logQ - 2)
+                + ", a quarter of the modulus");
       }
-      scaled[i] = Math.round(v);
+      for (int l = 0; l < limbs; l++) {
+        residues[l][i] = residue(v, moduli.get(l));
+      }
     }
-    RnsPoly poly = RnsPoly.fromSigned(scaled, p.moduli().subList(0, limbs));
+    RnsPoly poly = RnsPoly.wrap(residues, false);
     poly.toNttInPlace(p.ntts().subList(0, limbs));
     return new Plaintext(poly, scale);
+  }
+
+  /** {@code round(v) mod q}, exactly, for any finite {@code v}. */
+  private static long residue(double v, Modulus q) {
+    long r;
+    if (Math.abs(v) < LONG_PATH_LIMIT) {
+      r = Math.round(v) % q.value();
+    } else {
+      // |v| >= 2^62: v = m · 2^e exactly, with m a 53-bit integer and e >= 10.
+      int e = Math.getExponent(v) - 52;
+      long m = (long) Math.scalb(v, -e);
+      long mod = q.mul(q.reduce(Math.abs(m)), q.pow(2 % q.value(), e));
+      r = m < 0 ? -mod : mod;
+    }
+    return r < 0 ? r + q.value() : r;
   }
 
   /** Decodes every coefficient of a coefficient-form plaintext to {@code m_i / Δ}. */
