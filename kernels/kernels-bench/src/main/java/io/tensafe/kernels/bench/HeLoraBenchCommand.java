@@ -4,6 +4,7 @@ import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.kernels.helora.PreparedSite;
+import io.tensafe.kernels.helora.PrivateCoefficientOperator;
 import io.tensafe.kernels.params.Parameters;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -33,7 +34,14 @@ final class HeLoraBenchCommand implements Runnable {
 
   /** Modes this build implements. */
   enum Mode {
-    hosted
+    hosted,
+    /** Client encryption, node product with masking and flooding, client decryption: all timed. */
+    PRIVATE;
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -90,8 +98,17 @@ final class HeLoraBenchCommand implements Runnable {
     require(batch >= 1 && batch <= 4096, "--batch must be in 1..4096, was " + batch);
     require(threads >= 1 && threads <= 256, "--threads must be in 1..256, was " + threads);
     require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
-    Parameters parameters = HostedCoefficientOperator.parametersFor(dimension);
-    HeLoraOperator operator = new HostedCoefficientOperator(parameters, drbg());
+    Parameters parameters;
+    HeLoraOperator operator;
+    if (mode == Mode.hosted) {
+      parameters = HostedCoefficientOperator.parametersFor(dimension);
+      operator = new HostedCoefficientOperator(parameters, drbg());
+    } else {
+      PrivateCoefficientOperator privateOperator =
+          new PrivateCoefficientOperator(dimension, drbg());
+      parameters = privateOperator.client().parameters();
+      operator = privateOperator;
+    }
     double[][] a = gaussianMatrix(rank, dimension, 1 / Math.sqrt(dimension), 1);
     double[][][] inputs = new double[threads][][];
     for (int t = 0; t < threads; t++) {
@@ -168,6 +185,20 @@ final class HeLoraBenchCommand implements Runnable {
       return SecureRandom.getInstance("DRBG");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("the DRBG SecureRandom is required by the JDK", e);
+    }
+  }
+
+  /** Accepts "hosted" and "private" ("private" is a Java keyword, so the constant differs). */
+  static final class ModeConverter implements CommandLine.ITypeConverter<Mode> {
+    @Override
+    public Mode convert(String value) {
+      for (Mode m : Mode.values()) {
+        if (m.toString().equals(value)) {
+          return m;
+        }
+      }
+      throw new CommandLine.TypeConversionException(
+          "expected hosted or private, was '" + value + "'");
     }
   }
 

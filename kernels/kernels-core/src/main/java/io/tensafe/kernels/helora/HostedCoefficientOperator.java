@@ -85,21 +85,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     }
     int d = a[0].length;
     CoefficientLayout layout = new CoefficientLayout(d, a.length, parameters.ringDegree());
-    double maxRowL1 = 0;
-    for (int i = 0; i < a.length; i++) {
-      if (a[i].length != d) {
-        throw new IllegalArgumentException(
-            "row " + i + " has " + a[i].length + " values, row 0 has " + d);
-      }
-      double l1 = 0;
-      for (int j = 0; j < d; j++) {
-        if (!Double.isFinite(a[i][j])) {
-          throw new IllegalArgumentException("A[" + i + "][" + j + "] is not finite");
-        }
-        l1 += Math.abs(a[i][j]);
-      }
-      maxRowL1 = Math.max(maxRowL1, l1);
-    }
+    double maxRowL1 = RowChecks.maxRowL1(a);
     double scale = halfBudget / (maxRowL1 > 0 ? maxRowL1 : 1);
     int rows = layout.rowsPerPlaintext();
     List<ShoupPlaintext> plaintexts = new ArrayList<>(layout.plaintextCount());
@@ -150,8 +136,8 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     long extractions = 0;
     long inverseNtts = 0;
     for (int t = 0; t < inputs.length; t++) {
-      double[] x = requireInput(inputs[t], layout.dimension(), t);
-      double largest = maxAbs(x);
+      double[] x = inputs[t];
+      double largest = RowChecks.maxAbs(x, layout.dimension(), t);
       double inputScale = halfBudget / (largest > 0 ? largest : 1);
       Ciphertext ct =
           Encryptor.encrypt(
@@ -183,27 +169,6 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
         outputs,
         new OperationCounts(
             inputs.length, products, products, inputs.length, inverseNtts, extractions));
-  }
-
-  private static double[] requireInput(double[] x, int d, int index) {
-    if (x.length != d) {
-      throw new IllegalArgumentException(
-          "input " + index + " has " + x.length + " values, A has " + d + " columns");
-    }
-    for (int j = 0; j < d; j++) {
-      if (!Double.isFinite(x[j])) {
-        throw new IllegalArgumentException("input " + index + " value " + j + " is not finite");
-      }
-    }
-    return x;
-  }
-
-  private static double maxAbs(double[] x) {
-    double max = 0;
-    for (double v : x) {
-      max = Math.max(max, Math.abs(v));
-    }
-    return max;
   }
 
   /**

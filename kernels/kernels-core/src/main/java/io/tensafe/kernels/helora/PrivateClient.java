@@ -1,0 +1,138 @@
+package io.tensafe.kernels.helora;
+
+import io.tensafe.kernels.ckks.CoefficientEncoder;
+import io.tensafe.kernels.params.InvalidParametersException;
+import io.tensafe.kernels.params.ParameterSpec;
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.CoefficientExtractor;
+import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.Decryptor;
+import io.tensafe.kernels.rlwe.Encryptor;
+import io.tensafe.kernels.rlwe.KeyGenerator;
+import io.tensafe.kernels.rlwe.PublicKey;
+import io.tensafe.kernels.rlwe.SecretKey;
+import java.math.BigInteger;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The client's side of private-mode HE-LoRA: it owns the secret key, encrypts its LoRA inputs and
+ * decrypts the node's masked products. Only {@link #publicKey()} and input ciphertexts leave it.
+ *
+ * <p>Parameters ({@link #parametersFor}): the smallest ring with N ≥ max(d, 2^12) and two 54-bit
+ * primes, log Q ≈ 108 ≤ 109 (128-bit at N = 2^12). Inputs are encoded with {@code Δx·‖x‖∞ = 2^75},
+ * weights with {@code Δa·‖A_i‖₁ ≤ 2^30}: the product is below 2^105 and the node's flooding noise
+ * below 2^76 for up to 2^11 rows per plaintext, so decrypted outputs never wrap (Q/4 > 2^105) and
+ * flooding costs at most 2^-29 of {@code ‖x‖∞·‖A_i‖₁} in precision.
+ */
+public final class PrivateClient {
+  static final double INPUT_SCALE_BITS = 75;
+
+  private final Parameters parameters;
+  private final SecretKey secretKey;
+  private final PublicKey publicKey;
+  private final SecureRandom random;
+  private final Map<Integer, CoefficientExtractor[]> extractors = new ConcurrentHashMap<>();
+
+  public PrivateClient(Parameters parameters, SecureRandom random) {
+    if (parameters.limbCount() != 2) {
+      throw new IllegalArgumentException(
+          "private mode uses two primes; parameters have " + parameters.limbCount());
+    }
+    this.parameters = parameters;
+    this.random = random;
+    this.secretKey = KeyGenerator.secretKey(parameters, random);
+    this.publicKey = KeyGenerator.publicKey(secretKey, random);
+  }
+
+  /** Private-mode parameters for inputs of {@code dimension} values, d in [1, 2^16]. */
+  public static Parameters parametersFor(int dimension) {
+    if (dimension < 1 || dimension > 1 << Parameters.MAX_LOG_N) {
+      throw new IllegalArgumentException("dimension must be in [1, 65536], was " + dimension);
+    }
+    int logN = Math.max(12, 32 - Integer.numberOfLeadingZeros(dimension - 1));
+    try {
+      return Parameters.of(new ParameterSpec(logN, List.of(54, 54), 30));
+    } catch (InvalidParametersException e) {
+      throw new IllegalStateException("built-in private parameters must be valid", e);
+    }
+  }
+
+  public Parameters parameters() {
+    return parameters;
+  }
+
+  /** For tests in this package that inspect whole decryptions. */
+  SecretKey secretKeyForTesting() {
+    return secretKey;
+  }
+
+  /** The key the node encrypts its masks under. */
+  public PublicKey publicKey() {
+    return publicKey;
+  }
+
+  /** Encrypts {@code x} under the secret key, c1 as a seed. */
+  public Ciphertext encryptInput(double[] x) {
+    double largest = 0;
+    for (double v : x) {
+      if (!Double.isFinite(v)) {
+        throw new IllegalArgumentException("input values must be finite");
+      }
+      largest = Math.max(largest, Math.abs(v));
+    }
+    double scale = Math.pow(2, INPUT_SCALE_BITS) / (largest > 0 ? largest : 1);
+    return Encryptor.encrypt(CoefficientEncoder.encode(x, scale, parameters, 2), secretKey, random);
+  }
+
+  /**
+   * Decrypts the node's product ciphertexts and reads the r outputs. Every other coefficient
+   * decrypts to a uniform residue and is never read.
+   */
+  public double[] decryptOutputs(List<Ciphertext> products, CoefficientLayout layout) {
+    if (products.size() != layout.plaintextCount()) {
+      throw new IllegalArgumentException(
+          "expected " + layout.plaintextCount() + " product ciphertexts, got " + products.size());
+    }
+    List<Modulus> moduli = parameters.moduli();
+    BigInteger q0 = BigInteger.valueOf(moduli.get(0).value());
+    BigInteger q1 = BigInteger.valueOf(moduli.get(1).value());
+    BigInteger modulus = q0.multiply(q1);
+    BigInteger half = modulus.shiftRight(1);
+    BigInteger q0InverseModQ1 = q0.modInverse(q1);
+    int rows = layout.rowsPerPlaintext();
+    double[] outputs = new double[layout.rank()];
+    for (int p = 0; p < products.size(); p++) {
+      Ciphertext ct = products.get(p);
+      var decrypted = Decryptor.decryptToNtt(ct, secretKey, 2).poly();
+      for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
+        int position = layout.outputCoefficient(b);
+        CoefficientExtractor[] perLimb =
+            extractors.computeIfAbsent(
+                position,
+                k ->
+                    new CoefficientExtractor[] {
+                      new CoefficientExtractor(parameters.ntts().get(0), k),
+                      new CoefficientExtractor(parameters.ntts().get(1), k)
+                    });
+        long r0 = perLimb[0].extract(decrypted.limb(0));
+        long r1 = perLimb[1].extract(decrypted.limb(1));
+        // Garner: x = r0 + q0·((r1 - r0)·q0^-1 mod q1), then centre mod Q.
+        BigInteger k =
+            BigInteger.valueOf(r1)
+                .subtract(BigInteger.valueOf(r0))
+                .multiply(q0InverseModQ1)
+                .mod(q1);
+        BigInteger x = BigInteger.valueOf(r0).add(k.multiply(q0));
+        if (x.compareTo(half) > 0) {
+          x = x.subtract(modulus);
+        }
+        outputs[p * rows + b] = x.doubleValue() / ct.scale();
+      }
+    }
+    return outputs;
+  }
+}
