@@ -11,6 +11,9 @@ import javax.crypto.spec.SecretKeySpec;
  * The distributions RLWE needs: ternary secrets and discrete Gaussian errors from a CSPRNG, and
  * uniform polynomials expanded deterministically from a 32-byte seed.
  *
+ * <p>Ternary and Gaussian samples take a fresh 32-byte seed from the caller's {@link SecureRandom}
+ * and expand it with the same AES-256-CTR generator (domains "tern" and "gaus").
+ *
  * <p>Uniform expansion: AES-256 in counter mode keyed by the seed, with a 16-byte IV holding a
  * domain tag (bytes 0-7) and the limb index (bytes 8-11), bytes 12-15 the block counter. Each
  * 64-bit big-endian word is masked to bitLength(q) bits and rejected if at least q, so every
@@ -31,13 +34,20 @@ public final class Samplers {
 
   private Samplers() {}
 
-  /** N coefficients uniform in {-1, 0, 1}. */
+  private static final long TERNARY_DOMAIN = 0x7465726eL; // "tern"
+  private static final long GAUSSIAN_DOMAIN = 0x67617573L; // "gaus"
+
+  /**
+   * N coefficients uniform in {-1, 0, 1}. Draws a 32-byte seed from {@code random} and expands it
+   * with AES-256-CTR, so a sample costs one short read of the caller's CSPRNG.
+   */
   public static long[] ternary(int degree, SecureRandom random) {
     long[] s = new long[degree];
-    byte[] buffer = new byte[degree];
+    Cipher stream = keystream(freshSeed(random), TERNARY_DOMAIN, 0);
+    byte[] zeros = new byte[degree];
     int filled = 0;
     while (filled < degree) {
-      random.nextBytes(buffer);
+      byte[] buffer = stream.update(zeros);
       for (int i = 0; i < buffer.length && filled < degree; i++) {
         int b = Byte.toUnsignedInt(buffer[i]);
         if (b < 255) { // 255 = 3·85: reject the one value that would bias the residue
@@ -48,12 +58,14 @@ public final class Samplers {
     return s;
   }
 
-  /** N coefficients from the discrete Gaussian of σ = 3.2, cut at ±{@link #ERROR_BOUND}. */
+  /**
+   * N coefficients from the discrete Gaussian of σ = 3.2, cut at ±{@link #ERROR_BOUND}. Draws a
+   * 32-byte seed from {@code random} and expands it with AES-256-CTR: 8 bytes per sample, 63 bits
+   * for the magnitude and 1 for the sign.
+   */
   public static long[] gaussian(int degree, SecureRandom random) {
     long[] e = new long[degree];
-    // One bulk draw: 8 bytes per sample, 63 bits for the magnitude and 1 for the sign.
-    byte[] bytes = new byte[8 * degree];
-    random.nextBytes(bytes);
+    byte[] bytes = keystream(freshSeed(random), GAUSSIAN_DOMAIN, 0).update(new byte[8 * degree]);
     for (int i = 0; i < degree; i++) {
       long word = 0;
       for (int b = 0; b < 8; b++) {
@@ -107,24 +119,38 @@ public final class Samplers {
           "seed must be " + SEED_BYTES + " bytes, was " + seed.length);
     }
     long[][] limbs = new long[moduli.size()][degree];
+    for (int l = 0; l < moduli.size(); l++) {
+      fillUniform(limbs[l], moduli.get(l), keystream(seed, domain, l));
+    }
+    return RnsPoly.wrap(limbs, true);
+  }
+
+  private static byte[] freshSeed(SecureRandom random) {
+    byte[] seed = new byte[SEED_BYTES];
+    random.nextBytes(seed);
+    return seed;
+  }
+
+  /**
+   * AES-256-CTR keyed by {@code seed}; the IV holds {@code domain} (bytes 0-7) and {@code index}
+   * (bytes 8-11), and bytes 12-15 count blocks. Encrypting zeros yields the keystream.
+   */
+  private static Cipher keystream(byte[] seed, long domain, int index) {
+    byte[] iv = new byte[16];
+    for (int b = 0; b < 8; b++) {
+      iv[b] = (byte) (domain >>> (56 - 8 * b));
+    }
+    iv[8] = (byte) (index >>> 24);
+    iv[9] = (byte) (index >>> 16);
+    iv[10] = (byte) (index >>> 8);
+    iv[11] = (byte) index;
     try {
-      for (int l = 0; l < moduli.size(); l++) {
-        byte[] iv = new byte[16];
-        for (int b = 0; b < 8; b++) {
-          iv[b] = (byte) (domain >>> (56 - 8 * b));
-        }
-        iv[8] = (byte) (l >>> 24);
-        iv[9] = (byte) (l >>> 16);
-        iv[10] = (byte) (l >>> 8);
-        iv[11] = (byte) l;
-        Cipher aes = Cipher.getInstance("AES/CTR/NoPadding");
-        aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(seed, "AES"), new IvParameterSpec(iv));
-        fillUniform(limbs[l], moduli.get(l), aes);
-      }
+      Cipher aes = Cipher.getInstance("AES/CTR/NoPadding");
+      aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(seed, "AES"), new IvParameterSpec(iv));
+      return aes;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES/CTR is required by every Java platform", e);
     }
-    return RnsPoly.wrap(limbs, true);
   }
 
   private static void fillUniform(long[] limb, Modulus modulus, Cipher keystream) {
