@@ -115,6 +115,15 @@ public record Modulus(long value, long barrettHigh, long barrettLow) {
     return BigInteger.valueOf(w).shiftLeft(64).divide(BigInteger.valueOf(value)).longValue();
   }
 
+  /** {@link #shoupPrecompute} of every (reduced) value of {@code values}, in a new array. */
+  public long[] shoupPrecomputeAll(long[] values) {
+    long[] companions = new long[values.length];
+    for (int i = 0; i < values.length; i++) {
+      companions[i] = shoupPrecompute(values[i]);
+    }
+    return companions;
+  }
+
   /**
    * {@code a · w mod q}, left partly reduced.
    *

@@ -20,12 +20,7 @@ public final class SecretKey {
     this.ntt = ntt;
     this.nttShoup = new long[ntt.limbCount()][];
     for (int l = 0; l < nttShoup.length; l++) {
-      long[] values = ntt.limb(l);
-      long[] companions = new long[values.length];
-      for (int i = 0; i < values.length; i++) {
-        companions[i] = parameters.moduli().get(l).shoupPrecompute(values[i]);
-      }
-      nttShoup[l] = companions;
+      nttShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(ntt.limb(l));
     }
   }
 

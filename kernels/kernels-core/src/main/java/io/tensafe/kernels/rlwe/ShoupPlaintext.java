@@ -1,6 +1,7 @@
 package io.tensafe.kernels.rlwe;
 
 import io.tensafe.kernels.ring.Modulus;
+import java.util.List;
 
 /**
  * An NTT-form plaintext with the Shoup companion of every value, for plaintexts that multiply many
@@ -11,19 +12,14 @@ public final class ShoupPlaintext {
   private final long[][] shoup;
 
   /** Precomputes the companions of {@code plaintext}, which must be in NTT form. */
-  public ShoupPlaintext(Plaintext plaintext, java.util.List<Modulus> moduli) {
+  public ShoupPlaintext(Plaintext plaintext, List<Modulus> moduli) {
     if (!plaintext.poly().isNtt()) {
       throw new IllegalArgumentException("plaintext must be in NTT form");
     }
     this.plaintext = plaintext;
     this.shoup = new long[plaintext.limbCount()][];
     for (int l = 0; l < shoup.length; l++) {
-      long[] values = plaintext.poly().limb(l);
-      long[] companions = new long[values.length];
-      for (int i = 0; i < values.length; i++) {
-        companions[i] = moduli.get(l).shoupPrecompute(values[i]);
-      }
-      shoup[l] = companions;
+      shoup[l] = moduli.get(l).shoupPrecomputeAll(plaintext.poly().limb(l));
     }
   }
 

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
+import io.tensafe.kernels.TestRandoms;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,20 +14,9 @@ import org.junit.jupiter.api.Test;
 class SamplersTest {
   private static final int SAMPLES = 1 << 16;
 
-  /** A seeded SHA1PRNG is deterministic when seeded before first use: fine for tests only. */
-  static SecureRandom seededRandom(long seed) {
-    try {
-      SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
-      random.setSeed(seed);
-      return random;
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   @Test
   void ternary_manySamples_uniformOverMinusOneZeroOne() {
-    long[] s = Samplers.ternary(SAMPLES, seededRandom(1));
+    long[] s = Samplers.ternary(SAMPLES, TestRandoms.seeded(1));
     int[] counts = new int[3];
     for (long v : s) {
       counts[(int) v + 1]++;
@@ -44,7 +32,7 @@ class SamplersTest {
 
   @Test
   void gaussian_manySamples_hasSigma3point2AndBound() {
-    long[] e = Samplers.gaussian(SAMPLES, seededRandom(2));
+    long[] e = Samplers.gaussian(SAMPLES, TestRandoms.seeded(2));
     double sum = 0;
     double squares = 0;
     for (long v : e) {

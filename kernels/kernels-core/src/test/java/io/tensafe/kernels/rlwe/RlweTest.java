@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tensafe.kernels.TestRandoms;
 import io.tensafe.kernels.ckks.CoefficientEncoder;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -20,16 +20,6 @@ import org.junit.jupiter.api.Test;
 /** Encryption round trips in both key modes, and homomorphic ops against plaintext arithmetic. */
 class RlweTest {
   private static final double DELTA = 0x1p30;
-
-  private static SecureRandom seededRandom(long seed) {
-    try {
-      SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
-      random.setSeed(seed);
-      return random;
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
 
   private static Parameters parameters(int logN, List<Integer> bits) throws Exception {
     return Parameters.of(new ParameterSpec(logN, bits, 25));
@@ -55,7 +45,7 @@ class RlweTest {
   @Test
   void secretKeyEncryption_roundTrip_recoversValuesWithinNoise() throws Exception {
     Parameters p = parameters(12, List.of(54, 54));
-    SecureRandom random = seededRandom(1);
+    SecureRandom random = TestRandoms.seeded(1);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     double[] values = randomValues(p.ringDegree(), 2);
     Ciphertext ct = Encryptor.encrypt(CoefficientEncoder.encode(values, DELTA, p, 2), sk, random);
@@ -74,7 +64,7 @@ class RlweTest {
   @Test
   void secretKeyEncryption_c1_isTheExpansionOfItsSeed() throws Exception {
     Parameters p = parameters(11, List.of(54));
-    SecureRandom random = seededRandom(3);
+    SecureRandom random = TestRandoms.seeded(3);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     Ciphertext ct =
         Encryptor.encrypt(CoefficientEncoder.encode(new double[] {1}, DELTA, p, 1), sk, random);
@@ -89,7 +79,7 @@ class RlweTest {
   @Test
   void publicKeyEncryption_roundTrip_recoversValuesWithinNoise() throws Exception {
     Parameters p = parameters(12, List.of(54, 54));
-    SecureRandom random = seededRandom(4);
+    SecureRandom random = TestRandoms.seeded(4);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     PublicKey pk = KeyGenerator.publicKey(sk, random);
     double[] values = randomValues(p.ringDegree(), 5);
@@ -103,7 +93,7 @@ class RlweTest {
   void multiplyPlain_randomPolynomials_matchesNegacyclicProduct() throws Exception {
     Parameters p = parameters(11, List.of(54));
     double delta = 0x1p20; // product scale 2^40 with |coefficients| <= 2048 stays below q/2
-    SecureRandom random = seededRandom(6);
+    SecureRandom random = TestRandoms.seeded(6);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     int n = p.ringDegree();
     double[] x = randomValues(n, 7);
@@ -131,7 +121,7 @@ class RlweTest {
   @Test
   void productDecryption_fused_equalsMultiplyPlainThenDecrypt() throws Exception {
     Parameters p = parameters(11, List.of(54));
-    SecureRandom random = seededRandom(15);
+    SecureRandom random = TestRandoms.seeded(15);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     Ciphertext ct =
         Encryptor.encrypt(
@@ -147,7 +137,7 @@ class RlweTest {
   @Test
   void addAndAddPlain_matchPlaintextSums() throws Exception {
     Parameters p = parameters(11, List.of(54));
-    SecureRandom random = seededRandom(9);
+    SecureRandom random = TestRandoms.seeded(9);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     double[] x = randomValues(100, 10);
     double[] y = randomValues(100, 11);
@@ -168,7 +158,7 @@ class RlweTest {
   @Test
   void rescale_afterProduct_dividesScaleByLastPrimeAndKeepsValues() throws Exception {
     Parameters p = parameters(12, List.of(45, 30, 30));
-    SecureRandom random = seededRandom(12);
+    SecureRandom random = TestRandoms.seeded(12);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     double[] x = randomValues(16, 13);
     double[] a = new double[] {0.5}; // the constant polynomial 0.5
@@ -188,7 +178,7 @@ class RlweTest {
   void operations_mismatchedInputs_refused() throws Exception {
     Parameters p = parameters(11, List.of(54));
     Parameters other = parameters(12, List.of(54));
-    SecureRandom random = seededRandom(14);
+    SecureRandom random = TestRandoms.seeded(14);
     SecretKey sk = KeyGenerator.secretKey(p, random);
     Ciphertext ct =
         Encryptor.encrypt(CoefficientEncoder.encode(new double[] {1}, DELTA, p, 1), sk, random);
