@@ -1,0 +1,30 @@
+package io.tensafe.kernels.backend;
+
+/**
+ * The operations the HE-LoRA operator needs from an accelerator, over batches of limbs. The CPU
+ * backend ({@link CpuBackend}) is the reference: every other backend must produce bit-identical
+ * results, which {@code HeBackendContractTest} checks.
+ *
+ * <p>All inputs and outputs are fully reduced residues in [0, q_k). An output batch may be the same
+ * object as an input batch. Implementations are thread-safe.
+ */
+public interface HeBackend {
+
+  /** A short name for logs and health checks, e.g. "cpu" or "cuda". */
+  String name();
+
+  /** Forward negacyclic NTT of every limb, in place (natural order in, bit-reversed out). */
+  void forwardNttInPlace(LimbBatch batch);
+
+  /** Inverse negacyclic NTT of every limb, in place, including the factor n^-1. */
+  void inverseNttInPlace(LimbBatch batch);
+
+  /** {@code out[k][i] = a[k][i] · b[k][i] mod q_k}. */
+  void multiplyInto(LimbBatch a, LimbBatch b, LimbBatch out);
+
+  /** {@code out[k][i] = a[k][i] · b[k][i] + c[k][i] mod q_k}: the ct×pt-then-decrypt step. */
+  void multiplyAddInto(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out);
+
+  /** {@code out[k][i] = a[k][i] + b[k][i] mod q_k}. */
+  void addInto(LimbBatch a, LimbBatch b, LimbBatch out);
+}
