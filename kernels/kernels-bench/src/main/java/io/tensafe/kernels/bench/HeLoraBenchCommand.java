@@ -3,6 +3,7 @@ package io.tensafe.kernels.bench;
 import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.kernels.helora.HostedSlotOperator;
 import io.tensafe.kernels.helora.PreparedSite;
 import io.tensafe.kernels.helora.PrivateCoefficientOperator;
 import io.tensafe.kernels.params.Parameters;
@@ -29,7 +30,8 @@ final class HeLoraBenchCommand implements Runnable {
 
   /** Packings this build implements. */
   enum Packing {
-    coefficient
+    coefficient,
+    slot
   }
 
   /** Modes this build implements. */
@@ -100,7 +102,15 @@ final class HeLoraBenchCommand implements Runnable {
     require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
     Parameters parameters;
     HeLoraOperator operator;
-    if (mode == Mode.hosted) {
+    if (packing == Packing.slot) {
+      require(
+          mode == Mode.hosted,
+          "slot packing is hosted-only: a client decrypting slot-packed products would see every A_ij·x_j");
+      require(
+          dimension <= 1 << 15, "--dim must be at most 32768 for slot packing, was " + dimension);
+      parameters = HostedSlotOperator.parametersFor(dimension);
+      operator = new HostedSlotOperator(parameters, drbg());
+    } else if (mode == Mode.hosted) {
       parameters = HostedCoefficientOperator.parametersFor(dimension);
       operator = new HostedCoefficientOperator(parameters, drbg());
     } else {

@@ -75,6 +75,13 @@ class BenchCommandTest {
   }
 
   @Test
+  void heLora_slotPackingInPrivateMode_refusedWithReason() {
+    Result result = run("he-lora", "--packing", "slot", "--mode", "private");
+    assertEquals(2, result.exitCode());
+    assertTrue(result.err().contains("slot packing is hosted-only"), result.err());
+  }
+
+  @Test
   void stopwatch_badArguments_refused() {
     assertThrows(IllegalArgumentException.class, () -> new Stopwatch(0, 0, 1));
   }
