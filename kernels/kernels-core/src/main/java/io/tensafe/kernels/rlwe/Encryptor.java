@@ -35,18 +35,49 @@ public final class Encryptor {
   public static Ciphertext encrypt(Plaintext plaintext, PublicKey key, SecureRandom random) {
     Parameters p = key.parameters();
     int limbs = requireNtt(plaintext, p);
+    RnsPoly e0 = error(p, limbs, random);
+    e0.addInPlace(plaintext.poly(), p.moduli().subList(0, limbs));
+    return encryptWithPublicKey(e0, plaintext.scale(), key, random);
+  }
+
+  /**
+   * Public-key encryption of a message given in coefficient form: {@code e0 + m} is formed before
+   * the transform, so the message costs no NTT of its own. The polynomial is consumed (it becomes
+   * part of c0).
+   */
+  public static Ciphertext encryptCoefficients(
+      RnsPoly message, double scale, PublicKey key, SecureRandom random) {
+    Parameters p = key.parameters();
+    if (message.isNtt()
+        || message.degree() != p.ringDegree()
+        || message.limbCount() > p.limbCount()) {
+      throw new IllegalArgumentException(
+          "message must be a coefficient-form polynomial of the key's ring");
+    }
+    int limbs = message.limbCount();
+    RnsPoly e0 =
+        RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), p.moduli().subList(0, limbs));
+    e0.addInPlace(message, p.moduli().subList(0, limbs));
+    e0.toNttInPlace(p.ntts().subList(0, limbs));
+    return encryptWithPublicKey(e0, scale, key, random);
+  }
+
+  /** {@code (b·u + errorPlusMessage, a·u + e1)}; the first argument is NTT-form and consumed. */
+  private static Ciphertext encryptWithPublicKey(
+      RnsPoly errorPlusMessage, double scale, PublicKey key, SecureRandom random) {
+    Parameters p = key.parameters();
+    int limbs = errorPlusMessage.limbCount();
     List<Modulus> moduli = p.moduli().subList(0, limbs);
     List<NegacyclicNtt> ntts = p.ntts().subList(0, limbs);
     RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), moduli);
     u.toNttInPlace(ntts);
     RnsPoly c0 = key.b().firstLimbs(limbs);
     c0.multiplyInPlace(u, moduli);
-    c0.addInPlace(error(p, limbs, random), moduli);
-    c0.addInPlace(plaintext.poly(), moduli);
+    c0.addInPlace(errorPlusMessage, moduli);
     RnsPoly c1 = key.a().firstLimbs(limbs);
     c1.multiplyInPlace(u, moduli);
     c1.addInPlace(error(p, limbs, random), moduli);
-    return new Ciphertext(p, c0, c1, plaintext.scale(), null);
+    return new Ciphertext(p, c0, c1, scale, null);
   }
 
   private static RnsPoly error(Parameters p, int limbs, SecureRandom random) {

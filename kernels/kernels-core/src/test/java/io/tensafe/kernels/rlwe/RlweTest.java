@@ -90,6 +90,20 @@ class RlweTest {
   }
 
   @Test
+  void encryptCoefficients_coefficientFormMessage_decryptsToIt() throws Exception {
+    Parameters p = parameters(12, List.of(54, 54));
+    SecureRandom random = TestRandoms.seeded(18);
+    SecretKey sk = KeyGenerator.secretKey(p, random);
+    PublicKey pk = KeyGenerator.publicKey(sk, random);
+    double[] values = randomValues(p.ringDegree(), 19);
+    Plaintext message = CoefficientEncoder.encode(values, DELTA, p, 2);
+    message.poly().toCoefficientsInPlace(p.ntts());
+    Ciphertext ct = Encryptor.encryptCoefficients(message.poly(), DELTA, pk, random);
+    double error = maxError(values, CoefficientEncoder.decode(Decryptor.decrypt(ct, sk), p));
+    assertTrue(error < 1e4 / DELTA, "error " + error);
+  }
+
+  @Test
   void multiplyPlain_randomPolynomials_matchesNegacyclicProduct() throws Exception {
     Parameters p = parameters(11, List.of(54));
     double delta = 0x1p20; // product scale 2^40 with |coefficients| <= 2048 stays below q/2
