@@ -1,9 +1,6 @@
 package io.tensafe.kernels.helora;
 
 import io.tensafe.kernels.ckks.CoefficientEncoder;
-import io.tensafe.kernels.params.InvalidParametersException;
-import io.tensafe.kernels.params.ParameterPresets;
-import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.CoefficientExtractor;
 import io.tensafe.kernels.ring.Modulus;
@@ -183,16 +180,8 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     if (dimension < 1 || dimension > 1 << Parameters.MAX_LOG_N) {
       throw new IllegalArgumentException("dimension must be in [1, 65536], was " + dimension);
     }
-    int logN = Math.max(Parameters.MIN_LOG_N, 32 - Integer.numberOfLeadingZeros(dimension - 1));
-    ParameterSpec spec =
-        logN == Parameters.MIN_LOG_N
-            ? ParameterPresets.HOSTED_LORA
-            : new ParameterSpec(logN, List.of(60), 23);
-    try {
-      return Parameters.of(spec);
-    } catch (InvalidParametersException e) {
-      throw new IllegalStateException("built-in hosted parameters must be valid: " + spec, e);
-    }
+    return HostedParameters.forLogN(
+        Math.max(Parameters.MIN_LOG_N, 32 - Integer.numberOfLeadingZeros(dimension - 1)));
   }
 
   /** The parameters this operator runs with. */

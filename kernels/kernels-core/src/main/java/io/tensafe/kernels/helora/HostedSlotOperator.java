@@ -1,9 +1,6 @@
 package io.tensafe.kernels.helora;
 
 import io.tensafe.kernels.ckks.SlotEncoder;
-import io.tensafe.kernels.params.InvalidParametersException;
-import io.tensafe.kernels.params.ParameterPresets;
-import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.rlwe.Ciphertext;
@@ -56,16 +53,8 @@ public final class HostedSlotOperator implements HeLoraOperator {
     if (dimension < 1 || dimension > 1 << (Parameters.MAX_LOG_N - 1)) {
       throw new IllegalArgumentException("dimension must be in [1, 32768], was " + dimension);
     }
-    int logN = Math.max(Parameters.MIN_LOG_N, 33 - Integer.numberOfLeadingZeros(dimension - 1));
-    ParameterSpec spec =
-        logN == Parameters.MIN_LOG_N
-            ? ParameterPresets.HOSTED_LORA
-            : new ParameterSpec(logN, List.of(60), 23);
-    try {
-      return Parameters.of(spec);
-    } catch (InvalidParametersException e) {
-      throw new IllegalStateException("built-in slot parameters must be valid: " + spec, e);
-    }
+    return HostedParameters.forLogN(
+        Math.max(Parameters.MIN_LOG_N, 33 - Integer.numberOfLeadingZeros(dimension - 1)));
   }
 
   private record Site(

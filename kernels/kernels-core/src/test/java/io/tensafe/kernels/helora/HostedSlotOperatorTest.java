@@ -2,7 +2,6 @@ package io.tensafe.kernels.helora;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
 import org.junit.jupiter.api.Test;
@@ -16,15 +15,8 @@ class HostedSlotOperatorTest {
     "896,8", "896,16", "896,32", "1536,8", "1536,16", "1536,32", "2048,8", "2048,16", "2048,32"
   })
   void apply_realisticData_matchesDoublePrecisionWithin1e4(int d, int r) {
-    HeLoraOperator operator =
-        new HostedSlotOperator(HostedSlotOperator.parametersFor(d), new SecureRandom());
-    double[][] a = LoraData.loraA(r, d, 31L * d + r);
-    double[][] x = LoraData.activations(2, d, 17L * d + r);
-    HeLoraResult result = operator.apply(operator.prepare(a), x);
-    for (int t = 0; t < x.length; t++) {
-      double error = LoraData.maxRelativeError(LoraData.multiply(a, x[t]), result.outputs()[t]);
-      assertTrue(error <= 1e-4, "token " + t + ": max relative error " + error);
-    }
+    LoraData.assertPreciseOnRealisticData(
+        new HostedSlotOperator(HostedSlotOperator.parametersFor(d), new SecureRandom()), d, r, 2);
   }
 
   @Test

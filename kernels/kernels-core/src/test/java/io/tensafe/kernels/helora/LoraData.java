@@ -1,6 +1,7 @@
 package io.tensafe.kernels.helora;
 
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Assertions;
 
 /** Realistic, seeded test data for HE-LoRA, and the double-precision reference. */
 final class LoraData {
@@ -35,6 +36,18 @@ final class LoraData {
       }
     }
     return x;
+  }
+
+  /** Runs {@code operator} on realistic data and asserts max relative error <= 1e-4 per token. */
+  static void assertPreciseOnRealisticData(HeLoraOperator operator, int d, int r, int tokens) {
+    double[][] a = loraA(r, d, 31L * d + r);
+    double[][] x = activations(tokens, d, 17L * d + r);
+    HeLoraResult result = operator.apply(operator.prepare(a), x);
+    for (int t = 0; t < tokens; t++) {
+      double error = maxRelativeError(multiply(a, x[t]), result.outputs()[t]);
+      Assertions.assertTrue(
+          error <= 1e-4, "d=" + d + " r=" + r + " token " + t + ": max relative error " + error);
+    }
   }
 
   static double[] multiply(double[][] a, double[] x) {

@@ -25,14 +25,8 @@ class PrivateCoefficientOperatorTest {
     "896,8", "896,16", "896,32", "1536,8", "1536,16", "1536,32", "2048,8", "2048,16", "2048,32"
   })
   void apply_realisticData_matchesDoublePrecisionWithin1e4(int d, int r) {
-    PrivateCoefficientOperator operator = new PrivateCoefficientOperator(d, new SecureRandom());
-    double[][] a = LoraData.loraA(r, d, 31L * d + r);
-    double[][] x = LoraData.activations(2, d, 17L * d + r);
-    HeLoraResult result = operator.apply(operator.prepare(a), x);
-    for (int t = 0; t < x.length; t++) {
-      double error = LoraData.maxRelativeError(LoraData.multiply(a, x[t]), result.outputs()[t]);
-      assertTrue(error <= 1e-4, "token " + t + ": max relative error " + error);
-    }
+    LoraData.assertPreciseOnRealisticData(
+        new PrivateCoefficientOperator(d, new SecureRandom()), d, r, 2);
   }
 
   @Test
