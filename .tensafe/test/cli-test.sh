@@ -62,8 +62,13 @@ check "up --detach starts everything and prints the URLs" \
 check "marketplace is UP against PostgreSQL" \
   bash -c "curl -fs http://127.0.0.1:18080/q/health | grep -q '\"Database schema\"'"
 check "node is UP" curl -fs -o /dev/null http://127.0.0.1:18090/q/health
+pom="$root/marketplace-api/pom.xml"
+pom_mtime=$(stat -c %Y "$pom")
+touch "$pom" # make the build look stale
 run "$tensafe" up --detach
+touch -d "@$pom_mtime" "$pom"
 check "a second up is harmless" bash -c "[ $(rc) = 0 ] && grep -q 'already running' '$err'"
+check "a second up does not rebuild under running services" grep -q "running on the previous build" "$err"
 run "$tensafe" down
 check "down stops both services" \
   bash -c "[ $(rc) = 0 ] && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health && ! curl -fs -o /dev/null http://127.0.0.1:18090/q/health"
