@@ -40,7 +40,7 @@ public final class CoefficientEncoder {
     List<Modulus> moduli = p.moduli().subList(0, limbs);
     double logQ = 0;
     for (Modulus q : moduli) {
-      logQ += Math.log(q.value()) / Math.log(2);
+      logQ += q.log2();
     }
     double limit = Math.pow(2, logQ - 2);
     long[][] residues = new long[limbs][n];

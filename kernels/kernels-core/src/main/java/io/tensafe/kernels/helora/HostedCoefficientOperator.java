@@ -3,7 +3,6 @@ package io.tensafe.kernels.helora;
 import io.tensafe.kernels.ckks.CoefficientEncoder;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.CoefficientExtractor;
-import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Encryptor;
@@ -54,7 +53,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     this.parameters = parameters;
     this.random = random;
     this.secretKey = KeyGenerator.secretKey(parameters, random);
-    double logQ = Math.log(parameters.moduli().getFirst().value()) / Math.log(2);
+    double logQ = parameters.moduli().getFirst().log2();
     this.halfBudget = Math.pow(2, (logQ - 2) / 2);
   }
 
@@ -63,17 +62,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
       double scale,
       List<ShoupPlaintext> plaintexts,
       HostedCoefficientOperator owner)
-      implements PreparedSite {
-    @Override
-    public int rank() {
-      return layout.rank();
-    }
-
-    @Override
-    public int dimension() {
-      return layout.dimension();
-    }
-  }
+      implements CoefficientSite {}
 
   @Override
   public PreparedSite prepare(double[][] a) {
@@ -127,8 +116,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     CoefficientLayout layout = site.layout();
     boolean extract = extractionIsCheaper(layout);
     List<CoefficientExtractor> extractors = extractorsByDimension.get(layout.dimension());
-    Modulus q = parameters.moduli().getFirst();
-    long modulus = q.value();
+    long modulus = parameters.moduli().getFirst().value();
     double[][] outputs = new double[inputs.length][layout.rank()];
     long extractions = 0;
     long inverseNtts = 0;

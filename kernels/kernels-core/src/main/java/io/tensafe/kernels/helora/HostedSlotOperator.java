@@ -44,7 +44,7 @@ public final class HostedSlotOperator implements HeLoraOperator {
     this.parameters = parameters;
     this.random = random;
     this.secretKey = KeyGenerator.secretKey(parameters, random);
-    double logQ = Math.log(parameters.moduli().getFirst().value()) / Math.log(2);
+    double logQ = parameters.moduli().getFirst().log2();
     this.halfBudget = Math.pow(2, (logQ - 3) / 2);
   }
 

@@ -53,17 +53,7 @@ public final class PrivateNodeOperator {
       List<Plaintext> plaintexts,
       List<BigInteger> floodBounds,
       PrivateNodeOperator owner)
-      implements PreparedSite {
-    @Override
-    public int rank() {
-      return layout.rank();
-    }
-
-    @Override
-    public int dimension() {
-      return layout.dimension();
-    }
-  }
+      implements CoefficientSite {}
 
   /** Packs A; Δa is chosen so that {@code Δa·max_i ‖A_i‖₁ = 2^30}. */
   public PreparedSite prepare(double[][] a) {

@@ -92,7 +92,7 @@ public final class Parameters {
     List<Modulus> moduli = generatePrimes(spec);
     double logQ = 0;
     for (Modulus q : moduli) {
-      logQ += Math.log(q.value()) / Math.log(2);
+      logQ += q.log2();
     }
     int maxLogQ = SecurityTable.maxLogQ128(spec.logN());
     if (enforceSecurity && logQ > maxLogQ) {

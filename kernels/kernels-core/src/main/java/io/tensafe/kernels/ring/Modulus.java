@@ -49,6 +49,11 @@ public record Modulus(long value, long barrettHigh, long barrettLow) {
     return 64 - Long.numberOfLeadingZeros(value);
   }
 
+  /** log2 q, as a real number. Range: (1, MAX_BITS]. */
+  public double log2() {
+    return Math.log(value) / Math.log(2);
+  }
+
   /** {@code (a + b) mod q} for reduced {@code a, b}. */
   public long add(long a, long b) {
     assert isReduced(a) && isReduced(b);

@@ -22,13 +22,13 @@ public final class KeyGenerator {
     Parameters p = secretKey.parameters();
     byte[] seed = new byte[Samplers.SEED_BYTES];
     random.nextBytes(seed);
-    RnsPoly a = Samplers.uniformFromSeed(seed, PublicKey.SEED_DOMAIN, p.moduli(), p.ringDegree());
+    RnsPoly a = PublicKey.expandA(p, seed);
     RnsPoly b = a.copy();
     b.multiplyInPlace(secretKey.ntt(), p.moduli());
     b.negateInPlace(p.moduli());
     RnsPoly e = RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), p.moduli());
     e.toNttInPlace(p.ntts());
     b.addInPlace(e, p.moduli());
-    return new PublicKey(p, b, seed);
+    return new PublicKey(p, b, seed, a);
   }
 }

@@ -16,12 +16,22 @@ public final class PublicKey {
   private final byte[] seed;
   private final RnsPoly a;
 
-  PublicKey(Parameters parameters, RnsPoly b, byte[] seed) {
+  /** A key whose {@code a} has already been expanded from {@code seed}. */
+  PublicKey(Parameters parameters, RnsPoly b, byte[] seed, RnsPoly a) {
     this.parameters = parameters;
     this.b = b;
     this.seed = seed.clone();
-    this.a =
-        Samplers.uniformFromSeed(seed, SEED_DOMAIN, parameters.moduli(), parameters.ringDegree());
+    this.a = a;
+  }
+
+  /** A key read back from {@code b} and the seed: expands {@code a}. */
+  static PublicKey fromSeed(Parameters parameters, RnsPoly b, byte[] seed) {
+    return new PublicKey(parameters, b, seed, expandA(parameters, seed));
+  }
+
+  static RnsPoly expandA(Parameters parameters, byte[] seed) {
+    return Samplers.uniformFromSeed(
+        seed, SEED_DOMAIN, parameters.moduli(), parameters.ringDegree());
   }
 
   public Parameters parameters() {

@@ -100,7 +100,7 @@ public final class RlweCodec {
     requireExactly(in, Samplers.SEED_BYTES + 8L * p.ringDegree() * p.limbCount(), "public key");
     byte[] seed = new byte[Samplers.SEED_BYTES];
     in.get(seed);
-    return new PublicKey(p, readLimbs(in, p, p.limbCount(), "b"), seed);
+    return PublicKey.fromSeed(p, readLimbs(in, p, p.limbCount(), "b"), seed);
   }
 
   /** The owner's copy of a secret key. Never send these bytes anywhere. */

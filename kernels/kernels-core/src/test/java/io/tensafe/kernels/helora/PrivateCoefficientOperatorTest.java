@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tensafe.kernels.ChiSquare;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Decryptor;
@@ -85,25 +86,16 @@ class PrivateCoefficientOperatorTest {
     }
     long[] h1 = histogram(nonOutputResidues(operator, a1, x), q);
     long[] h2 = histogram(nonOutputResidues(operator, a2, x), q);
-    long n1 = Arrays.stream(h1).sum();
-    long n2 = Arrays.stream(h2).sum();
-    double uniform1 = 0;
-    double uniform2 = 0;
-    double twoSample = 0;
-    for (int b = 0; b < BUCKETS; b++) {
-      double e1 = n1 / (double) BUCKETS;
-      double e2 = n2 / (double) BUCKETS;
-      uniform1 += (h1[b] - e1) * (h1[b] - e1) / e1;
-      uniform2 += (h2[b] - e2) * (h2[b] - e2) / e2;
-      double pooled = (h1[b] + h2[b]) / (double) (n1 + n2);
-      twoSample +=
-          Math.pow(h1[b] - n1 * pooled, 2) / (n1 * pooled)
-              + Math.pow(h2[b] - n2 * pooled, 2) / (n2 * pooled);
-    }
-    // 0.1% critical value of chi-square with 15 degrees of freedom.
-    assertTrue(uniform1 < 37.7, "non-outputs with A1 not uniform: " + uniform1);
-    assertTrue(uniform2 < 37.7, "non-outputs with A2 not uniform: " + uniform2);
-    assertTrue(twoSample < 37.7, "non-output distribution changes with A: " + twoSample);
+    double uniform1 = ChiSquare.againstUniform(h1);
+    double uniform2 = ChiSquare.againstUniform(h2);
+    double twoSample = ChiSquare.twoSample(h1, h2);
+    assertTrue(
+        uniform1 < ChiSquare.CRITICAL_15_DOF, "non-outputs with A1 not uniform: " + uniform1);
+    assertTrue(
+        uniform2 < ChiSquare.CRITICAL_15_DOF, "non-outputs with A2 not uniform: " + uniform2);
+    assertTrue(
+        twoSample < ChiSquare.CRITICAL_15_DOF,
+        "non-output distribution changes with A: " + twoSample);
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tensafe.kernels.ChiSquare;
 import io.tensafe.kernels.TestRandoms;
 import java.util.Arrays;
 import java.util.List;
@@ -17,17 +18,14 @@ class SamplersTest {
   @Test
   void ternary_manySamples_uniformOverMinusOneZeroOne() {
     long[] s = Samplers.ternary(SAMPLES, TestRandoms.seeded(1));
-    int[] counts = new int[3];
+    long[] counts = new long[3];
     for (long v : s) {
       counts[(int) v + 1]++;
     }
-    double expected = SAMPLES / 3.0;
-    double chiSquare = 0;
-    for (int c : counts) {
-      chiSquare += (c - expected) * (c - expected) / expected;
-    }
+    double chiSquare = ChiSquare.againstUniform(counts);
     assertTrue(
-        chiSquare < 13.8, "chi-square " + chiSquare + " over the 0.1% critical value (2 dof)");
+        chiSquare < ChiSquare.CRITICAL_2_DOF,
+        "chi-square " + chiSquare + " over the 0.1% critical value (2 dof)");
   }
 
   @Test
@@ -71,18 +69,15 @@ class SamplersTest {
   void uniformFromSeed_residues_inRangeAndSpreadOverIt() {
     Modulus q = Modulus.of(Primes.nttPrimes(40, 1 << 14, 1).getFirst());
     RnsPoly a = Samplers.uniformFromSeed(new byte[32], 0, List.of(q), 1 << 14);
-    int[] buckets = new int[16];
+    long[] buckets = new long[16];
     for (long v : a.limb(0)) {
       assertTrue(v >= 0 && v < q.value());
       buckets[(int) (v / (q.value() / 16 + 1))]++;
     }
-    double expected = (1 << 14) / 16.0;
-    double chiSquare = 0;
-    for (int c : buckets) {
-      chiSquare += (c - expected) * (c - expected) / expected;
-    }
+    double chiSquare = ChiSquare.againstUniform(buckets);
     assertTrue(
-        chiSquare < 37.7, "chi-square " + chiSquare + " over the 0.1% critical value (15 dof)");
+        chiSquare < ChiSquare.CRITICAL_15_DOF,
+        "chi-square " + chiSquare + " over the 0.1% critical value (15 dof)");
   }
 
   @Test
