@@ -45,8 +45,8 @@ public final class PrivateCoefficientOperator implements HeLoraOperator {
     }
     long products = (long) inputs.length * layout.plaintextCount();
     int limbs = client.parameters().limbCount();
-    // Per product: u, e0, e1 and the mask M are taken to NTT form over every limb.
-    long forward = inputs.length * (long) limbs + products * 4L * limbs;
+    // Per product: u, e0 + M and e1 are taken to NTT form over every limb.
+    long forward = inputs.length * (long) limbs + products * 3L * limbs;
     long extractions = (long) inputs.length * layout.rank() * limbs;
     return new HeLoraResult(
         outputs,

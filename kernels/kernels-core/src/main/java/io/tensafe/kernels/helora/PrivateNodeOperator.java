@@ -98,10 +98,10 @@ public final class PrivateNodeOperator {
     List<Ciphertext> outputs = new ArrayList<>(site.plaintexts().size());
     for (int p = 0; p < site.plaintexts().size(); p++) {
       Ciphertext product = Evaluator.multiplyPlain(input, site.plaintexts().get(p));
-      RnsPoly mask = maskPolynomial(site, p);
-      mask.toNttInPlace(parameters.ntts());
+      // M joins e0 in coefficient form, so it costs no transform of its own.
       Ciphertext maskEncryption =
-          Encryptor.encrypt(new Plaintext(mask, product.scale()), clientKey, random);
+          Encryptor.encryptCoefficients(
+              maskPolynomial(site, p), product.scale(), clientKey, random);
       outputs.add(Evaluator.add(product, maskEncryption));
     }
     return outputs;

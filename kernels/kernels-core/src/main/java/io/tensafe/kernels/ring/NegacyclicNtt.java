@@ -117,7 +117,8 @@ public final class NegacyclicNtt {
     checkLength(a);
     final long q = modulus.value();
     final long twoQ = 2 * q;
-    for (int m = 1, t = degree >>> 1; m < degree; m <<= 1, t >>>= 1) {
+    int m = 1;
+    for (int t = degree >>> 1; t > 2; m <<= 1, t >>>= 1) {
       for (int i = 0; i < m; i++) {
         final long w = rootPowers[m + i];
         final long wShoup = rootPowersShoup[m + i];
@@ -132,6 +133,36 @@ public final class NegacyclicNtt {
           a[j + t] = x - product + twoQ; // (0, 4q)
         }
       }
+    }
+    if (m < degree / 2) {
+      // Stage t = 2: two butterflies per twiddle.
+      for (int i = 0, j = 0; i < m; i++, j += 4) {
+        final long w = rootPowers[m + i];
+        final long wShoup = rootPowersShoup[m + i];
+        long x0 = a[j];
+        long x1 = a[j + 1];
+        long y0 = a[j + 2];
+        long y1 = a[j + 3];
+        x0 = x0 >= twoQ ? x0 - twoQ : x0;
+        x1 = x1 >= twoQ ? x1 - twoQ : x1;
+        long p0 = y0 * w - Math.unsignedMultiplyHigh(y0, wShoup) * q;
+        long p1 = y1 * w - Math.unsignedMultiplyHigh(y1, wShoup) * q;
+        a[j] = x0 + p0;
+        a[j + 1] = x1 + p1;
+        a[j + 2] = x0 - p0 + twoQ;
+        a[j + 3] = x1 - p1 + twoQ;
+      }
+      m <<= 1;
+    }
+    // Last stage (t = 1): butterflies on adjacent pairs, one twiddle each.
+    for (int i = 0, j = 0; i < m; i++, j += 2) {
+      long x = a[j];
+      x = x >= twoQ ? x - twoQ : x;
+      long y = a[j + 1];
+      long product =
+          y * rootPowers[m + i] - Math.unsignedMultiplyHigh(y, rootPowersShoup[m + i]) * q;
+      a[j] = x + product;
+      a[j + 1] = x - product + twoQ;
     }
   }
 
@@ -156,7 +187,20 @@ public final class NegacyclicNtt {
     checkLength(a);
     final long q = modulus.value();
     final long twoQ = 2 * q;
-    for (int m = degree >>> 1, t = 1; m >= 1; m >>>= 1, t <<= 1) {
+    // First stage (t = 1): butterflies on adjacent pairs, one twiddle each.
+    int m = degree >>> 1;
+    for (int i = 0, j = 0; i < m; i++, j += 2) {
+      long x = a[j];
+      long y = a[j + 1];
+      long sum = x + y;
+      a[j] = sum >= twoQ ? sum - twoQ : sum;
+      long difference = x - y + twoQ;
+      a[j + 1] =
+          difference * inverseRootPowers[m + i]
+              - Math.unsignedMultiplyHigh(difference, inverseRootPowersShoup[m + i]) * q;
+    }
+    m >>>= 1;
+    for (int t = 2; m >= 1; m >>>= 1, t <<= 1) {
       for (int i = 0; i < m; i++) {
         final long w = inverseRootPowers[m + i];
         final long wShoup = inverseRootPowersShoup[m + i];

@@ -19,6 +19,7 @@ class NegacyclicNttTest {
   static Stream<Arguments> smallRings() {
     return Stream.of(
         Arguments.of(2, 30),
+        Arguments.of(4, 30),
         Arguments.of(8, 40),
         Arguments.of(16, 60),
         Arguments.of(256, 50),
