@@ -1,0 +1,124 @@
+package io.tensafe.tgsp.manifest;
+
+import io.tensafe.tgsp.peft.ScalingRule;
+import io.tensafe.tgsp.safetensors.DType;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a TGSP v2 package declares about its adapter, signed with it. {@link ManifestCodec} is the
+ * only way to and from bytes: one canonical JSON encoding, every field checked (see {@code
+ * docs/tgsp-v2.md} for the schema with types and units). Fractional quantities are exact decimals.
+ */
+public record Manifest(
+    String packageId,
+    Adapter adapter,
+    Creator creator,
+    BaseModel baseModel,
+    Lora lora,
+    Routing routing,
+    Price price,
+    String licence,
+    DpPolicy dpPolicy,
+    Optional<TrainingDpCertificate> trainingDpCertificate,
+    Payload payload,
+    Instant createdAt) {
+
+  /** The value of the manifest's {@code format} field. */
+  public static final String FORMAT = "tgsp/2";
+
+  /** Adapter id (lowercase, [a-z0-9._-], ≤ 64) and semantic version (MAJOR.MINOR.PATCH). */
+  public record Adapter(String id, String version) {}
+
+  /** Creator id and the key id ({@code CreatorPublicKey.keyId()}) that signed the package. */
+  public record Creator(String id, String keyId) {}
+
+  /**
+   * The base model the adapter was trained for, e.g. "Qwen/Qwen2.5-1.5B", and optionally the
+   * SHA-256 (hex) of its {@code config.json}.
+   */
+  public record BaseModel(String id, Optional<String> configSha256) {}
+
+  /**
+   * LoRA hyper-parameters and tensors.
+   *
+   * @param rank r, in [1, 4096]
+   * @param alpha lora_alpha, > 0
+   * @param targetModules module names adapted (sorted, distinct), e.g. [q_proj, v_proj]
+   * @param tensors every tensor of the payload, sorted by name
+   * @param rankReduction present when {@code pack --rank} reduced the creator's rank
+   */
+  public record Lora(
+      int rank,
+      BigDecimal alpha,
+      ScalingRule scaling,
+      List<String> targetModules,
+      List<TensorShape> tensors,
+      Optional<RankReduction> rankReduction) {
+    public Lora {
+      targetModules = List.copyOf(targetModules);
+      tensors = List.copyOf(tensors);
+    }
+  }
+
+  /** One payload tensor: name, element type and shape. */
+  public record TensorShape(String name, DType dtype, List<Long> shape) {
+    public TensorShape {
+      shape = List.copyOf(shape);
+    }
+  }
+
+  /**
+   * Pack-time rank reduction: the creator's rank and, per site, the share of {@code ‖B·A‖_F²} kept
+   * (in (0, 1]).
+   */
+  public record RankReduction(int originalRank, List<SiteEnergy> sites) {
+    public RankReduction {
+      sites = List.copyOf(sites);
+    }
+  }
+
+  /** Retained energy of one site, in (0, 1], as an exact decimal rounded to 6 places. */
+  public record SiteEnergy(String site, BigDecimal retainedEnergy) {}
+
+  /** Step-gate routing: keywords or phrases (lowercase, 1–64 of them) and a domain. */
+  public record Routing(List<String> keywords, String domain) {
+    public Routing {
+      keywords = List.copyOf(keywords);
+    }
+  }
+
+  /**
+   * Price per 1000 tokens, in integer micro-units (10^-6) of an ISO 4217 currency.
+   *
+   * @param promptMicrosPer1kTokens in [0, 2^53 - 1]
+   * @param completionMicrosPer1kTokens in [0, 2^53 - 1]
+   */
+  public record Price(
+      String currency, long promptMicrosPer1kTokens, long completionMicrosPer1kTokens) {}
+
+  /**
+   * The differential-privacy policy clients are held to (Gaussian mechanism on clipped inputs).
+   *
+   * @param clipNorm L2 clip norm C, > 0
+   * @param noiseMultiplier σ/C, > 0
+   * @param delta δ, in (0, 10^-3]
+   * @param epsilonBudgetPerPeriod the ε a client may spend per period, > 0
+   * @param periodDays the budget period, in days, [1, 366]
+   */
+  public record DpPolicy(
+      BigDecimal clipNorm,
+      BigDecimal noiseMultiplier,
+      BigDecimal delta,
+      BigDecimal epsilonBudgetPerPeriod,
+      int periodDays) {}
+
+  /** The creator's claim about DP training (ε, δ, mechanism and accountant), as stated. */
+  public record TrainingDpCertificate(
+      BigDecimal epsilon, BigDecimal delta, String mechanism, String accountant, long steps) {}
+
+  /** The plaintext payload: a safetensors file of {@code plaintextBytes} with this SHA-256. */
+  public record Payload(long plaintextBytes, String plaintextSha256) {}
+}
