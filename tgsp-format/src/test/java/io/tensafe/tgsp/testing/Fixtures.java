@@ -1,0 +1,128 @@
+package io.tensafe.tgsp.testing;
+
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import io.tensafe.tgsp.manifest.Manifest;
+import io.tensafe.tgsp.packaging.PackOptions;
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.safetensors.SafetensorsWriter;
+import io.tensafe.tgsp.safetensors.Tensor;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.SplittableRandom;
+
+/** Deterministic test inputs: seeded randomness, keys, PEFT folders and pack options. */
+public final class Fixtures {
+  private Fixtures() {}
+
+  /**
+   * A deterministic SecureRandom for tests only: the same seed always gives the same keys, nonces
+   * and signatures (SHA1PRNG is deterministic when seeded before first use).
+   */
+  public static SecureRandom deterministicRandomForTesting(long seed) {
+    try {
+      SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
+      r.setSeed(seed);
+      return r;
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static CreatorKeyPair creator(long seed) {
+    return CreatorKeyPair.generate("acme-labs", deterministicRandomForTesting(seed));
+  }
+
+  public static FleetKeyPair fleet(long seed) {
+    return FleetKeyPair.generate("fleet-eu", deterministicRandomForTesting(seed));
+  }
+
+  /**
+   * Writes a PEFT LoRA folder with {@code layers} layers × {q_proj, v_proj}, hidden size {@code
+   * hidden}, rank {@code rank}, Gaussian weights from {@code seed}.
+   */
+  public static Path peftFolder(Path dir, int layers, int hidden, int rank, DType dtype, long seed)
+      throws IOException {
+    Files.createDirectories(dir);
+    SplittableRandom random = new SplittableRandom(seed);
+    List<Tensor> tensors = new ArrayList<>();
+    for (int layer = 0; layer < layers; layer++) {
+      for (String module : List.of("q_proj", "v_proj")) {
+        String site = "base_model.model.model.layers." + layer + ".self_attn." + module;
+        tensors.add(
+            Tensor.of(
+                site + ".lora_A.weight",
+                dtype,
+                List.of((long) rank, (long) hidden),
+                gaussian(random, rank * hidden, 0.02)));
+        tensors.add(
+            Tensor.of(
+                site + ".lora_B.weight",
+                dtype,
+                List.of((long) hidden, (long) rank),
+                gaussian(random, hidden * rank, 0.02)));
+      }
+    }
+    try (OutputStream out = Files.newOutputStream(dir.resolve("adapter_model.safetensors"))) {
+      SafetensorsWriter.write(tensors, Map.of("format", "pt"), out);
+    }
+    Files.writeString(
+        dir.resolve("adapter_config.json"),
+        """
+        {
+          "peft_type": "LORA",
+          "task_type": "CAUSAL_LM",
+          "base_model_name_or_path": "Qwen/Qwen2.5-0.5B",
+          "r": %d,
+          "lora_alpha": 32,
+          "lora_dropout": 0.05,
+          "use_rslora": false,
+          "use_dora": false,
+          "bias": "none",
+          "modules_to_save": null,
+          "target_modules": ["q_proj", "v_proj"]
+        }
+        """
+            .formatted(rank),
+        StandardCharsets.UTF_8);
+    return dir;
+  }
+
+  private static double[] gaussian(SplittableRandom random, int n, double sigma) {
+    double[] v = new double[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = random.nextGaussian() * sigma;
+    }
+    return v;
+  }
+
+  /** Options as the CLI example in the issue gives them. */
+  public static PackOptions options(OptionalInt targetRank) {
+    return new PackOptions(
+        "0b5c6a9e-4f0e-4c1a-9d8e-2a7b3c4d5e6f",
+        new Manifest.Adapter("banking-helper", "1.0.0"),
+        Optional.empty(),
+        Optional.empty(),
+        new Manifest.Routing(List.of("bank", "mortgage", "interest rate"), "finance"),
+        new Manifest.Price("USD", 1500, 2000),
+        "proprietary",
+        new Manifest.DpPolicy(
+            BigDecimal.ONE, new BigDecimal("1.1"), new BigDecimal("0.00001"), BigDecimal.TEN, 30),
+        Optional.empty(),
+        targetRank,
+        4096,
+        Instant.parse("2026-11-22T12:00:00Z"));
+  }
+}
