@@ -4,24 +4,17 @@ import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.PackOptions;
+import io.tensafe.tgsp.peft.SyntheticAdapter;
 import io.tensafe.tgsp.safetensors.DType;
-import io.tensafe.tgsp.safetensors.SafetensorsWriter;
-import io.tensafe.tgsp.safetensors.Tensor;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.SplittableRandom;
 
 /** Deterministic test inputs: seeded randomness, keys, PEFT folders and pack options. */
 public final class Fixtures {
@@ -55,57 +48,9 @@ public final class Fixtures {
    */
   public static Path peftFolder(Path dir, int layers, int hidden, int rank, DType dtype, long seed)
       throws IOException {
-    Files.createDirectories(dir);
-    SplittableRandom random = new SplittableRandom(seed);
-    List<Tensor> tensors = new ArrayList<>();
-    for (int layer = 0; layer < layers; layer++) {
-      for (String module : List.of("q_proj", "v_proj")) {
-        String site = "base_model.model.model.layers." + layer + ".self_attn." + module;
-        tensors.add(
-            Tensor.of(
-                site + ".lora_A.weight",
-                dtype,
-                List.of((long) rank, (long) hidden),
-                gaussian(random, rank * hidden, 0.02)));
-        tensors.add(
-            Tensor.of(
-                site + ".lora_B.weight",
-                dtype,
-                List.of((long) hidden, (long) rank),
-                gaussian(random, hidden * rank, 0.02)));
-      }
-    }
-    try (OutputStream out = Files.newOutputStream(dir.resolve("adapter_model.safetensors"))) {
-      SafetensorsWriter.write(tensors, Map.of("format", "pt"), out);
-    }
-    Files.writeString(
-        dir.resolve("adapter_config.json"),
-        """
-        {
-          "peft_type": "LORA",
-          "task_type": "CAUSAL_LM",
-          "base_model_name_or_path": "Qwen/Qwen2.5-0.5B",
-          "r": %d,
-          "lora_alpha": 32,
-          "lora_dropout": 0.05,
-          "use_rslora": false,
-          "use_dora": false,
-          "bias": "none",
-          "modules_to_save": null,
-          "target_modules": ["q_proj", "v_proj"]
-        }
-        """
-            .formatted(rank),
-        StandardCharsets.UTF_8);
-    return dir;
-  }
-
-  private static double[] gaussian(SplittableRandom random, int n, double sigma) {
-    double[] v = new double[n];
-    for (int i = 0; i < n; i++) {
-      v[i] = random.nextGaussian() * sigma;
-    }
-    return v;
+    return new SyntheticAdapter(
+            layers, hidden, rank, 32, List.of("q_proj", "v_proj"), dtype, "Qwen/Qwen2.5-0.5B")
+        .write(dir, seed);
   }
 
   /** Options as the CLI example in the issue gives them. */

@@ -1,0 +1,205 @@
+package io.tensafe.tgsp.cli;
+
+import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetPublicKey;
+import io.tensafe.tgsp.crypto.Frames;
+import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.crypto.PayloadCipher;
+import io.tensafe.tgsp.manifest.Manifest;
+import io.tensafe.tgsp.packaging.AdapterPacker;
+import io.tensafe.tgsp.packaging.PackOptions;
+import io.tensafe.tgsp.peft.PeftAdapter;
+import io.tensafe.tgsp.peft.RankReducer;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tgsp pack}: PEFT folder → signed, encrypted TGSP v2 file. */
+@Command(
+    name = "pack",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Package a PEFT LoRA folder (adapter_config.json + adapter_model.safetensors) as a TGSP v2",
+      "file: signed with your creator key, encrypted to one or more node fleets."
+    })
+final class PackCommand implements Callable<Integer> {
+  @Option(names = "--peft", required = true, description = "the PEFT adapter folder")
+  Path peft;
+
+  @Option(names = "--creator-key", required = true, description = "your creator.key")
+  Path creatorKey;
+
+  @Option(
+      names = "--recipient",
+      required = true,
+      description = "a fleet.pub to encrypt to (repeat for several fleets)")
+  List<Path> recipients;
+
+  @Option(names = "--adapter-id", required = true, description = "adapter id, e.g. banking-helper")
+  String adapterId;
+
+  @Option(names = "--version", required = true, description = "semantic version, e.g. 1.0.0")
+  String version;
+
+  @Option(
+      names = "--base-model",
+      description = "base model id (default: the config's base_model_name_or_path)")
+  String baseModel;
+
+  @Option(
+      names = "--base-model-config",
+      description = "the base model's config.json, whose SHA-256 the manifest records")
+  Path baseModelConfig;
+
+  @Option(
+      names = "--price-prompt",
+      required = true,
+      description = "price per 1000 prompt tokens, in micro-units of the currency")
+  long pricePrompt;
+
+  @Option(
+      names = "--price-completion",
+      required = true,
+      description = "price per 1000 completion tokens, in micro-units of the currency")
+  long priceCompletion;
+
+  @Option(names = "--currency", defaultValue = "USD", description = "ISO 4217 (default: USD)")
+  String currency;
+
+  @Option(
+      names = "--keywords",
+      required = true,
+      description = "comma-separated routing keywords or phrases")
+  String keywords;
+
+  @Option(names = "--domain", required = true, description = "routing domain, e.g. finance")
+  String domain;
+
+  @Option(
+      names = "--licence",
+      defaultValue = "proprietary",
+      description = "licence text or SPDX id (default: ${DEFAULT-VALUE})")
+  String licence;
+
+  @Option(names = "--clip-norm", defaultValue = "1", description = "DP clip norm C (default: 1)")
+  BigDecimal clipNorm;
+
+  @Option(
+      names = "--noise-multiplier",
+      defaultValue = "1.1",
+      description = "DP noise multiplier σ/C (default: 1.1)")
+  BigDecimal noiseMultiplier;
+
+  @Option(names = "--delta", defaultValue = "0.00001", description = "DP δ (default: 0.00001)")
+  BigDecimal delta;
+
+  @Option(
+      names = "--epsilon-budget",
+      defaultValue = "10",
+      description = "ε a client may spend per period (default: 10)")
+  BigDecimal epsilonBudget;
+
+  @Option(
+      names = "--period-days",
+      defaultValue = "30",
+      description = "DP budget period in days (default: 30)")
+  int periodDays;
+
+  @Option(
+      names = "--rank",
+      description = "reduce every site to this rank by truncated SVD (must be below the adapter's)")
+  Integer rank;
+
+  @Option(
+      names = "--chunk-size",
+      defaultValue = "1048576",
+      description = "plaintext bytes per encrypted chunk (default: 1 MiB)")
+  int chunkSize;
+
+  @Option(names = "--out", required = true, description = "the .tgsp file to write")
+  Path out;
+
+  @Override
+  public Integer call() throws IOException, TgspException {
+    CreatorKeyPair creator = KeyFiles.readCreatorPrivate(creatorKey);
+    List<FleetPublicKey> fleets = new ArrayList<>();
+    for (Path r : recipients) {
+      fleets.add(KeyFiles.readFleetPublic(r));
+    }
+    PayloadCipher.requireChunkSize(chunkSize);
+    Optional<String> configHash = Optional.empty();
+    if (baseModelConfig != null) {
+      configHash = Optional.of(Frames.hex(Frames.sha256(Files.readAllBytes(baseModelConfig))));
+    }
+    PackOptions options =
+        new PackOptions(
+            UUID.randomUUID().toString(),
+            new Manifest.Adapter(adapterId, version),
+            Optional.ofNullable(baseModel),
+            configHash,
+            new Manifest.Routing(splitKeywords(keywords), domain),
+            new Manifest.Price(currency, pricePrompt, priceCompletion),
+            licence,
+            new Manifest.DpPolicy(clipNorm, noiseMultiplier, delta, epsilonBudget, periodDays),
+            Optional.empty(),
+            rank == null ? OptionalInt.empty() : OptionalInt.of(rank),
+            chunkSize,
+            Instant.now());
+    long size = Files.size(peft.resolve(PeftAdapter.WEIGHTS_FILE));
+    ProgressBar bar = new ProgressBar("pack", size);
+    AdapterPacker.PackResult result =
+        AdapterPacker.pack(peft, options, creator, fleets, new SecureRandom(), out, bar);
+    bar.finish(result.manifest().payload().plaintextBytes());
+    result
+        .reduction()
+        .ifPresent(
+            r -> {
+              System.out.println(
+                  "rank "
+                      + result.manifest().lora().rankReduction().get().originalRank()
+                      + " -> "
+                      + r.config().rank()
+                      + "; retained energy per site:");
+              for (RankReducer.SiteEnergy e : r.energies()) {
+                System.out.printf(Locale.ROOT, "  %-70s %.6f%n", e.site(), e.retainedEnergy());
+              }
+            });
+    Manifest m = result.manifest();
+    System.out.printf(
+        Locale.ROOT,
+        "packed %s@%s (rank %d, %d tensors, %d bytes) signed by %s/%s for %d fleet(s) -> %s%n",
+        m.adapter().id(),
+        m.adapter().version(),
+        m.lora().rank(),
+        m.lora().tensors().size(),
+        m.payload().plaintextBytes(),
+        m.creator().id(),
+        m.creator().keyId(),
+        fleets.size(),
+        out);
+    return 0;
+  }
+
+  /** "Bank, Mortgage ,interest rate" → [bank, mortgage, interest rate]. */
+  static List<String> splitKeywords(String csv) {
+    return Arrays.stream(csv.split(","))
+        .map(k -> k.trim().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT))
+        .filter(k -> !k.isEmpty())
+        .toList();
+  }
+}
