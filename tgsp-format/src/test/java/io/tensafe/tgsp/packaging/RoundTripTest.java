@@ -32,7 +32,7 @@ class RoundTripTest {
     Path file = dir.resolve("a.tgsp");
     AdapterPacker.pack(
         peft,
-        Fixtures.options(OptionalInt.empty()),
+        Fixtures.options(OptionalInt.empty(), 4096),
         creator,
         List.of(fleet.publicKey()),
         Fixtures.deterministicRandomForTesting(3),

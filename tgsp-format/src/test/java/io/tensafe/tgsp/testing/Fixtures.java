@@ -54,7 +54,7 @@ public final class Fixtures {
   }
 
   /** Options as the CLI example in the issue gives them. */
-  public static PackOptions options(OptionalInt targetRank) {
+  public static PackOptions options(OptionalInt targetRank, int chunkSize) {
     return new PackOptions(
         "0b5c6a9e-4f0e-4c1a-9d8e-2a7b3c4d5e6f",
         new Manifest.Adapter("banking-helper", "1.0.0"),
@@ -67,7 +67,7 @@ public final class Fixtures {
             BigDecimal.ONE, new BigDecimal("1.1"), new BigDecimal("0.00001"), BigDecimal.TEN, 30),
         Optional.empty(),
         targetRank,
-        4096,
+        chunkSize,
         Instant.parse("2026-11-22T12:00:00Z"));
   }
 }
