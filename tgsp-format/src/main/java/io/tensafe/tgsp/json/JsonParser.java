@@ -23,6 +23,9 @@ import java.util.Map;
  * instance per parse (or the static {@link #parse}).
  */
 public final class JsonParser {
+  /** Largest decimal exponent magnitude accepted, so no later conversion can blow up. */
+  public static final int MAX_EXPONENT = 1000;
+
   private final String what;
   private final JsonLimits limits;
   private final String text;
@@ -254,7 +257,12 @@ public final class JsonParser {
       position = start;
       throw error("number literal longer than " + limits.maxNumberChars() + " characters");
     }
-    return new JsonNumber(new BigDecimal(text.substring(start, position)));
+    BigDecimal value = new BigDecimal(text.substring(start, position));
+    if (Math.abs((long) value.scale()) > MAX_EXPONENT) {
+      position = start;
+      throw error("number exponent beyond ±" + MAX_EXPONENT);
+    }
+    return new JsonNumber(value);
   }
 
   private boolean digits() {
