@@ -13,16 +13,15 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.SingularOps_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
-import org.ejml.interfaces.decomposition.QRDecomposition;
 import org.ejml.interfaces.decomposition.SingularValueDecomposition_F64;
 
 /**
  * Replaces each site's {@code s·B·A} by its best rank-K approximation in the Frobenius norm
- * (Eckart–Young), without ever forming the out×in product: with thin QR factorisations {@code B =
- * Q_B R_B} and {@code Aᵀ = Q_A R_A}, {@code B·A = Q_B (R_B R_Aᵀ) Q_Aᵀ}, so the SVD of the small r×r
- * core {@code U Σ Vᵀ} gives the truncation {@code B' = c · Q_B U_K Σ_K^½}, {@code A' = Σ_K^½ V_Kᵀ
- * Q_Aᵀ}. The factor {@code c = s(α, r) / s(α, K)} keeps the adapter's effective delta: PEFT will
- * scale the new pair by {@code s(α, K)} (α/K, or α/√K under rsLoRA). Tensors keep their dtype.
+ * (Eckart–Young), without ever forming the out×in product: with the compact SVD {@code B = U_B W_B
+ * V_Bᵀ}, {@code B·A = U_B M} where {@code M = W_B V_Bᵀ A} is r×in, and the SVD {@code M = U Σ Vᵀ}
+ * gives the truncation {@code B' = c · U_B U_K Σ_K^½}, {@code A' = Σ_K^½ V_Kᵀ}. The factor {@code c
+ * = s(α, r) / s(α, K)} keeps the adapter's effective delta: PEFT will scale the new pair by {@code
+ * s(α, K)} (α/K, or α/√K under rsLoRA). Tensors keep their dtype.
  */
 public final class RankReducer {
   private RankReducer() {}
@@ -84,24 +83,22 @@ public final class RankReducer {
       }
       DMatrixRMaj matrixA = new DMatrixRMaj(rank, in, true, a.values());
       DMatrixRMaj matrixB = new DMatrixRMaj(out, rank, true, b.values());
-      DMatrixRMaj[] qrB = thinQr(matrixB);
-      DMatrixRMaj[] qrAt = thinQr(CommonOps_DDRM.transpose(matrixA, null));
-      DMatrixRMaj core = new DMatrixRMaj(rank, rank);
-      CommonOps_DDRM.multTransB(qrB[1], qrAt[1], core); // R_B · R_Aᵀ
-      SingularValueDecomposition_F64<DMatrixRMaj> svd =
-          DecompositionFactory_DDRM.svd(rank, rank, true, true, false);
-      if (!svd.decompose(core)) {
-        throw new UnsupportedAdapterException("SVD did not converge for site " + site.site());
-      }
-      DMatrixRMaj u = svd.getU(null, false);
-      DMatrixRMaj w = svd.getW(null);
-      DMatrixRMaj v = svd.getV(null, false);
+      // B = U_B W_B V_Bᵀ, so B·A = U_B · M with M = W_B V_Bᵀ A (r × in); then M = U_M Σ V_Mᵀ.
+      SingularValueDecomposition_F64<DMatrixRMaj> svdB = svd(matrixB, site.site());
+      DMatrixRMaj wvt = new DMatrixRMaj(rank, rank);
+      CommonOps_DDRM.multTransB(svdB.getW(null), svdB.getV(null, false), wvt);
+      DMatrixRMaj core = new DMatrixRMaj(rank, in);
+      CommonOps_DDRM.mult(wvt, matrixA, core);
+      SingularValueDecomposition_F64<DMatrixRMaj> svdM = svd(core, site.site());
+      DMatrixRMaj u = svdM.getU(null, false);
+      DMatrixRMaj w = svdM.getW(null);
+      DMatrixRMaj v = svdM.getV(null, false);
       SingularOps_DDRM.descendingOrder(u, false, w, v, false);
       double total = 0;
       double kept = 0;
       DMatrixRMaj uK = new DMatrixRMaj(rank, targetRank);
-      DMatrixRMaj vK = new DMatrixRMaj(rank, targetRank);
-      for (int i = 0; i < rank; i++) {
+      DMatrixRMaj vK = new DMatrixRMaj(in, targetRank);
+      for (int i = 0; i < w.numRows; i++) {
         double sigma = w.get(i, i);
         total += sigma * sigma;
         if (i < targetRank) {
@@ -109,14 +106,15 @@ public final class RankReducer {
           double root = Math.sqrt(sigma);
           for (int row = 0; row < rank; row++) {
             uK.set(row, i, u.get(row, i) * root * c);
+          }
+          for (int row = 0; row < in; row++) {
             vK.set(row, i, v.get(row, i) * root);
           }
         }
       }
       DMatrixRMaj newB = new DMatrixRMaj(out, targetRank);
-      CommonOps_DDRM.mult(qrB[0], uK, newB); // c · Q_B U_K Σ_K^½
-      DMatrixRMaj newA = new DMatrixRMaj(targetRank, in);
-      CommonOps_DDRM.multTransAB(vK, qrAt[0], newA); // Σ_K^½ V_Kᵀ Q_Aᵀ
+      CommonOps_DDRM.mult(svdB.getU(null, false), uK, newB); // c · U_B U_M,K Σ_K^½
+      DMatrixRMaj newA = CommonOps_DDRM.transpose(vK, null); // Σ_K^½ V_M,Kᵀ
       tensors.add(retyped(site.a(), List.of((long) targetRank, (long) in), newA));
       tensors.add(retyped(site.b(), List.of((long) out, (long) targetRank), newB));
       energies.add(new SiteEnergy(site.site(), total == 0 ? 1 : kept / total));
@@ -127,13 +125,15 @@ public final class RankReducer {
         energies);
   }
 
-  /** {Q (rows × r), R (r × r)} of a thin QR factorisation; rows ≥ r is not required. */
-  private static DMatrixRMaj[] thinQr(DMatrixRMaj m) {
-    QRDecomposition<DMatrixRMaj> qr = DecompositionFactory_DDRM.qr(m.numRows, m.numCols);
-    if (!qr.decompose(m.copy())) {
-      throw new IllegalStateException("QR decomposition failed");
+  /** A compact SVD of {@code m} (rows ≥ columns or not), with U and V computed. */
+  private static SingularValueDecomposition_F64<DMatrixRMaj> svd(DMatrixRMaj m, String site)
+      throws UnsupportedAdapterException {
+    SingularValueDecomposition_F64<DMatrixRMaj> svd =
+        DecompositionFactory_DDRM.svd(m.numRows, m.numCols, true, true, true);
+    if (!svd.decompose(m.copy())) {
+      throw new UnsupportedAdapterException("SVD did not converge for site " + site);
     }
-    return new DMatrixRMaj[] {qr.getQ(null, true), qr.getR(null, true)};
+    return svd;
   }
 
   private static Tensor retyped(TensorInfo original, List<Long> shape, DMatrixRMaj values) {
