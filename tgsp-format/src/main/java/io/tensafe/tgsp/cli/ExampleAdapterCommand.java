@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
     name = "example-adapter",
     mixinStandardHelpOptions = true,
     description = {
-      "Write a PEFT LoRA folder with random (untrained) weights for demos and tests:",
+      "Write a random (untrained) PEFT LoRA folder for demos and tests.",
       "q_proj and v_proj of every layer, Gaussian A and B with sigma 0.02, fixed by --seed."
     })
 final class ExampleAdapterCommand implements Callable<Integer> {

@@ -25,8 +25,8 @@ import picocli.CommandLine.Parameters;
     name = "inspect",
     mixinStandardHelpOptions = true,
     description = {
-      "Show a package's manifest, signer key id and recipients. Needs no key, so nothing shown",
-      "is verified: use `verify` before trusting any of it."
+      "Show a package's manifest, signer and recipients (unverified).",
+      "Needs no key, so nothing shown is verified: use `verify` before trusting any of it."
     })
 final class InspectCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the .tgsp file")

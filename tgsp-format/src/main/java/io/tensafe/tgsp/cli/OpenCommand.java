@@ -18,9 +18,9 @@ import picocli.CommandLine.Parameters;
     name = "open",
     mixinStandardHelpOptions = true,
     description = {
-      "Verify a package, decrypt it with a fleet private key and write the PEFT folder",
-      "(adapter_config.json + adapter_model.safetensors). DIR must not exist; it appears only",
-      "when every check has passed."
+      "Verify and decrypt a package into a PEFT folder.",
+      "Needs the fleet private key. Writes adapter_config.json and adapter_model.safetensors;",
+      "the --out folder must not exist, and appears only when every check has passed."
     })
 final class OpenCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the .tgsp file")

@@ -34,8 +34,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Package a PEFT LoRA folder (adapter_config.json + adapter_model.safetensors) as a TGSP v2",
-      "file: signed with your creator key, encrypted to one or more node fleets."
+      "Package a PEFT LoRA folder as a signed, encrypted TGSP v2 file.",
+      "The folder holds adapter_config.json and adapter_model.safetensors. The file is signed",
+      "with your creator key (Ed25519 + ML-DSA-65) and encrypted to one or more node fleets."
     })
 final class PackCommand implements Callable<Integer> {
   @Option(names = "--peft", required = true, description = "the PEFT adapter folder")
@@ -127,8 +128,8 @@ final class PackCommand implements Callable<Integer> {
 
   @Option(
       names = "--chunk-size",
-      defaultValue = "1048576",
-      description = "plaintext bytes per encrypted chunk (default: 1 MiB)")
+      defaultValue = "65536",
+      description = "plaintext bytes per encrypted chunk, 4 KiB to 16 MiB (default: 64 KiB)")
   int chunkSize;
 
   @Option(names = "--out", required = true, description = "the .tgsp file to write")

@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
     name = "verify",
     mixinStandardHelpOptions = true,
     description = {
-      "Check a package's structure, both signatures (against the trusted creator keys only),",
+      "Verify a package against trusted creator keys.",
+      "Checks structure, both signatures (keys from --trust only, never from the package),",
       "manifest, recipients and payload digest. Exit 0 if valid; otherwise one line naming the",
       "failed check, and exit 1."
     })
