@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Tests of ./tensafe itself: help, bad invocations, and `up`/`down` end to end on spare ports.
+# Tests of ./tensafe itself: help, bad invocations, the TGSP creator flow, and `up`/`down` end to
+# end on spare ports.
 # Run by `./tensafe test` after the Maven suite (whose packaged jars `up` reuses).
 # Prints "N passed, N failed" and exits non-zero if any check failed.
 set -uo pipefail
@@ -34,7 +35,7 @@ echo "CLI tests (./tensafe)"
 
 run "$tensafe" --help
 check "--help exits 0" test "$(rc)" = 0
-for command in up test build down status db bench fmt help; do
+for command in up test build down status db tgsp bench fmt help; do
   check "--help explains '$command'" grep -qE "^  $command( |$)" "$out"
 done
 
@@ -53,6 +54,51 @@ check "missing JDK 25 says what to do in one line" one_line_error "no JDK 25 fou
 run env TENSAFE_PG_PORT=1 TENSAFE_PG_WAIT_SECONDS=1 "$tensafe" db
 check "unreachable PostgreSQL exits 1" test "$(rc)" = 1
 check "unreachable PostgreSQL says what to do" grep -q "PostgreSQL is still unreachable on 127.0.0.1:1" "$err"
+
+# The TGSP v2 creator and operator flow, exactly as the acceptance checks drive it.
+work=$(mktemp -d)
+tgsp() { run "$tensafe" tgsp "$@"; }
+tgsp keygen creator --out "$work/keys" --creator-id acme
+check "tgsp keygen creator writes creator.key at mode 600" \
+  bash -c "[ $(rc) = 0 ] && [ \$(stat -c %a '$work/keys/creator.key') = 600 ] && [ -f '$work/keys/creator.pub' ]"
+tgsp keygen fleet --out "$work/keys"
+check "tgsp keygen fleet writes fleet.key at mode 600" \
+  bash -c "[ $(rc) = 0 ] && [ \$(stat -c %a '$work/keys/fleet.key') = 600 ] && [ -f '$work/keys/fleet.pub' ]"
+tgsp example-adapter --out "$work/peft" --rank 8 --hidden 64
+tgsp pack --peft "$work/peft" --creator-key "$work/keys/creator.key" --recipient "$work/keys/fleet.pub" \
+  --adapter-id banking-helper --version 1.0.0 --base-model Qwen/Qwen2.5-0.5B --price-prompt 1500 \
+  --price-completion 2000 --currency USD --keywords "bank,mortgage,interest rate" --domain finance \
+  --out "$work/a.tgsp"
+check "tgsp pack signs and encrypts a PEFT folder" bash -c "[ $(rc) = 0 ] && grep -q 'packed banking-helper@1.0.0' '$out'"
+tgsp verify "$work/a.tgsp" --trust "$work/keys/creator.pub"
+check "tgsp verify accepts the package" bash -c "[ $(rc) = 0 ] && grep -q '^VALID' '$out'"
+tgsp inspect "$work/a.tgsp" --json
+check "tgsp inspect --json shows manifest and signer without a key" \
+  python3 -c "import json,sys; d=json.load(open('$out')); assert d['manifest']['routing']['keywords']==['bank','mortgage','interest rate']; assert d['signer']['creator_id']=='acme'; assert d['signature_verified'] is False"
+tgsp open "$work/a.tgsp" --fleet-key "$work/keys/fleet.key" --trust "$work/keys/creator.pub" --out "$work/opened"
+check "tgsp open restores the PEFT folder byte for byte" \
+  bash -c "[ $(rc) = 0 ] && cmp -s '$work/peft/adapter_model.safetensors' '$work/opened/adapter_model.safetensors' && [ -f '$work/opened/adapter_config.json' ]"
+cp "$work/a.tgsp" "$work/tampered.tgsp"
+size=$(stat -c %s "$work/tampered.tgsp")
+printf '\x00' | dd of="$work/tampered.tgsp" bs=1 seek=$((size - 20)) conv=notrunc status=none
+tgsp verify "$work/tampered.tgsp" --trust "$work/keys/creator.pub"
+check "tgsp verify refuses a tampered payload with one line" \
+  bash -c "[ $(rc) = 1 ] && [ \$(wc -l <'$err') -eq 1 ] && grep -q 'DigestMismatchException' '$err'"
+tgsp keygen creator --out "$work/other" --creator-id mallory
+tgsp verify "$work/a.tgsp" --trust "$work/other/creator.pub"
+check "tgsp verify refuses an untrusted signer with one line" \
+  bash -c "[ $(rc) = 1 ] && [ \$(wc -l <'$err') -eq 1 ] && grep -q 'UnknownSignerException' '$err'"
+tgsp pack --peft "$work/peft" --creator-key "$work/keys/creator.key" --recipient "$work/keys/fleet.pub" \
+  --adapter-id banking-helper --version 1.0.1 --base-model Qwen/Qwen2.5-0.5B --price-prompt 1500 \
+  --price-completion 2000 --keywords bank --domain finance --rank 4 --out "$work/r4.tgsp"
+check "tgsp pack --rank 4 reports the retained energy per site" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'rank 8 -> 4; retained energy per site' '$out' && [ \$(grep -c 'self_attn' '$out') = 4 ]"
+tgsp pack --peft "$work/peft" --creator-key "$work/keys/creator.key" --recipient "$work/keys/fleet.pub" \
+  --adapter-id banking-helper --version 1.0.2 --price-prompt 1 --price-completion 1 --keywords bank \
+  --domain finance --rank 8 --out "$work/r8.tgsp"
+check "tgsp pack --rank not below the adapter's rank is refused" \
+  bash -c "[ $(rc) = 1 ] && grep -q 'below the adapter' '$err' && [ ! -e '$work/r8.tgsp' ]"
+rm -rf "$work"
 
 # `up` end to end, on ports that a developer's own `up` does not use.
 export TENSAFE_MARKETPLACE_PORT=18080 TENSAFE_NODE_PORT=18090
