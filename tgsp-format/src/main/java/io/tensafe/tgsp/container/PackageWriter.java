@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -89,7 +90,13 @@ public final class PackageWriter {
 
     Path dir = output.toAbsolutePath().getParent();
     Files.createDirectories(dir);
-    Path temp = Files.createTempFile(dir, ".tgsp-pack-", ".tmp");
+    // Packages are public (encrypted, signed): readable by all, like any file a creator uploads.
+    Path temp =
+        Files.createTempFile(
+            dir,
+            ".tgsp-pack-",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
     try {
       MessageDigest ciphertextDigest = Frames.sha256();
       try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
