@@ -42,17 +42,7 @@ final class OpenCommand implements Callable<Integer> {
         AdapterOpener.open(
             file, VerifyCommand.trustStore(trust), KeyFiles.readFleetPrivate(fleetKey), out, bar);
     bar.finish(verified.prefix().payloadLength());
-    System.out.println(
-        "opened "
-            + verified.manifest().adapter().id()
-            + "@"
-            + verified.manifest().adapter().version()
-            + " from "
-            + verified.signer().creatorId()
-            + "/"
-            + verified.signer().keyId()
-            + " -> "
-            + out);
+    System.out.println("opened " + verified.describe() + " -> " + out);
     return 0;
   }
 }

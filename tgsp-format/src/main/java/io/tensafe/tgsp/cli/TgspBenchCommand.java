@@ -6,6 +6,7 @@ import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.PayloadCipher;
 import io.tensafe.tgsp.crypto.TrustStore;
+import io.tensafe.tgsp.io.FileTrees;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterOpener;
 import io.tensafe.tgsp.packaging.AdapterPacker;
@@ -18,14 +19,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -84,7 +83,7 @@ final class TgspBenchCommand implements Callable<Integer> {
         start = System.nanoTime();
         AdapterOpener.open(file, trust, fleet, opened, done -> {});
         openRuns[round] = (System.nanoTime() - start) / 1e9;
-        deleteTree(opened);
+        FileTrees.deleteRecursively(opened);
       }
       double verifySeconds = median(verifyRuns);
       double openSeconds = median(openRuns);
@@ -115,7 +114,7 @@ final class TgspBenchCommand implements Callable<Integer> {
       }
       return 0;
     } finally {
-      deleteTree(dir);
+      FileTrees.deleteRecursively(dir);
     }
   }
 
@@ -123,14 +122,6 @@ final class TgspBenchCommand implements Callable<Integer> {
     double[] sorted = values.clone();
     java.util.Arrays.sort(sorted);
     return sorted[sorted.length / 2];
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 
   private static Path writeAdapter(Path dir, int sizeMb) throws IOException {

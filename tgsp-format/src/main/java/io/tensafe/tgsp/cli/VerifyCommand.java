@@ -5,7 +5,6 @@ import io.tensafe.tgsp.container.PackageReader;
 import io.tensafe.tgsp.crypto.CreatorPublicKey;
 import io.tensafe.tgsp.crypto.KeyFiles;
 import io.tensafe.tgsp.crypto.TrustStore;
-import io.tensafe.tgsp.manifest.Manifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,17 +41,7 @@ final class VerifyCommand implements Callable<Integer> {
     ProgressBar bar = new ProgressBar("verify", Files.size(file));
     PackageReader.VerifiedPackage verified = PackageReader.verify(file, store, bar);
     bar.finish(verified.prefix().payloadLength());
-    Manifest m = verified.manifest();
-    System.out.println(
-        "VALID: "
-            + m.adapter().id()
-            + "@"
-            + m.adapter().version()
-            + " signed by "
-            + verified.signer().creatorId()
-            + "/"
-            + verified.signer().keyId()
-            + " (Ed25519 + ML-DSA-65)");
+    System.out.println("VALID: " + verified.describe() + " (Ed25519 + ML-DSA-65 both verified)");
     return 0;
   }
 

@@ -59,7 +59,18 @@ public final class PackageReader {
       PackagePrefix prefix,
       Manifest manifest,
       CreatorPublicKey signer,
-      List<RecipientEntry> recipients) {}
+      List<RecipientEntry> recipients) {
+    /** "adapter@version by creator/keyid", for logs and CLI output. */
+    public String describe() {
+      return manifest.adapter().id()
+          + "@"
+          + manifest.adapter().version()
+          + " by "
+          + signer.creatorId()
+          + "/"
+          + signer.keyId();
+    }
+  }
 
   /**
    * Parses the manifest and recipient ids <em>without</em> verifying the signature (no key needed).

@@ -22,8 +22,10 @@ public record CreatorPublicKey(String creatorId, PublicKey ed25519, PublicKey ml
    * domain-separated). Derived, so a key file cannot claim another key's id.
    */
   public String keyId() {
-    return keyId("TGSP-v2 creator key", ed25519, mlDsa65);
+    return keyId(KEY_ID_LABEL, ed25519, mlDsa65);
   }
+
+  static final String KEY_ID_LABEL = "TGSP-v2 creator key";
 
   static String keyId(String label, PublicKey first, PublicKey second) {
     byte[] digest = Frames.hash(label, first.getEncoded(), second.getEncoded());

@@ -16,6 +16,8 @@ public record FleetPublicKey(String fleetId, PublicKey x25519, PublicKey mlKem76
 
   /** 32 lowercase hex digits derived from both public keys; the recipient id in a package. */
   public String keyId() {
-    return CreatorPublicKey.keyId("TGSP-v2 fleet key", x25519, mlKem768);
+    return CreatorPublicKey.keyId(KEY_ID_LABEL, x25519, mlKem768);
   }
+
+  static final String KEY_ID_LABEL = "TGSP-v2 fleet key";
 }

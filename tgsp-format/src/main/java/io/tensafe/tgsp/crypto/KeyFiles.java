@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.Key;
+import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,45 +39,94 @@ public final class KeyFiles {
 
   private KeyFiles() {}
 
+  /** How one kind of key pair is spelled in key files. */
+  private record Layout(
+      String publicKind,
+      String privateKind,
+      String idField,
+      String keyIdLabel,
+      Algorithms first,
+      String firstName,
+      Algorithms second,
+      String secondName) {}
+
+  private static final Layout CREATOR =
+      new Layout(
+          CREATOR_PUBLIC,
+          CREATOR_PRIVATE,
+          "creator_id",
+          CreatorPublicKey.KEY_ID_LABEL,
+          Algorithms.ED25519,
+          "ed25519",
+          Algorithms.ML_DSA_65,
+          "ml_dsa_65");
+
+  private static final Layout FLEET =
+      new Layout(
+          FLEET_PUBLIC,
+          FLEET_PRIVATE,
+          "fleet_id",
+          FleetPublicKey.KEY_ID_LABEL,
+          Algorithms.X25519,
+          "x25519",
+          Algorithms.ML_KEM_768,
+          "ml_kem_768");
+
+  /** A key file's checked contents; the private keys are null in a public key file. */
+  private record Parsed(
+      String id,
+      PublicKey first,
+      PublicKey second,
+      PrivateKey firstPrivate,
+      PrivateKey secondPrivate) {}
+
   public static void writeCreatorPublic(CreatorPublicKey key, Path file) throws IOException {
     write(file, creatorPublicJson(key), false);
   }
 
   public static void writeCreatorPrivate(CreatorKeyPair pair, Path file) throws IOException {
-    Map<String, JsonValue> m = header(CREATOR_PRIVATE, "creator_id", pair.publicKey().creatorId());
-    m.put("key_id", new JsonString(pair.publicKey().keyId()));
-    m.put("ed25519_public", b64(pair.publicKey().ed25519()));
-    m.put("ed25519_private", b64(pair.ed25519()));
-    m.put("ml_dsa_65_public", b64(pair.publicKey().mlDsa65()));
-    m.put("ml_dsa_65_private", b64(pair.mlDsa65()));
-    write(file, new JsonObject(m), true);
+    CreatorPublicKey key = pair.publicKey();
+    write(
+        file,
+        json(
+            CREATOR,
+            true,
+            key.creatorId(),
+            key.keyId(),
+            key.ed25519(),
+            key.mlDsa65(),
+            pair.ed25519(),
+            pair.mlDsa65()),
+        true);
   }
 
   public static void writeFleetPublic(FleetPublicKey key, Path file) throws IOException {
-    Map<String, JsonValue> m = header(FLEET_PUBLIC, "fleet_id", key.fleetId());
-    m.put("key_id", new JsonString(key.keyId()));
-    m.put("x25519", b64(key.x25519()));
-    m.put("ml_kem_768", b64(key.mlKem768()));
-    write(file, new JsonObject(m), false);
+    write(
+        file,
+        json(FLEET, false, key.fleetId(), key.keyId(), key.x25519(), key.mlKem768(), null, null),
+        false);
   }
 
   public static void writeFleetPrivate(FleetKeyPair pair, Path file) throws IOException {
-    Map<String, JsonValue> m = header(FLEET_PRIVATE, "fleet_id", pair.publicKey().fleetId());
-    m.put("key_id", new JsonString(pair.publicKey().keyId()));
-    m.put("x25519_public", b64(pair.publicKey().x25519()));
-    m.put("x25519_private", b64(pair.x25519()));
-    m.put("ml_kem_768_public", b64(pair.publicKey().mlKem768()));
-    m.put("ml_kem_768_private", b64(pair.mlKem768()));
-    write(file, new JsonObject(m), true);
+    FleetPublicKey key = pair.publicKey();
+    write(
+        file,
+        json(
+            FLEET,
+            true,
+            key.fleetId(),
+            key.keyId(),
+            key.x25519(),
+            key.mlKem768(),
+            pair.x25519(),
+            pair.mlKem768()),
+        true);
   }
 
   /** The canonical JSON of a creator public key file (also what the marketplace stores). */
   public static JsonObject creatorPublicJson(CreatorPublicKey key) {
-    Map<String, JsonValue> m = header(CREATOR_PUBLIC, "creator_id", key.creatorId());
-    m.put("key_id", new JsonString(key.keyId()));
-    m.put("ed25519", b64(key.ed25519()));
-    m.put("ml_dsa_65", b64(key.mlDsa65()));
-    return new JsonObject(m);
+    return json(
+        CREATOR, false, key.creatorId(), key.keyId(), key.ed25519(), key.mlDsa65(), null, null);
   }
 
   public static CreatorPublicKey readCreatorPublic(Path file) throws IOException, TgspException {
@@ -85,38 +136,14 @@ public final class KeyFiles {
   /** Parses a creator public key document, e.g. one a creator uploaded to the marketplace. */
   public static CreatorPublicKey parseCreatorPublic(String source, byte[] json)
       throws TgspException {
-    ObjectReader r = document(source, json, CREATOR_PUBLIC);
-    r.allowOnly(Set.of("kind", "creator_id", "key_id", "ed25519", "ml_dsa_65"));
-    CreatorPublicKey key =
-        new CreatorPublicKey(
-            id(r, "creator_id"),
-            Algorithms.ED25519.publicKey(bytes(r, "ed25519")),
-            Algorithms.ML_DSA_65.publicKey(bytes(r, "ml_dsa_65")));
-    checkKeyId(source, r, key.keyId());
-    return key;
+    Parsed p = parse(source, json, CREATOR, false);
+    return new CreatorPublicKey(p.id(), p.first(), p.second());
   }
 
   public static CreatorKeyPair readCreatorPrivate(Path file) throws IOException, TgspException {
-    ObjectReader r = document(file.toString(), read(file), CREATOR_PRIVATE);
-    r.allowOnly(
-        Set.of(
-            "kind",
-            "creator_id",
-            "key_id",
-            "ed25519_public",
-            "ed25519_private",
-            "ml_dsa_65_public",
-            "ml_dsa_65_private"));
-    CreatorPublicKey key =
-        new CreatorPublicKey(
-            id(r, "creator_id"),
-            Algorithms.ED25519.publicKey(bytes(r, "ed25519_public")),
-            Algorithms.ML_DSA_65.publicKey(bytes(r, "ml_dsa_65_public")));
-    checkKeyId(file.toString(), r, key.keyId());
+    Parsed p = parse(file.toString(), read(file), CREATOR, true);
     return new CreatorKeyPair(
-        key,
-        Algorithms.ED25519.privateKey(bytes(r, "ed25519_private")),
-        Algorithms.ML_DSA_65.privateKey(bytes(r, "ml_dsa_65_private")));
+        new CreatorPublicKey(p.id(), p.first(), p.second()), p.firstPrivate(), p.secondPrivate());
   }
 
   public static FleetPublicKey readFleetPublic(Path file) throws IOException, TgspException {
@@ -125,38 +152,60 @@ public final class KeyFiles {
 
   /** Parses a fleet public key document, e.g. one the marketplace publishes. */
   public static FleetPublicKey parseFleetPublic(String source, byte[] json) throws TgspException {
-    ObjectReader r = document(source, json, FLEET_PUBLIC);
-    r.allowOnly(Set.of("kind", "fleet_id", "key_id", "x25519", "ml_kem_768"));
-    FleetPublicKey key =
-        new FleetPublicKey(
-            id(r, "fleet_id"),
-            Algorithms.X25519.publicKey(bytes(r, "x25519")),
-            Algorithms.ML_KEM_768.publicKey(bytes(r, "ml_kem_768")));
-    checkKeyId(source, r, key.keyId());
-    return key;
+    Parsed p = parse(source, json, FLEET, false);
+    return new FleetPublicKey(p.id(), p.first(), p.second());
   }
 
   public static FleetKeyPair readFleetPrivate(Path file) throws IOException, TgspException {
-    ObjectReader r = document(file.toString(), read(file), FLEET_PRIVATE);
-    r.allowOnly(
-        Set.of(
-            "kind",
-            "fleet_id",
-            "key_id",
-            "x25519_public",
-            "x25519_private",
-            "ml_kem_768_public",
-            "ml_kem_768_private"));
-    FleetPublicKey key =
-        new FleetPublicKey(
-            id(r, "fleet_id"),
-            Algorithms.X25519.publicKey(bytes(r, "x25519_public")),
-            Algorithms.ML_KEM_768.publicKey(bytes(r, "ml_kem_768_public")));
-    checkKeyId(file.toString(), r, key.keyId());
+    Parsed p = parse(file.toString(), read(file), FLEET, true);
     return new FleetKeyPair(
-        key,
-        Algorithms.X25519.privateKey(bytes(r, "x25519_private")),
-        Algorithms.ML_KEM_768.privateKey(bytes(r, "ml_kem_768_private")));
+        new FleetPublicKey(p.id(), p.first(), p.second()), p.firstPrivate(), p.secondPrivate());
+  }
+
+  private static JsonObject json(
+      Layout layout,
+      boolean secret,
+      String id,
+      String keyId,
+      PublicKey first,
+      PublicKey second,
+      PrivateKey firstPrivate,
+      PrivateKey secondPrivate) {
+    Map<String, JsonValue> m =
+        header(secret ? layout.privateKind() : layout.publicKind(), layout.idField(), id);
+    m.put("key_id", new JsonString(keyId));
+    String suffix = secret ? "_public" : "";
+    m.put(layout.firstName() + suffix, b64(first));
+    m.put(layout.secondName() + suffix, b64(second));
+    if (secret) {
+      m.put(layout.firstName() + "_private", b64(firstPrivate));
+      m.put(layout.secondName() + "_private", b64(secondPrivate));
+    }
+    return new JsonObject(m);
+  }
+
+  private static Parsed parse(String source, byte[] json, Layout layout, boolean secret)
+      throws TgspException {
+    ObjectReader r = document(source, json, secret ? layout.privateKind() : layout.publicKind());
+    String suffix = secret ? "_public" : "";
+    String first = layout.firstName() + suffix;
+    String second = layout.secondName() + suffix;
+    Set<String> fields =
+        new java.util.HashSet<>(Set.of("kind", layout.idField(), "key_id", first, second));
+    if (secret) {
+      fields.addAll(Set.of(layout.firstName() + "_private", layout.secondName() + "_private"));
+    }
+    r.allowOnly(fields);
+    String id = id(r, layout.idField());
+    PublicKey firstKey = layout.first().publicKey(bytes(r, first));
+    PublicKey secondKey = layout.second().publicKey(bytes(r, second));
+    checkKeyId(source, r, CreatorPublicKey.keyId(layout.keyIdLabel(), firstKey, secondKey));
+    return new Parsed(
+        id,
+        firstKey,
+        secondKey,
+        secret ? layout.first().privateKey(bytes(r, layout.firstName() + "_private")) : null,
+        secret ? layout.second().privateKey(bytes(r, layout.secondName() + "_private")) : null);
   }
 
   private static Map<String, JsonValue> header(String kind, String idField, String id) {

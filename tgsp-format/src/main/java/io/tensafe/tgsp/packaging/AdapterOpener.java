@@ -5,6 +5,7 @@ import io.tensafe.tgsp.container.PackageReader;
 import io.tensafe.tgsp.container.ShapeMismatchException;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.TrustStore;
+import io.tensafe.tgsp.io.FileTrees;
 import io.tensafe.tgsp.json.CanonicalJson;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.peft.AdapterConfig;
@@ -21,7 +22,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.LongConsumer;
-import java.util.stream.Stream;
 
 /**
  * TGSP v2 file → PEFT folder, for a node fleet. Verifies, decrypts (streaming) into a hidden
@@ -62,7 +62,7 @@ public final class AdapterOpener {
       Files.move(temp, outFolder, StandardCopyOption.ATOMIC_MOVE);
       return verified;
     } finally {
-      deleteRecursively(temp);
+      FileTrees.deleteRecursively(temp);
     }
   }
 
@@ -81,17 +81,6 @@ public final class AdapterOpener {
           throw new ShapeMismatchException(
               "payload tensor " + (i + 1) + " is " + f + " but the manifest declares " + d);
         }
-      }
-    }
-  }
-
-  private static void deleteRecursively(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
       }
     }
   }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.HybridSignature;
 import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.io.FileTrees;
 import io.tensafe.tgsp.json.JsonLimits;
 import io.tensafe.tgsp.json.JsonParser;
 import io.tensafe.tgsp.manifest.ManifestCodec;
@@ -81,7 +82,7 @@ class MutationFuzzTest {
           try {
             AdapterOpener.open(file, pkg.trust(), pkg.fleet(), out, d -> {});
           } finally {
-            deleteTree(out);
+            FileTrees.deleteRecursively(out);
           }
         });
   }
@@ -222,15 +223,5 @@ class MutationFuzzTest {
                 + signature.length
                 + payload.length);
     return out.put(prefixBytes).put(manifest).put(recipients).put(signature).put(payload).array();
-  }
-
-  private static void deleteTree(Path root) throws Exception {
-    if (Files.exists(root)) {
-      try (var paths = Files.walk(root)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
   }
 }
