@@ -101,10 +101,12 @@ public final class KeyFiles {
   }
 
   public static void writeFleetPublic(FleetPublicKey key, Path file) throws IOException {
-    write(
-        file,
-        json(FLEET, false, key.fleetId(), key.keyId(), key.x25519(), key.mlKem768(), null, null),
-        false);
+    write(file, fleetPublicJson(key), false);
+  }
+
+  /** The canonical JSON of a fleet public key file (what the marketplace publishes). */
+  public static JsonObject fleetPublicJson(FleetPublicKey key) {
+    return json(FLEET, false, key.fleetId(), key.keyId(), key.x25519(), key.mlKem768(), null, null);
   }
 
   public static void writeFleetPrivate(FleetKeyPair pair, Path file) throws IOException {

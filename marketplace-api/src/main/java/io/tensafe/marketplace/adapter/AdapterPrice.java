@@ -1,0 +1,45 @@
+package io.tensafe.marketplace.adapter;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+/**
+ * One row of a version's price history (append-only: the database refuses updates and deletes).
+ * Prices are integer micro-units of {@code currency} per 1000 tokens.
+ */
+@Entity
+@Table(name = "adapter_price")
+public class AdapterPrice {
+  @Id
+  @GeneratedValue(strategy = GenerationType.IDENTITY)
+  public Long id;
+
+  @Column(name = "adapter_version_id")
+  public UUID adapterVersionId;
+
+  @JdbcTypeCode(SqlTypes.CHAR)
+  public String currency;
+
+  @Column(name = "prompt_micros_per_1k_tokens")
+  public long promptMicrosPer1kTokens;
+
+  @Column(name = "completion_micros_per_1k_tokens")
+  public long completionMicrosPer1kTokens;
+
+  @Column(name = "effective_from")
+  public OffsetDateTime effectiveFrom;
+
+  @Column(name = "created_at")
+  public OffsetDateTime createdAt;
+
+  @Column(name = "created_by")
+  public UUID createdBy;
+}

@@ -1,0 +1,144 @@
+package io.tensafe.marketplace.creator;
+
+import io.tensafe.marketplace.audit.AuditLog;
+import io.tensafe.marketplace.identity.AppUser;
+import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.crypto.CreatorPublicKey;
+import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.crypto.TrustStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Creators and their signing keys, always scoped to the current user's organisation. */
+@ApplicationScoped
+public class CreatorService {
+  @Inject EntityManager em;
+  @Inject CurrentUser current;
+  @Inject AuditLog audit;
+
+  /** The current user's creator, if their organisation has registered a key yet. */
+  public Optional<Creator> currentCreator() {
+    AppUser user = current.user();
+    return em.createQuery("from Creator where organisationId = :o", Creator.class)
+        .setParameter("o", user.organisationId)
+        .getResultStream()
+        .findFirst();
+  }
+
+  @Transactional
+  public SigningKeyView registerKey(String publicKeyFile) {
+    CreatorPublicKey key;
+    try {
+      key =
+          KeyFiles.parseCreatorPublic(
+              "public key file", publicKeyFile.getBytes(StandardCharsets.UTF_8));
+    } catch (TgspException e) {
+      throw new ApiProblem(ProblemTypes.KEY_INVALID, 400, "Invalid signing key", e.getMessage());
+    }
+    AppUser user = current.user();
+    Creator creator = currentCreator().orElseGet(() -> newCreator(user, key.creatorId()));
+    if (!creator.creatorRef.equals(key.creatorId())) {
+      throw new ApiProblem(
+          ProblemTypes.KEY_INVALID,
+          400,
+          "Invalid signing key",
+          "the key is for creator id '"
+              + key.creatorId()
+              + "' but this account is '"
+              + creator.creatorRef
+              + "'");
+    }
+    if (em.find(SigningKey.class, key.keyId()) != null) {
+      throw ProblemTypes.conflict("signing key " + key.keyId() + " is already registered");
+    }
+    SigningKey row = new SigningKey();
+    row.keyId = key.keyId();
+    row.creatorId = creator.id;
+    row.document =
+        new String(
+            io.tensafe.tgsp.json.CanonicalJson.encode(KeyFiles.creatorPublicJson(key)),
+            StandardCharsets.UTF_8);
+    row.registeredAt = OffsetDateTime.now();
+    row.registeredBy = user.id;
+    em.persist(row);
+    audit.record(user, "signing-key.register", "signing-key", row.keyId, "{}");
+    return SigningKeyView.of(row, creator.creatorRef);
+  }
+
+  public List<SigningKeyView> keys() {
+    Optional<Creator> creator = currentCreator();
+    if (creator.isEmpty()) {
+      return List.of();
+    }
+    return em
+        .createQuery("from SigningKey where creatorId = :c order by registeredAt", SigningKey.class)
+        .setParameter("c", creator.get().id)
+        .getResultList()
+        .stream()
+        .map(k -> SigningKeyView.of(k, creator.get().creatorRef))
+        .toList();
+  }
+
+  /** Revokes one of the current creator's keys; false if no such key is theirs. */
+  @Transactional
+  public boolean revokeKey(String keyId) {
+    Optional<Creator> creator = currentCreator();
+    SigningKey key = em.find(SigningKey.class, keyId);
+    if (creator.isEmpty() || key == null || !key.creatorId.equals(creator.get().id)) {
+      return false;
+    }
+    if (key.revokedAt == null) {
+      AppUser user = current.user();
+      key.revokedAt = OffsetDateTime.now();
+      key.revokedBy = user.id;
+      audit.record(user, "signing-key.revoke", "signing-key", keyId, "{}");
+    }
+    return true;
+  }
+
+  /** The creator's unrevoked keys: the only keys a package upload is verified against. */
+  public TrustStore trustStore(Creator creator) {
+    List<CreatorPublicKey> keys = new ArrayList<>();
+    for (SigningKey k :
+        em.createQuery(
+                "from SigningKey where creatorId = :c and revokedAt is null", SigningKey.class)
+            .setParameter("c", creator.id)
+            .getResultList()) {
+      try {
+        keys.add(KeyFiles.parseCreatorPublic(k.keyId, k.document.getBytes(StandardCharsets.UTF_8)));
+      } catch (TgspException e) {
+        throw new IllegalStateException("stored signing key " + k.keyId + " no longer parses", e);
+      }
+    }
+    return TrustStore.of(keys);
+  }
+
+  private Creator newCreator(AppUser user, String creatorRef) {
+    Long taken =
+        em.createQuery("select count(c) from Creator c where creatorRef = :r", Long.class)
+            .setParameter("r", creatorRef)
+            .getSingleResult();
+    if (taken > 0) {
+      throw ProblemTypes.conflict("creator id '" + creatorRef + "' belongs to another account");
+    }
+    Creator c = new Creator();
+    c.id = UUID.randomUUID();
+    c.organisationId = user.organisationId;
+    c.creatorRef = creatorRef;
+    c.createdAt = OffsetDateTime.now();
+    em.persist(c);
+    audit.record(user, "creator.create", "creator", c.id.toString(), "{}");
+    return c;
+  }
+}

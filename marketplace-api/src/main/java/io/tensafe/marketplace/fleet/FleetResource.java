@@ -1,0 +1,39 @@
+package io.tensafe.marketplace.fleet;
+
+import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Size;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+
+/** Fleet public keys: published to everyone, registered by admins. */
+@Path("/api")
+@Produces(MediaType.APPLICATION_JSON)
+public class FleetResource {
+  @Inject FleetService fleets;
+
+  /** The active fleets' public key files, so creators know whom to encrypt packages for. */
+  @GET
+  @Path("/fleets/keys")
+  @PermitAll
+  public List<FleetView> keys() {
+    return fleets.active();
+  }
+
+  /** Registers a fleet by its public key file ({@code tgsp keygen fleet} writes it). */
+  @POST
+  @Path("/admin/fleets")
+  @RolesAllowed("admin")
+  @Consumes(MediaType.APPLICATION_JSON)
+  public Response register(@NotBlank @Size(max = 65536) String publicKeyFile) {
+    return Response.status(201).entity(fleets.register(publicKeyFile)).build();
+  }
+}

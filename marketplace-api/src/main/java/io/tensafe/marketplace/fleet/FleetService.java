@@ -1,0 +1,82 @@
+package io.tensafe.marketplace.fleet;
+
+import io.tensafe.marketplace.audit.AuditLog;
+import io.tensafe.marketplace.identity.AppUser;
+import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.crypto.FleetPublicKey;
+import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.json.CanonicalJson;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** The fleet registry: public KEM keys only; fleet private keys never reach the marketplace. */
+@ApplicationScoped
+public class FleetService {
+  @Inject EntityManager em;
+  @Inject CurrentUser current;
+  @Inject AuditLog audit;
+
+  @Transactional
+  public FleetView register(String publicKeyFile) {
+    FleetPublicKey key;
+    try {
+      key =
+          KeyFiles.parseFleetPublic(
+              "fleet public key file", publicKeyFile.getBytes(StandardCharsets.UTF_8));
+    } catch (TgspException e) {
+      throw new ApiProblem(ProblemTypes.KEY_INVALID, 400, "Invalid fleet key", e.getMessage());
+    }
+    Long taken =
+        em.createQuery(
+                "select count(f) from NodeFleet f where f.fleetRef = :r or f.keyId = :k",
+                Long.class)
+            .setParameter("r", key.fleetId())
+            .setParameter("k", key.keyId())
+            .getSingleResult();
+    if (taken > 0) {
+      throw ProblemTypes.conflict(
+          "fleet '" + key.fleetId() + "' or key " + key.keyId() + " is already registered");
+    }
+    NodeFleet f = new NodeFleet();
+    f.id = UUID.randomUUID();
+    f.fleetRef = key.fleetId();
+    f.keyId = key.keyId();
+    f.document = rewrite(key);
+    f.createdAt = OffsetDateTime.now();
+    em.persist(f);
+    AppUser user = current.user();
+    audit.record(user, "fleet.register", "fleet", f.fleetRef, "{}");
+    return FleetView.of(f);
+  }
+
+  public List<FleetView> active() {
+    return em
+        .createQuery("from NodeFleet where retiredAt is null order by fleetRef", NodeFleet.class)
+        .getResultList()
+        .stream()
+        .map(FleetView::of)
+        .toList();
+  }
+
+  /** The active fleet with this key id (a package recipient id), if any. */
+  public Optional<NodeFleet> byKeyId(String keyId) {
+    return em.createQuery("from NodeFleet where keyId = :k and retiredAt is null", NodeFleet.class)
+        .setParameter("k", keyId)
+        .getResultStream()
+        .findFirst();
+  }
+
+  private static String rewrite(FleetPublicKey key) {
+    return new String(CanonicalJson.encode(KeyFiles.fleetPublicJson(key)), StandardCharsets.UTF_8);
+  }
+}

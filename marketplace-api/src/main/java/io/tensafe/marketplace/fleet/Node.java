@@ -1,0 +1,49 @@
+package io.tensafe.marketplace.fleet;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+/**
+ * An inference node of a fleet, as it registered itself; healthy while its heartbeats are fresh.
+ */
+@Entity
+@Table(name = "node")
+public class Node {
+  @Id public UUID id;
+
+  @Column(name = "fleet_id")
+  public UUID fleetId;
+
+  @Column(name = "client_id")
+  public String clientId;
+
+  public String name;
+
+  @Column(name = "base_models")
+  @JdbcTypeCode(SqlTypes.ARRAY)
+  public String[] baseModels;
+
+  public String accelerator;
+
+  @Column(name = "max_concurrency")
+  public int maxConcurrency;
+
+  @Column(name = "loaded_adapters")
+  @JdbcTypeCode(SqlTypes.ARRAY)
+  public String[] loadedAdapters;
+
+  @Column(name = "registered_at")
+  public OffsetDateTime registeredAt;
+
+  @Column(name = "last_heartbeat_at")
+  public OffsetDateTime lastHeartbeatAt;
+
+  @Column(name = "suspended_at")
+  public OffsetDateTime suspendedAt;
+}

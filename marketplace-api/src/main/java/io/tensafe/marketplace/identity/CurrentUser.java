@@ -1,0 +1,65 @@
+package io.tensafe.marketplace.identity;
+
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+import java.util.Locale;
+import java.util.UUID;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+
+/**
+ * The authenticated person of this request, provisioned on first contact: a new subject gets its
+ * own organisation (its tenant) and a user row. Identity comes only from the verified token.
+ */
+@RequestScoped
+public class CurrentUser {
+  @Inject SecurityIdentity identity;
+  @Inject JsonWebToken token;
+  @Inject EntityManager em;
+
+  private AppUser user;
+
+  public boolean hasRole(String role) {
+    return identity.hasRole(role);
+  }
+
+  /** The user row for the token's subject, created with its organisation if new. */
+  @Transactional
+  public AppUser user() {
+    if (user != null) {
+      return user;
+    }
+    String subject = token.getSubject();
+    user =
+        em.createQuery("from AppUser where oidcSubject = :s", AppUser.class)
+            .setParameter("s", subject)
+            .getResultStream()
+            .findFirst()
+            .orElseGet(() -> provision(subject));
+    return user;
+  }
+
+  private AppUser provision(String subject) {
+    String username =
+        token.<String>claim("preferred_username").orElse(identity.getPrincipal().getName());
+    Organisation org = new Organisation();
+    org.id = UUID.randomUUID();
+    org.slug = "org-" + org.id.toString().substring(0, 12).toLowerCase(Locale.ROOT);
+    org.displayName = username;
+    org.createdAt = OffsetDateTime.now();
+    em.persist(org);
+    AppUser u = new AppUser();
+    u.id = UUID.randomUUID();
+    u.oidcSubject = subject;
+    u.organisationId = org.id;
+    u.username = username;
+    u.email = token.<String>claim("email").orElse(null);
+    u.createdAt = OffsetDateTime.now();
+    em.persist(u);
+    em.flush();
+    return u;
+  }
+}

@@ -1,0 +1,31 @@
+package io.tensafe.marketplace.problem;
+
+/**
+ * An error the API reports as RFC 9457 problem+json. {@code type} is a stable identifier of the
+ * kind of error ({@link ProblemTypes}); {@code detail} explains this occurrence and never holds
+ * secrets or stack traces.
+ */
+public class ApiProblem extends RuntimeException {
+  private final String type;
+  private final int status;
+  private final String title;
+
+  public ApiProblem(String type, int status, String title, String detail) {
+    super(detail);
+    this.type = type;
+    this.status = status;
+    this.title = title;
+  }
+
+  public String type() {
+    return type;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public String title() {
+    return title;
+  }
+}

@@ -1,0 +1,109 @@
+package io.tensafe.marketplace.problem;
+
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * The one exception-to-problem mapping of the service: every error leaves as {@code
+ * application/problem+json} (RFC 9457). Unknown errors become 500 with a correlation id; their
+ * stack trace is logged once with that id and never sent.
+ */
+public final class ProblemMappers {
+  private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+  public static final String MEDIA_TYPE = "application/problem+json";
+
+  @ServerExceptionMapper
+  public Response api(ApiProblem p) {
+    return response(p.type(), p.status(), p.title(), p.getMessage(), null);
+  }
+
+  @ServerExceptionMapper
+  public Response validation(ConstraintViolationException e) {
+    List<Map<String, String>> errors =
+        e.getConstraintViolations().stream()
+            .sorted(Comparator.comparing(v -> v.getPropertyPath().toString()))
+            .map(ProblemMappers::fieldError)
+            .toList();
+    return response(
+        ProblemTypes.VALIDATION,
+        400,
+        "Invalid request",
+        errors.size() + " field(s) are invalid",
+        errors);
+  }
+
+  @ServerExceptionMapper
+  public Response unauthorized(UnauthorizedException e) {
+    return response(
+        ProblemTypes.UNAUTHORIZED, 401, "Unauthorized", "a valid bearer token is required", null);
+  }
+
+  @ServerExceptionMapper
+  public Response authenticationFailed(AuthenticationFailedException e) {
+    return response(
+        ProblemTypes.UNAUTHORIZED, 401, "Unauthorized", "a valid bearer token is required", null);
+  }
+
+  @ServerExceptionMapper
+  public Response forbidden(ForbiddenException e) {
+    return response(
+        ProblemTypes.FORBIDDEN, 403, "Forbidden", "your role does not allow this", null);
+  }
+
+  @ServerExceptionMapper
+  public Response http(WebApplicationException e) {
+    int status = e.getResponse().getStatus();
+    if (status >= 500) {
+      return internal(e);
+    }
+    return response(
+        ProblemTypes.HTTP,
+        status,
+        e.getResponse().getStatusInfo().getReasonPhrase(),
+        e.getMessage(),
+        null);
+  }
+
+  @ServerExceptionMapper
+  public Response internal(Throwable t) {
+    String id = UUID.randomUUID().toString();
+    LOG.errorf(t, "unhandled error, correlation id %s", id);
+    return response(
+        ProblemTypes.INTERNAL,
+        500,
+        "Internal error",
+        "something went wrong on our side; quote correlation id " + id,
+        null);
+  }
+
+  private static Map<String, String> fieldError(ConstraintViolation<?> v) {
+    String path = v.getPropertyPath().toString();
+    String field = path.contains(".") ? path.substring(path.lastIndexOf('.') + 1) : path;
+    return Map.of("field", field, "message", v.getMessage());
+  }
+
+  static Response response(
+      String type, int status, String title, String detail, List<Map<String, String>> errors) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("type", type);
+    body.put("title", title);
+    body.put("status", status);
+    body.put("detail", detail);
+    if (errors != null) {
+      body.put("errors", errors);
+    }
+    return Response.status(status).type(MEDIA_TYPE).entity(body).build();
+  }
+}

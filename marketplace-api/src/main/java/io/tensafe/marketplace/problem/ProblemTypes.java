@@ -1,0 +1,37 @@
+package io.tensafe.marketplace.problem;
+
+/** The stable {@code type} URIs of the API's problems; documented in the OpenAPI description. */
+public final class ProblemTypes {
+  private static final String BASE = "https://tensafe.io/problems/";
+
+  public static final String VALIDATION = BASE + "validation";
+  public static final String NOT_FOUND = BASE + "not-found";
+  public static final String FORBIDDEN = BASE + "forbidden";
+  public static final String UNAUTHORIZED = BASE + "unauthorized";
+  public static final String CONFLICT = BASE + "conflict";
+  public static final String KEY_INVALID = BASE + "signing-key-invalid";
+  public static final String PACKAGE_TOO_LARGE = BASE + "package-too-large";
+  public static final String PACKAGE_TRUNCATED = BASE + "package-truncated";
+  public static final String PACKAGE_MALFORMED = BASE + "package-malformed";
+  public static final String PACKAGE_SIGNATURE = BASE + "package-signature-invalid";
+  public static final String PACKAGE_UNKNOWN_SIGNER = BASE + "package-unknown-signer";
+  public static final String PACKAGE_WRONG_FLEET = BASE + "package-wrong-fleet";
+  public static final String PACKAGE_MANIFEST = BASE + "package-manifest-rejected";
+  public static final String VERSION_NOT_NEWER = BASE + "version-not-newer";
+  public static final String HTTP = BASE + "http";
+  public static final String INTERNAL = BASE + "internal";
+
+  private ProblemTypes() {}
+
+  public static ApiProblem notFound(String what) {
+    return new ApiProblem(NOT_FOUND, 404, "Not found", what + " does not exist or is not yours");
+  }
+
+  public static ApiProblem validation(String detail) {
+    return new ApiProblem(VALIDATION, 400, "Invalid request", detail);
+  }
+
+  public static ApiProblem conflict(String detail) {
+    return new ApiProblem(CONFLICT, 409, "Conflict", detail);
+  }
+}
