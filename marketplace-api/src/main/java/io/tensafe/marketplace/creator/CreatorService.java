@@ -37,12 +37,10 @@ public class CreatorService {
   }
 
   @Transactional
-  public SigningKeyView registerKey(String publicKeyFile) {
+  public SigningKeyView registerKey(byte[] publicKeyFile) {
     CreatorPublicKey key;
     try {
-      key =
-          KeyFiles.parseCreatorPublic(
-              "public key file", publicKeyFile.getBytes(StandardCharsets.UTF_8));
+      key = KeyFiles.parseCreatorPublic("public key file", publicKeyFile);
     } catch (TgspException e) {
       throw new ApiProblem(ProblemTypes.KEY_INVALID, 400, "Invalid signing key", e.getMessage());
     }

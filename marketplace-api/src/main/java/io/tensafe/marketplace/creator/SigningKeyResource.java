@@ -6,7 +6,7 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
-import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.Consumes;
@@ -35,7 +35,7 @@ public class SigningKeyResource {
    */
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
-  public Response register(@NotBlank @Size(max = 65536) String publicKeyFile) {
+  public Response register(@NotNull @Size(min = 2, max = 65536) byte[] publicKeyFile) {
     return Response.status(201).entity(creators.registerKey(publicKeyFile)).build();
   }
 

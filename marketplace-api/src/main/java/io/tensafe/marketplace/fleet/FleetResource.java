@@ -3,7 +3,7 @@ package io.tensafe.marketplace.fleet;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
-import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -33,7 +33,7 @@ public class FleetResource {
   @Path("/admin/fleets")
   @RolesAllowed("admin")
   @Consumes(MediaType.APPLICATION_JSON)
-  public Response register(@NotBlank @Size(max = 65536) String publicKeyFile) {
+  public Response register(@NotNull @Size(min = 2, max = 65536) byte[] publicKeyFile) {
     return Response.status(201).entity(fleets.register(publicKeyFile)).build();
   }
 }

@@ -27,12 +27,10 @@ public class FleetService {
   @Inject AuditLog audit;
 
   @Transactional
-  public FleetView register(String publicKeyFile) {
+  public FleetView register(byte[] publicKeyFile) {
     FleetPublicKey key;
     try {
-      key =
-          KeyFiles.parseFleetPublic(
-              "fleet public key file", publicKeyFile.getBytes(StandardCharsets.UTF_8));
+      key = KeyFiles.parseFleetPublic("fleet public key file", publicKeyFile);
     } catch (TgspException e) {
       throw new ApiProblem(ProblemTypes.KEY_INVALID, 400, "Invalid fleet key", e.getMessage());
     }

@@ -1,0 +1,256 @@
+package io.tensafe.marketplace.adapter;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.tensafe.marketplace.audit.AuditLog;
+import io.tensafe.marketplace.creator.Creator;
+import io.tensafe.marketplace.creator.CreatorService;
+import io.tensafe.marketplace.fleet.FleetService;
+import io.tensafe.marketplace.fleet.NodeFleet;
+import io.tensafe.marketplace.identity.AppUser;
+import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.storage.PackageStore;
+import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.container.PackageReader;
+import io.tensafe.tgsp.crypto.RecipientEntry;
+import io.tensafe.tgsp.manifest.Manifest;
+import io.tensafe.tgsp.manifest.ManifestCodec;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Accepts a creator's {@code .tgsp}: stream to an incoming file, verify it with tgsp-format against
+ * this creator's unrevoked keys only, check it is encrypted to a known fleet and that its manifest
+ * is acceptable, record it, and only then make the bytes visible at their content address. Any
+ * failure leaves no row and no file.
+ */
+@ApplicationScoped
+public class UploadService {
+  @Inject EntityManager em;
+  @Inject CurrentUser current;
+  @Inject CreatorService creators;
+  @Inject FleetService fleets;
+  @Inject PackageStore store;
+  @Inject AuditLog audit;
+
+  @ConfigProperty(name = "tensafe.catalog.currencies")
+  Set<String> currencies;
+
+  @ConfigProperty(name = "tensafe.catalog.base-models")
+  Set<String> baseModels;
+
+  public VersionView upload(InputStream body) {
+    Creator creator =
+        creators
+            .currentCreator()
+            .orElseThrow(
+                () ->
+                    new ApiProblem(
+                        ProblemTypes.PACKAGE_UNKNOWN_SIGNER,
+                        422,
+                        "Unknown signer",
+                        "register a signing key (POST /api/creator/keys) before uploading"));
+    if (creator.suspendedAt != null) {
+      throw new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Forbidden", "this creator is suspended");
+    }
+    AppUser user = current.user();
+    PackageStore.Incoming incoming = store.receive(body);
+    try {
+      PackageReader.VerifiedPackage verified;
+      try {
+        verified = PackageReader.verify(incoming.file(), creators.trustStore(creator), done -> {});
+      } catch (TgspException e) {
+        throw PackageRejections.of(e);
+      }
+      NodeFleet fleet =
+          verified.recipients().stream()
+              .map(RecipientEntry::recipientId)
+              .map(fleets::byKeyId)
+              .flatMap(Optional::stream)
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new ApiProblem(
+                          ProblemTypes.PACKAGE_WRONG_FLEET,
+                          422,
+                          "Not encrypted to a known fleet",
+                          "the package's recipients are not fleets this marketplace serves; "
+                              + "encrypt to a key from GET /api/fleets/keys"));
+      checkManifest(verified.manifest());
+      VersionView view =
+          QuarkusTransaction.requiringNew()
+              .call(() -> record(creator, user, verified, fleet, incoming));
+      store.commit(incoming);
+      return view;
+    } catch (IOException e) {
+      store.discard(incoming);
+      throw new UncheckedIOException(e);
+    } catch (RuntimeException e) {
+      store.discard(incoming);
+      throw e;
+    }
+  }
+
+  private void checkManifest(Manifest m) {
+    if (m.price().promptMicrosPer1kTokens() <= 0 || m.price().completionMicrosPer1kTokens() <= 0) {
+      throw PackageRejections.manifest("prices must be positive");
+    }
+    if (!currencies.contains(m.price().currency())) {
+      throw PackageRejections.manifest(
+          "currency " + m.price().currency() + " is not supported; supported: " + currencies);
+    }
+    if (!baseModels.contains(m.baseModel().id())) {
+      throw PackageRejections.manifest(
+          "base model " + m.baseModel().id() + " is not served; served: " + baseModels);
+    }
+    Manifest.DpPolicy dp = m.dpPolicy();
+    if (dp.noiseMultiplier().compareTo(new BigDecimal("0.3")) < 0
+        || dp.epsilonBudgetPerPeriod().compareTo(BigDecimal.valueOf(100)) > 0) {
+      throw PackageRejections.manifest(
+          "DP policy is not sane: the noise multiplier must be at least 0.3 and the budget at"
+              + " most ε = 100 per period");
+    }
+  }
+
+  private VersionView record(
+      Creator creator,
+      AppUser user,
+      PackageReader.VerifiedPackage verified,
+      NodeFleet fleet,
+      PackageStore.Incoming incoming) {
+    Manifest m = verified.manifest();
+    Adapter adapter =
+        em.createQuery("from Adapter where adapterRef = :r", Adapter.class)
+            .setParameter("r", m.adapter().id())
+            .getResultStream()
+            .findFirst()
+            .orElseGet(() -> newAdapter(creator, m.adapter().id()));
+    if (!adapter.creatorId.equals(creator.id)) {
+      throw ProblemTypes.conflict(
+          "adapter id '" + m.adapter().id() + "' belongs to another creator");
+    }
+    int[] v = parseVersion(m.adapter().version());
+    Long newer =
+        em.createQuery(
+                "select count(x) from AdapterVersion x where x.adapterId = :a and (x.versionMajor > :ma"
+                    + " or (x.versionMajor = :ma and (x.versionMinor > :mi or (x.versionMinor = :mi"
+                    + " and x.versionPatch >= :pa))))",
+                Long.class)
+            .setParameter("a", adapter.id)
+            .setParameter("ma", v[0])
+            .setParameter("mi", v[1])
+            .setParameter("pa", v[2])
+            .getSingleResult();
+    if (newer > 0) {
+      throw versionNotNewer(m);
+    }
+    DpPolicy dp = new DpPolicy();
+    dp.id = UUID.randomUUID();
+    dp.clipNorm = m.dpPolicy().clipNorm();
+    dp.noiseMultiplier = m.dpPolicy().noiseMultiplier();
+    dp.delta = m.dpPolicy().delta();
+    dp.epsilonBudgetPerPeriod = m.dpPolicy().epsilonBudgetPerPeriod();
+    dp.periodDays = m.dpPolicy().periodDays();
+    em.persist(dp);
+    AdapterVersion row = new AdapterVersion();
+    row.id = UUID.randomUUID();
+    row.adapterId = adapter.id;
+    row.version = m.adapter().version();
+    row.versionMajor = v[0];
+    row.versionMinor = v[1];
+    row.versionPatch = v[2];
+    row.packageId = UUID.fromString(m.packageId());
+    row.signingKeyId = verified.signer().keyId();
+    row.fleetId = fleet.id;
+    row.baseModel = m.baseModel().id();
+    row.rank = m.lora().rank();
+    row.alpha = m.lora().alpha();
+    row.scaling = m.lora().scaling().wireName();
+    row.targetModules = m.lora().targetModules().toArray(String[]::new);
+    row.keywords = m.routing().keywords().toArray(String[]::new);
+    row.domain = m.routing().domain();
+    row.licence = m.licence();
+    row.dpPolicyId = dp.id;
+    row.manifest = new String(ManifestCodec.encode(m), StandardCharsets.UTF_8);
+    row.packageSha256 = incoming.sha256();
+    row.packageBytes = incoming.size();
+    row.state = "draft";
+    row.uploadedAt = OffsetDateTime.now();
+    row.uploadedBy = user.id;
+    em.persist(row);
+    AdapterPrice price = new AdapterPrice();
+    price.adapterVersionId = row.id;
+    price.currency = m.price().currency();
+    price.promptMicrosPer1kTokens = m.price().promptMicrosPer1kTokens();
+    price.completionMicrosPer1kTokens = m.price().completionMicrosPer1kTokens();
+    price.effectiveFrom = row.uploadedAt;
+    price.createdAt = row.uploadedAt;
+    price.createdBy = user.id;
+    em.persist(price);
+    audit.record(
+        user,
+        "adapter-version.upload",
+        "adapter-version",
+        row.id.toString(),
+        "{\"adapter\":\"" + adapter.adapterRef + "\",\"version\":\"" + row.version + "\"}");
+    try {
+      em.flush();
+    } catch (PersistenceException e) {
+      throw versionNotNewer(m); // a concurrent upload of the same package or version won
+    }
+    return new VersionView(
+        adapter.adapterRef,
+        row.version,
+        row.state,
+        row.baseModel,
+        row.rank,
+        row.domain,
+        price.currency,
+        price.promptMicrosPer1kTokens,
+        price.completionMicrosPer1kTokens,
+        row.packageSha256,
+        row.packageBytes,
+        row.uploadedAt);
+  }
+
+  private Adapter newAdapter(Creator creator, String ref) {
+    Adapter a = new Adapter();
+    a.id = UUID.randomUUID();
+    a.creatorId = creator.id;
+    a.adapterRef = ref;
+    a.createdAt = OffsetDateTime.now();
+    em.persist(a);
+    return a;
+  }
+
+  private static ApiProblem versionNotNewer(Manifest m) {
+    return new ApiProblem(
+        ProblemTypes.VERSION_NOT_NEWER,
+        409,
+        "Version not newer",
+        m.adapter().id()
+            + "@"
+            + m.adapter().version()
+            + " is not newer than the latest uploaded version (or this package was already uploaded)");
+  }
+
+  private static int[] parseVersion(String version) {
+    String[] parts = version.split("\\.");
+    return new int[] {
+      Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])
+    };
+  }
+}
