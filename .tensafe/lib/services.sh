@@ -75,13 +75,15 @@ tensafe_service_await() {
 tensafe_service_stop() {
   local name=$1 pid
   pid=$(tensafe_service_pid "$name") || return 0
-  kill -TERM "$pid" 2>/dev/null || true
+  # Services run in their own process group (setsid), so signal the group: a wrapper script such
+  # as Keycloak's kc.sh and the JVM it started stop together.
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   local tries=40
   while kill -0 "$pid" 2>/dev/null && [ "$tries" -gt 0 ]; do
     sleep 0.25
     tries=$((tries - 1))
   done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  kill -0 "$pid" 2>/dev/null && { kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null; }
   rm -f "$TENSAFE_RUN_DIR/$name.pid"
   tensafe_say "stopped $name (pid $pid)"
 }

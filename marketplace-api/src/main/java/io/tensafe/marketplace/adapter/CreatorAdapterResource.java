@@ -1,0 +1,55 @@
+package io.tensafe.marketplace.adapter;
+
+import io.tensafe.marketplace.creator.CreatorService;
+import io.tensafe.marketplace.paging.Page;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+
+/** {@code /api/creator/adapters}: a creator's own adapters and versions; publish and unpublish. */
+@Path("/api/creator/adapters")
+@RolesAllowed("creator")
+@Produces(MediaType.APPLICATION_JSON)
+public class CreatorAdapterResource {
+  @Inject CreatorService creators;
+  @Inject VersionQueries queries;
+  @Inject PublishService publishing;
+
+  @GET
+  public Page<VersionView> mine(
+      @QueryParam("page") @DefaultValue("0") @Min(0) int page,
+      @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
+    return creators
+        .currentCreator()
+        .map(c -> queries.ofCreator(c.id, page, size))
+        .orElseGet(() -> new Page<>(java.util.List.of(), page, size, 0));
+  }
+
+  @POST
+  @Path("/{adapterId}/versions/{version}/publish")
+  public VersionState publish(
+      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
+          String version) {
+    return publishing.setState(adapterId, version, "published");
+  }
+
+  @POST
+  @Path("/{adapterId}/versions/{version}/unpublish")
+  public VersionState unpublish(
+      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
+          String version) {
+    return publishing.setState(adapterId, version, "unpublished");
+  }
+}

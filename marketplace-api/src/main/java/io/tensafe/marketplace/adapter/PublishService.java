@@ -1,0 +1,50 @@
+package io.tensafe.marketplace.adapter;
+
+import io.tensafe.marketplace.audit.AuditLog;
+import io.tensafe.marketplace.creator.Creator;
+import io.tensafe.marketplace.creator.CreatorService;
+import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+
+/** Publishing and unpublishing a creator's own versions; suspended ones stay suspended. */
+@ApplicationScoped
+public class PublishService {
+  @Inject EntityManager em;
+  @Inject CreatorService creators;
+  @Inject CurrentUser current;
+  @Inject AuditLog audit;
+
+  @Transactional
+  public VersionState setState(String adapterRef, String version, String state) {
+    Creator creator =
+        creators.currentCreator().orElseThrow(() -> ProblemTypes.notFound("adapter " + adapterRef));
+    AdapterVersion v =
+        em.createQuery(
+                "select v from AdapterVersion v, Adapter a where v.adapterId = a.id and a.adapterRef"
+                    + " = :r and a.creatorId = :c and v.version = :v",
+                AdapterVersion.class)
+            .setParameter("r", adapterRef)
+            .setParameter("c", creator.id)
+            .setParameter("v", version)
+            .getResultStream()
+            .findFirst()
+            .orElseThrow(() -> ProblemTypes.notFound("adapter " + adapterRef + "@" + version));
+    if ("suspended".equals(v.state)) {
+      throw ProblemTypes.conflict("this version is suspended by an administrator");
+    }
+    if (!state.equals(v.state)) {
+      v.state = state;
+      if ("published".equals(state)) {
+        v.publishedAt = OffsetDateTime.now();
+      }
+      audit.record(
+          current.user(), "adapter-version." + state, "adapter-version", v.id.toString(), "{}");
+    }
+    return new VersionState(adapterRef, version, v.state);
+  }
+}

@@ -1,0 +1,120 @@
+package io.tensafe.marketplace.adapter;
+
+import io.tensafe.marketplace.paging.Page;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Reads adapter versions with their price in effect now (the price row with the latest {@code
+ * effective_from} not after the current time), filtered by who may see them.
+ */
+@ApplicationScoped
+public class VersionQueries {
+  @Inject EntityManager em;
+
+  private static final String SELECT =
+      """
+      SELECT a.adapter_ref, v.version, v.state, v.base_model, v.rank, v.domain, p.currency,
+             p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens, v.package_sha256,
+             v.package_bytes, v.uploaded_at
+      FROM adapter_version v
+      JOIN adapter a ON a.id = v.adapter_id
+      JOIN creator c ON c.id = a.creator_id
+      JOIN LATERAL (SELECT * FROM adapter_price p WHERE p.adapter_version_id = v.id
+                    AND p.effective_from <= now() ORDER BY p.effective_from DESC LIMIT 1) p ON true
+      """;
+
+  /** Versions of the creator with this id. */
+  public Page<VersionView> ofCreator(UUID creatorId, int page, int size) {
+    return page(
+        "WHERE a.creator_id = :creator",
+        Map.of("creator", creatorId),
+        "a.adapter_ref, v.uploaded_at",
+        page,
+        size);
+  }
+
+  /** Every version of every tenant (admins only). */
+  public Page<VersionView> all(int page, int size) {
+    return page("", Map.of(), "v.uploaded_at DESC", page, size);
+  }
+
+  /**
+   * The published catalogue: published versions of unsuspended adapters and creators, optionally
+   * filtered by domain and by a word found in the adapter id or keywords.
+   *
+   * @param sort "price" (prompt price ascending) or "newest"
+   */
+  public Page<VersionView> catalogue(String domain, String text, String sort, int page, int size) {
+    StringBuilder where =
+        new StringBuilder(
+            "WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL");
+    java.util.HashMap<String, Object> params = new java.util.HashMap<>();
+    if (domain != null && !domain.isBlank()) {
+      where.append(" AND v.domain = :domain");
+      params.put("domain", domain);
+    }
+    if (text != null && !text.isBlank()) {
+      where.append(
+          " AND (a.adapter_ref ILIKE :like OR EXISTS (SELECT 1 FROM unnest(v.keywords) k WHERE k ILIKE :like))");
+      params.put(
+          "like", "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%");
+    }
+    String order =
+        "price".equals(sort)
+            ? "p.prompt_micros_per_1k_tokens, a.adapter_ref"
+            : "v.uploaded_at DESC";
+    return page(where.toString(), params, order, page, size);
+  }
+
+  private Page<VersionView> page(
+      String where, Map<String, Object> params, String order, int page, int size) {
+    Query count = em.createNativeQuery("SELECT count(*) FROM (" + SELECT + where + ") x");
+    Query rows =
+        em.createNativeQuery(
+            SELECT + where + " ORDER BY " + order + " LIMIT :limit OFFSET :offset");
+    params.forEach(
+        (k, v) -> {
+          count.setParameter(k, v);
+          rows.setParameter(k, v);
+        });
+    rows.setParameter("limit", size);
+    rows.setParameter("offset", (long) page * size);
+    long total = ((Number) count.getSingleResult()).longValue();
+    List<VersionView> items = new ArrayList<>();
+    for (Object row : rows.getResultList()) {
+      Object[] r = (Object[]) row;
+      items.add(
+          new VersionView(
+              (String) r[0],
+              (String) r[1],
+              (String) r[2],
+              (String) r[3],
+              ((Number) r[4]).intValue(),
+              (String) r[5],
+              String.valueOf(r[6]).trim(),
+              ((Number) r[7]).longValue(),
+              ((Number) r[8]).longValue(),
+              String.valueOf(r[9]).trim(),
+              ((Number) r[10]).longValue(),
+              toOffset(r[11])));
+    }
+    return new Page<>(items, page, size, total);
+  }
+
+  private static OffsetDateTime toOffset(Object value) {
+    return switch (value) {
+      case OffsetDateTime o -> o;
+      case java.time.Instant i -> i.atOffset(java.time.ZoneOffset.UTC);
+      case java.sql.Timestamp t -> t.toInstant().atOffset(java.time.ZoneOffset.UTC);
+      default -> throw new IllegalStateException("unexpected timestamp type " + value.getClass());
+    };
+  }
+}
