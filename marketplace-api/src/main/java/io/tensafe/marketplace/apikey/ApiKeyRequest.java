@@ -1,0 +1,15 @@
+package io.tensafe.marketplace.apikey;
+
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+
+/**
+ * A new key: a name for humans and, optionally, the adapter ids it may use.
+ *
+ * @param adapters null or empty for every published adapter
+ */
+public record ApiKeyRequest(
+    @NotBlank @Size(max = 200) String name,
+    @Size(max = 100) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> adapters) {}

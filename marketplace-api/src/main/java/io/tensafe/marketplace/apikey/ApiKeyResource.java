@@ -1,0 +1,53 @@
+package io.tensafe.marketplace.apikey;
+
+import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** {@code /api/client/api-keys}: an organisation's API keys for the metered API. */
+@Path("/api/client/api-keys")
+@RolesAllowed("client")
+@Produces(MediaType.APPLICATION_JSON)
+public class ApiKeyResource {
+  @Inject ApiKeyService keys;
+
+  /** Creates a key; the response is the only time the key is shown. */
+  @POST
+  @Consumes(MediaType.APPLICATION_JSON)
+  public Response create(@NotNull @Valid ApiKeyRequest request) {
+    return Response.status(201).entity(keys.create(request)).build();
+  }
+
+  @GET
+  public Page<ApiKeyView> list(
+      @QueryParam("page") @DefaultValue("0") @Min(0) int page,
+      @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
+    return Page.of(keys.list(), page, size);
+  }
+
+  @DELETE
+  @Path("/{prefix}")
+  public Response revoke(@PathParam("prefix") @Pattern(regexp = "tsk_[0-9a-f]{12}") String prefix) {
+    if (!keys.revoke(prefix)) {
+      throw ProblemTypes.notFound("API key " + prefix);
+    }
+    return Response.noContent().build();
+  }
+}

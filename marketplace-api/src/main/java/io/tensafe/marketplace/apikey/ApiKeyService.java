@@ -1,0 +1,124 @@
+package io.tensafe.marketplace.apikey;
+
+import io.tensafe.marketplace.adapter.Adapter;
+import io.tensafe.marketplace.audit.AuditLog;
+import io.tensafe.marketplace.identity.AppUser;
+import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Client API keys of the current user's organisation. A key is {@code tsk_<12 hex>_<43 base64url
+ * chars>} (6 + 256 random bits); the database keeps its prefix and the SHA-256 of the whole string,
+ * which suffices for keys of this entropy (no password stretching needed).
+ */
+@ApplicationScoped
+public class ApiKeyService {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  @Inject EntityManager em;
+  @Inject CurrentUser current;
+  @Inject AuditLog audit;
+
+  @Transactional
+  public CreatedApiKey create(ApiKeyRequest request) {
+    AppUser user = current.user();
+    byte[] id = new byte[6];
+    byte[] secret = new byte[32];
+    RANDOM.nextBytes(id);
+    RANDOM.nextBytes(secret);
+    String prefix = "tsk_" + HexFormat.of().formatHex(id);
+    String key = prefix + "_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+    ApiKey row = new ApiKey();
+    row.id = UUID.randomUUID();
+    row.organisationId = user.organisationId;
+    row.prefix = prefix;
+    row.secretSha256 = sha256(key);
+    row.name = request.name();
+    row.createdAt = OffsetDateTime.now();
+    row.createdBy = user.id;
+    em.persist(row);
+    List<String> adapters =
+        request.adapters() == null ? List.of() : List.copyOf(request.adapters());
+    for (String ref : adapters) {
+      Adapter adapter =
+          em.createQuery("from Adapter where adapterRef = :r", Adapter.class)
+              .setParameter("r", ref)
+              .getResultStream()
+              .findFirst()
+              .orElseThrow(() -> ProblemTypes.validation("adapter '" + ref + "' does not exist"));
+      ApiKeyScope scope = new ApiKeyScope();
+      scope.id = new ApiKeyScope.Id(row.id, adapter.id);
+      em.persist(scope);
+    }
+    audit.record(user, "api-key.create", "api-key", prefix, "{}");
+    return new CreatedApiKey(key, view(row, adapters));
+  }
+
+  public List<ApiKeyView> list() {
+    AppUser user = current.user();
+    List<ApiKeyView> out = new ArrayList<>();
+    for (ApiKey k :
+        em.createQuery("from ApiKey where organisationId = :o order by createdAt", ApiKey.class)
+            .setParameter("o", user.organisationId)
+            .getResultList()) {
+      out.add(view(k, scopes(k)));
+    }
+    return out;
+  }
+
+  /** Revokes a key of the current organisation; false if there is no such key. */
+  @Transactional
+  public boolean revoke(String prefix) {
+    AppUser user = current.user();
+    ApiKey key =
+        em.createQuery("from ApiKey where prefix = :p and organisationId = :o", ApiKey.class)
+            .setParameter("p", prefix)
+            .setParameter("o", user.organisationId)
+            .getResultStream()
+            .findFirst()
+            .orElse(null);
+    if (key == null) {
+      return false;
+    }
+    if (key.revokedAt == null) {
+      key.revokedAt = OffsetDateTime.now();
+      audit.record(user, "api-key.revoke", "api-key", prefix, "{}");
+    }
+    return true;
+  }
+
+  private List<String> scopes(ApiKey k) {
+    return em.createQuery(
+            "select a.adapterRef from ApiKeyScope s, Adapter a where s.id.apiKeyId = :k and"
+                + " a.id = s.id.adapterId order by a.adapterRef",
+            String.class)
+        .setParameter("k", k.id)
+        .getResultList();
+  }
+
+  private static ApiKeyView view(ApiKey k, List<String> adapters) {
+    return new ApiKeyView(k.prefix, k.name, adapters, k.createdAt, k.revokedAt);
+  }
+
+  static byte[] sha256(String key) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+package io.tensafe.marketplace.apikey;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/**
+ * An API key as listed: never the secret, never its hash.
+ *
+ * @param adapters the adapter ids the key is limited to; empty means every published adapter
+ */
+public record ApiKeyView(
+    String prefix,
+    String name,
+    List<String> adapters,
+    OffsetDateTime createdAt,
+    OffsetDateTime revokedAt) {}
