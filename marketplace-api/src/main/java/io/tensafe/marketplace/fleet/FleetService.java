@@ -66,6 +66,15 @@ public class FleetService {
         .toList();
   }
 
+  /** The active fleet with this id (its fleet_ref), if any. */
+  public Optional<NodeFleet> byRef(String fleetRef) {
+    return em.createQuery(
+            "from NodeFleet where fleetRef = :r and retiredAt is null", NodeFleet.class)
+        .setParameter("r", fleetRef)
+        .getResultStream()
+        .findFirst();
+  }
+
   /** The active fleet with this key id (a package recipient id), if any. */
   public Optional<NodeFleet> byKeyId(String keyId) {
     return em.createQuery("from NodeFleet where keyId = :k and retiredAt is null", NodeFleet.class)

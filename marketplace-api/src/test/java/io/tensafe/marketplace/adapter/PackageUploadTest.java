@@ -8,29 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
-import io.tensafe.tgsp.crypto.KeyFiles;
-import io.tensafe.tgsp.json.CanonicalJson;
-import io.tensafe.tgsp.manifest.Manifest;
-import io.tensafe.tgsp.packaging.AdapterPacker;
-import io.tensafe.tgsp.packaging.PackOptions;
-import io.tensafe.tgsp.peft.SyntheticAdapter;
-import io.tensafe.tgsp.safetensors.DType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Instant;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.Set;
-import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +27,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
 class PackageUploadTest {
-  static final SecureRandom RANDOM = new SecureRandom();
+  static final SecureRandom RANDOM = Actors.RANDOM;
   static final Path STORAGE = Path.of("target/test-packages");
 
   @Inject EntityManager em;
@@ -52,34 +38,17 @@ class PackageUploadTest {
   FleetKeyPair fleet;
 
   static String token(String user, String role) {
-    return OidcWiremockTestResource.generateJwtToken(user, Set.of(role), user, "Bearer");
+    return Actors.token(user, role);
   }
 
   @BeforeEach
   void registerCreatorAndFleet() {
-    suffix = HexFormat.of().formatHex(RANDOM.generateSeed(4));
+    suffix = Actors.suffix();
     creatorUser = "creator-" + suffix;
     creatorKey = CreatorKeyPair.generate("acme-" + suffix, RANDOM);
     fleet = FleetKeyPair.generate("fleet-" + suffix, RANDOM);
-    given()
-        .auth()
-        .oauth2(token(creatorUser, "creator"))
-        .contentType("application/json")
-        .body(json(KeyFiles.creatorPublicJson(creatorKey.publicKey())))
-        .post("/api/creator/keys")
-        .then()
-        .log()
-        .ifValidationFails()
-        .statusCode(201)
-        .body("keyId", equalTo(creatorKey.publicKey().keyId()));
-    given()
-        .auth()
-        .oauth2(token("admin-" + suffix, "admin"))
-        .contentType("application/json")
-        .body(json(KeyFiles.fleetPublicJson(fleet.publicKey())))
-        .post("/api/admin/fleets")
-        .then()
-        .statusCode(201);
+    Actors.registerKey(creatorUser, creatorKey);
+    Actors.registerFleet("admin-" + suffix, fleet);
   }
 
   @Test
@@ -88,7 +57,7 @@ class PackageUploadTest {
         .get("/api/fleets/keys")
         .then()
         .statusCode(200)
-        .body("fleetId", hasItem("fleet-" + suffix));
+        .body("items.fleetId", hasItem("fleet-" + suffix));
   }
 
   @Test
@@ -223,36 +192,6 @@ class PackageUploadTest {
   private byte[] pack(
       String version, FleetKeyPair recipient, CreatorKeyPair signer, String baseModel)
       throws Exception {
-    Path dir = Files.createTempDirectory("pkg");
-    Path peft =
-        new SyntheticAdapter(1, 32, 4, 8, List.of("q_proj"), DType.F32, baseModel)
-            .write(dir.resolve("peft"), 1);
-    PackOptions options =
-        new PackOptions(
-            UUID.randomUUID().toString(),
-            new Manifest.Adapter("adapter-" + suffix, version),
-            Optional.empty(),
-            Optional.empty(),
-            new Manifest.Routing(List.of("bank"), "finance"),
-            new Manifest.Price("USD", 1500, 2000),
-            "proprietary",
-            new Manifest.DpPolicy(
-                BigDecimal.ONE,
-                new BigDecimal("1.1"),
-                new BigDecimal("0.00001"),
-                BigDecimal.TEN,
-                30),
-            Optional.empty(),
-            OptionalInt.empty(),
-            4096,
-            Instant.now());
-    Path file = dir.resolve("a.tgsp");
-    AdapterPacker.pack(
-        peft, options, signer, List.of(recipient.publicKey()), RANDOM, file, d -> {});
-    return Files.readAllBytes(file);
-  }
-
-  private static String json(io.tensafe.tgsp.json.JsonValue v) {
-    return new String(CanonicalJson.encode(v), StandardCharsets.UTF_8);
+    return Actors.pack("adapter-" + suffix, version, recipient, signer, baseModel);
   }
 }

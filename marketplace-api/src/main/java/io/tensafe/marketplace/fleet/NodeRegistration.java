@@ -1,0 +1,28 @@
+package io.tensafe.marketplace.fleet;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+
+/**
+ * What a node says about itself when it registers (and again on each heartbeat).
+ *
+ * @param fleetId the fleet whose private key the node holds
+ * @param name unique per node credential, e.g. "node-eu-1"
+ * @param baseModels the base models it serves, e.g. ["Qwen/Qwen2.5-0.5B"]
+ * @param accelerator "cpu" or "gpu"
+ * @param maxConcurrency requests it runs at once, 1..4096
+ * @param loadedAdapters adapter ids currently loaded
+ */
+public record NodeRegistration(
+    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId,
+    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String name,
+    @NotEmpty @Size(max = 32)
+        List<@Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}") String> baseModels,
+    @NotNull @Pattern(regexp = "cpu|gpu") String accelerator,
+    @Min(1) @Max(4096) int maxConcurrency,
+    @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters) {}

@@ -1,0 +1,108 @@
+package io.tensafe.marketplace.fleet;
+
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+
+/**
+ * Node registration and heartbeats. A node is identified by its credential (the token subject) and
+ * the name it registers; it is healthy while its last heartbeat is younger than {@code
+ * tensafe.nodes.heartbeat-timeout}.
+ */
+@ApplicationScoped
+public class NodeService {
+  @Inject EntityManager em;
+  @Inject JsonWebToken token;
+  @Inject FleetService fleets;
+
+  @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
+  Duration heartbeatTimeout;
+
+  /** Registers or re-registers this credential's node; returns its view. */
+  @Transactional
+  public NodeView register(NodeRegistration r) {
+    NodeFleet fleet =
+        fleets
+            .byRef(r.fleetId())
+            .orElseThrow(
+                () -> ProblemTypes.validation("fleet '" + r.fleetId() + "' is not registered"));
+    Node node = own(r.name()).orElseGet(Node::new);
+    if (node.id == null) {
+      node.id = UUID.randomUUID();
+      node.clientId = token.getSubject();
+      node.name = r.name();
+      node.registeredAt = OffsetDateTime.now();
+    }
+    node.fleetId = fleet.id;
+    node.baseModels = r.baseModels().toArray(String[]::new);
+    node.accelerator = r.accelerator();
+    node.maxConcurrency = r.maxConcurrency();
+    node.loadedAdapters =
+        r.loadedAdapters() == null ? new String[0] : r.loadedAdapters().toArray(String[]::new);
+    node.lastHeartbeatAt = OffsetDateTime.now();
+    em.persist(node);
+    return view(node, fleet.fleetRef);
+  }
+
+  /** Records a heartbeat (and the adapters now loaded) of this credential's node. */
+  @Transactional
+  public NodeView heartbeat(String name, List<String> loadedAdapters) {
+    Node node =
+        own(name).orElseThrow(() -> ProblemTypes.notFound("node " + name + " (register first)"));
+    if (node.suspendedAt != null) {
+      throw new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Forbidden", "this node is suspended");
+    }
+    node.lastHeartbeatAt = OffsetDateTime.now();
+    if (loadedAdapters != null) {
+      node.loadedAdapters = loadedAdapters.toArray(String[]::new);
+    }
+    return view(node, em.find(NodeFleet.class, node.fleetId).fleetRef);
+  }
+
+  /** This credential's node with this name, if registered. */
+  public Optional<Node> own(String name) {
+    return em.createQuery("from Node where clientId = :c and name = :n", Node.class)
+        .setParameter("c", token.getSubject())
+        .setParameter("n", name)
+        .getResultStream()
+        .findFirst();
+  }
+
+  /** Every node (admins). */
+  public List<NodeView> all() {
+    return em
+        .createQuery(
+            "select n, f.fleetRef from Node n, NodeFleet f where f.id = n.fleetId order by f.fleetRef, n.name",
+            Object[].class)
+        .getResultList()
+        .stream()
+        .map(r -> view((Node) r[0], (String) r[1]))
+        .toList();
+  }
+
+  NodeView view(Node n, String fleetRef) {
+    boolean healthy =
+        n.suspendedAt == null
+            && n.lastHeartbeatAt.isAfter(OffsetDateTime.now().minus(heartbeatTimeout));
+    return new NodeView(
+        fleetRef,
+        n.name,
+        List.of(n.baseModels),
+        n.accelerator,
+        n.maxConcurrency,
+        List.of(n.loadedAdapters),
+        n.lastHeartbeatAt,
+        healthy,
+        n.suspendedAt != null);
+  }
+}

@@ -1,0 +1,18 @@
+package io.tensafe.marketplace.fleet;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/**
+ * A node as admins see it; {@code healthy} is false once its heartbeats are older than the limit.
+ */
+public record NodeView(
+    String fleetId,
+    String name,
+    List<String> baseModels,
+    String accelerator,
+    int maxConcurrency,
+    List<String> loadedAdapters,
+    OffsetDateTime lastHeartbeatAt,
+    boolean healthy,
+    boolean suspended) {}

@@ -1,0 +1,149 @@
+package io.tensafe.marketplace.fleet;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.HexFormat;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Nodes register, send heartbeats and download the packages of their fleet. */
+@QuarkusTest
+@QuarkusTestResource(OidcWiremockTestResource.class)
+class NodeFlowTest {
+  String suffix;
+  String nodeCredential;
+  byte[] pkg;
+  String adapterId;
+
+  @BeforeEach
+  void uploadAPackageForAFleet() throws Exception {
+    suffix = Actors.suffix();
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    Actors.registerFleet("admin-" + suffix, fleet);
+    Actors.registerKey("creator-" + suffix, key);
+    adapterId = "adapter-" + suffix;
+    pkg = Actors.pack(adapterId, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B");
+    Actors.upload("creator-" + suffix, pkg);
+    nodeCredential = "node-client-" + suffix;
+    register(nodeCredential, "fleet-" + suffix, "node-1")
+        .then()
+        .statusCode(200)
+        .body("healthy", equalTo(true));
+  }
+
+  private io.restassured.response.Response register(String credential, String fleet, String name) {
+    return given()
+        .auth()
+        .oauth2(Actors.token(credential, "node"))
+        .contentType("application/json")
+        .body(
+            "{\"fleetId\":\""
+                + fleet
+                + "\",\"name\":\""
+                + name
+                + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
+                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4,\"loadedAdapters\":[]}")
+        .post("/api/node/register");
+  }
+
+  @Test
+  void heartbeat_updatesLoadedAdapters_andAdminSeesTheNode() {
+    given()
+        .auth()
+        .oauth2(Actors.token(nodeCredential, "node"))
+        .contentType("application/json")
+        .body("{\"name\":\"node-1\",\"loadedAdapters\":[\"" + adapterId + "\"]}")
+        .post("/api/node/heartbeat")
+        .then()
+        .statusCode(200)
+        .body("loadedAdapters", hasItem(adapterId));
+    given()
+        .auth()
+        .oauth2(Actors.token("admin-" + suffix, "admin"))
+        .get("/api/admin/nodes")
+        .then()
+        .statusCode(200)
+        .body("items.fleetId", hasItem("fleet-" + suffix));
+  }
+
+  @Test
+  void download_fullRangeAndConditional() throws Exception {
+    String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(pkg));
+    String url = "/api/node/packages/" + adapterId + "/1.0.0?node=node-1";
+    byte[] body =
+        given()
+            .auth()
+            .oauth2(Actors.token(nodeCredential, "node"))
+            .get(url)
+            .then()
+            .statusCode(200)
+            .header("ETag", "\"" + sha + "\"")
+            .header("Accept-Ranges", "bytes")
+            .extract()
+            .asByteArray();
+    assertArrayEquals(pkg, body);
+    byte[] part =
+        given()
+            .auth()
+            .oauth2(Actors.token(nodeCredential, "node"))
+            .header("Range", "bytes=10-109")
+            .get(url)
+            .then()
+            .statusCode(206)
+            .header("Content-Range", "bytes 10-109/" + pkg.length)
+            .extract()
+            .asByteArray();
+    assertArrayEquals(Arrays.copyOfRange(pkg, 10, 110), part);
+    given()
+        .auth()
+        .oauth2(Actors.token(nodeCredential, "node"))
+        .header("If-None-Match", "\"" + sha + "\"")
+        .get(url)
+        .then()
+        .statusCode(304);
+    given()
+        .auth()
+        .oauth2(Actors.token(nodeCredential, "node"))
+        .header("Range", "bytes=" + pkg.length + "-")
+        .get(url)
+        .then()
+        .statusCode(416);
+  }
+
+  @Test
+  void download_byANodeOfAnotherFleet_isNotFound() {
+    FleetKeyPair other = FleetKeyPair.generate("other-" + suffix, Actors.RANDOM);
+    Actors.registerFleet("admin-" + suffix, other);
+    String stranger = "stranger-" + suffix;
+    register(stranger, "other-" + suffix, "node-x").then().statusCode(200);
+    given()
+        .auth()
+        .oauth2(Actors.token(stranger, "node"))
+        .get("/api/node/packages/" + adapterId + "/1.0.0?node=node-x")
+        .then()
+        .statusCode(404)
+        .contentType("application/problem+json");
+  }
+
+  @Test
+  void nodeEndpoints_withoutNodeRole_areForbidden() {
+    given()
+        .auth()
+        .oauth2(Actors.token("client-" + suffix, "client"))
+        .get("/api/node/packages/" + adapterId + "/1.0.0?node=node-1")
+        .then()
+        .statusCode(403);
+  }
+}

@@ -1,0 +1,115 @@
+package io.tensafe.marketplace.testing;
+
+import static io.restassured.RestAssured.given;
+
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.json.CanonicalJson;
+import io.tensafe.tgsp.manifest.Manifest;
+import io.tensafe.tgsp.packaging.AdapterPacker;
+import io.tensafe.tgsp.packaging.PackOptions;
+import io.tensafe.tgsp.peft.SyntheticAdapter;
+import io.tensafe.tgsp.safetensors.DType;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Test actors against the WireMock OIDC server: tokens whose subject is the user name (so each name
+ * is its own tenant), and the calls that set up a fleet, a creator key and packages.
+ */
+public final class Actors {
+  public static final SecureRandom RANDOM = new SecureRandom();
+
+  private Actors() {}
+
+  /** A fresh random suffix, so tests never share data. */
+  public static String suffix() {
+    return HexFormat.of().formatHex(RANDOM.generateSeed(4));
+  }
+
+  public static String token(String user, String role) {
+    return OidcWiremockTestResource.generateJwtToken(user, Set.of(role), user, "Bearer");
+  }
+
+  public static void registerFleet(String admin, FleetKeyPair fleet) {
+    given()
+        .auth()
+        .oauth2(token(admin, "admin"))
+        .contentType("application/json")
+        .body(CanonicalJson.encode(KeyFiles.fleetPublicJson(fleet.publicKey())))
+        .post("/api/admin/fleets")
+        .then()
+        .statusCode(201);
+  }
+
+  public static void registerKey(String creator, CreatorKeyPair key) {
+    given()
+        .auth()
+        .oauth2(token(creator, "creator"))
+        .contentType("application/json")
+        .body(CanonicalJson.encode(KeyFiles.creatorPublicJson(key.publicKey())))
+        .post("/api/creator/keys")
+        .then()
+        .statusCode(201);
+  }
+
+  /** Uploads bytes as {@code creator}; returns nothing, asserts 201. */
+  public static void upload(String creator, byte[] pkg) {
+    given()
+        .auth()
+        .oauth2(token(creator, "creator"))
+        .contentType("application/octet-stream")
+        .body(pkg)
+        .post("/api/creator/packages")
+        .then()
+        .statusCode(201);
+  }
+
+  /** A small signed package of a synthetic adapter, encrypted to {@code recipient}. */
+  public static byte[] pack(
+      String adapterId,
+      String version,
+      FleetKeyPair recipient,
+      CreatorKeyPair signer,
+      String baseModel)
+      throws Exception {
+    Path dir = Files.createTempDirectory("pkg");
+    Path peft =
+        new SyntheticAdapter(1, 32, 4, 8, List.of("q_proj"), DType.F32, baseModel)
+            .write(dir.resolve("peft"), 1);
+    PackOptions options =
+        new PackOptions(
+            UUID.randomUUID().toString(),
+            new Manifest.Adapter(adapterId, version),
+            Optional.empty(),
+            Optional.empty(),
+            new Manifest.Routing(List.of("bank"), "finance"),
+            new Manifest.Price("USD", 1500, 2000),
+            "proprietary",
+            new Manifest.DpPolicy(
+                BigDecimal.ONE,
+                new BigDecimal("1.1"),
+                new BigDecimal("0.00001"),
+                BigDecimal.TEN,
+                30),
+            Optional.empty(),
+            OptionalInt.empty(),
+            4096,
+            Instant.now());
+    Path file = dir.resolve("a.tgsp");
+    AdapterPacker.pack(
+        peft, options, signer, List.of(recipient.publicKey()), RANDOM, file, d -> {});
+    return Files.readAllBytes(file);
+  }
+}
