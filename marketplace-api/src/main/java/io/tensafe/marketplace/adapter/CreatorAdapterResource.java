@@ -24,6 +24,7 @@ public class CreatorAdapterResource {
   @Inject CreatorService creators;
   @Inject VersionQueries queries;
   @Inject PublishService publishing;
+  @Inject PriceService prices;
 
   @GET
   public Page<VersionView> mine(
@@ -42,6 +43,20 @@ public class CreatorAdapterResource {
       @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
           String version) {
     return publishing.setState(adapterId, version, "published");
+  }
+
+  /** Schedules a price change; it takes effect at {@code effectiveFrom}, never before. */
+  @POST
+  @Path("/{adapterId}/versions/{version}/prices")
+  @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
+  public jakarta.ws.rs.core.Response schedulePrice(
+      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
+          String version,
+      @jakarta.validation.constraints.NotNull @jakarta.validation.Valid PriceChange change) {
+    return jakarta.ws.rs.core.Response.status(201)
+        .entity(prices.schedule(adapterId, version, change))
+        .build();
   }
 
   @POST

@@ -1,0 +1,102 @@
+package io.tensafe.marketplace.adapter;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A scheduled price takes effect at its time and not before; history rows never change. */
+@QuarkusTest
+@QuarkusTestResource(OidcWiremockTestResource.class)
+class PriceHistoryTest {
+  @Inject EntityManager em;
+
+  String suffix;
+  String creator;
+
+  @BeforeEach
+  void uploadAVersion() throws Exception {
+    suffix = Actors.suffix();
+    creator = "creator-" + suffix;
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    Actors.registerFleet("admin-" + suffix, fleet);
+    Actors.registerKey(creator, key);
+    Actors.upload(
+        creator, Actors.pack("adapter-" + suffix, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
+  }
+
+  private long currentPromptPrice() {
+    return given()
+        .auth()
+        .oauth2(Actors.token(creator, "creator"))
+        .get("/api/creator/adapters")
+        .then()
+        .statusCode(200)
+        .extract()
+        .<Integer>path("items[0].promptMicrosPer1kTokens");
+  }
+
+  private io.restassured.response.ValidatableResponse schedule(OffsetDateTime at, long prompt) {
+    return given()
+        .auth()
+        .oauth2(Actors.token(creator, "creator"))
+        .contentType("application/json")
+        .body(
+            "{\"promptMicrosPer1kTokens\":"
+                + prompt
+                + ",\"completionMicrosPer1kTokens\":4000,"
+                + "\"effectiveFrom\":\""
+                + at
+                + "\"}")
+        .post("/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices")
+        .then();
+  }
+
+  @Test
+  void scheduledPrice_appliesAtItsTimeAndNotBefore() throws Exception {
+    OffsetDateTime at = OffsetDateTime.now().plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);
+    schedule(at, 3000).statusCode(201);
+    assertEquals(1500, currentPromptPrice(), "the new price applied before its time");
+    while (OffsetDateTime.now().isBefore(at.plusNanos(200_000_000))) {
+      Thread.sleep(100);
+    }
+    assertEquals(3000, currentPromptPrice(), "the new price did not apply at its time");
+  }
+
+  @Test
+  void priceInThePast_isRefused() {
+    schedule(OffsetDateTime.now().minusMinutes(1), 3000)
+        .statusCode(400)
+        .body("type", equalTo("https://tensafe.io/problems/validation"));
+  }
+
+  @Test
+  @Transactional
+  void priceRows_areAppendOnlyInTheDatabase() {
+    Exception e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class,
+            () ->
+                em.createNativeQuery("UPDATE adapter_price SET prompt_micros_per_1k_tokens = 1")
+                    .executeUpdate());
+    assertTrue(
+        String.valueOf(e.getCause()).contains("append-only")
+            || String.valueOf(e).contains("append-only"),
+        e.toString());
+  }
+}
