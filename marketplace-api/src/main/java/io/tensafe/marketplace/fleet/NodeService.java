@@ -95,6 +95,7 @@ public class NodeService {
         n.suspendedAt == null
             && n.lastHeartbeatAt.isAfter(OffsetDateTime.now().minus(heartbeatTimeout));
     return new NodeView(
+        n.id.toString(),
         fleetRef,
         n.name,
         List.of(n.baseModels),

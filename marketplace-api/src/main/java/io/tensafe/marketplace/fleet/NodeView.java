@@ -7,6 +7,7 @@ import java.util.List;
  * A node as admins see it; {@code healthy} is false once its heartbeats are older than the limit.
  */
 public record NodeView(
+    String id,
     String fleetId,
     String name,
     List<String> baseModels,

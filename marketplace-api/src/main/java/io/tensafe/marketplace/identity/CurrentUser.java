@@ -39,6 +39,13 @@ public class CurrentUser {
             .getResultStream()
             .findFirst()
             .orElseGet(() -> provision(subject));
+    if (user.suspendedAt != null) {
+      throw new io.tensafe.marketplace.problem.ApiProblem(
+          io.tensafe.marketplace.problem.ProblemTypes.FORBIDDEN,
+          403,
+          "Forbidden",
+          "this account is suspended");
+    }
     return user;
   }
 

@@ -1,0 +1,205 @@
+package io.tensafe.marketplace;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.restassured.specification.RequestSpecification;
+import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Every endpoint × {anonymous, admin, creator, another creator, client, another client, node}.
+ * Roles without access get 401 (no token) or 403; the owner gets through; another tenant of the
+ * right role gets 404 for what is not theirs, never 2xx.
+ */
+@QuarkusTest
+@QuarkusTestResource(OidcWiremockTestResource.class)
+class AuthorisationMatrixTest {
+  enum Actor {
+    ANONYMOUS(null),
+    ADMIN("admin"),
+    CREATOR("creator"),
+    OTHER_CREATOR("creator"),
+    CLIENT("client"),
+    OTHER_CLIENT("client"),
+    NODE("node");
+
+    final String role;
+
+    Actor(String role) {
+      this.role = role;
+    }
+  }
+
+  /** One endpoint: who owns the resource it names, and which roles may call it at all. */
+  record Endpoint(
+      String method,
+      String path,
+      Object body,
+      String contentType,
+      Set<String> roles,
+      Actor owner) {}
+
+  String suffix;
+  String adapter;
+  String keyId;
+  String apiKeyPrefix;
+
+  void createOneOfEverything() throws Exception {
+    suffix = Actors.suffix();
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    keyId = key.publicKey().keyId();
+    Actors.registerFleet(user(Actor.ADMIN), fleet);
+    Actors.registerKey(user(Actor.CREATOR), key);
+    adapter = "adapter-" + suffix;
+    Actors.upload(
+        user(Actor.CREATOR), Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
+    Actors.registerKey(
+        user(Actor.OTHER_CREATOR), CreatorKeyPair.generate("other-" + suffix, Actors.RANDOM));
+    String created =
+        given()
+            .auth()
+            .oauth2(Actors.token(user(Actor.CLIENT), "client"))
+            .contentType("application/json")
+            .body("{\"name\":\"matrix\"}")
+            .post("/api/client/api-keys")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("key");
+    apiKeyPrefix = created.substring(0, 16);
+  }
+
+  String user(Actor a) {
+    return a.name().toLowerCase().replace('_', '-') + "-" + suffix;
+  }
+
+  List<Endpoint> endpoints() {
+    Set<String> creator = Set.of("creator");
+    String version = "/api/creator/adapters/" + adapter + "/versions/1.0.0";
+    String price =
+        "{\"promptMicrosPer1kTokens\":9,\"completionMicrosPer1kTokens\":9,\"effectiveFrom\":\"2999-01-01T00:00:00Z\"}";
+    return List.of(
+        new Endpoint("GET", "/api/fleets/keys", null, null, null, null),
+        new Endpoint("GET", "/api/creator/keys", null, null, creator, null),
+        new Endpoint("POST", "/api/creator/keys", "{}", "application/json", creator, null),
+        new Endpoint("DELETE", "/api/creator/keys/" + keyId, null, null, creator, Actor.CREATOR),
+        new Endpoint(
+            "POST",
+            "/api/creator/packages",
+            new byte[] {1, 2, 3},
+            "application/octet-stream",
+            creator,
+            null),
+        new Endpoint("GET", "/api/creator/adapters", null, null, creator, null),
+        new Endpoint("POST", version + "/unpublish", null, null, creator, Actor.CREATOR),
+        new Endpoint(
+            "POST", version + "/prices", price, "application/json", creator, Actor.CREATOR),
+        new Endpoint("POST", version + "/publish", null, null, creator, Actor.CREATOR),
+        new Endpoint("POST", "/api/node/register", "{}", "application/json", Set.of("node"), null),
+        new Endpoint(
+            "POST", "/api/admin/creators/no-such/suspend", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/catalog", null, null, Set.of("client", "creator", "admin"), null),
+        new Endpoint("GET", "/api/admin/adapter-versions", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
+        new Endpoint("POST", "/api/admin/fleets", "{}", "application/json", Set.of("admin"), null),
+        new Endpoint(
+            "POST",
+            "/api/admin/adapters/no-such-adapter/unsuspend",
+            null,
+            null,
+            Set.of("admin"),
+            null),
+        new Endpoint("GET", "/api/client/api-keys", null, null, Set.of("client"), null),
+        new Endpoint(
+            "POST",
+            "/api/client/api-keys",
+            "{\"name\":\"m\"}",
+            "application/json",
+            Set.of("client"),
+            null),
+        new Endpoint(
+            "DELETE",
+            "/api/client/api-keys/" + apiKeyPrefix,
+            null,
+            null,
+            Set.of("client"),
+            Actor.CLIENT),
+        new Endpoint(
+            "POST",
+            "/api/node/heartbeat",
+            "{\"name\":\"n\"}",
+            "application/json",
+            Set.of("node"),
+            null),
+        new Endpoint(
+            "GET",
+            "/api/node/packages/" + adapter + "/1.0.0?node=n",
+            null,
+            null,
+            Set.of("node"),
+            null));
+  }
+
+  @TestFactory
+  Stream<DynamicTest> everyEndpointForEveryActor() throws Exception {
+    createOneOfEverything();
+    List<DynamicTest> tests = new ArrayList<>();
+    // Owners last, so a DELETE by the owner does not hide another tenant's 404.
+    List<Actor> order =
+        List.of(
+            Actor.ANONYMOUS,
+            Actor.ADMIN,
+            Actor.OTHER_CREATOR,
+            Actor.OTHER_CLIENT,
+            Actor.NODE,
+            Actor.CLIENT,
+            Actor.CREATOR);
+    for (Endpoint e : endpoints()) {
+      for (Actor a : order) {
+        tests.add(
+            DynamicTest.dynamicTest(e.method() + " " + e.path() + " as " + a, () -> check(e, a)));
+      }
+    }
+    return tests.stream();
+  }
+
+  private void check(Endpoint e, Actor actor) {
+    RequestSpecification request = given();
+    if (actor.role != null) {
+      request = request.auth().oauth2(Actors.token(user(actor), actor.role));
+    }
+    if (e.body() != null) {
+      request =
+          e.body() instanceof byte[] bytes
+              ? request.contentType(e.contentType()).body(bytes)
+              : request.contentType(e.contentType()).body((String) e.body());
+    }
+    int status = request.request(e.method(), e.path()).then().extract().statusCode();
+    String label = e.method() + " " + e.path() + " as " + actor + " gave " + status;
+    assertTrue(status < 500, label);
+    if (e.roles() == null) {
+      assertEquals(200, status, label);
+    } else if (actor == Actor.ANONYMOUS) {
+      assertEquals(401, status, label);
+    } else if (!e.roles().contains(actor.role)) {
+      assertEquals(403, status, label);
+    } else if (e.owner() != null && e.owner() != actor && e.owner().role.equals(actor.role)) {
+      assertEquals(404, status, label + " (another tenant's resource)");
+    } else {
+      assertTrue(status != 401 && status != 403, label);
+    }
+  }
+}
