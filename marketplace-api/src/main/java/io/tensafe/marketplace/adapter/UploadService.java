@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.adapter;
 
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.narayana.jta.QuarkusTransactionException;
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.creator.Creator;
 import io.tensafe.marketplace.creator.CreatorService;
@@ -90,9 +91,17 @@ public class UploadService {
                           "the package's recipients are not fleets this marketplace serves; "
                               + "encrypt to a key from GET /api/fleets/keys"));
       checkManifest(verified.manifest());
-      VersionView view =
-          QuarkusTransaction.requiringNew()
-              .call(() -> record(creator, user, verified, fleet, incoming));
+      VersionView view;
+      try {
+        view =
+            QuarkusTransaction.requiringNew()
+                .call(() -> record(creator, user, verified, fleet, incoming));
+      } catch (PersistenceException | QuarkusTransactionException e) {
+        // A unique constraint (adapter id, package id, adapter + version) lost a race with a
+        // concurrent upload of the same package or version; that upload won, this one is a
+        // duplicate.
+        throw versionNotNewer(verified.manifest());
+      }
       store.commit(incoming);
       return view;
     } catch (IOException e) {
@@ -206,11 +215,7 @@ public class UploadService {
         "adapter-version",
         row.id.toString(),
         "{\"adapter\":\"" + adapter.adapterRef + "\",\"version\":\"" + row.version + "\"}");
-    try {
-      em.flush();
-    } catch (PersistenceException e) {
-      throw versionNotNewer(m); // a concurrent upload of the same package or version won
-    }
+    em.flush();
     return new VersionView(
         adapter.adapterRef,
         row.version,
