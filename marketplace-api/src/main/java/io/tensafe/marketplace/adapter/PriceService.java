@@ -1,8 +1,6 @@
 package io.tensafe.marketplace.adapter;
 
 import io.tensafe.marketplace.audit.AuditLog;
-import io.tensafe.marketplace.creator.Creator;
-import io.tensafe.marketplace.creator.CreatorService;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -20,7 +18,7 @@ import java.time.temporal.ChronoUnit;
 @ApplicationScoped
 public class PriceService {
   @Inject EntityManager em;
-  @Inject CreatorService creators;
+  @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
@@ -33,19 +31,7 @@ public class PriceService {
               + change.effectiveFrom()
               + " is in the past; prices never change retroactively");
     }
-    Creator creator =
-        creators.currentCreator().orElseThrow(() -> ProblemTypes.notFound("adapter " + adapterRef));
-    AdapterVersion v =
-        em.createQuery(
-                "select v from AdapterVersion v, Adapter a where v.adapterId = a.id and a.adapterRef"
-                    + " = :r and a.creatorId = :c and v.version = :v",
-                AdapterVersion.class)
-            .setParameter("r", adapterRef)
-            .setParameter("c", creator.id)
-            .setParameter("v", version)
-            .getResultStream()
-            .findFirst()
-            .orElseThrow(() -> ProblemTypes.notFound("adapter " + adapterRef + "@" + version));
+    AdapterVersion v = versions.find(adapterRef, version);
     String currency =
         em.createQuery(
                 "select p.currency from AdapterPrice p where p.adapterVersionId = :v order by"

@@ -1,8 +1,6 @@
 package io.tensafe.marketplace.adapter;
 
 import io.tensafe.marketplace.audit.AuditLog;
-import io.tensafe.marketplace.creator.Creator;
-import io.tensafe.marketplace.creator.CreatorService;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,25 +13,13 @@ import java.time.OffsetDateTime;
 @ApplicationScoped
 public class PublishService {
   @Inject EntityManager em;
-  @Inject CreatorService creators;
+  @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
   @Transactional
   public VersionState setState(String adapterRef, String version, String state) {
-    Creator creator =
-        creators.currentCreator().orElseThrow(() -> ProblemTypes.notFound("adapter " + adapterRef));
-    AdapterVersion v =
-        em.createQuery(
-                "select v from AdapterVersion v, Adapter a where v.adapterId = a.id and a.adapterRef"
-                    + " = :r and a.creatorId = :c and v.version = :v",
-                AdapterVersion.class)
-            .setParameter("r", adapterRef)
-            .setParameter("c", creator.id)
-            .setParameter("v", version)
-            .getResultStream()
-            .findFirst()
-            .orElseThrow(() -> ProblemTypes.notFound("adapter " + adapterRef + "@" + version));
+    AdapterVersion v = versions.find(adapterRef, version);
     if ("suspended".equals(v.state)) {
       throw ProblemTypes.conflict("this version is suspended by an administrator");
     }

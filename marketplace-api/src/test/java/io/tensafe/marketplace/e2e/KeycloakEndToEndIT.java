@@ -7,26 +7,14 @@ import static org.hamcrest.Matchers.hasItem;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.KeyFiles;
 import io.tensafe.tgsp.json.CanonicalJson;
-import io.tensafe.tgsp.manifest.Manifest;
-import io.tensafe.tgsp.packaging.AdapterPacker;
-import io.tensafe.tgsp.packaging.PackOptions;
-import io.tensafe.tgsp.peft.SyntheticAdapter;
-import io.tensafe.tgsp.safetensors.DType;
-import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Instant;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -103,7 +91,7 @@ class KeycloakEndToEndIT {
         .auth()
         .oauth2(creator)
         .contentType("application/octet-stream")
-        .body(pack(adapterId, key, fleet, random))
+        .body(Actors.pack(adapterId, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"))
         .post("/api/creator/packages")
         .then()
         .statusCode(201)
@@ -133,36 +121,5 @@ class KeycloakEndToEndIT {
         .statusCode(200)
         .body("items.adapterId", hasItem(adapterId));
     given().auth().oauth2(client).get("/api/admin/adapter-versions").then().statusCode(403);
-  }
-
-  private static byte[] pack(
-      String adapterId, CreatorKeyPair key, FleetKeyPair fleet, SecureRandom random)
-      throws Exception {
-    Path dir = Files.createTempDirectory("e2e");
-    Path peft =
-        new SyntheticAdapter(1, 32, 4, 8, List.of("q_proj"), DType.F32, "Qwen/Qwen2.5-0.5B")
-            .write(dir.resolve("peft"), 1);
-    PackOptions options =
-        new PackOptions(
-            UUID.randomUUID().toString(),
-            new Manifest.Adapter(adapterId, "1.0.0"),
-            Optional.empty(),
-            Optional.empty(),
-            new Manifest.Routing(List.of("mortgage", "bank"), "finance"),
-            new Manifest.Price("USD", 1200, 1800),
-            "proprietary",
-            new Manifest.DpPolicy(
-                BigDecimal.ONE,
-                new BigDecimal("1.1"),
-                new BigDecimal("0.00001"),
-                BigDecimal.TEN,
-                30),
-            Optional.empty(),
-            OptionalInt.empty(),
-            4096,
-            Instant.now());
-    Path file = dir.resolve("a.tgsp");
-    AdapterPacker.pack(peft, options, key, List.of(fleet.publicKey()), random, file, d -> {});
-    return Files.readAllBytes(file);
   }
 }
