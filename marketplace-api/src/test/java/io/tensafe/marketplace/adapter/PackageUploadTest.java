@@ -90,6 +90,16 @@ class PackageUploadTest {
   }
 
   @Test
+  void upload_unsignedPackage_isRefused() throws Exception {
+    byte[] pkg = pack("1.0.0", fleet, creatorKey, "Qwen/Qwen2.5-0.5B");
+    java.nio.ByteBuffer prefix = java.nio.ByteBuffer.wrap(pkg);
+    int signatureStart = 80 + prefix.getInt(8) + prefix.getInt(12);
+    java.util.Arrays.fill(pkg, signatureStart, signatureStart + prefix.getInt(16), (byte) 0);
+    expectProblem(pkg, creatorUser, 422, "package-signature-invalid");
+    assertEquals(0L, versions());
+  }
+
+  @Test
   void upload_truncatedPackage_isRefusedAsTruncated() throws Exception {
     byte[] pkg = pack("1.0.0", fleet, creatorKey, "Qwen/Qwen2.5-0.5B");
     expectProblem(
