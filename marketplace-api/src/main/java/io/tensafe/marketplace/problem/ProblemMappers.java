@@ -94,6 +94,12 @@ public final class ProblemMappers {
     return Map.of("field", field, "message", v.getMessage());
   }
 
+  /** A problem response builder, for filters that abort a request themselves. */
+  public static Response.ResponseBuilder problem(
+      String type, int status, String title, String detail) {
+    return Response.fromResponse(response(type, status, title, detail, null));
+  }
+
   static Response response(
       String type, int status, String title, String detail, List<Map<String, String>> errors) {
     Map<String, Object> body = new LinkedHashMap<>();

@@ -107,6 +107,57 @@ class ApiKeyTest {
   }
 
   @Test
+  void revokedKey_failsAtOnce_onTheOpenAiApi() {
+    String client = user();
+    String key =
+        given()
+            .auth()
+            .oauth2(token(client, "client"))
+            .contentType("application/json")
+            .body("{\"name\":\"live\"}")
+            .post("/api/client/api-keys")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("key");
+    given()
+        .header("Authorization", "Bearer " + key)
+        .get("/v1/models")
+        .then()
+        .statusCode(200)
+        .body("object", equalTo("list"))
+        .body("data.id", hasItem("auto"));
+    given()
+        .auth()
+        .oauth2(token(client, "client"))
+        .delete("/api/client/api-keys/" + key.substring(0, 16))
+        .then()
+        .statusCode(204);
+    given()
+        .header("Authorization", "Bearer " + key)
+        .get("/v1/models")
+        .then()
+        .statusCode(401)
+        .contentType("application/problem+json");
+  }
+
+  @Test
+  void openAiApi_withoutAValidKey_isUnauthorized() {
+    given().get("/v1/models").then().statusCode(401).contentType("application/problem+json");
+    given()
+        .header("Authorization", "Bearer tsk_000000000000_" + "A".repeat(43))
+        .get("/v1/models")
+        .then()
+        .statusCode(401);
+    given()
+        .auth()
+        .oauth2(token(user(), "client"))
+        .get("/v1/models")
+        .then()
+        .statusCode(401); // an OIDC token is not an API key
+  }
+
+  @Test
   void create_invalidRequest_namesTheField() {
     given()
         .auth()

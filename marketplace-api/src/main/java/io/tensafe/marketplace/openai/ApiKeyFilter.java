@@ -1,0 +1,48 @@
+package io.tensafe.marketplace.openai;
+
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.apikey.ApiKeyVerifier;
+import io.tensafe.marketplace.problem.ProblemMappers;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.ext.Provider;
+import java.util.Optional;
+
+/**
+ * Authenticates {@link ApiKeyAuthenticated} endpoints by API key, and rejects everything else with
+ * a 401 problem. The verified key is available to the resource as the {@code apiKey} request
+ * property. Keys never reach logs: only the prefix is ever used after this point.
+ */
+@Provider
+@ApiKeyAuthenticated
+@jakarta.annotation.Priority(Priorities.AUTHENTICATION)
+public class ApiKeyFilter implements ContainerRequestFilter {
+  public static final String PROPERTY = "apiKey";
+
+  @Inject ApiKeyVerifier verifier;
+
+  @Override
+  public void filter(ContainerRequestContext request) {
+    String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
+    Optional<ApiKeyPrincipal> key =
+        header != null && header.startsWith("Bearer ")
+            ? verifier.verify(header.substring(7).trim())
+            : Optional.empty();
+    if (key.isEmpty()) {
+      request.abortWith(
+          ProblemMappers.problem(
+                  ProblemTypes.UNAUTHORIZED,
+                  401,
+                  "Unauthorized",
+                  "a valid, unrevoked API key is required as 'Authorization: Bearer tsk_...'")
+              .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
+              .build());
+      return;
+    }
+    request.setProperty(PROPERTY, key.get());
+  }
+}

@@ -1,0 +1,56 @@
+package io.tensafe.marketplace.openai;
+
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import jakarta.annotation.security.PermitAll;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** {@code GET /v1/models}: the adapters this API key may use, plus {@code auto}, OpenAI-style. */
+@Path("/v1/models")
+@PermitAll
+@ApiKeyAuthenticated
+@Produces(MediaType.APPLICATION_JSON)
+public class ModelsResource {
+  @Inject EntityManager em;
+
+  /** One model entry in OpenAI's format. */
+  public record Model(String id, String object, long created, String owned_by) {}
+
+  @GET
+  public Map<String, Object> list(@Context ContainerRequestContext request) {
+    ApiKeyPrincipal key = (ApiKeyPrincipal) request.getProperty(ApiKeyFilter.PROPERTY);
+    List<Model> models = new ArrayList<>();
+    models.add(new Model("auto", "model", 0, "tensafe"));
+    String scope = key.adapterIds().isEmpty() ? "" : " AND a.id IN (:ids)";
+    var query =
+        em.createNativeQuery(
+            "SELECT DISTINCT a.adapter_ref, c.creator_ref, min(v.published_at) FROM adapter a JOIN"
+                + " creator c ON c.id = a.creator_id JOIN adapter_version v ON v.adapter_id = a.id"
+                + " WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS"
+                + " NULL"
+                + scope
+                + " GROUP BY a.adapter_ref, c.creator_ref ORDER BY a.adapter_ref");
+    if (!key.adapterIds().isEmpty()) {
+      query.setParameter("ids", key.adapterIds());
+    }
+    for (Object row : query.getResultList()) {
+      Object[] r = (Object[]) row;
+      long created =
+          r[2] instanceof OffsetDateTime t
+              ? t.toEpochSecond()
+              : r[2] instanceof java.time.Instant i ? i.getEpochSecond() : 0;
+      models.add(new Model((String) r[0], "model", created, (String) r[1]));
+    }
+    return Map.of("object", "list", "data", models);
+  }
+}
