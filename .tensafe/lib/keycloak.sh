@@ -66,16 +66,6 @@ tensafe_keycloak_start() {
 
 # Waits until the realm's discovery document answers; dies with the log's tail if it does not.
 tensafe_keycloak_await() {
-  local tries=$((${TENSAFE_KEYCLOAK_WAIT_SECONDS:-240} * 2))
-  while [ "$tries" -gt 0 ]; do
-    tensafe_keycloak_ready && return 0
-    if ! tensafe_service_pid keycloak >/dev/null; then
-      tail -n 20 "$TENSAFE_RUN_DIR/keycloak.log" >&2
-      tensafe_die "Keycloak exited during start; its log is $TENSAFE_RUN_DIR/keycloak.log"
-    fi
-    sleep 0.5
-    tries=$((tries - 1))
-  done
-  tail -n 20 "$TENSAFE_RUN_DIR/keycloak.log" >&2
-  tensafe_die "Keycloak did not become ready within ${TENSAFE_KEYCLOAK_WAIT_SECONDS:-240} s; its log is $TENSAFE_RUN_DIR/keycloak.log"
+  tensafe_await_ready keycloak "$(tensafe_keycloak_issuer)/.well-known/openid-configuration" \
+    "${TENSAFE_KEYCLOAK_WAIT_SECONDS:-240}"
 }

@@ -53,15 +53,14 @@ tensafe_service_start() {
   echo $! >"$TENSAFE_RUN_DIR/$name.pid"
 }
 
-# Waits for a service's readiness endpoint; dies with the log's tail if it does not come up.
-tensafe_service_await() {
-  local line=$1 name port pid
-  name=$(tensafe_service_field "$line" 1)
-  port=$(tensafe_service_port "$line")
-  local tries=240
+# Waits until URL answers, while the service NAME keeps running; dies with its log's tail if it
+# exits or SECONDS pass first.
+tensafe_await_ready() {
+  local name=$1 url=$2 seconds=$3
+  local tries=$((seconds * 2))
   while [ "$tries" -gt 0 ]; do
-    tensafe_http_ok "http://127.0.0.1:$port/q/health/ready" && return 0
-    if ! pid=$(tensafe_service_pid "$name"); then
+    tensafe_http_ok "$url" && return 0
+    if ! tensafe_service_pid "$name" >/dev/null; then
       tail -n 20 "$TENSAFE_RUN_DIR/$name.log" >&2
       tensafe_die "the $name exited during start; its log is $TENSAFE_RUN_DIR/$name.log"
     fi
@@ -69,7 +68,14 @@ tensafe_service_await() {
     tries=$((tries - 1))
   done
   tail -n 20 "$TENSAFE_RUN_DIR/$name.log" >&2
-  tensafe_die "the $name did not become ready on port $port within 120 s; its log is $TENSAFE_RUN_DIR/$name.log"
+  tensafe_die "the $name did not become ready at $url within $seconds s; its log is $TENSAFE_RUN_DIR/$name.log"
+}
+
+# Waits for a service's readiness endpoint.
+tensafe_service_await() {
+  local line=$1
+  tensafe_await_ready "$(tensafe_service_field "$line" 1)" \
+    "http://127.0.0.1:$(tensafe_service_port "$line")/q/health/ready" 120
 }
 
 tensafe_service_stop() {

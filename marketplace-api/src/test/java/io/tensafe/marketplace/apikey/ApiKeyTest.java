@@ -27,6 +27,19 @@ class ApiKeyTest {
     return OidcWiremockTestResource.generateJwtToken(user, Set.of(role), user, "Bearer");
   }
 
+  static String createKey(String client, String name) {
+    return given()
+        .auth()
+        .oauth2(token(client, "client"))
+        .contentType("application/json")
+        .body("{\"name\":\"" + name + "\"}")
+        .post("/api/client/api-keys")
+        .then()
+        .statusCode(201)
+        .extract()
+        .path("key");
+  }
+
   static String user() {
     return "client-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
   }
@@ -72,17 +85,7 @@ class ApiKeyTest {
   @Test
   void revoke_ownKeyOnly_andAnotherTenantSeesNotFound() {
     String client = user();
-    String key =
-        given()
-            .auth()
-            .oauth2(token(client, "client"))
-            .contentType("application/json")
-            .body("{\"name\":\"ci\"}")
-            .post("/api/client/api-keys")
-            .then()
-            .statusCode(201)
-            .extract()
-            .path("key");
+    String key = createKey(client, "ci");
     String prefix = key.substring(0, 16);
     given()
         .auth()
@@ -109,17 +112,7 @@ class ApiKeyTest {
   @Test
   void revokedKey_failsAtOnce_onTheOpenAiApi() {
     String client = user();
-    String key =
-        given()
-            .auth()
-            .oauth2(token(client, "client"))
-            .contentType("application/json")
-            .body("{\"name\":\"live\"}")
-            .post("/api/client/api-keys")
-            .then()
-            .statusCode(201)
-            .extract()
-            .path("key");
+    String key = createKey(client, "live");
     given()
         .header("Authorization", "Bearer " + key)
         .get("/v1/models")
