@@ -1,6 +1,7 @@
 package io.tensafe.kernels.backend;
 
 import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.ring.NegacyclicNtt;
 
 /** The reference backend: plain Java, one limb after another, on the calling thread. */
 public final class CpuBackend implements HeBackend {
@@ -54,6 +55,47 @@ public final class CpuBackend implements HeBackend {
         z[i] = q.add(q.mul(x[i], y[i]), w[i]);
       }
     }
+  }
+
+  @Override
+  public HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1) {
+    NegacyclicNtt ntt = weights.ntt();
+    HostedLoraShapes.check(weights, messages, c1);
+    Modulus q = ntt.modulus();
+    int n = ntt.degree();
+    int plaintexts = weights.plaintextCount();
+    int outputs = weights.outputsPerPlaintext();
+    boolean extract = weights.extractsOutputs();
+    long[] s = weights.secretKey();
+    long[] sShoup = weights.secretKeyShoup();
+    long[][] residues = new long[messages.length][plaintexts * outputs];
+    long[] decrypted = new long[n];
+    for (int t = 0; t < messages.length; t++) {
+      long[] c0 = messages[t];
+      long[] c1t = c1[t];
+      ntt.forwardInPlace(c0);
+      for (int i = 0; i < n; i++) {
+        c0[i] = q.sub(c0[i], q.mulShoup(c1t[i], s[i], sShoup[i]));
+      }
+      for (int p = 0; p < plaintexts; p++) {
+        long[] pt = weights.plaintext(p);
+        long[] ptShoup = weights.plaintextShoup(p);
+        for (int i = 0; i < n; i++) {
+          long product0 = q.mulShoup(c0[i], pt[i], ptShoup[i]); // c0·p
+          long product1 = q.mulShoup(c1t[i], pt[i], ptShoup[i]); // c1·p
+          decrypted[i] = q.add(product0, q.mulShoup(product1, s[i], sShoup[i])); // + (c1·p)·s
+        }
+        if (!extract) {
+          ntt.inverseInPlace(decrypted);
+        }
+        for (int b = 0; b < outputs; b++) {
+          residues[t][p * outputs + b] =
+              extract ? weights.extractor(b).extract(decrypted) : decrypted[weights.position(b)];
+        }
+      }
+    }
+    long products = (long) messages.length * plaintexts;
+    return new HostedLoraOutput(residues, extract ? 0 : products, extract ? products * outputs : 0);
   }
 
   @Override

@@ -27,4 +27,18 @@ public interface HeBackend {
 
   /** {@code out[k][i] = a[k][i] + b[k][i] mod q_k}. */
   void addInto(LimbBatch a, LimbBatch b, LimbBatch out);
+
+  /**
+   * Hosted HE-LoRA for T tokens against one site, as one unit of work: forward NTT of each token's
+   * {@code m_t + e_t}; secret-key encryption {@code c0 = NTT(m_t + e_t) - c1_t·s}; for each
+   * prepared plaintext {@code p}, the product {@code (c0·p, c1·p)} and its decryption {@code c0·p +
+   * (c1·p)·s}; then the output coefficients of each decrypted product, by inner products or an
+   * inverse NTT as {@link HostedLoraWeights#extractsOutputs()} says. A GPU backend keeps every
+   * intermediate on the device.
+   *
+   * @param messages T coefficient-form polynomials {@code m_t + e_t}, residues in [0, q), each of
+   *     the ring degree; overwritten with scratch values
+   * @param c1 T NTT-form uniform polynomials (the ciphertexts' second components); not modified
+   */
+  HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1);
 }

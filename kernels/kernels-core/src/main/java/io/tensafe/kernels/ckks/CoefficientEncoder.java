@@ -28,6 +28,17 @@ public final class CoefficientEncoder {
    * coefficients 0..values.length-1 (the rest zero).
    */
   public static Plaintext encode(double[] values, double scale, Parameters p, int limbs) {
+    RnsPoly poly = encodeCoefficients(values, scale, p, limbs);
+    poly.toNttInPlace(p.ntts().subList(0, limbs));
+    return new Plaintext(poly, scale);
+  }
+
+  /**
+   * The coefficient-form polynomial over the first {@code limbs} primes of {@code values} placed in
+   * coefficients 0..values.length-1 (the rest zero), residues in [0, q): {@link #encode} before its
+   * transform.
+   */
+  public static RnsPoly encodeCoefficients(double[] values, double scale, Parameters p, int limbs) {
     int n = p.ringDegree();
     if (values.length > n) {
       throw new IllegalArgumentException(
@@ -62,9 +73,7 @@ public final class CoefficientEncoder {
         residues[l][i] = residue(v, moduli.get(l));
       }
     }
-    RnsPoly poly = RnsPoly.wrap(residues, false);
-    poly.toNttInPlace(p.ntts().subList(0, limbs));
-    return new Plaintext(poly, scale);
+    return RnsPoly.wrap(residues, false);
   }
 
   /** {@code round(v) mod q}, exactly, for any finite {@code v}. */

@@ -1,20 +1,24 @@
 package io.tensafe.kernels.helora;
 
+import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.backend.HostedLoraOutput;
+import io.tensafe.kernels.backend.HostedLoraWeights;
 import io.tensafe.kernels.ckks.CoefficientEncoder;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.CoefficientExtractor;
+import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
-import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.ring.Samplers;
 import io.tensafe.kernels.rlwe.Encryptor;
 import io.tensafe.kernels.rlwe.KeyGenerator;
-import io.tensafe.kernels.rlwe.ProductDecryption;
 import io.tensafe.kernels.rlwe.SecretKey;
-import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
 
 /**
  * HE-LoRA in hosted mode with COEFFICIENT packing ({@link CoefficientLayout}): the node generates a
@@ -33,26 +37,47 @@ import java.util.concurrent.ConcurrentHashMap;
  * immutable and the CSPRNG is thread-safe.
  */
 public final class HostedCoefficientOperator implements HeLoraOperator {
+  /** Below this many tokens, preparing the encryptions on several threads does not pay. */
+  private static final int PARALLEL_PREPARATION_TOKENS = 8;
+
   private final Parameters parameters;
+  private final HeBackend backend;
   private final SecretKey secretKey;
+  private final long[] secretKeyValues;
+  private final long[] secretKeyShoup;
   private final SecureRandom random;
   private final double halfBudget;
   private final Map<Integer, List<CoefficientExtractor>> extractorsByDimension =
       new ConcurrentHashMap<>();
 
   /**
-   * An operator with a fresh session key.
+   * An operator with a fresh session key on the CPU reference backend.
    *
    * @param parameters a set with exactly one prime (a depth-1 product needs no more)
    */
   public HostedCoefficientOperator(Parameters parameters, SecureRandom random) {
+    this(parameters, random, new CpuBackend());
+  }
+
+  /**
+   * An operator with a fresh session key whose ring arithmetic runs on {@code backend}. Sampling
+   * and encoding stay on the CPU, so every backend computes on the same inputs and returns the same
+   * residues.
+   *
+   * @param parameters a set with exactly one prime (a depth-1 product needs no more)
+   */
+  public HostedCoefficientOperator(Parameters parameters, SecureRandom random, HeBackend backend) {
     if (parameters.limbCount() != 1) {
       throw new IllegalArgumentException(
           "hosted coefficient packing uses one prime; parameters have " + parameters.limbCount());
     }
     this.parameters = parameters;
+    this.backend = backend;
     this.random = random;
     this.secretKey = KeyGenerator.secretKey(parameters, random);
+    long[][] keyForBackend = secretKey.copyForOwnBackend(0);
+    this.secretKeyValues = keyForBackend[0];
+    this.secretKeyShoup = keyForBackend[1];
     double logQ = parameters.moduli().getFirst().log2();
     this.halfBudget = Math.pow(2, (logQ - 2) / 2);
   }
@@ -60,7 +85,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
   private record Site(
       CoefficientLayout layout,
       double scale,
-      List<ShoupPlaintext> plaintexts,
+      HostedLoraWeights weights,
       HostedCoefficientOperator owner)
       implements CoefficientSite {}
 
@@ -74,7 +99,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     double maxRowL1 = RowChecks.maxRowL1(a);
     double scale = halfBudget / (maxRowL1 > 0 ? maxRowL1 : 1);
     int rows = layout.rowsPerPlaintext();
-    List<ShoupPlaintext> plaintexts = new ArrayList<>(layout.plaintextCount());
+    long[][] plaintexts = new long[layout.plaintextCount()][];
     for (int p = 0; p < layout.plaintextCount(); p++) {
       double[] coefficients = new double[parameters.ringDegree()];
       for (int b = 0; b < rows && p * rows + b < a.length; b++) {
@@ -83,12 +108,14 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
           coefficients[layout.weightCoefficient(b, j)] = row[j];
         }
       }
-      plaintexts.add(
-          new ShoupPlaintext(
-              CoefficientEncoder.encode(coefficients, scale, parameters, 1), parameters.moduli()));
+      plaintexts[p] = CoefficientEncoder.encode(coefficients, scale, parameters, 1).poly().limb(0);
     }
-    extractorsByDimension.computeIfAbsent(d, dim -> extractors(layout));
-    return new Site(layout, scale, List.copyOf(plaintexts), this);
+    List<CoefficientExtractor> extractors =
+        extractorsByDimension.computeIfAbsent(d, dim -> extractors(layout));
+    HostedLoraWeights weights =
+        new HostedLoraWeights(
+            parameters.ntts().getFirst(), secretKeyValues, secretKeyShoup, plaintexts, extractors);
+    return new Site(layout, scale, weights, this);
   }
 
   private List<CoefficientExtractor> extractors(CoefficientLayout layout) {
@@ -100,60 +127,62 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     return List.copyOf(list);
   }
 
-  /** Extraction costs B·N multiplies per product; an inverse NTT about (N/2)·log2 N + N. */
-  private static boolean extractionIsCheaper(CoefficientLayout layout) {
-    int n = layout.ringDegree();
-    long extraction = (long) layout.rowsPerPlaintext() * n;
-    long inverse = (long) (n / 2) * Integer.numberOfTrailingZeros(n) + n;
-    return extraction < inverse;
-  }
-
   @Override
   public HeLoraResult apply(PreparedSite prepared, double[][] inputs) {
     if (!(prepared instanceof Site site) || site.owner() != this) {
       throw new IllegalArgumentException("site was prepared by another operator");
     }
     CoefficientLayout layout = site.layout();
-    boolean extract = extractionIsCheaper(layout);
-    List<CoefficientExtractor> extractors = extractorsByDimension.get(layout.dimension());
-    long modulus = parameters.moduli().getFirst().value();
-    double[][] outputs = new double[inputs.length][layout.rank()];
-    long extractions = 0;
-    long inverseNtts = 0;
-    for (int t = 0; t < inputs.length; t++) {
-      double[] x = inputs[t];
-      double largest = RowChecks.maxAbs(x, layout.dimension(), t);
-      double inputScale = halfBudget / (largest > 0 ? largest : 1);
-      Ciphertext ct =
-          Encryptor.encrypt(
-              CoefficientEncoder.encode(x, inputScale, parameters, 1), secretKey, random);
-      double productScale = inputScale * site.scale();
-      int rows = layout.rowsPerPlaintext();
-      long[] values = new long[parameters.ringDegree()];
-      for (int p = 0; p < site.plaintexts().size(); p++) {
-        ProductDecryption.multiplyPlainDecryptInto(ct, site.plaintexts().get(p), secretKey, values);
-        if (!extract) {
-          parameters.ntts().getFirst().inverseInPlace(values);
-          inverseNtts++;
-        }
-        for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
-          long m;
-          if (extract) {
-            m = extractors.get(b).extract(values);
-            extractions++;
-          } else {
-            m = values[layout.outputCoefficient(b)];
-          }
-          long centred = m > modulus / 2 ? m - modulus : m;
-          outputs[t][p * rows + b] = centred / productScale;
-        }
+    int tokens = inputs.length;
+    double[] inputScales = new double[tokens];
+    for (int t = 0; t < tokens; t++) {
+      double largest = RowChecks.maxAbs(inputs[t], layout.dimension(), t);
+      inputScales[t] = halfBudget / (largest > 0 ? largest : 1);
+    }
+    // Seeds are drawn in token order on this thread, so a seeded CSPRNG gives the same
+    // ciphertexts whichever backend runs and however the expansion below is spread over threads.
+    byte[][] c1Seeds = new byte[tokens][Samplers.SEED_BYTES];
+    byte[][] errorSeeds = new byte[tokens][Samplers.SEED_BYTES];
+    for (int t = 0; t < tokens; t++) {
+      random.nextBytes(c1Seeds[t]);
+      random.nextBytes(errorSeeds[t]);
+    }
+    long[][] messages = new long[tokens][];
+    long[][] c1 = new long[tokens][];
+    Modulus q = parameters.moduli().getFirst();
+    IntStream range = IntStream.range(0, tokens);
+    (tokens >= PARALLEL_PREPARATION_TOKENS ? range.parallel() : range)
+        .forEach(
+            t -> {
+              long[] message =
+                  CoefficientEncoder.encodeCoefficients(inputs[t], inputScales[t], parameters, 1)
+                      .limb(0);
+              long[] error = Samplers.gaussianFromSeed(parameters.ringDegree(), errorSeeds[t]);
+              for (int i = 0; i < message.length; i++) {
+                message[i] = q.add(message[i], error[i] < 0 ? error[i] + q.value() : error[i]);
+              }
+              messages[t] = message;
+              c1[t] = Encryptor.c1FromSeed(c1Seeds[t], parameters, 1).limb(0);
+            });
+    HostedLoraOutput output = backend.hostedLora(site.weights(), messages, c1);
+    long modulus = q.value();
+    int outputs = site.weights().outputsPerPlaintext();
+    double[][] results = new double[tokens][layout.rank()];
+    for (int t = 0; t < tokens; t++) {
+      double productScale = inputScales[t] * site.scale();
+      for (int i = 0; i < layout.rank(); i++) {
+        int p = i / layout.rowsPerPlaintext();
+        int b = i % layout.rowsPerPlaintext();
+        long m = output.residues()[t][p * outputs + b];
+        long centred = m > modulus / 2 ? m - modulus : m;
+        results[t][i] = centred / productScale;
       }
     }
-    long products = (long) inputs.length * site.plaintexts().size();
+    long products = (long) tokens * site.weights().plaintextCount();
     return new HeLoraResult(
-        outputs,
+        results,
         new OperationCounts(
-            inputs.length, products, products, inputs.length, inverseNtts, extractions));
+            tokens, products, products, tokens, output.inverseNtts(), output.extractions()));
   }
 
   /**

@@ -43,6 +43,19 @@ public final class CoefficientExtractor {
   }
 
   /**
+   * A copy of the extraction weights: coefficient {@link #position()} is {@code Σ_i v_i ·
+   * weights[i] mod q} for NTT values {@code v}. Each weight in [0, q).
+   */
+  public long[] weights() {
+    return weights.clone();
+  }
+
+  /** Shoup companions of {@link #weights()}, index for index. */
+  public long[] weightsShoup() {
+    return weightsShoup.clone();
+  }
+
+  /**
    * Coefficient {@link #position()} of the polynomial whose NTT values are {@code ntt} (in [0, q)).
    */
   public long extract(long[] ntt) {

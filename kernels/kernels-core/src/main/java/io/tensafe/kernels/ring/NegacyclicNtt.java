@@ -109,6 +109,35 @@ public final class NegacyclicNtt {
   }
 
   /**
+   * A copy of the forward twiddle table, for accelerator backends that upload it: index {@code k}
+   * in [1, n) holds {@code psi^bitrev(k)} (index 0 is unused), each in [0, q). Stage {@code m} of
+   * the forward transform (m = 1, 2, 4, ... groups) uses index {@code m + group}.
+   */
+  public long[] forwardTwiddles() {
+    return rootPowers.clone();
+  }
+
+  /** Shoup companions of {@link #forwardTwiddles()}, index for index. */
+  public long[] forwardTwiddlesShoup() {
+    return rootPowersShoup.clone();
+  }
+
+  /** A copy of the inverse twiddle table: index {@code k} holds the inverse of the forward one. */
+  public long[] inverseTwiddles() {
+    return inverseRootPowers.clone();
+  }
+
+  /** Shoup companions of {@link #inverseTwiddles()}, index for index. */
+  public long[] inverseTwiddlesShoup() {
+    return inverseRootPowersShoup.clone();
+  }
+
+  /** {@code n^-1 mod q}, the inverse transform's final factor. Range: [1, q). */
+  public long inverseDegree() {
+    return inverseDegree;
+  }
+
+  /**
    * Forward transform, leaving values partly reduced.
    *
    * <p>Range: input in [0, 4q); output in [0, 4q), congruent to the exact transform.

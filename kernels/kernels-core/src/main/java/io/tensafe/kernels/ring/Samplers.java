@@ -64,8 +64,23 @@ public final class Samplers {
    * for the magnitude and 1 for the sign.
    */
   public static long[] gaussian(int degree, SecureRandom random) {
+    return gaussianFromSeed(degree, freshSeed(random));
+  }
+
+  /**
+   * The Gaussian sample that {@link #gaussian} draws for a seed it took from its CSPRNG; lets a
+   * caller draw seeds in order and expand them on several threads. The seed must be fresh CSPRNG
+   * output used for nothing else.
+   *
+   * @param seed exactly {@link #SEED_BYTES} bytes
+   */
+  public static long[] gaussianFromSeed(int degree, byte[] seed) {
+    if (seed.length != SEED_BYTES) {
+      throw new IllegalArgumentException(
+          "seed must be " + SEED_BYTES + " bytes, was " + seed.length);
+    }
     long[] e = new long[degree];
-    byte[] bytes = keystream(freshSeed(random), GAUSSIAN_DOMAIN, 0).update(new byte[8 * degree]);
+    byte[] bytes = keystream(seed, GAUSSIAN_DOMAIN, 0).update(new byte[8 * degree]);
     for (int i = 0; i < degree; i++) {
       long word = 0;
       for (int b = 0; b < 8; b++) {

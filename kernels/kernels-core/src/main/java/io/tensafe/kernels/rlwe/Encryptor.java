@@ -31,6 +31,16 @@ public final class Encryptor {
     return new Ciphertext(p, c0, c1, plaintext.scale(), seed);
   }
 
+  /**
+   * The NTT-form c1 that {@link #encrypt(Plaintext, SecretKey, SecureRandom)} expands from a seed,
+   * over the first {@code limbs} primes; for callers that form {@code c0 = -c1·s + e + m}
+   * themselves (an accelerator backend).
+   */
+  public static RnsPoly c1FromSeed(byte[] seed, Parameters p, int limbs) {
+    return Samplers.uniformFromSeed(
+        seed, Ciphertext.C1_SEED_DOMAIN, p.moduli().subList(0, limbs), p.ringDegree());
+  }
+
   /** {@code (b·u + e0 + m, a·u + e1)} with ternary {@code u}, over the plaintext's limbs. */
   public static Ciphertext encrypt(Plaintext plaintext, PublicKey key, SecureRandom random) {
     Parameters p = key.parameters();

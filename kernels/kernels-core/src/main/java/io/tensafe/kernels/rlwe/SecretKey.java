@@ -7,8 +7,9 @@ import io.tensafe.kernels.ring.RnsPoly;
  * A ternary RLWE secret key, held in NTT form over every prime of its parameters.
  *
  * <p>Ownership: in hosted mode the node that generated it; in private mode the client. The key
- * never leaves its owner: it has no accessor for its values outside this package, and no {@code
- * toString} that shows them.
+ * never leaves its owner: its values are read outside this package only by {@link
+ * #copyForOwnBackend}, which hands them to the owner's own compute backend (the node's GPU in
+ * hosted mode), and no {@code toString} shows them.
  */
 public final class SecretKey {
   private final Parameters parameters;
@@ -35,6 +36,14 @@ public final class SecretKey {
 
   RnsPoly ntt() {
     return ntt;
+  }
+
+  /**
+   * Copies of the key's NTT values modulo prime {@code limb} (row 0) and their Shoup companions
+   * (row 1), for the key owner's own backend, which computes with them and must not pass them on.
+   */
+  public long[][] copyForOwnBackend(int limb) {
+    return new long[][] {ntt.limb(limb).clone(), nttShoup[limb].clone()};
   }
 
   @Override
