@@ -1,5 +1,8 @@
 package io.tensafe.kernels.bench;
 
+import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.cuda.CudaBackend;
 import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
@@ -10,6 +13,7 @@ import io.tensafe.kernels.params.Parameters;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -75,8 +79,18 @@ final class HeLoraBenchCommand implements Runnable {
   @Option(
       names = "--batch",
       defaultValue = "1",
-      description = "tokens per apply call (default: ${DEFAULT-VALUE})")
-  int batch;
+      split = ",",
+      description =
+          "tokens per apply call; a list such as 1,64,512 runs each (default: ${DEFAULT-VALUE})")
+  List<Integer> batches;
+
+  @Option(
+      names = "--backend",
+      defaultValue = "cpu",
+      description =
+          "cpu or cuda (default: ${DEFAULT-VALUE}); cuda runs hosted coefficient packing on the GPU"
+              + " and fails if no GPU is present")
+  String backend;
 
   @Option(
       names = "--threads",
@@ -95,6 +109,28 @@ final class HeLoraBenchCommand implements Runnable {
 
   @Override
   public void run() {
+    require(
+        "cpu".equals(backend) || "cuda".equals(backend),
+        "--backend must be cpu or cuda, was " + backend);
+    for (int batch : batches) {}
+    if ("cpu".equals(backend)) {
+      for (int batch : batches) {
+        runOne(batch, new CpuBackend(), "cpu");
+      }
+      return;
+    }
+    require(
+        packing == Packing.coefficient && mode == Mode.hosted,
+        "--backend cuda runs hosted coefficient packing only");
+    try (CudaBackend cuda = CudaBackend.open()) {
+      System.err.println("HE-LoRA on " + cuda.describe());
+      for (int batch : batches) {
+        runOne(batch, cuda, cuda.describe());
+      }
+    }
+  }
+
+  private void runOne(int batch, HeBackend heBackend, String device) {
     require(dimension >= 1 && dimension <= 1 << 16, "--dim must be in 1..65536, was " + dimension);
     require(rank >= 1 && rank <= 1024, "--rank must be in 1..1024, was " + rank);
     require(batch >= 1 && batch <= 4096, "--batch must be in 1..4096, was " + batch);
@@ -112,7 +148,7 @@ final class HeLoraBenchCommand implements Runnable {
       operator = new HostedSlotOperator(parameters, drbg());
     } else if (mode == Mode.hosted) {
       parameters = HostedCoefficientOperator.parametersFor(dimension);
-      operator = new HostedCoefficientOperator(parameters, drbg());
+      operator = new HostedCoefficientOperator(parameters, drbg(), heBackend);
     } else {
       PrivateCoefficientOperator privateOperator =
           new PrivateCoefficientOperator(dimension, drbg());
@@ -143,7 +179,8 @@ final class HeLoraBenchCommand implements Runnable {
       System.out.printf(
           Locale.ROOT,
           "{\"dim\":%d,\"rank\":%d,\"packing\":\"%s\",\"mode\":\"%s\",\"ring_degree\":%d,\"limbs\":%d,"
-              + "\"batch\":%d,\"he_ms_per_token\":%.4f,\"plain_ms_per_token\":%.4f,\"max_rel_error\":%.3e,\"threads\":%d}%n",
+              + "\"batch\":%d,\"he_ms_per_token\":%.4f,\"plain_ms_per_token\":%.4f,\"max_rel_error\":%.3e,\"threads\":%d,"
+              + "\"backend\":\"%s\",\"us_per_token_per_site\":%.2f,\"device\":\"%s\"}%n",
           dimension,
           rank,
           packing,
@@ -154,7 +191,10 @@ final class HeLoraBenchCommand implements Runnable {
           heMsPerToken,
           plainMsPerToken,
           maxRelError,
-          threads);
+          threads,
+          heBackend.name(),
+          heMsPerToken * 1000,
+          device.replace("\"", "'"));
     } else {
       System.out.printf(
           Locale.ROOT,

@@ -3,6 +3,7 @@ package io.tensafe.kernels.bench;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.ring.Primes;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import picocli.CommandLine;
@@ -34,6 +35,20 @@ final class NttBenchCommand implements Runnable {
   boolean json;
 
   @Option(
+      names = "--backend",
+      defaultValue = "cpu",
+      description = "cpu or cuda (default: ${DEFAULT-VALUE}); cuda fails if no GPU is present")
+  String backend;
+
+  @Option(
+      names = "--batch",
+      split = ",",
+      description =
+          "limbs per call, e.g. 1,64,1024: reports limb-NTTs per second per batch size (one JSON"
+              + " line each with --json) instead of one limb's latency")
+  java.util.List<Integer> batches;
+
+  @Option(
       names = "--seconds",
       defaultValue = "2",
       description =
@@ -56,6 +71,21 @@ final class NttBenchCommand implements Runnable {
     }
     int n = 1 << logN;
     NegacyclicNtt ntt = NegacyclicNtt.of(Modulus.of(Primes.nttPrimes(bits, n, 1).getFirst()), n);
+    if (!"cpu".equals(backend) && !"cuda".equals(backend)) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--backend must be cpu or cuda, was " + backend);
+    }
+    if (batches != null || "cuda".equals(backend)) {
+      List<Integer> sizes = batches == null ? List.of(1, 64, 1024) : batches;
+      for (int size : sizes) {
+        if (size < 1 || size > 16384) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--batch sizes must be in 1..16384, was " + size);
+        }
+      }
+      new BatchedNttBench(ntt, bits, sizes, json, seconds).run(backend);
+      return;
+    }
     long[] data = new long[n];
     SplittableRandom random = new SplittableRandom(42);
     for (int i = 0; i < n; i++) {

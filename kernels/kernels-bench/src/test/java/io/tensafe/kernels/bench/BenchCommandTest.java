@@ -46,6 +46,29 @@ class BenchCommandTest {
   }
 
   @Test
+  void ntt_batchedOnCpu_printsNttsPerSecondPerBatch() {
+    Result result = run("ntt", "--log-n", "11", "--batch", "1,4", "--seconds", "0", "--json");
+    assertEquals(0, result.exitCode(), result.err());
+    String[] lines = result.out().strip().split("\n");
+    assertEquals(2, lines.length, result.out());
+    assertTrue(
+        lines[1].matches(
+            "\\{\"backend\":\"cpu\",\"log_n\":11,\"prime_bits\":60,\"batch\":4,"
+                + "\"forward_ntts_per_s\":[0-9]+,\"inverse_ntts_per_s\":[0-9]+,"
+                + "\"forward_with_transfers_ntts_per_s\":[0-9]+,\"device\":\"1 thread\"}"),
+        lines[1]);
+  }
+
+  @Test
+  void heLora_cudaWithoutGpu_failsNamingTheReason() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        io.tensafe.kernels.cuda.CudaProbe.result().available(), "this machine has a GPU");
+    Result result = run("he-lora", "--backend", "cuda", "--dim", "256", "--seconds", "0");
+    assertTrue(result.exitCode() != 0);
+    assertTrue(result.err().contains("CUDA unavailable"), result.err());
+  }
+
+  @Test
   void ntt_logNOutOfRange_failsWithUsageError() {
     Result result = run("ntt", "--log-n", "9");
     assertEquals(2, result.exitCode());
@@ -61,7 +84,8 @@ class BenchCommandTest {
         line.matches(
             "\\{\"dim\":256,\"rank\":4,\"packing\":\"coefficient\",\"mode\":\"hosted\","
                 + "\"ring_degree\":2048,\"limbs\":1,\"batch\":1,\"he_ms_per_token\":[0-9.]+,"
-                + "\"plain_ms_per_token\":[0-9.]+,\"max_rel_error\":[0-9.e+-]+,\"threads\":1}"),
+                + "\"plain_ms_per_token\":[0-9.]+,\"max_rel_error\":[0-9.e+-]+,\"threads\":1,"
+                + "\"backend\":\"cpu\",\"us_per_token_per_site\":[0-9.]+,\"device\":\"cpu\"}"),
         line);
     double error = Double.parseDouble(line.replaceAll(".*\"max_rel_error\":([^,]+),.*", "$1"));
     assertTrue(error <= 1e-4, line);

@@ -1,0 +1,385 @@
+// TenSafe CUDA kernels: batched negacyclic NTT, pointwise RNS arithmetic and the fused hosted
+// HE-LoRA product. Every kernel computes exactly the residues of kernels-core's Java reference
+// (io.tensafe.kernels.ring.NegacyclicNtt, Modulus, CoefficientExtractor, ProductDecryption): all
+// outputs are fully reduced into [0, q), so "bit for bit" equals "correct modulo q".
+//
+// Conventions (shared with CudaBackend.java):
+// - A batch is `limbs` polynomials of degree n stored one after another (limb k at data + k*n),
+//   all under one prime q < 2^60, so 4q < 2^62 and lazy values never overflow.
+// - Twiddle tables are the Java tables verbatim: index k in [1, n) holds psi^bitrev(k) (forward)
+//   or its inverse, and a Shoup companion floor(w * 2^64 / q) beside each.
+// - Forward: Cooley-Tukey, natural order in, bit-reversed out. Inverse: Gentleman-Sande,
+//   bit-reversed in, natural out, times n^-1.
+// - Stages whose butterfly span t is at least TILE run in "column" kernels: thread c holds the
+//   R = n / TILE values c, c + TILE, ... in registers. Stages with t < TILE run in one "tile"
+//   kernel per TILE contiguous values in shared memory. Every kernel is one launch for the batch.
+
+#include <stdint.h>
+
+typedef unsigned long long u64;
+
+#define TILE 2048
+#define TILE_THREADS 1024
+
+// ---------------------------------------------------------------------------------------------
+// Modular arithmetic. Range comments follow the Java sources.
+
+// a * w mod q, lazily: any a, reduced w, wShoup = floor(w * 2^64 / q). Range: [0, 2q).
+__device__ __forceinline__ u64 mul_shoup_lazy(u64 a, u64 w, u64 w_shoup, u64 q) {
+  return a * w - __umul64hi(a, w_shoup) * q;
+}
+
+__device__ __forceinline__ u64 reduce_2q(u64 x, u64 q) { return x >= q ? x - q : x; }
+
+__device__ __forceinline__ u64 mul_shoup(u64 a, u64 w, u64 w_shoup, u64 q) {
+  return reduce_2q(mul_shoup_lazy(a, w, w_shoup, q), q);
+}
+
+__device__ __forceinline__ u64 add_mod(u64 a, u64 b, u64 q) {
+  u64 s = a + b;
+  return s >= q ? s - q : s;
+}
+
+__device__ __forceinline__ u64 sub_mod(u64 a, u64 b, u64 q) { return a >= b ? a - b : a + q - b; }
+
+// (hi * 2^64 + lo) mod q by Barrett with r = floor(2^128 / q) = (r_hi, r_lo); needs hi < q.
+// The same quotient estimate as Modulus.reduce128; the remainder is exact either way.
+__device__ __forceinline__ u64 reduce128(u64 hi, u64 lo, u64 q, u64 r_hi, u64 r_lo) {
+  u64 lo_rlo_hi = __umul64hi(lo, r_lo);
+  u64 cross_a = lo * r_hi;
+  u64 cross_a_hi = __umul64hi(lo, r_hi);
+  u64 sum1 = cross_a + lo_rlo_hi;
+  u64 middle_hi = cross_a_hi + (sum1 < cross_a ? 1 : 0);
+  u64 cross_b = hi * r_lo;
+  u64 cross_b_hi = __umul64hi(hi, r_lo);
+  u64 sum2 = sum1 + cross_b;
+  u64 quotient = hi * r_hi + middle_hi + cross_b_hi + (sum2 < sum1 ? 1 : 0);
+  u64 remainder = lo - quotient * q;
+  return remainder >= q ? remainder - q : remainder;
+}
+
+__device__ __forceinline__ u64 mul_mod(u64 a, u64 b, u64 q, u64 r_hi, u64 r_lo) {
+  return reduce128(__umul64hi(a, b), a * b, q, r_hi, r_lo);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forward NTT.
+
+// Stages with t >= TILE for degree n = R * TILE: thread c of a limb holds x[c + k*TILE], k < R.
+// Input [0, q) (or [0, 4q)); output [0, 4q).
+template <int R>
+__device__ void forward_columns(u64* data, const u64* roots, const u64* roots_shoup, u64 q,
+                                int limbs) {
+  const int n = R * TILE;
+  long long gid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gid >= (long long)limbs * TILE) return;
+  int limb = (int)(gid / TILE);
+  int c = (int)(gid % TILE);
+  u64* a = data + (long long)limb * n + c;
+  u64 v[R];
+#pragma unroll
+  for (int k = 0; k < R; k++) v[k] = a[(long long)k * TILE];
+  const u64 two_q = 2 * q;
+#pragma unroll
+  for (int m = 1, tt = R / 2; tt >= 1; m <<= 1, tt >>= 1) {
+#pragma unroll
+    for (int i = 0; i < m; i++) {
+      u64 w = roots[m + i];
+      u64 ws = roots_shoup[m + i];
+#pragma unroll
+      for (int kk = 0; kk < tt; kk++) {
+        int k = 2 * i * tt + kk;
+        u64 x = v[k];
+        x = x >= two_q ? x - two_q : x;
+        u64 p = mul_shoup_lazy(v[k + tt], w, ws, q);
+        v[k] = x + p;
+        v[k + tt] = x - p + two_q;
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < R; k++) a[(long long)k * TILE] = v[k];
+}
+
+// Stages with t < TILE (all stages when n <= TILE) on one tile of min(n, TILE) values in shared
+// memory, then the final reduction to [0, q). Input [0, 4q); output [0, q).
+__device__ void forward_tile(u64* data, const u64* roots, const u64* roots_shoup, u64 q, int n,
+                             int limbs) {
+  __shared__ u64 s[TILE];
+  const int tile = n < TILE ? n : TILE;
+  const int tiles_per_limb = n / tile;
+  int limb = blockIdx.x / tiles_per_limb;
+  int tile_index = blockIdx.x % tiles_per_limb;
+  if (limb >= limbs) return;
+  u64* a = data + (long long)limb * n + (long long)tile_index * tile;
+  for (int j = threadIdx.x; j < tile; j += blockDim.x) s[j] = a[j];
+  __syncthreads();
+  const u64 two_q = 2 * q;
+  const int half = tile / 2;
+  // Global stage: t = tile/2 ... 1, with m = n / (2t) groups over the whole limb.
+  for (int t = half; t >= 1; t >>= 1) {
+    int m = n / (2 * t);
+    for (int b = threadIdx.x; b < half; b += blockDim.x) {
+      int group_in_tile = b / t;
+      int j = 2 * group_in_tile * t + (b % t);
+      int group = tile_index * (tile / (2 * t)) + group_in_tile;
+      u64 w = roots[m + group];
+      u64 ws = roots_shoup[m + group];
+      u64 x = s[j];
+      x = x >= two_q ? x - two_q : x;
+      u64 p = mul_shoup_lazy(s[j + t], w, ws, q);
+      s[j] = x + p;
+      s[j + t] = x - p + two_q;
+    }
+    __syncthreads();
+  }
+  for (int j = threadIdx.x; j < tile; j += blockDim.x) {
+    u64 x = s[j];
+    x = x >= two_q ? x - two_q : x;
+    a[j] = x >= q ? x - q : x;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inverse NTT.
+
+// Stages with t < TILE on one tile (all stages and n^-1 when n <= TILE).
+// Input [0, q); output [0, 2q) when more stages follow, else [0, q).
+__device__ void inverse_tile(u64* data, const u64* inv_roots, const u64* inv_roots_shoup, u64 q,
+                             int n, int limbs, u64 n_inv, u64 n_inv_shoup) {
+  __shared__ u64 s[TILE];
+  const int tile = n < TILE ? n : TILE;
+  const int tiles_per_limb = n / tile;
+  int limb = blockIdx.x / tiles_per_limb;
+  int tile_index = blockIdx.x % tiles_per_limb;
+  if (limb >= limbs) return;
+  u64* a = data + (long long)limb * n + (long long)tile_index * tile;
+  for (int j = threadIdx.x; j < tile; j += blockDim.x) s[j] = a[j];
+  __syncthreads();
+  const u64 two_q = 2 * q;
+  const int half = tile / 2;
+  for (int t = 1; t <= half; t <<= 1) {
+    int m = n / (2 * t);
+    for (int b = threadIdx.x; b < half; b += blockDim.x) {
+      int group_in_tile = b / t;
+      int j = 2 * group_in_tile * t + (b % t);
+      int group = tile_index * (tile / (2 * t)) + group_in_tile;
+      u64 w = inv_roots[m + group];
+      u64 ws = inv_roots_shoup[m + group];
+      u64 x = s[j];
+      u64 y = s[j + t];
+      u64 sum = x + y;
+      s[j] = sum >= two_q ? sum - two_q : sum;
+      s[j + t] = mul_shoup_lazy(x - y + two_q, w, ws, q);
+    }
+    __syncthreads();
+  }
+  bool last = n <= TILE;
+  for (int j = threadIdx.x; j < tile; j += blockDim.x) {
+    u64 x = s[j];
+    if (last) {
+      a[j] = mul_shoup(x, n_inv, n_inv_shoup, q);
+    } else {
+      a[j] = x;
+    }
+  }
+}
+
+// Stages with t >= TILE, then n^-1 and the final reduction. Input [0, 2q); output [0, q).
+template <int R>
+__device__ void inverse_columns(u64* data, const u64* inv_roots, const u64* inv_roots_shoup, u64 q,
+                                int limbs, u64 n_inv, u64 n_inv_shoup) {
+  const int n = R * TILE;
+  long long gid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gid >= (long long)limbs * TILE) return;
+  int limb = (int)(gid / TILE);
+  int c = (int)(gid % TILE);
+  u64* a = data + (long long)limb * n + c;
+  u64 v[R];
+#pragma unroll
+  for (int k = 0; k < R; k++) v[k] = a[(long long)k * TILE];
+  const u64 two_q = 2 * q;
+#pragma unroll
+  for (int tt = 1, m = R / 2; tt < R; tt <<= 1, m >>= 1) {
+#pragma unroll
+    for (int i = 0; i < m; i++) {
+      u64 w = inv_roots[m + i];
+      u64 ws = inv_roots_shoup[m + i];
+#pragma unroll
+      for (int kk = 0; kk < tt; kk++) {
+        int k = 2 * i * tt + kk;
+        u64 x = v[k];
+        u64 y = v[k + tt];
+        u64 sum = x + y;
+        v[k] = sum >= two_q ? sum - two_q : sum;
+        v[k + tt] = mul_shoup_lazy(x - y + two_q, w, ws, q);
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < R; k++) a[(long long)k * TILE] = mul_shoup(v[k], n_inv, n_inv_shoup, q);
+}
+
+extern "C" {
+
+__global__ void __launch_bounds__(TILE_THREADS) ntt_forward_tile(u64* data, const u64* roots,
+                                                                 const u64* roots_shoup, u64 q,
+                                                                 int n, int limbs) {
+  forward_tile(data, roots, roots_shoup, q, n, limbs);
+}
+
+__global__ void __launch_bounds__(TILE_THREADS) ntt_inverse_tile(u64* data, const u64* inv_roots,
+                                                                 const u64* inv_roots_shoup, u64 q,
+                                                                 int n, int limbs, u64 n_inv,
+                                                                 u64 n_inv_shoup) {
+  inverse_tile(data, inv_roots, inv_roots_shoup, q, n, limbs, n_inv, n_inv_shoup);
+}
+
+#define COLUMN_KERNELS(R)                                                                       \
+  __global__ void ntt_forward_columns_##R(u64* data, const u64* roots, const u64* roots_shoup, \
+                                          u64 q, int limbs) {                                  \
+    forward_columns<R>(data, roots, roots_shoup, q, limbs);                                    \
+  }                                                                                             \
+  __global__ void ntt_inverse_columns_##R(u64* data, const u64* inv_roots,                     \
+                                          const u64* inv_roots_shoup, u64 q, int limbs,        \
+                                          u64 n_inv, u64 n_inv_shoup) {                        \
+    inverse_columns<R>(data, inv_roots, inv_roots_shoup, q, limbs, n_inv, n_inv_shoup);        \
+  }
+
+COLUMN_KERNELS(2)
+COLUMN_KERNELS(4)
+COLUMN_KERNELS(8)
+COLUMN_KERNELS(16)
+COLUMN_KERNELS(32)
+
+// ---------------------------------------------------------------------------------------------
+// Pointwise arithmetic over `count` residues of one prime. Inputs [0, q); outputs [0, q).
+
+__global__ void pointwise_multiply(const u64* a, const u64* b, u64* out, long long count, u64 q,
+                                   u64 r_hi, u64 r_lo) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    out[i] = mul_mod(a[i], b[i], q, r_hi, r_lo);
+  }
+}
+
+__global__ void pointwise_multiply_add(const u64* a, const u64* b, const u64* c, u64* out,
+                                       long long count, u64 q, u64 r_hi, u64 r_lo) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    out[i] = add_mod(mul_mod(a[i], b[i], q, r_hi, r_lo), c[i], q);
+  }
+}
+
+__global__ void pointwise_add(const u64* a, const u64* b, u64* out, long long count, u64 q) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    out[i] = add_mod(a[i], b[i], q);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosted HE-LoRA (kernels-core HostedCoefficientOperator): T tokens, P prepared plaintexts.
+
+// Secret-key encryption in NTT form: c0[t] = NTT(m_t + e_t) - c1[t] * s, in place over the
+// transformed messages. Inputs and output [0, q).
+__global__ void helora_encrypt(u64* message_ntt, const u64* c1, const u64* s, const u64* s_shoup,
+                               int n, int tokens, u64 q) {
+  long long total = (long long)tokens * n;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    int i = (int)(g % n);
+    message_ntt[g] = sub_mod(message_ntt[g], mul_shoup(c1[g], s[i], s_shoup[i], q), q);
+  }
+}
+
+// The decrypted product of token t and plaintext p at slot i, as ProductDecryption computes it:
+// c0*p + (c1*p)*s, the plaintext applied before the key. Range: [0, q).
+__device__ __forceinline__ u64 product_decrypt(u64 c0, u64 c1, u64 p, u64 ps, u64 s, u64 ss,
+                                               u64 q) {
+  u64 product0 = mul_shoup(c0, p, ps, q);
+  u64 product1 = mul_shoup(c1, p, ps, q);
+  return reduce_2q(product0 + mul_shoup(product1, s, ss, q), q);
+}
+
+#define MAX_FUSED_OUTPUTS 8
+#define FUSED_THREADS 256
+
+// One block per (token, plaintext): ct x pt, decryption and the extraction of `outputs`
+// (<= MAX_FUSED_OUTPUTS) coefficients by inner products with precomputed weights
+// (CoefficientExtractor), without writing the product anywhere. out[t][p*outputs + b].
+__global__ void __launch_bounds__(FUSED_THREADS)
+    helora_product_extract(const u64* c0, const u64* c1, const u64* pt, const u64* pt_shoup,
+                           const u64* s, const u64* s_shoup, const u64* weights,
+                           const u64* weights_shoup, u64* out, int n, int plaintexts,
+                           int outputs, u64 q) {
+  int t = blockIdx.x / plaintexts;
+  int p = blockIdx.x % plaintexts;
+  const u64* c0t = c0 + (long long)t * n;
+  const u64* c1t = c1 + (long long)t * n;
+  const u64* ptp = pt + (long long)p * n;
+  const u64* pts = pt_shoup + (long long)p * n;
+  u64 acc[MAX_FUSED_OUTPUTS];
+#pragma unroll
+  for (int b = 0; b < MAX_FUSED_OUTPUTS; b++) acc[b] = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    u64 v = product_decrypt(c0t[i], c1t[i], ptp[i], pts[i], s[i], s_shoup[i], q);
+#pragma unroll
+    for (int b = 0; b < MAX_FUSED_OUTPUTS; b++) {
+      if (b < outputs) {
+        u64 term = mul_shoup(v, weights[(long long)b * n + i], weights_shoup[(long long)b * n + i],
+                             q);
+        acc[b] = add_mod(acc[b], term, q);
+      }
+    }
+  }
+  __shared__ u64 partial[FUSED_THREADS / 32][MAX_FUSED_OUTPUTS];
+  int lane = threadIdx.x % 32;
+  int warp = threadIdx.x / 32;
+#pragma unroll
+  for (int b = 0; b < MAX_FUSED_OUTPUTS; b++) {
+    u64 x = acc[b];
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      x = add_mod(x, __shfl_down_sync(0xffffffffu, x, offset), q);
+    }
+    if (lane == 0) partial[warp][b] = x;
+  }
+  __syncthreads();
+  if (threadIdx.x < outputs) {
+    u64 x = 0;
+    for (int w = 0; w < FUSED_THREADS / 32; w++) x = add_mod(x, partial[w][threadIdx.x], q);
+    out[(long long)t * plaintexts * outputs + (long long)p * outputs + threadIdx.x] = x;
+  }
+}
+
+// The decrypted products of every (token, plaintext), written out for an inverse NTT when more
+// coefficients are needed than extraction handles: products[(t*P + p)*n + i].
+__global__ void helora_product(const u64* c0, const u64* c1, const u64* pt, const u64* pt_shoup,
+                               const u64* s, const u64* s_shoup, u64* products, int n,
+                               int plaintexts, int tokens, u64 q) {
+  long long total = (long long)tokens * plaintexts * n;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    int i = (int)(g % n);
+    long long tp = g / n;
+    int p = (int)(tp % plaintexts);
+    long long t = tp / plaintexts;
+    long long tn = t * n + i;
+    long long pn = (long long)p * n + i;
+    products[g] = product_decrypt(c0[tn], c1[tn], pt[pn], pt_shoup[pn], s[i], s_shoup[i], q);
+  }
+}
+
+// After the inverse NTT of the products: out[t][p*outputs + b] = products[t*P + p][positions[b]].
+__global__ void helora_gather(const u64* products, const int* positions, u64* out, int n,
+                              int plaintexts, int outputs, int tokens) {
+  long long total = (long long)tokens * plaintexts * outputs;
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < total;
+       g += (long long)gridDim.x * blockDim.x) {
+    int b = (int)(g % outputs);
+    long long tp = g / outputs;
+    out[g] = products[tp * n + positions[b]];
+  }
+}
+
+}  // extern "C"
