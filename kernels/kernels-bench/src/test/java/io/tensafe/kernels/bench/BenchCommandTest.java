@@ -85,7 +85,8 @@ class BenchCommandTest {
             "\\{\"dim\":256,\"rank\":4,\"packing\":\"coefficient\",\"mode\":\"hosted\","
                 + "\"ring_degree\":2048,\"limbs\":1,\"batch\":1,\"he_ms_per_token\":[0-9.]+,"
                 + "\"plain_ms_per_token\":[0-9.]+,\"max_rel_error\":[0-9.e+-]+,\"threads\":1,"
-                + "\"backend\":\"cpu\",\"us_per_token_per_site\":[0-9.]+,\"device\":\"cpu\"}"),
+                + "\"backend\":\"cpu\",\"us_per_token_per_site\":[0-9.]+,"
+                + "\"backend_call_us_per_token\":[0-9.]+,\"device\":\"cpu\"}"),
         line);
     double error = Double.parseDouble(line.replaceAll(".*\"max_rel_error\":([^,]+),.*", "$1"));
     assertTrue(error <= 1e-4, line);

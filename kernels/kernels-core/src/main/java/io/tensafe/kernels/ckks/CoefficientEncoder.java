@@ -80,7 +80,10 @@ public final class CoefficientEncoder {
   private static long residue(double v, Modulus q) {
     long r;
     if (Math.abs(v) < LONG_PATH_LIMIT) {
-      r = Math.round(v) % q.value();
+      r = Math.round(v);
+      if (r >= q.value() || r <= -q.value()) {
+        r %= q.value(); // only values beyond ±q pay for a division
+      }
     } else {
       // |v| >= 2^62: v = m · 2^e exactly, with m a 53-bit integer and e >= 10.
       int e = Math.getExponent(v) - 52;

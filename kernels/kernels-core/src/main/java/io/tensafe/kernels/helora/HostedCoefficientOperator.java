@@ -15,6 +15,7 @@ import io.tensafe.kernels.rlwe.KeyGenerator;
 import io.tensafe.kernels.rlwe.SecretKey;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -141,12 +142,17 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     }
     // Seeds are drawn in token order on this thread, so a seeded CSPRNG gives the same
     // ciphertexts whichever backend runs and however the expansion below is spread over threads.
-    byte[][] c1Seeds = new byte[tokens][Samplers.SEED_BYTES];
-    byte[][] errorSeeds = new byte[tokens][Samplers.SEED_BYTES];
+    byte[] seeds = new byte[2 * tokens * Samplers.SEED_BYTES];
+    random.nextBytes(seeds); // one CSPRNG call: token t's c1 seed, then its error seed
+    byte[][] c1Seeds = new byte[tokens][];
+    byte[][] errorSeeds = new byte[tokens][];
     for (int t = 0; t < tokens; t++) {
-      random.nextBytes(c1Seeds[t]);
-      random.nextBytes(errorSeeds[t]);
+      int at = 2 * t * Samplers.SEED_BYTES;
+      c1Seeds[t] = Arrays.copyOfRange(seeds, at, at + Samplers.SEED_BYTES);
+      errorSeeds[t] =
+          Arrays.copyOfRange(seeds, at + Samplers.SEED_BYTES, at + 2 * Samplers.SEED_BYTES);
     }
+    Arrays.fill(seeds, (byte) 0);
     long[][] messages = new long[tokens][];
     long[][] c1 = new long[tokens][];
     Modulus q = parameters.moduli().getFirst();

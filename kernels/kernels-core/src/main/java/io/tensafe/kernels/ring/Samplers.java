@@ -1,5 +1,8 @@
 package io.tensafe.kernels.ring;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.List;
@@ -31,6 +34,10 @@ public final class Samplers {
   public static final int SEED_BYTES = 32;
 
   private static final long[] GAUSSIAN_CDT = cumulativeTable();
+
+  /** Reads 8 keystream bytes as one big-endian word, as the byte-by-byte definition does. */
+  private static final VarHandle BIG_ENDIAN_LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private Samplers() {}
 
@@ -82,10 +89,7 @@ public final class Samplers {
     long[] e = new long[degree];
     byte[] bytes = keystream(seed, GAUSSIAN_DOMAIN, 0).update(new byte[8 * degree]);
     for (int i = 0; i < degree; i++) {
-      long word = 0;
-      for (int b = 0; b < 8; b++) {
-        word = (word << 8) | (bytes[8 * i + b] & 0xFF);
-      }
+      long word = (long) BIG_ENDIAN_LONG.get(bytes, 8 * i);
       long u = word >>> 1; // 63 uniform bits
       long sign = 1 - 2 * (word & 1);
       // Scan the whole table every time so the time taken does not depend on the sample.
@@ -171,16 +175,12 @@ public final class Samplers {
   private static void fillUniform(long[] limb, Modulus modulus, Cipher keystream) {
     long q = modulus.value();
     long mask = (1L << modulus.bitLength()) - 1;
-    byte[] zeros = new byte[8 * 512];
+    byte[] zeros = new byte[8 * (limb.length + limb.length / 16 + 8)]; // one update, usually
     int filled = 0;
     while (filled < limb.length) {
       byte[] block = keystream.update(zeros);
       for (int off = 0; off + 8 <= block.length && filled < limb.length; off += 8) {
-        long word = 0;
-        for (int b = 0; b < 8; b++) {
-          word = (word << 8) | (block[off + b] & 0xFF);
-        }
-        word &= mask;
+        long word = (long) BIG_ENDIAN_LONG.get(block, off) & mask;
         if (word < q) {
           limb[filled++] = word;
         }
