@@ -18,7 +18,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.IntStream;
 
 /**
@@ -38,6 +42,14 @@ import java.util.stream.IntStream;
  * immutable and the CSPRNG is thread-safe.
  */
 public final class HostedCoefficientOperator implements HeLoraOperator {
+  /** Tokens per backend call when a batch is split to overlap host and backend work. */
+  private static final int PIPELINE_CHUNK_TOKENS = 16;
+
+  /** Runs backend calls of pipelined chunks; daemon threads, created as calls need them. */
+  private static final ExecutorService BACKEND_CALLS =
+      Executors.newCachedThreadPool(
+          Thread.ofPlatform().name("he-lora-backend-", 0).daemon().factory());
+
   /** Below this many tokens, preparing the encryptions on several threads does not pay. */
   private static final int PARALLEL_PREPARATION_TOKENS = 8;
 
@@ -119,6 +131,21 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     return new Site(layout, scale, weights, this);
   }
 
+  /** The chunk's output, rethrowing a backend failure as it was thrown. */
+  private static HostedLoraOutput join(CompletableFuture<HostedLoraOutput> chunk) {
+    try {
+      return chunk.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
   private List<CoefficientExtractor> extractors(CoefficientLayout layout) {
     NegacyclicNtt ntt = parameters.ntts().getFirst();
     List<CoefficientExtractor> list = new ArrayList<>();
@@ -156,21 +183,48 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     long[][] messages = new long[tokens][];
     long[][] c1 = new long[tokens][];
     Modulus q = parameters.moduli().getFirst();
-    IntStream range = IntStream.range(0, tokens);
-    (tokens >= PARALLEL_PREPARATION_TOKENS ? range.parallel() : range)
-        .forEach(
-            t -> {
-              long[] message =
-                  CoefficientEncoder.encodeCoefficients(inputs[t], inputScales[t], parameters, 1)
-                      .limb(0);
-              long[] error = Samplers.gaussianFromSeed(parameters.ringDegree(), errorSeeds[t]);
-              for (int i = 0; i < message.length; i++) {
-                message[i] = q.add(message[i], error[i] < 0 ? error[i] + q.value() : error[i]);
-              }
-              messages[t] = message;
-              c1[t] = Encryptor.c1FromSeed(c1Seeds[t], parameters, 1).limb(0);
-            });
-    HostedLoraOutput output = backend.hostedLora(site.weights(), messages, c1);
+    // Chunks pipeline the two halves: the backend works on one chunk while the CPU threads
+    // encode and sample the next. Outputs do not depend on the chunking.
+    int chunk = tokens >= 2 * PIPELINE_CHUNK_TOKENS ? PIPELINE_CHUNK_TOKENS : tokens;
+    List<CompletableFuture<HostedLoraOutput>> chunks = new ArrayList<>();
+    for (int from = 0; from < tokens; from += chunk) {
+      int to = Math.min(tokens, from + chunk);
+      IntStream range = IntStream.range(from, to);
+      (to - from >= PARALLEL_PREPARATION_TOKENS ? range.parallel() : range)
+          .forEach(
+              t -> {
+                long[] message =
+                    CoefficientEncoder.encodeCoefficients(inputs[t], inputScales[t], parameters, 1)
+                        .limb(0);
+                long[] error = Samplers.gaussianFromSeed(parameters.ringDegree(), errorSeeds[t]);
+                for (int i = 0; i < message.length; i++) {
+                  message[i] = q.add(message[i], error[i] < 0 ? error[i] + q.value() : error[i]);
+                }
+                messages[t] = message;
+                c1[t] = Encryptor.c1FromSeed(c1Seeds[t], parameters, 1).limb(0);
+              });
+      long[][] chunkMessages = Arrays.copyOfRange(messages, from, to);
+      long[][] chunkC1 = Arrays.copyOfRange(c1, from, to);
+      if (chunk == tokens) {
+        chunks.add(
+            CompletableFuture.completedFuture(
+                backend.hostedLora(site.weights(), chunkMessages, chunkC1)));
+      } else {
+        chunks.add(
+            CompletableFuture.supplyAsync(
+                () -> backend.hostedLora(site.weights(), chunkMessages, chunkC1), BACKEND_CALLS));
+      }
+    }
+    long[][] residues = new long[tokens][];
+    long inverseNtts = 0;
+    long extractions = 0;
+    for (int k = 0; k < chunks.size(); k++) {
+      HostedLoraOutput part = join(chunks.get(k));
+      System.arraycopy(part.residues(), 0, residues, k * chunk, part.residues().length);
+      inverseNtts += part.inverseNtts();
+      extractions += part.extractions();
+    }
+    HostedLoraOutput output = new HostedLoraOutput(residues, inverseNtts, extractions);
     long modulus = q.value();
     int outputs = site.weights().outputsPerPlaintext();
     double[][] results = new double[tokens][layout.rank()];

@@ -18,6 +18,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
@@ -42,6 +43,9 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
   public static final int DEFAULT_LANES = 4;
 
   private static final Cleaner CLEANER = Cleaner.create();
+
+  /** From this many rows, staging copies use several threads. */
+  private static final int PARALLEL_COPY_ROWS = 16;
 
   private final CUdevice device = new CUdevice();
   private final CUcontext context = new CUcontext();
@@ -426,13 +430,17 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     }
   }
 
-  /** Writes every row one after another from word {@code start}. */
+  /**
+   * Writes equal-length rows one after another from word {@code start}; large batches are copied by
+   * several threads (absolute puts into disjoint ranges), since one thread's memory bandwidth
+   * otherwise dominates the call.
+   */
   private static void put(LongBuffer staging, long start, long[][] rows) {
-    int at = Math.toIntExact(start);
-    for (long[] row : rows) {
-      staging.put(at, row);
-      at += row.length;
-    }
+    int base = Math.toIntExact(start);
+    int width = rows[0].length;
+    IntStream range = IntStream.range(0, rows.length);
+    (rows.length >= PARALLEL_COPY_ROWS ? range.parallel() : range)
+        .forEach(t -> staging.put(base + t * width, rows[t]));
   }
 
   /** Reads consecutive rows from word 0 into {@code rows}. */
