@@ -86,20 +86,26 @@ public final class Samplers {
       throw new IllegalArgumentException(
           "seed must be " + SEED_BYTES + " bytes, was " + seed.length);
     }
-    long[] e = new long[degree];
+    long[] u = new long[degree]; // 63 uniform bits per sample
+    long[] sign = new long[degree]; // +1 or -1
     byte[] bytes = keystream(seed, GAUSSIAN_DOMAIN, 0).update(new byte[8 * degree]);
     for (int i = 0; i < degree; i++) {
       long word = (long) BIG_ENDIAN_LONG.get(bytes, 8 * i);
-      long u = word >>> 1; // 63 uniform bits
-      long sign = 1 - 2 * (word & 1);
-      // Scan the whole table every time so the time taken does not depend on the sample.
-      int magnitude = 0;
-      for (long threshold : GAUSSIAN_CDT) {
-        magnitude += (int) ((threshold - u - 1) >>> 63); // +1 while u >= threshold
-      }
-      e[i] = sign * magnitude;
+      u[i] = word >>> 1;
+      sign[i] = 1 - 2 * (word & 1);
     }
-    return e;
+    // Every sample scans the whole table, so the time taken does not depend on the samples; the
+    // table is the outer loop so the inner one runs over arrays (the JIT vectorises it).
+    long[] magnitude = new long[degree];
+    for (long threshold : GAUSSIAN_CDT) {
+      for (int i = 0; i < degree; i++) {
+        magnitude[i] += (threshold - u[i] - 1) >>> 63; // +1 while u >= threshold
+      }
+    }
+    for (int i = 0; i < degree; i++) {
+      magnitude[i] *= sign[i];
+    }
+    return magnitude;
   }
 
   /**

@@ -45,7 +45,7 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
   private static final Cleaner CLEANER = Cleaner.create();
 
   /** From this many rows, staging copies use several threads. */
-  private static final int PARALLEL_COPY_ROWS = 16;
+  private static final int PARALLEL_COPY_ROWS = 64;
 
   private final CUdevice device = new CUdevice();
   private final CUcontext context = new CUcontext();
