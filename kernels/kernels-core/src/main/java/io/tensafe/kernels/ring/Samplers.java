@@ -157,8 +157,23 @@ public final class Samplers {
   }
 
   /**
+   * One AES/CTR instance per thread, re-keyed by every {@link #keystream} call: looking a cipher up
+   * through the provider framework takes a lock, which serialised sampling on many threads.
+   */
+  private static final ThreadLocal<Cipher> AES_CTR =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return Cipher.getInstance("AES/CTR/NoPadding");
+            } catch (GeneralSecurityException e) {
+              throw new IllegalStateException("AES/CTR is required by every Java platform", e);
+            }
+          });
+
+  /**
    * AES-256-CTR keyed by {@code seed}; the IV holds {@code domain} (bytes 0-7) and {@code index}
-   * (bytes 8-11), and bytes 12-15 count blocks. Encrypting zeros yields the keystream.
+   * (bytes 8-11), and bytes 12-15 count blocks. Encrypting zeros yields the keystream. The returned
+   * cipher is this thread's and stays valid until the thread's next call.
    */
   private static Cipher keystream(byte[] seed, long domain, int index) {
     byte[] iv = new byte[16];
@@ -170,7 +185,7 @@ public final class Samplers {
     iv[10] = (byte) (index >>> 8);
     iv[11] = (byte) index;
     try {
-      Cipher aes = Cipher.getInstance("AES/CTR/NoPadding");
+      Cipher aes = AES_CTR.get();
       aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(seed, "AES"), new IvParameterSpec(iv));
       return aes;
     } catch (GeneralSecurityException e) {

@@ -256,7 +256,7 @@ public abstract class HeBackendContractTest {
         new HostedCoefficientOperator(parameters, TestRandoms.seeded(5), backend());
     SplittableRandom random = new SplittableRandom(6);
     double[][] a = new double[32][2048];
-    double[][] x = new double[40][2048]; // more than two pipeline chunks of 16
+    double[][] x = new double[150][2048]; // two pipeline chunks of 64 and one of 22
     for (double[] row : a) {
       for (int j = 0; j < row.length; j++) {
         row[j] = random.nextGaussian() / 45;
