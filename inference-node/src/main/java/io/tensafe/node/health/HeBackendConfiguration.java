@@ -1,13 +1,16 @@
 package io.tensafe.node.health;
 
 import io.quarkus.logging.Log;
+import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.cuda.CudaBackend;
 import io.tensafe.kernels.cuda.CudaProbe;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Probes CUDA once and produces the node's {@link HeBackendChoice}. */
+/** Probes CUDA once and produces the node's {@link HeBackendChoice} and its running backend. */
 @ApplicationScoped
 class HeBackendConfiguration {
 
@@ -22,5 +25,19 @@ class HeBackendConfiguration {
       Log.infof("HE backend: %s (%s)", choice.backend(), choice.cuda().describe());
     }
     return choice;
+  }
+
+  @Produces
+  @Singleton
+  HeBackend heBackend(
+      HeBackendChoice choice, @ConfigProperty(name = "tensafe.node.backend") String requested) {
+    return HeBackendFactory.create(
+        choice, HeBackendChoice.Requested.parse(requested), CudaBackend::open);
+  }
+
+  void close(@Disposes HeBackend backend) {
+    if (backend instanceof CudaBackend cuda) {
+      cuda.close();
+    }
   }
 }
