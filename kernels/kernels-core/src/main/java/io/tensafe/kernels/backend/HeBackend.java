@@ -1,5 +1,8 @@
 package io.tensafe.kernels.backend;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The operations the HE-LoRA operator needs from an accelerator, over batches of limbs. The CPU
  * backend ({@link CpuBackend}) is the reference: every other backend must produce bit-identical
@@ -41,4 +44,17 @@ public interface HeBackend {
    * @param c1 T NTT-form uniform polynomials (the ciphertexts' second components); not modified
    */
   HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1);
+
+  /**
+   * {@link #hostedLora} for several sites (and so several requests) at once, outputs in call order.
+   * A GPU backend runs them as one unit: one upload, one NTT launch for every token of every call
+   * in the same ring, one download. This default runs the calls one after another.
+   */
+  default List<HostedLoraOutput> hostedLoraAll(List<HostedLoraCall> calls) {
+    List<HostedLoraOutput> outputs = new ArrayList<>(calls.size());
+    for (HostedLoraCall call : calls) {
+      outputs.add(hostedLora(call.weights(), call.messages(), call.c1()));
+    }
+    return outputs;
+  }
 }

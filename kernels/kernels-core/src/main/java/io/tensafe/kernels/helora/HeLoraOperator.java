@@ -1,5 +1,8 @@
 package io.tensafe.kernels.helora;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Computes each LoRA site's {@code A·x} under CKKS encryption.
  *
@@ -23,4 +26,22 @@ public interface HeLoraOperator {
    *     {@code site} was prepared by another operator
    */
   HeLoraResult apply(PreparedSite site, double[][] inputs);
+
+  /**
+   * {@link #apply} for several (site, inputs) requests, results in request order; an operator may
+   * run them as one unit of backend work. This default applies them one after another.
+   *
+   * @throws IllegalArgumentException as {@link #apply}, for the first bad request; then no result
+   *     is returned for any
+   */
+  default List<HeLoraResult> applyAll(List<SiteInputs> requests) {
+    List<HeLoraResult> results = new ArrayList<>(requests.size());
+    for (SiteInputs request : requests) {
+      results.add(apply(request.site(), request.inputs()));
+    }
+    return results;
+  }
+
+  /** One request of {@link #applyAll}: a prepared site and the inputs for it. */
+  record SiteInputs(PreparedSite site, double[][] inputs) {}
 }

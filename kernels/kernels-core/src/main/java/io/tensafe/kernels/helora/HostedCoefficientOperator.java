@@ -2,6 +2,7 @@ package io.tensafe.kernels.helora;
 
 import io.tensafe.kernels.backend.CpuBackend;
 import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.backend.HostedLoraCall;
 import io.tensafe.kernels.backend.HostedLoraOutput;
 import io.tensafe.kernels.backend.HostedLoraWeights;
 import io.tensafe.kernels.ckks.CoefficientEncoder;
@@ -146,7 +147,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
   }
 
   /** The chunk's output, rethrowing a backend failure as it was thrown. */
-  private static HostedLoraOutput join(CompletableFuture<HostedLoraOutput> chunk) {
+  private static <T> T join(CompletableFuture<T> chunk) {
     try {
       return chunk.join();
     } catch (CompletionException e) {
@@ -171,92 +172,149 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
 
   @Override
   public HeLoraResult apply(PreparedSite prepared, double[][] inputs) {
-    if (!(prepared instanceof Site site) || site.owner() != this) {
-      throw new IllegalArgumentException("site was prepared by another operator");
+    return applyAll(List.of(new SiteInputs(prepared, inputs))).getFirst();
+  }
+
+  /**
+   * Every request's tokens are encoded and sampled together on the CPU threads, then go to the
+   * backend as one {@link HeBackend#hostedLoraAll} call per chunk of at most 64 tokens (a single
+   * call below 128 tokens); the backend works on one chunk while the CPU prepares the next.
+   */
+  @Override
+  public List<HeLoraResult> applyAll(List<SiteInputs> requests) {
+    int count = requests.size();
+    Site[] sites = new Site[count];
+    int[] firstToken = new int[count + 1];
+    for (int r = 0; r < count; r++) {
+      if (!(requests.get(r).site() instanceof Site site) || site.owner() != this) {
+        throw new IllegalArgumentException("site was prepared by another operator");
+      }
+      sites[r] = site;
+      firstToken[r + 1] = firstToken[r] + requests.get(r).inputs().length;
     }
-    CoefficientLayout layout = site.layout();
-    int tokens = inputs.length;
+    int tokens = firstToken[count];
+    double[][] inputs = new double[tokens][];
+    int[] requestOf = new int[tokens];
     double[] inputScales = new double[tokens];
-    for (int t = 0; t < tokens; t++) {
-      double largest = RowChecks.maxAbs(inputs[t], layout.dimension(), t);
-      inputScales[t] = halfBudget / (largest > 0 ? largest : 1);
+    for (int r = 0; r < count; r++) {
+      double[][] own = requests.get(r).inputs();
+      for (int t = 0; t < own.length; t++) {
+        double largest = RowChecks.maxAbs(own[t], sites[r].layout().dimension(), t);
+        int g = firstToken[r] + t;
+        inputs[g] = own[t];
+        requestOf[g] = r;
+        inputScales[g] = halfBudget / (largest > 0 ? largest : 1);
+      }
     }
+    long[][] residues = encryptMultiplyDecrypt(sites, requestOf, inputs, inputScales);
+    List<HeLoraResult> results = new ArrayList<>(count);
+    long modulus = parameters.moduli().getFirst().value();
+    for (int r = 0; r < count; r++) {
+      Site site = sites[r];
+      CoefficientLayout layout = site.layout();
+      int requestTokens = firstToken[r + 1] - firstToken[r];
+      int outputs = site.weights().outputsPerPlaintext();
+      double[][] values = new double[requestTokens][layout.rank()];
+      for (int t = 0; t < requestTokens; t++) {
+        int g = firstToken[r] + t;
+        double productScale = inputScales[g] * site.scale();
+        for (int i = 0; i < layout.rank(); i++) {
+          int p = i / layout.rowsPerPlaintext();
+          int b = i % layout.rowsPerPlaintext();
+          long m = residues[g][p * outputs + b];
+          long centred = m > modulus / 2 ? m - modulus : m;
+          values[t][i] = centred / productScale;
+        }
+      }
+      long products = (long) requestTokens * site.weights().plaintextCount();
+      boolean extracted = site.weights().extractsOutputs();
+      results.add(
+          new HeLoraResult(
+              values,
+              new OperationCounts(
+                  requestTokens,
+                  products,
+                  products,
+                  requestTokens,
+                  extracted ? 0 : products,
+                  extracted ? products * outputs : 0)));
+    }
+    return results;
+  }
+
+  /**
+   * The decrypted output residues of every token (in [0, q)), token g belonging to request {@code
+   * requestOf[g]}.
+   */
+  private long[][] encryptMultiplyDecrypt(
+      Site[] sites, int[] requestOf, double[][] inputs, double[] inputScales) {
+    int tokens = inputs.length;
     // Seeds are drawn in token order on this thread, so a seeded CSPRNG gives the same
     // ciphertexts whichever backend runs and however the expansion below is spread over threads.
     byte[] seeds = new byte[2 * tokens * Samplers.SEED_BYTES];
-    random.nextBytes(seeds); // one CSPRNG call: token t's c1 seed, then its error seed
-    byte[][] c1Seeds = new byte[tokens][];
-    byte[][] errorSeeds = new byte[tokens][];
-    for (int t = 0; t < tokens; t++) {
-      int at = 2 * t * Samplers.SEED_BYTES;
-      c1Seeds[t] = Arrays.copyOfRange(seeds, at, at + Samplers.SEED_BYTES);
-      errorSeeds[t] =
-          Arrays.copyOfRange(seeds, at + Samplers.SEED_BYTES, at + 2 * Samplers.SEED_BYTES);
-    }
-    Arrays.fill(seeds, (byte) 0);
+    random.nextBytes(seeds); // one CSPRNG call: token g's c1 seed, then its error seed
     long[][] messages = new long[tokens][];
     long[][] c1 = new long[tokens][];
     Modulus q = parameters.moduli().getFirst();
-    // Chunks pipeline the two halves: the backend works on one chunk while the CPU threads
-    // encode and sample the next. Outputs do not depend on the chunking.
     int chunk = pipelineChunk(tokens);
-    List<CompletableFuture<HostedLoraOutput>> chunks = new ArrayList<>();
+    List<CompletableFuture<List<HostedLoraOutput>>> pending = new ArrayList<>();
+    List<int[]> chunkStarts = new ArrayList<>();
     for (int from = 0; from < tokens; from += chunk) {
       int to = Math.min(tokens, from + chunk);
       IntStream range = IntStream.range(from, to);
       (to - from >= PARALLEL_PREPARATION_TOKENS ? range.parallel() : range)
           .forEach(
-              t -> {
+              g -> {
+                int at = 2 * g * Samplers.SEED_BYTES;
+                byte[] c1Seed = Arrays.copyOfRange(seeds, at, at + Samplers.SEED_BYTES);
+                byte[] errorSeed =
+                    Arrays.copyOfRange(
+                        seeds, at + Samplers.SEED_BYTES, at + 2 * Samplers.SEED_BYTES);
                 long[] message =
-                    CoefficientEncoder.encodeCoefficients(inputs[t], inputScales[t], parameters, 1)
+                    CoefficientEncoder.encodeCoefficients(inputs[g], inputScales[g], parameters, 1)
                         .limb(0);
-                long[] error = Samplers.gaussianFromSeed(parameters.ringDegree(), errorSeeds[t]);
+                long[] error = Samplers.gaussianFromSeed(parameters.ringDegree(), errorSeed);
                 for (int i = 0; i < message.length; i++) {
                   message[i] = q.add(message[i], error[i] < 0 ? error[i] + q.value() : error[i]);
                 }
-                messages[t] = message;
-                c1[t] = Encryptor.c1FromSeed(c1Seeds[t], parameters, 1).limb(0);
+                messages[g] = message;
+                c1[g] = Encryptor.c1FromSeed(c1Seed, parameters, 1).limb(0);
+                Arrays.fill(c1Seed, (byte) 0);
+                Arrays.fill(errorSeed, (byte) 0);
               });
-      long[][] chunkMessages = Arrays.copyOfRange(messages, from, to);
-      long[][] chunkC1 = Arrays.copyOfRange(c1, from, to);
-      if (chunk == tokens) {
-        chunks.add(
-            CompletableFuture.completedFuture(
-                backend.hostedLora(site.weights(), chunkMessages, chunkC1)));
-      } else {
-        chunks.add(
-            CompletableFuture.supplyAsync(
-                () -> backend.hostedLora(site.weights(), chunkMessages, chunkC1), BACKEND_CALLS));
+      // One call per run of consecutive tokens of the same request within the chunk.
+      List<HostedLoraCall> calls = new ArrayList<>();
+      List<Integer> starts = new ArrayList<>();
+      for (int a = from; a < to; ) {
+        int b = a;
+        while (b < to && requestOf[b] == requestOf[a]) {
+          b++;
+        }
+        calls.add(
+            new HostedLoraCall(
+                sites[requestOf[a]].weights(),
+                Arrays.copyOfRange(messages, a, b),
+                Arrays.copyOfRange(c1, a, b)));
+        starts.add(a);
+        a = b;
       }
+      chunkStarts.add(starts.stream().mapToInt(Integer::intValue).toArray());
+      pending.add(
+          chunk == tokens
+              ? CompletableFuture.completedFuture(backend.hostedLoraAll(calls))
+              : CompletableFuture.supplyAsync(() -> backend.hostedLoraAll(calls), BACKEND_CALLS));
     }
+    Arrays.fill(seeds, (byte) 0);
     long[][] residues = new long[tokens][];
-    long inverseNtts = 0;
-    long extractions = 0;
-    for (int k = 0; k < chunks.size(); k++) {
-      HostedLoraOutput part = join(chunks.get(k));
-      System.arraycopy(part.residues(), 0, residues, k * chunk, part.residues().length);
-      inverseNtts += part.inverseNtts();
-      extractions += part.extractions();
-    }
-    HostedLoraOutput output = new HostedLoraOutput(residues, inverseNtts, extractions);
-    long modulus = q.value();
-    int outputs = site.weights().outputsPerPlaintext();
-    double[][] results = new double[tokens][layout.rank()];
-    for (int t = 0; t < tokens; t++) {
-      double productScale = inputScales[t] * site.scale();
-      for (int i = 0; i < layout.rank(); i++) {
-        int p = i / layout.rowsPerPlaintext();
-        int b = i % layout.rowsPerPlaintext();
-        long m = output.residues()[t][p * outputs + b];
-        long centred = m > modulus / 2 ? m - modulus : m;
-        results[t][i] = centred / productScale;
+    for (int k = 0; k < pending.size(); k++) {
+      List<HostedLoraOutput> outputs = join(pending.get(k));
+      int[] starts = chunkStarts.get(k);
+      for (int c = 0; c < outputs.size(); c++) {
+        long[][] part = outputs.get(c).residues();
+        System.arraycopy(part, 0, residues, starts[c], part.length);
       }
     }
-    long products = (long) tokens * site.weights().plaintextCount();
-    return new HeLoraResult(
-        results,
-        new OperationCounts(
-            tokens, products, products, tokens, output.inverseNtts(), output.extractions()));
+    return residues;
   }
 
   /**

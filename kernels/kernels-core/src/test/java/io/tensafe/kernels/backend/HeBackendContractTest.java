@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.tensafe.kernels.TestRandoms;
+import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.kernels.helora.PreparedSite;
@@ -267,6 +268,32 @@ public abstract class HeBackendContractTest {
         row[j] = random.nextGaussian();
       }
     }
+    double[][] b = new double[4][2048];
+    for (double[] row : b) {
+      for (int j = 0; j < row.length; j++) {
+        row[j] = random.nextGaussian() / 45;
+      }
+    }
+    List<HeLoraOperator.SiteInputs> requests = new ArrayList<>();
+    List<HeLoraOperator.SiteInputs> referenceRequests = new ArrayList<>();
+    PreparedSite siteA = underTest.prepare(a);
+    PreparedSite siteB = underTest.prepare(b);
+    PreparedSite referenceA = reference.prepare(a);
+    PreparedSite referenceB = reference.prepare(b);
+    for (int r = 0; r < 6; r++) {
+      double[][] inputs = java.util.Arrays.copyOfRange(x, 25 * r, 25 * r + 25);
+      requests.add(new HeLoraOperator.SiteInputs(r % 2 == 0 ? siteA : siteB, inputs));
+      referenceRequests.add(
+          new HeLoraOperator.SiteInputs(r % 2 == 0 ? referenceA : referenceB, inputs));
+    }
+    List<HeLoraResult> fused = underTest.applyAll(requests);
+    List<HeLoraResult> fusedReference = reference.applyAll(referenceRequests);
+    for (int r = 0; r < requests.size(); r++) {
+      for (int t = 0; t < 25; t++) {
+        assertArrayEquals(
+            fusedReference.get(r).outputs()[t], fused.get(r).outputs()[t], 0.0, "request " + r);
+      }
+    }
     PreparedSite referenceSite = reference.prepare(a);
     PreparedSite siteUnderTest = underTest.prepare(a);
     HeLoraResult expected = reference.apply(referenceSite, x);
@@ -275,6 +302,33 @@ public abstract class HeBackendContractTest {
       assertArrayEquals(expected.outputs()[t], actual.outputs()[t], 0.0, "token " + t);
     }
     assertEquals(expected.counts(), actual.counts());
+  }
+
+  @Test
+  void hostedLoraAll_severalSitesAndKeys_matchesOneCallPerSiteBitForBit() {
+    NegacyclicNtt ntt = table(12, 60);
+    List<HostedLoraCall> calls = new ArrayList<>();
+    List<HostedLoraCall> copies = new ArrayList<>();
+    int[][] shapes = {{3, 32, 1}, {1, 2, 4}, {5, 3, 16}, {2, 1, 2}, {4, 2, 32}};
+    for (int c = 0; c < shapes.length; c++) {
+      HostedLoraWeights weights = randomWeights(ntt, shapes[c][1], shapes[c][2], 500 + c);
+      long[][] messages = randomRows(shapes[c][0], ntt, 600 + c);
+      long[][] c1 = randomRows(shapes[c][0], ntt, 700 + c);
+      calls.add(new HostedLoraCall(weights, messages, c1));
+      copies.add(new HostedLoraCall(weights, copyRows(messages), copyRows(c1)));
+    }
+    List<HostedLoraOutput> fused = backend().hostedLoraAll(calls);
+    assertEquals(calls.size(), fused.size());
+    for (int c = 0; c < calls.size(); c++) {
+      HostedLoraCall copy = copies.get(c);
+      HostedLoraOutput alone =
+          new CpuBackend().hostedLora(copy.weights(), copy.messages(), copy.c1());
+      for (int t = 0; t < alone.residues().length; t++) {
+        assertArrayEquals(alone.residues()[t], fused.get(c).residues()[t], "call " + c);
+      }
+      assertEquals(alone.extractions(), fused.get(c).extractions());
+      assertEquals(alone.inverseNtts(), fused.get(c).inverseNtts());
+    }
   }
 
   @Test

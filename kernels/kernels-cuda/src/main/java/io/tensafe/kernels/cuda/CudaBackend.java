@@ -1,8 +1,8 @@
 package io.tensafe.kernels.cuda;
 
 import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.backend.HostedLoraCall;
 import io.tensafe.kernels.backend.HostedLoraOutput;
-import io.tensafe.kernels.backend.HostedLoraShapes;
 import io.tensafe.kernels.backend.HostedLoraWeights;
 import io.tensafe.kernels.backend.LimbBatch;
 import io.tensafe.kernels.ring.Modulus;
@@ -235,100 +235,182 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
 
   @Override
   public HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1) {
-    HostedLoraShapes.check(weights, messages, c1);
-    NegacyclicNtt ntt = weights.ntt();
+    return hostedLoraAll(List.of(new HostedLoraCall(weights, messages, c1))).getFirst();
+  }
+
+  /**
+   * All calls in one lane: one upload of every token's message and c1, one forward-NTT launch per
+   * ring over all of them, then per call an encryption and a fused product-decrypt-extract launch
+   * (or product, batched inverse NTT and gather), one download and one synchronisation.
+   */
+  @Override
+  public List<HostedLoraOutput> hostedLoraAll(List<HostedLoraCall> calls) {
+    if (calls.isEmpty()) {
+      return List.of();
+    }
+    NegacyclicNtt ntt = calls.getFirst().weights().ntt();
     int n = ntt.degree();
     requireSupported(n);
-    int tokens = messages.length;
-    int plaintexts = weights.plaintextCount();
-    int outputs = weights.outputsPerPlaintext();
-    boolean extract = weights.extractsOutputs();
-    long words = (long) tokens * n;
-    long outputWords = (long) tokens * plaintexts * outputs;
+    for (HostedLoraCall call : calls) {
+      NegacyclicNtt other = call.weights().ntt();
+      if (other.degree() != n || other.modulus().value() != ntt.modulus().value()) {
+        throw new IllegalArgumentException("fused hosted HE-LoRA calls must share one ring");
+      }
+    }
+    int count = calls.size();
+    long[] tokenOffset = new long[count + 1];
+    long[] outputOffset = new long[count + 1];
+    for (int c = 0; c < count; c++) {
+      HostedLoraWeights w = calls.get(c).weights();
+      int tokens = calls.get(c).messages().length;
+      tokenOffset[c + 1] = tokenOffset[c] + tokens;
+      outputOffset[c + 1] =
+          outputOffset[c] + (long) tokens * w.plaintextCount() * w.outputsPerPlaintext();
+    }
+    long allTokens = tokenOffset[count];
+    long words = allTokens * n;
+    long outputWords = outputOffset[count];
     long q = ntt.modulus().value();
-    long[][] residues = new long[tokens][plaintexts * outputs];
+    List<long[][]> residues = new ArrayList<>(count);
     withLane(
         lane -> {
           DeviceTables t = tables(ntt);
-          DeviceSite site = site(weights);
           LongBuffer staging = lane.staging.ensure(Math.max(2 * words, outputWords));
-          put(staging, 0, messages);
-          put(staging, words, c1);
+          for (int c = 0; c < count; c++) {
+            put(staging, tokenOffset[c] * n, calls.get(c).messages());
+            put(staging, words + tokenOffset[c] * n, calls.get(c).c1());
+          }
           CUdeviceptr c0 = lane.first.ensure(words * Long.BYTES);
-          CUdeviceptr c1d = lane.second.ensure(words * Long.BYTES);
+          CUdeviceptr c1 = lane.second.ensure(words * Long.BYTES);
           JCudaDriver.cuMemcpyHtoDAsync(c0, lane.staging.at(0), words * Long.BYTES, lane.stream);
           JCudaDriver.cuMemcpyHtoDAsync(
-              c1d, lane.staging.at(words), words * Long.BYTES, lane.stream);
-          kernels.forward(c0, t, tokens, lane.stream);
-          kernels.elementwise(
-              "helora_encrypt",
-              words,
-              lane.stream,
-              c0,
-              c1d,
-              site.key(),
-              site.keyShoup(),
-              n,
-              tokens,
-              q);
+              c1, lane.staging.at(words), words * Long.BYTES, lane.stream);
+          kernels.forward(c0, t, Math.toIntExact(allTokens), lane.stream);
           CUdeviceptr out = lane.output.ensure(outputWords * Long.BYTES);
-          if (extract) {
-            kernels.launch(
-                "helora_product_extract",
-                tokens * plaintexts,
-                256,
-                lane.stream,
-                c0,
-                c1d,
-                site.plaintexts(),
-                site.plaintextsShoup(),
-                site.key(),
-                site.keyShoup(),
-                site.weights(),
-                site.weightsShoup(),
-                out,
-                n,
-                plaintexts,
-                outputs,
-                q);
-          } else {
-            long productWords = (long) tokens * plaintexts * n;
-            CUdeviceptr products = lane.third.ensure(productWords * Long.BYTES);
+          // Size the products buffer for the largest call first: growing it between launches on
+          // the stream would free memory that queued kernels still use.
+          long productWords = 0;
+          for (HostedLoraCall call : calls) {
+            if (!call.weights().extractsOutputs()) {
+              productWords =
+                  Math.max(
+                      productWords,
+                      (long) call.messages().length * call.weights().plaintextCount() * n);
+            }
+          }
+          if (productWords > 0) {
+            lane.third.ensure(productWords * Long.BYTES);
+          }
+          for (int c = 0; c < count; c++) {
+            HostedLoraWeights weights = calls.get(c).weights();
+            DeviceSite site = site(weights);
+            int tokens = calls.get(c).messages().length;
+            CUdeviceptr c0c = c0.withByteOffset(tokenOffset[c] * n * Long.BYTES);
+            CUdeviceptr c1c = c1.withByteOffset(tokenOffset[c] * n * Long.BYTES);
+            CUdeviceptr outc = out.withByteOffset(outputOffset[c] * Long.BYTES);
             kernels.elementwise(
-                "helora_product",
-                productWords,
+                "helora_encrypt",
+                (long) tokens * n,
                 lane.stream,
-                c0,
-                c1d,
-                site.plaintexts(),
-                site.plaintextsShoup(),
+                c0c,
+                c1c,
                 site.key(),
                 site.keyShoup(),
-                products,
                 n,
-                plaintexts,
                 tokens,
                 q);
-            kernels.inverse(products, t, tokens * plaintexts, lane.stream);
-            kernels.elementwise(
-                "helora_gather",
-                outputWords,
-                lane.stream,
-                products,
-                site.positions(),
-                out,
-                n,
-                plaintexts,
-                outputs,
-                tokens);
+            productsToOutputs(lane, t, site, weights, c0c, c1c, outc, tokens);
           }
           JCudaDriver.cuMemcpyDtoHAsync(
               lane.staging.at(0), out, outputWords * Long.BYTES, lane.stream);
           lane.synchronize();
-          readRows(staging, residues);
+          for (int c = 0; c < count; c++) {
+            HostedLoraWeights w = calls.get(c).weights();
+            long[][] rows =
+                new long[calls.get(c).messages().length]
+                    [w.plaintextCount() * w.outputsPerPlaintext()];
+            readRows(staging, outputOffset[c], rows);
+            residues.add(rows);
+          }
         });
-    long products = (long) tokens * plaintexts;
-    return new HostedLoraOutput(residues, extract ? 0 : products, extract ? products * outputs : 0);
+    List<HostedLoraOutput> outputs = new ArrayList<>(count);
+    for (int c = 0; c < count; c++) {
+      HostedLoraWeights w = calls.get(c).weights();
+      long products = (long) calls.get(c).messages().length * w.plaintextCount();
+      boolean extract = w.extractsOutputs();
+      outputs.add(
+          new HostedLoraOutput(
+              residues.get(c),
+              extract ? 0 : products,
+              extract ? products * w.outputsPerPlaintext() : 0));
+    }
+    return outputs;
+  }
+
+  /** Product, decryption and output reading for one call's tokens, on the lane's stream. */
+  private void productsToOutputs(
+      Lane lane,
+      DeviceTables t,
+      DeviceSite site,
+      HostedLoraWeights weights,
+      CUdeviceptr c0,
+      CUdeviceptr c1,
+      CUdeviceptr out,
+      int tokens) {
+    int n = t.degree();
+    int plaintexts = weights.plaintextCount();
+    int outputs = weights.outputsPerPlaintext();
+    long q = t.modulus();
+    if (weights.extractsOutputs()) {
+      kernels.launch(
+          "helora_product_extract",
+          tokens * plaintexts,
+          256,
+          lane.stream,
+          c0,
+          c1,
+          site.plaintexts(),
+          site.plaintextsShoup(),
+          site.key(),
+          site.keyShoup(),
+          site.weights(),
+          site.weightsShoup(),
+          out,
+          n,
+          plaintexts,
+          outputs,
+          q);
+      return;
+    }
+    long productWords = (long) tokens * plaintexts * n;
+    CUdeviceptr products = lane.third.ensure(productWords * Long.BYTES);
+    kernels.elementwise(
+        "helora_product",
+        productWords,
+        lane.stream,
+        c0,
+        c1,
+        site.plaintexts(),
+        site.plaintextsShoup(),
+        site.key(),
+        site.keyShoup(),
+        products,
+        n,
+        plaintexts,
+        tokens,
+        q);
+    kernels.inverse(products, t, tokens * plaintexts, lane.stream);
+    kernels.elementwise(
+        "helora_gather",
+        (long) tokens * plaintexts * outputs,
+        lane.stream,
+        products,
+        site.positions(),
+        out,
+        n,
+        plaintexts,
+        outputs,
+        tokens);
   }
 
   /** Runs {@code work} on a free lane with this backend's context current on the thread. */
@@ -443,9 +525,9 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
         .forEach(t -> staging.put(base + t * width, rows[t]));
   }
 
-  /** Reads consecutive rows from word 0 into {@code rows}. */
-  private static void readRows(LongBuffer staging, long[][] rows) {
-    int at = 0;
+  /** Reads consecutive rows from word {@code start} into {@code rows}. */
+  private static void readRows(LongBuffer staging, long start, long[][] rows) {
+    int at = Math.toIntExact(start);
     for (long[] row : rows) {
       staging.get(at, row);
       at += row.length;
