@@ -69,10 +69,12 @@ public final class HeLoraBatcher implements AutoCloseable {
   }
 
   private void dispatch() {
+    Pending carried = null; // taken from the queue but too large for the last unit
     while (!closed) {
       List<Pending> batch = new ArrayList<>();
       try {
-        Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+        Pending first = carried != null ? carried : queue.poll(100, TimeUnit.MILLISECONDS);
+        carried = null;
         if (first == null) {
           continue;
         }
@@ -80,12 +82,13 @@ public final class HeLoraBatcher implements AutoCloseable {
         int tokens = first.request().inputs().length;
         long deadline = System.nanoTime() + maxWaitNanos;
         while (tokens < maxTokens) {
-          Pending next = queue.peek();
-          if (next != null && tokens + next.request().inputs().length > maxTokens) {
-            break; // it starts the next unit
-          }
-          next = queue.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          Pending next =
+              queue.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
           if (next == null) {
+            break;
+          }
+          if (tokens + next.request().inputs().length > maxTokens) {
+            carried = next; // it starts the next unit
             break;
           }
           batch.add(next);
@@ -93,9 +96,15 @@ public final class HeLoraBatcher implements AutoCloseable {
         }
       } catch (InterruptedException e) {
         fail(batch, new IllegalStateException("the HE-LoRA batcher was interrupted", e));
+        if (carried != null) {
+          fail(List.of(carried), new IllegalStateException("the HE-LoRA batcher was closed"));
+        }
         return;
       }
       run(batch);
+    }
+    if (carried != null) {
+      fail(List.of(carried), new IllegalStateException("the HE-LoRA batcher was closed"));
     }
   }
 

@@ -72,7 +72,7 @@ class HeLoraBatcherTest {
     PreparedSite siteB = operator.prepare(b);
     List<double[][]> inputs = new ArrayList<>();
     List<CompletableFuture<HeLoraResult>> futures = new ArrayList<>();
-    try (HeLoraBatcher batcher = new HeLoraBatcher(operator, 1024, Duration.ofMillis(500))) {
+    try (HeLoraBatcher batcher = new HeLoraBatcher(operator, 1024, Duration.ofSeconds(1))) {
       for (int r = 0; r < 8; r++) {
         double[][] x = gaussian(3, D, 1, 10 + r);
         inputs.add(x);
