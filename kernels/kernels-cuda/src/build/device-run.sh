@@ -23,7 +23,10 @@ if [ "${DEVICE_RUN_BENCH:-1}" = 1 ]; then
   bench ntt --backend cuda --log-n 16 --batch 1,64,256 --json 2>&1 | tee -a "$out/bench-ntt.jsonl"
   bench ntt --backend cpu --log-n 14 --batch 64 --seconds 1 --json 2>&1 | tee -a "$out/bench-ntt.jsonl"
   bench he-lora --backend cuda --dim 2048 --rank 32 --batch 1,64,512 --seconds 3 --json 2>&1 | tee "$out/bench-he-lora.jsonl"
+  bench he-lora --backend cuda --dim 2048 --rank 32 --batch 64,64 --seconds 3 --json 2>&1 | tee -a "$out/bench-he-lora.jsonl"
   bench he-lora --backend cuda --dim 2048 --rank 32 --batch 64 --threads 4 --seconds 3 --json 2>&1 | tee -a "$out/bench-he-lora.jsonl"
+  bench he-lora --backend cuda --dim 2048 --rank 32 --batch 64 --sites 4 --seconds 3 --json 2>&1 | tee -a "$out/bench-he-lora.jsonl"
+  bench he-lora --backend cuda --dim 2048 --rank 32 --batch 16 --sites 8 --seconds 3 --json 2>&1 | tee -a "$out/bench-he-lora.jsonl"
   bench he-lora --backend cpu --dim 2048 --rank 32 --batch 64 --seconds 3 --json 2>&1 | tee -a "$out/bench-he-lora.jsonl"
 fi
 exit "$status"

@@ -12,6 +12,7 @@ import io.tensafe.kernels.helora.PrivateCoefficientOperator;
 import io.tensafe.kernels.params.Parameters;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -85,6 +86,15 @@ final class HeLoraBenchCommand implements Runnable {
   List<Integer> batches;
 
   @Option(
+      names = "--sites",
+      defaultValue = "1",
+      description =
+          "LoRA sites per call (hosted coefficient packing): each call applies --batch tokens to"
+              + " every site as one unit of backend work; times are per token per site"
+              + " (default: ${DEFAULT-VALUE})")
+  int sites;
+
+  @Option(
       names = "--backend",
       defaultValue = "cpu",
       description =
@@ -135,6 +145,10 @@ final class HeLoraBenchCommand implements Runnable {
     require(rank >= 1 && rank <= 1024, "--rank must be in 1..1024, was " + rank);
     require(batch >= 1 && batch <= 4096, "--batch must be in 1..4096, was " + batch);
     require(threads >= 1 && threads <= 256, "--threads must be in 1..256, was " + threads);
+    require(sites >= 1 && sites <= 256, "--sites must be in 1..256, was " + sites);
+    require(
+        sites == 1 || (threads == 1 && packing == Packing.coefficient && mode == Mode.hosted),
+        "--sites above 1 needs hosted coefficient packing and --threads 1");
     require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
     Parameters parameters;
     HeLoraOperator operator;
@@ -163,6 +177,15 @@ final class HeLoraBenchCommand implements Runnable {
     }
     PreparedSite site = operator.prepare(a);
     double maxRelError = maxRelativeError(a, inputs[0], operator.apply(site, inputs[0]));
+    List<HeLoraOperator.SiteInputs> units = new ArrayList<>();
+    for (int k = 0; k < sites; k++) {
+      PreparedSite other =
+          k == 0
+              ? site
+              : operator.prepare(
+                  gaussianMatrix(rank, dimension, 1 / Math.sqrt(dimension), 100 + k));
+      units.add(new HeLoraOperator.SiteInputs(other, inputs[0]));
+    }
     if (!json) {
       System.err.printf(
           "timing HE-LoRA d=%d r=%d (about %d s) ...%n", dimension, rank, 2 * (seconds + 1));
@@ -170,17 +193,21 @@ final class HeLoraBenchCommand implements Runnable {
     Stopwatch stopwatch = new Stopwatch(1000, 7, Math.max(1, seconds * 1000L / 7));
     double heNanos;
     try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-      heNanos = stopwatch.medianNanosPerCall(() -> applyConcurrently(pool, operator, site, inputs));
+      heNanos =
+          sites == 1
+              ? stopwatch.medianNanosPerCall(() -> applyConcurrently(pool, operator, site, inputs))
+              : stopwatch.medianNanosPerCall(() -> operator.applyAll(units));
     }
-    double heMsPerToken = heNanos / 1e6 / ((double) batch * threads);
+    double heMsPerToken = heNanos / 1e6 / ((double) batch * threads * sites);
     // Share of the backend call (ring arithmetic and transfers) in a few more calls; the rest of
     // each token's time is host work: encoding and sampling.
     timed.reset();
     int extraCalls = 5;
     for (int i = 0; i < extraCalls; i++) {
-      operator.apply(site, inputs[0]);
+      operator.applyAll(units);
     }
-    double backendUsPerToken = timed.hostedLoraNanos() / 1e3 / ((double) extraCalls * batch);
+    double backendUsPerToken =
+        timed.hostedLoraNanos() / 1e3 / ((double) extraCalls * batch * sites);
     double[] sink = new double[rank];
     double plainNanos = stopwatch.medianNanosPerCall(() -> multiplyInto(a, inputs[0][0], sink));
     double plainMsPerToken = plainNanos / 1e6;

@@ -1,15 +1,17 @@
 package io.tensafe.kernels.bench;
 
 import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.backend.HostedLoraCall;
 import io.tensafe.kernels.backend.HostedLoraOutput;
 import io.tensafe.kernels.backend.HostedLoraWeights;
 import io.tensafe.kernels.backend.LimbBatch;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A backend that forwards every call and adds the wall time of {@link #hostedLora} calls to a
- * counter, so a benchmark can split an operator's time into host work (encoding, sampling) and
- * backend work (ring arithmetic, transfers).
+ * A backend that forwards every call and adds the wall time of {@link #hostedLora} and {@link
+ * #hostedLoraAll} calls to a counter, so a benchmark can split an operator's time into host work
+ * (encoding, sampling) and backend work (ring arithmetic, transfers).
  */
 final class TimedBackend implements HeBackend {
   private final HeBackend delegate;
@@ -58,6 +60,16 @@ final class TimedBackend implements HeBackend {
   @Override
   public void addInto(LimbBatch a, LimbBatch b, LimbBatch out) {
     delegate.addInto(a, b, out);
+  }
+
+  @Override
+  public List<HostedLoraOutput> hostedLoraAll(List<HostedLoraCall> calls) {
+    long start = System.nanoTime();
+    try {
+      return delegate.hostedLoraAll(calls);
+    } finally {
+      hostedLoraNanos.addAndGet(System.nanoTime() - start);
+    }
   }
 
   @Override
