@@ -98,6 +98,14 @@ tgsp pack --peft "$work/peft" --creator-key "$work/keys/creator.key" --recipient
   --domain finance --rank 8 --out "$work/r8.tgsp"
 check "tgsp pack --rank not below the adapter's rank is refused" \
   bash -c "[ $(rc) = 1 ] && grep -q 'below the adapter' '$err' && [ ! -e '$work/r8.tgsp' ]"
+
+# The CUDA kernels' build step: without nvcc the build goes on and records why there are no kernels.
+run env NVCC=none bash "$root/kernels/kernels-cuda/src/build/build-fatbin.sh" \
+  "$root/kernels/kernels-cuda/src/main/cuda" "$work/cuda-none"
+check "a build without nvcc succeeds and says the CUDA backend is unavailable" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'nvcc not found' '$out' \
+    && grep -q '^built=false' '$work/cuda-none/io/tensafe/kernels/cuda/cuda-build.properties' \
+    && [ ! -e '$work/cuda-none/io/tensafe/kernels/cuda/tensafe_kernels.fatbin' ]"
 rm -rf "$work"
 
 # `up` end to end, on ports that a developer's own `up` does not use.

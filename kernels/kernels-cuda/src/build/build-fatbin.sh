@@ -10,10 +10,15 @@ set -euo pipefail
 src=$1
 out=$2/io/tensafe/kernels/cuda
 mkdir -p "$out"
-nvcc=${NVCC:-$(command -v nvcc || true)}
-for candidate in /usr/local/cuda/bin/nvcc /usr/local/bin/nvcc; do
-  [ -n "$nvcc" ] || { [ -x "$candidate" ] && nvcc=$candidate; } || true
-done
+# NVCC=none builds as if nvcc were absent (the CLI test uses it); NVCC=/path picks one.
+if [ "${NVCC:-}" = none ]; then
+  nvcc=""
+else
+  nvcc=${NVCC:-$(command -v nvcc || true)}
+  for candidate in /usr/local/cuda/bin/nvcc /usr/local/bin/nvcc; do
+    [ -n "$nvcc" ] || { [ -x "$candidate" ] && nvcc=$candidate; } || true
+  done
+fi
 if [ -z "$nvcc" ]; then
   echo "[kernels-cuda] nvcc not found: this build has no CUDA kernels and the CUDA backend is unavailable"
   rm -f "$out/tensafe_kernels.fatbin" "$out/tensafe_kernels.ptx"

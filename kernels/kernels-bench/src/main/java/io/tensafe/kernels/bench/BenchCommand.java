@@ -20,6 +20,22 @@ public final class BenchCommand implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new BenchCommand()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * The command line with its error handling: a backend that cannot run (no GPU, no kernels)
+   * reports one line and exit status 1, not a stack trace.
+   */
+  static CommandLine commandLine() {
+    return new CommandLine(new BenchCommand())
+        .setExecutionExceptionHandler(
+            (e, commandLine, parseResult) -> {
+              if (!(e instanceof IllegalStateException)) {
+                throw e;
+              }
+              commandLine.getErr().println("error: " + e.getMessage());
+              return 1;
+            });
   }
 }

@@ -20,7 +20,7 @@ class BenchCommandTest {
   private static Result run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cli = new CommandLine(new BenchCommand());
+    CommandLine cli = BenchCommand.commandLine();
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
     PrintStream previous = System.out;
@@ -64,8 +64,9 @@ class BenchCommandTest {
     org.junit.jupiter.api.Assumptions.assumeFalse(
         io.tensafe.kernels.cuda.CudaProbe.result().available(), "this machine has a GPU");
     Result result = run("he-lora", "--backend", "cuda", "--dim", "256", "--seconds", "0");
-    assertTrue(result.exitCode() != 0);
-    assertTrue(result.err().contains("CUDA unavailable"), result.err());
+    assertEquals(1, result.exitCode());
+    assertTrue(result.err().startsWith("error: CUDA unavailable: "), result.err());
+    assertTrue(!result.err().contains("\tat "), "no stack trace: " + result.err());
   }
 
   @Test
