@@ -63,6 +63,33 @@ __device__ __forceinline__ u64 mul_mod(u64 a, u64 b, u64 q, u64 r_hi, u64 r_lo) 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Where a thread or block works.
+
+// Column kernels: this thread's first value, data + limb*n + c for column c < TILE of its limb, or
+// nullptr for threads past the batch.
+template <int R>
+__device__ __forceinline__ u64* column_start(u64* data, int limbs) {
+  long long gid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gid >= (long long)limbs * TILE) return nullptr;
+  return data + (gid / TILE) * (long long)(R * TILE) + gid % TILE;
+}
+
+// Tile kernels: copies this block's tile of min(n, TILE) values into shared memory `s` and returns
+// its place in global memory (and its index within the limb), or nullptr past the batch. The whole
+// block either returns nullptr or reaches the barrier.
+__device__ __forceinline__ u64* load_tile(u64* data, int n, int limbs, u64* s, int* tile_index) {
+  const int tile = n < TILE ? n : TILE;
+  const int tiles_per_limb = n / tile;
+  int limb = blockIdx.x / tiles_per_limb;
+  *tile_index = blockIdx.x % tiles_per_limb;
+  if (limb >= limbs) return nullptr;
+  u64* a = data + (long long)limb * n + (long long)*tile_index * tile;
+  for (int j = threadIdx.x; j < tile; j += blockDim.x) s[j] = a[j];
+  __syncthreads();
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Forward NTT.
 
 // Stages with t >= TILE for degree n = R * TILE: thread c of a limb holds x[c + k*TILE], k < R.
@@ -70,12 +97,8 @@ __device__ __forceinline__ u64 mul_mod(u64 a, u64 b, u64 q, u64 r_hi, u64 r_lo) 
 template <int R>
 __device__ void forward_columns(u64* data, const u64* roots, const u64* roots_shoup, u64 q,
                                 int limbs) {
-  const int n = R * TILE;
-  long long gid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (gid >= (long long)limbs * TILE) return;
-  int limb = (int)(gid / TILE);
-  int c = (int)(gid % TILE);
-  u64* a = data + (long long)limb * n + c;
+  u64* a = column_start<R>(data, limbs);
+  if (a == nullptr) return;
   u64 v[R];
 #pragma unroll
   for (int k = 0; k < R; k++) v[k] = a[(long long)k * TILE];
@@ -107,13 +130,9 @@ __device__ void forward_tile(u64* data, const u64* roots, const u64* roots_shoup
                              int limbs) {
   __shared__ u64 s[TILE];
   const int tile = n < TILE ? n : TILE;
-  const int tiles_per_limb = n / tile;
-  int limb = blockIdx.x / tiles_per_limb;
-  int tile_index = blockIdx.x % tiles_per_limb;
-  if (limb >= limbs) return;
-  u64* a = data + (long long)limb * n + (long long)tile_index * tile;
-  for (int j = threadIdx.x; j < tile; j += blockDim.x) s[j] = a[j];
-  __syncthreads();
+  int tile_index;
+  u64* a = load_tile(data, n, limbs, s, &tile_index);
+  if (a == nullptr) return;
   const u64 two_q = 2 * q;
   const int half = tile / 2;
   // Global stage: t = tile/2 ... 1, with m = n / (2t) groups over the whole limb.
@@ -149,13 +168,9 @@ __device__ void inverse_tile(u64* data, const u64* inv_roots, const u64* inv_roo
                              int n, int limbs, u64 n_inv, u64 n_inv_shoup) {
   __shared__ u64 s[TILE];
   const int tile = n < TILE ? n : TILE;
-  const int tiles_per_limb = n / tile;
-  int limb = blockIdx.x / tiles_per_limb;
-  int tile_index = blockIdx.x % tiles_per_limb;
-  if (limb >= limbs) return;
-  u64* a = data + (long long)limb * n + (long long)tile_index * tile;
-  for (int j = threadIdx.x; j < tile; j += blockDim.x) s[j] = a[j];
-  __syncthreads();
+  int tile_index;
+  u64* a = load_tile(data, n, limbs, s, &tile_index);
+  if (a == nullptr) return;
   const u64 two_q = 2 * q;
   const int half = tile / 2;
   for (int t = 1; t <= half; t <<= 1) {
@@ -189,12 +204,8 @@ __device__ void inverse_tile(u64* data, const u64* inv_roots, const u64* inv_roo
 template <int R>
 __device__ void inverse_columns(u64* data, const u64* inv_roots, const u64* inv_roots_shoup, u64 q,
                                 int limbs, u64 n_inv, u64 n_inv_shoup) {
-  const int n = R * TILE;
-  long long gid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (gid >= (long long)limbs * TILE) return;
-  int limb = (int)(gid / TILE);
-  int c = (int)(gid % TILE);
-  u64* a = data + (long long)limb * n + c;
+  u64* a = column_start<R>(data, limbs);
+  if (a == nullptr) return;
   u64 v[R];
 #pragma unroll
   for (int k = 0; k < R; k++) v[k] = a[(long long)k * TILE];

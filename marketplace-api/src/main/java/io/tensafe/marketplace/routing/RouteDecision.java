@@ -1,0 +1,34 @@
+package io.tensafe.marketplace.routing;
+
+import java.util.List;
+
+/**
+ * What the step-gate decided for one request, recorded with its usage.
+ *
+ * @param adapterId the chosen adapter, or the configured default on {@link Reason#NO_MATCH}
+ * @param version the chosen version; null when the default was chosen (the caller resolves it)
+ * @param reason why
+ * @param matched the distinct keywords of the winner found in the prompt, in manifest order
+ * @param explanation one line for people: what matched, or why the default was used
+ */
+public record RouteDecision(
+    String adapterId, String version, Reason reason, List<String> matched, String explanation) {
+  public RouteDecision {
+    matched = List.copyOf(matched);
+  }
+
+  /** Why an adapter was chosen. */
+  public enum Reason {
+    /** One candidate matched strictly more distinct keywords than every other. */
+    KEYWORDS,
+    /** Several candidates matched the most keywords; the earliest registered won. */
+    KEYWORDS_TIE_BY_REGISTRATION,
+    /** No candidate matched any keyword: the configured default adapter. */
+    NO_MATCH
+  }
+
+  /** The number of distinct keywords that matched. Range: [0, keywords of the winner]. */
+  public int score() {
+    return matched.size();
+  }
+}

@@ -1,0 +1,140 @@
+package io.tensafe.marketplace.routing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class StepGateTest {
+  /** The prototype's two experts and their keywords, in its registration order. */
+  private static final GateCandidate BANKING =
+      new GateCandidate(
+          "banking",
+          "1.0.0",
+          List.of(
+              "bank",
+              "deposit",
+              "loan",
+              "mortgage",
+              "credit",
+              "savings",
+              "checking",
+              "interest rate",
+              "refinance"));
+
+  private static final GateCandidate INVESTMENT =
+      new GateCandidate(
+          "investment",
+          "2.1.0",
+          List.of(
+              "invest",
+              "portfolio",
+              "stock",
+              "bond",
+              "etf",
+              "dividend",
+              "market",
+              "allocation",
+              "risk"));
+
+  private static final List<GateCandidate> BOTH = List.of(BANKING, INVESTMENT);
+
+  private static String route(String prompt) {
+    return StepGate.route(prompt, BOTH, "shared").adapterId();
+  }
+
+  @ParameterizedTest(name = "\"{0}\" -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "How do I apply for a mortgage?|banking",
+        "What stocks should I buy?|investment",
+        "Tell me about deposit insurance|banking",
+        "How does portfolio diversification work?|investment",
+        "Hello, how are you?|shared"
+      })
+  void route_prototypeTestVectors(String prompt, String expected) {
+    assertEquals(expected, route(prompt));
+  }
+
+  @ParameterizedTest(name = "\"{0}\" does not match inside a word")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Please investigate the outage|shared",
+        "The embankment collapsed|shared",
+        "An asterisk marks the footnote|shared",
+        "I shop at the supermarket|shared",
+        "A vagabond walked by|shared"
+      })
+  void route_prototypeSubstringBugs_doNotMatch(String prompt, String expected) {
+    assertEquals(expected, route(prompt));
+  }
+
+  @Test
+  void route_strictMaximumOfDistinctKeywordsWins() {
+    RouteDecision decision =
+        StepGate.route("My bank sells stock, bonds and ETFs to invest in", BOTH, "shared");
+    assertEquals("investment", decision.adapterId());
+    assertEquals("2.1.0", decision.version());
+    assertEquals(RouteDecision.Reason.KEYWORDS, decision.reason());
+    assertEquals(List.of("invest", "stock", "bond", "etf"), decision.matched());
+    assertEquals("4 keyword(s) matched: invest, stock, bond, etf", decision.explanation());
+  }
+
+  @Test
+  void route_repeatsCountOnce() {
+    RouteDecision decision =
+        StepGate.route("stock stock stock stock, or a loan and a mortgage?", BOTH, "shared");
+    assertEquals("banking", decision.adapterId());
+    assertEquals(2, decision.score());
+  }
+
+  @Test
+  void route_tie_goesToTheEarlierRegisteredAndSaysSo() {
+    RouteDecision decision = StepGate.route("A loan to buy a stock", BOTH, "shared");
+    assertEquals("banking", decision.adapterId());
+    assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_REGISTRATION, decision.reason());
+    RouteDecision reversed =
+        StepGate.route("A loan to buy a stock", List.of(INVESTMENT, BANKING), "shared");
+    assertEquals("investment", reversed.adapterId());
+  }
+
+  @Test
+  void route_phrase_matchesOnlyAsConsecutiveWords() {
+    assertEquals("banking", route("Will the INTEREST-RATE rise?"));
+    assertEquals("banking", route("what are interest rates now"));
+    assertEquals("shared", route("interest in a good rate"));
+  }
+
+  @Test
+  void route_caseAndPunctuation_doNotMatter() {
+    assertEquals("banking", route("MORTGAGE!!!"));
+    assertEquals("investment", route("(Dividend)"));
+  }
+
+  @Test
+  void route_onlyAllowedCandidates_otherwiseDefault() {
+    RouteDecision decision =
+        StepGate.route("What stocks should I buy?", List.of(BANKING), "shared");
+    assertEquals("shared", decision.adapterId());
+    assertEquals(RouteDecision.Reason.NO_MATCH, decision.reason());
+    assertEquals(null, decision.version());
+    assertEquals(0, decision.score());
+  }
+
+  @Test
+  void route_emptyPromptOrBlankKeywords_goToDefault() {
+    assertEquals("shared", route(""));
+    GateCandidate blank = new GateCandidate("blank", "1.0.0", List.of(" ", "", "--"));
+    assertEquals(
+        "shared", StepGate.route("anything -- at all", List.of(blank), "shared").adapterId());
+  }
+
+  @Test
+  void words_splitsOnEverythingButLettersAndDigits() {
+    assertEquals(List.of("é", "crédit", "2025", "x1"), StepGate.words("É crédit—2025, x1?"));
+  }
+}
