@@ -104,6 +104,7 @@ class AuthorisationMatrixTest {
             creator,
             null),
         new Endpoint("GET", "/api/creator/adapters", null, null, creator, null),
+        new Endpoint("GET", "/api/creator/sales", null, null, creator, null),
         new Endpoint("POST", version + "/unpublish", null, null, creator, Actor.CREATOR),
         new Endpoint(
             "POST", version + "/prices", price, "application/json", creator, Actor.CREATOR),

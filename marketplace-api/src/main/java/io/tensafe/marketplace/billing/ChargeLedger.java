@@ -1,0 +1,187 @@
+package io.tensafe.marketplace.billing;
+
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Writes the charge ledger: one append-only row per request id, priced at the version's price in
+ * force when the request started, split by the adapter's take (or the platform default). A replay
+ * of the same request id with the same usage returns the first row and writes nothing, so a request
+ * is billed once however often it is reported.
+ */
+@ApplicationScoped
+public class ChargeLedger {
+  @Inject EntityManager em;
+
+  @ConfigProperty(name = "tensafe.billing.platform-take-basis-points", defaultValue = "2500")
+  int defaultTakeBasisPoints;
+
+  private static final String VIEW =
+      """
+      SELECT c.request_id, a.adapter_ref, v.version, c.currency, c.prompt_tokens,
+             c.completion_tokens, c.prompt_micros_per_1k_tokens, c.completion_micros_per_1k_tokens,
+             c.take_basis_points, c.amount_micros, c.creator_micros, c.platform_micros,
+             c.started_at, c.client_organisation_id
+      FROM charge c
+      JOIN adapter_version v ON v.id = c.adapter_version_id
+      JOIN adapter a ON a.id = v.adapter_id
+      WHERE c.request_id = :request
+      """;
+
+  /**
+   * Records {@code charge} once.
+   *
+   * @throws io.tensafe.marketplace.problem.ApiProblem not-found for an unknown version, validation
+   *     for bad counts or a start before the version had a price, conflict for a request id reused
+   *     with different usage
+   */
+  @Transactional
+  public ChargeView record(NewCharge charge) {
+    validate(charge);
+    List<?> version =
+        em.createNativeQuery(
+                """
+                SELECT v.id, coalesce(a.platform_take_basis_points, :default)
+                FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
+                WHERE a.adapter_ref = :ref AND v.version = :version
+                """)
+            .setParameter("default", defaultTakeBasisPoints)
+            .setParameter("ref", charge.adapterRef())
+            .setParameter("version", charge.version())
+            .getResultList();
+    if (version.isEmpty()) {
+      throw ProblemTypes.notFound(
+          "adapter version " + charge.adapterRef() + "@" + charge.version());
+    }
+    Object[] v = (Object[]) version.getFirst();
+    UUID versionId = (UUID) v[0];
+    int take = ((Number) v[1]).intValue();
+    List<?> price =
+        em.createNativeQuery(
+                """
+                SELECT id, currency, prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens
+                FROM adapter_price
+                WHERE adapter_version_id = :version AND effective_from <= :started
+                ORDER BY effective_from DESC LIMIT 1
+                """)
+            .setParameter("version", versionId)
+            .setParameter("started", charge.startedAt())
+            .getResultList();
+    if (price.isEmpty()) {
+      throw ProblemTypes.validation(
+          "the request started before "
+              + charge.adapterRef()
+              + "@"
+              + charge.version()
+              + " had a price");
+    }
+    Object[] p = (Object[]) price.getFirst();
+    long promptPrice = ((Number) p[2]).longValue();
+    long completionPrice = ((Number) p[3]).longValue();
+    ChargeAmounts amounts;
+    try {
+      amounts =
+          ChargeAmounts.of(
+              charge.promptTokens(), charge.completionTokens(), promptPrice, completionPrice, take);
+    } catch (IllegalArgumentException e) {
+      throw ProblemTypes.validation(e.getMessage());
+    }
+    int inserted =
+        em.createNativeQuery(
+                """
+                INSERT INTO charge (id, request_id, client_organisation_id, api_key_id,
+                    adapter_version_id, adapter_price_id, currency, prompt_tokens, completion_tokens,
+                    prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens, take_basis_points,
+                    amount_micros, creator_micros, platform_micros, route_reason, started_at)
+                VALUES (:id, :request, :client, :key, :version, :price, :currency, :prompt,
+                    :completion, :promptPrice, :completionPrice, :take, :amount, :creator,
+                    :platform, :reason, :started)
+                ON CONFLICT (request_id) DO NOTHING
+                """)
+            .setParameter("id", UUID.randomUUID())
+            .setParameter("request", charge.requestId())
+            .setParameter("client", charge.clientOrganisationId())
+            .setParameter("key", charge.apiKeyId())
+            .setParameter("version", versionId)
+            .setParameter("price", p[0])
+            .setParameter("currency", p[1].toString())
+            .setParameter("prompt", charge.promptTokens())
+            .setParameter("completion", charge.completionTokens())
+            .setParameter("promptPrice", promptPrice)
+            .setParameter("completionPrice", completionPrice)
+            .setParameter("take", take)
+            .setParameter("amount", amounts.amountMicros())
+            .setParameter("creator", amounts.creatorMicros())
+            .setParameter("platform", amounts.platformMicros())
+            .setParameter("reason", charge.routeReason())
+            .setParameter("started", charge.startedAt())
+            .executeUpdate();
+    Object[] row =
+        (Object[])
+            em.createNativeQuery(VIEW)
+                .setParameter("request", charge.requestId())
+                .getSingleResult();
+    ChargeView view = view(row);
+    if (inserted == 0 && !sameUsage(view, row, charge)) {
+      throw ProblemTypes.conflict(
+          "request id " + charge.requestId() + " was already billed with different usage");
+    }
+    return view;
+  }
+
+  private static boolean sameUsage(ChargeView view, Object[] row, NewCharge charge) {
+    return view.adapterId().equals(charge.adapterRef())
+        && view.version().equals(charge.version())
+        && view.promptTokens() == charge.promptTokens()
+        && view.completionTokens() == charge.completionTokens()
+        && Objects.equals(row[13], charge.clientOrganisationId());
+  }
+
+  private static void validate(NewCharge charge) {
+    if (charge.requestId() == null
+        || charge.requestId().isEmpty()
+        || charge.requestId().length() > 128) {
+      throw ProblemTypes.validation("requestId must have 1 to 128 characters");
+    }
+    if (charge.clientOrganisationId() == null || charge.startedAt() == null) {
+      throw ProblemTypes.validation("clientOrganisationId and startedAt are required");
+    }
+    if (charge.promptTokens() < 0 || charge.completionTokens() < 0) {
+      throw ProblemTypes.validation("token counts must be >= 0");
+    }
+  }
+
+  private static ChargeView view(Object[] r) {
+    return new ChargeView(
+        (String) r[0],
+        (String) r[1],
+        (String) r[2],
+        r[3].toString(),
+        ((Number) r[4]).longValue(),
+        ((Number) r[5]).longValue(),
+        ((Number) r[6]).longValue(),
+        ((Number) r[7]).longValue(),
+        ((Number) r[8]).intValue(),
+        ((Number) r[9]).longValue(),
+        ((Number) r[10]).longValue(),
+        ((Number) r[11]).longValue(),
+        toOffset(r[12]));
+  }
+
+  static OffsetDateTime toOffset(Object value) {
+    return switch (value) {
+      case OffsetDateTime o -> o;
+      case java.time.Instant i -> i.atOffset(java.time.ZoneOffset.UTC);
+      case java.sql.Timestamp t -> t.toInstant().atOffset(java.time.ZoneOffset.UTC);
+      default -> throw new IllegalStateException("unexpected timestamp type " + value.getClass());
+    };
+  }
+}
