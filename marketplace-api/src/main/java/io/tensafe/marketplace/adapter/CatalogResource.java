@@ -21,8 +21,8 @@ public class CatalogResource {
   @Inject VersionQueries queries;
 
   /**
-   * Published adapters: filter by domain and by a word in the id or keywords; sort by price or
-   * newest.
+   * Published adapters: filter by domain and by a word in the id or keywords; sort by price,
+   * popularity (billed requests in the last 30 days) or newest.
    */
   @GET
   @Path("/catalog")
@@ -30,7 +30,8 @@ public class CatalogResource {
   public Page<VersionView> catalogue(
       @QueryParam("domain") @Pattern(regexp = "[a-z0-9][a-z0-9_-]{0,31}") String domain,
       @QueryParam("q") @Size(max = 64) String text,
-      @QueryParam("sort") @DefaultValue("newest") @Pattern(regexp = "price|newest") String sort,
+      @QueryParam("sort") @DefaultValue("newest") @Pattern(regexp = "price|popular|newest")
+          String sort,
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
       @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
     return queries.catalogue(domain, text, sort, page, size);

@@ -58,7 +58,8 @@ public class VersionQueries {
    * The published catalogue: published versions of unsuspended adapters and creators, optionally
    * filtered by domain and by a word found in the adapter id or keywords.
    *
-   * @param sort "price" (prompt price ascending) or "newest"
+   * @param sort "price" (prompt price ascending), "popular" (most billed requests in the last 30
+   *     days first, from the charge ledger) or "newest"
    */
   public Page<VersionView> catalogue(String domain, String text, String sort, int page, int size) {
     StringBuilder where =
@@ -76,9 +77,13 @@ public class VersionQueries {
           "like", "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%");
     }
     String order =
-        "price".equals(sort)
-            ? "p.prompt_micros_per_1k_tokens, a.adapter_ref"
-            : "v.uploaded_at DESC";
+        switch (sort) {
+          case "price" -> "p.prompt_micros_per_1k_tokens, a.adapter_ref";
+          case "popular" ->
+              "(SELECT count(*) FROM charge ch WHERE ch.adapter_version_id = v.id"
+                  + " AND ch.started_at > now() - interval '30 days') DESC, v.uploaded_at DESC";
+          default -> "v.uploaded_at DESC";
+        };
     return page(where.toString(), params, order, page, size);
   }
 

@@ -37,14 +37,16 @@ class ChargeLedgerTest {
   String creator;
   String adapter;
   UUID client;
+  FleetKeyPair fleet;
+  CreatorKeyPair key;
 
   @BeforeEach
   void uploadAVersionAndMakeAClient() throws Exception {
     suffix = Actors.suffix();
     creator = "creator-" + suffix;
     adapter = "adapter-" + suffix;
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
     Actors.registerFleet("admin-" + suffix, fleet);
     Actors.registerKey(creator, key);
     Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
@@ -167,6 +169,41 @@ class ChargeLedgerTest {
                                 "UPDATE charge SET amount_micros = 0 WHERE request_id = :r")
                             .setParameter("r", "frozen-" + suffix)
                             .executeUpdate()));
+  }
+
+  @Test
+  void catalogue_sortByPopularity_putsTheMostBilledFirst() throws Exception {
+    String newer = "newer-" + suffix;
+    Actors.upload(creator, Actors.pack(newer, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
+    for (String id : List.of(adapter, newer)) {
+      given()
+          .auth()
+          .oauth2(Actors.token(creator, "creator"))
+          .post("/api/creator/adapters/" + id + "/versions/1.0.0/publish")
+          .then()
+          .statusCode(200);
+    }
+    for (int i = 0; i < 3; i++) {
+      ledger.record(charge("pop-" + suffix + "-" + i, 10, 10, now()));
+    }
+    List<String> popular = catalogue("popular");
+    List<String> newest = catalogue("newest");
+    assertTrue(popular.indexOf(adapter) < popular.indexOf(newer), popular.toString());
+    assertTrue(newest.indexOf(newer) < newest.indexOf(adapter), newest.toString());
+  }
+
+  private List<String> catalogue(String sort) {
+    return given()
+        .auth()
+        .oauth2(Actors.token("client-" + suffix, "client"))
+        .queryParam("q", suffix)
+        .queryParam("sort", sort)
+        .get("/api/catalog")
+        .then()
+        .statusCode(200)
+        .extract()
+        .jsonPath()
+        .getList("items.adapterId");
   }
 
   @Test
