@@ -80,6 +80,14 @@ class AuthorisationMatrixTest {
             .extract()
             .path("key");
     apiKeyPrefix = created.substring(0, 16);
+    given()
+        .auth()
+        .oauth2(Actors.token(user(Actor.CLIENT), "client"))
+        .contentType("application/json")
+        .body("{\"slug\":\"team-" + suffix + "\",\"displayName\":\"Team\"}")
+        .post("/api/organisations")
+        .then()
+        .statusCode(201);
   }
 
   String user(Actor a) {
@@ -124,6 +132,35 @@ class AuthorisationMatrixTest {
             Set.of("admin"),
             null),
         new Endpoint("GET", "/api/client/api-keys", null, null, Set.of("client"), null),
+        new Endpoint("GET", "/api/organisations", null, null, Set.of("client"), null),
+        new Endpoint(
+            "POST",
+            "/api/organisations",
+            "{\"slug\":\"matrix-" + suffix + "\",\"displayName\":\"M\"}",
+            "application/json",
+            Set.of("client"),
+            null),
+        new Endpoint(
+            "GET",
+            "/api/organisations/team-" + suffix + "/members",
+            null,
+            null,
+            Set.of("client"),
+            Actor.CLIENT),
+        new Endpoint(
+            "POST",
+            "/api/organisations/team-" + suffix + "/members",
+            "{\"username\":\"nobody\"}",
+            "application/json",
+            Set.of("client"),
+            Actor.CLIENT),
+        new Endpoint(
+            "GET",
+            "/api/client/api-keys?organisation=team-" + suffix,
+            null,
+            null,
+            Set.of("client"),
+            Actor.CLIENT),
         new Endpoint(
             "POST",
             "/api/client/api-keys",

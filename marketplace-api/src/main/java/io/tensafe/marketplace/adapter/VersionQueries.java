@@ -1,11 +1,11 @@
 package io.tensafe.marketplace.adapter;
 
 import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.sql.SqlValues;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Query;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -119,17 +119,8 @@ public class VersionQueries {
               ((Number) r[8]).longValue(),
               String.valueOf(r[9]).trim(),
               ((Number) r[10]).longValue(),
-              toOffset(r[11])));
+              SqlValues.toOffset(r[11])));
     }
     return new Page<>(items, page, size, total);
-  }
-
-  private static OffsetDateTime toOffset(Object value) {
-    return switch (value) {
-      case OffsetDateTime o -> o;
-      case java.time.Instant i -> i.atOffset(java.time.ZoneOffset.UTC);
-      case java.sql.Timestamp t -> t.toInstant().atOffset(java.time.ZoneOffset.UTC);
-      default -> throw new IllegalStateException("unexpected timestamp type " + value.getClass());
-    };
   }
 }

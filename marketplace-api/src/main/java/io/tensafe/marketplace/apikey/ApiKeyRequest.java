@@ -9,7 +9,10 @@ import java.util.List;
  * A new key: a name for humans and, optionally, the adapter ids it may use.
  *
  * @param adapters null or empty for every published adapter
+ * @param organisation the slug of an organisation the caller belongs to; null for their personal
+ *     organisation
  */
 public record ApiKeyRequest(
     @NotBlank @Size(max = 200) String name,
-    @Size(max = 100) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> adapters) {}
+    @Size(max = 100) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> adapters,
+    @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation) {}

@@ -35,11 +35,13 @@ public class ApiKeyResource {
     return Response.status(201).entity(keys.create(request)).build();
   }
 
+  /** Keys of {@code organisation} (a slug the caller belongs to; default their personal one). */
   @GET
   public Page<ApiKeyView> list(
+      @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
       @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
-    return Page.of(keys.list(), page, size);
+    return Page.of(keys.list(organisation), page, size);
   }
 
   @DELETE

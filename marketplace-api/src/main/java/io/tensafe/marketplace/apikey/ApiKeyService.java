@@ -4,6 +4,7 @@ import io.tensafe.marketplace.adapter.Adapter;
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.organisation.OrganisationService;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -21,9 +22,10 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Client API keys of the current user's organisation. A key is {@code tsk_<12 hex>_<43 base64url
- * chars>} (6 + 256 random bits); the database keeps its prefix and the SHA-256 of the whole string,
- * which suffices for keys of this entropy (no password stretching needed).
+ * Client API keys of the organisations the current user belongs to (their personal one unless a
+ * request names another). A key is {@code tsk_<12 hex>_<43 base64url chars>} (6 + 256 random bits);
+ * the database keeps its prefix and the SHA-256 of the whole string, which suffices for keys of
+ * this entropy (no password stretching needed).
  */
 @ApplicationScoped
 public class ApiKeyService {
@@ -32,10 +34,12 @@ public class ApiKeyService {
   @Inject EntityManager em;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
+  @Inject OrganisationService organisations;
 
   @Transactional
   public CreatedApiKey create(ApiKeyRequest request) {
     AppUser user = current.user();
+    OrganisationService.Membership organisation = organisations.require(request.organisation());
     byte[] id = new byte[6];
     byte[] secret = new byte[32];
     RANDOM.nextBytes(id);
@@ -44,7 +48,7 @@ public class ApiKeyService {
     String key = prefix + "_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
     ApiKey row = new ApiKey();
     row.id = UUID.randomUUID();
-    row.organisationId = user.organisationId;
+    row.organisationId = organisation.organisationId();
     row.prefix = prefix;
     row.secretSha256 = sha256(key);
     row.name = request.name();
@@ -65,29 +69,30 @@ public class ApiKeyService {
       em.persist(scope);
     }
     audit.record(user, "api-key.create", "api-key", prefix, "{}");
-    return new CreatedApiKey(key, view(row, adapters));
+    return new CreatedApiKey(key, view(row, organisation.slug(), adapters));
   }
 
-  public List<ApiKeyView> list() {
-    AppUser user = current.user();
+  /** Keys of {@code organisation} (a slug the caller belongs to; null: their personal one). */
+  public List<ApiKeyView> list(String organisation) {
+    OrganisationService.Membership membership = organisations.require(organisation);
     List<ApiKeyView> out = new ArrayList<>();
     for (ApiKey k :
         em.createQuery("from ApiKey where organisationId = :o order by createdAt", ApiKey.class)
-            .setParameter("o", user.organisationId)
+            .setParameter("o", membership.organisationId())
             .getResultList()) {
-      out.add(view(k, scopes(k)));
+      out.add(view(k, membership.slug(), scopes(k)));
     }
     return out;
   }
 
-  /** Revokes a key of the current organisation; false if there is no such key. */
+  /** Revokes a key of an organisation the caller belongs to; false if there is no such key. */
   @Transactional
   public boolean revoke(String prefix) {
     AppUser user = current.user();
     ApiKey key =
-        em.createQuery("from ApiKey where prefix = :p and organisationId = :o", ApiKey.class)
+        em.createQuery("from ApiKey where prefix = :p and organisationId in :o", ApiKey.class)
             .setParameter("p", prefix)
-            .setParameter("o", user.organisationId)
+            .setParameter("o", organisations.memberOf())
             .getResultStream()
             .findFirst()
             .orElse(null);
@@ -110,8 +115,8 @@ public class ApiKeyService {
         .getResultList();
   }
 
-  private static ApiKeyView view(ApiKey k, List<String> adapters) {
-    return new ApiKeyView(k.prefix, k.name, adapters, k.createdAt, k.revokedAt);
+  private static ApiKeyView view(ApiKey k, String organisation, List<String> adapters) {
+    return new ApiKeyView(k.prefix, organisation, k.name, adapters, k.createdAt, k.revokedAt);
   }
 
   static byte[] sha256(String key) {

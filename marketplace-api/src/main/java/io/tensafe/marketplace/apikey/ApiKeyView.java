@@ -7,9 +7,11 @@ import java.util.List;
  * An API key as listed: never the secret, never its hash.
  *
  * @param adapters the adapter ids the key is limited to; empty means every published adapter
+ * @param organisation the slug of the organisation the key belongs to and bills
  */
 public record ApiKeyView(
     String prefix,
+    String organisation,
     String name,
     List<String> adapters,
     OffsetDateTime createdAt,

@@ -1,11 +1,11 @@
 package io.tensafe.marketplace.billing;
 
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.SqlValues;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
-import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -173,15 +173,6 @@ public class ChargeLedger {
         ((Number) r[9]).longValue(),
         ((Number) r[10]).longValue(),
         ((Number) r[11]).longValue(),
-        toOffset(r[12]));
-  }
-
-  static OffsetDateTime toOffset(Object value) {
-    return switch (value) {
-      case OffsetDateTime o -> o;
-      case java.time.Instant i -> i.atOffset(java.time.ZoneOffset.UTC);
-      case java.sql.Timestamp t -> t.toInstant().atOffset(java.time.ZoneOffset.UTC);
-      default -> throw new IllegalStateException("unexpected timestamp type " + value.getClass());
-    };
+        SqlValues.toOffset(r[12]));
   }
 }

@@ -26,7 +26,10 @@ public class CurrentUser {
     return identity.hasRole(role);
   }
 
-  /** The user row for the token's subject, created with its organisation if new. */
+  /**
+   * The user row for the token's subject, created if new with its personal organisation, which it
+   * owns.
+   */
   @Transactional
   public AppUser user() {
     if (user != null) {
@@ -67,6 +70,11 @@ public class CurrentUser {
     u.createdAt = OffsetDateTime.now();
     em.persist(u);
     em.flush();
+    em.createNativeQuery(
+            "INSERT INTO organisation_member (organisation_id, user_id, role) VALUES (:o, :u, 'owner')")
+        .setParameter("o", org.id)
+        .setParameter("u", u.id)
+        .executeUpdate();
     return u;
   }
 }
