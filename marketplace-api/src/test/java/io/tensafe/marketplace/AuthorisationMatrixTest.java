@@ -123,6 +123,9 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/catalog", null, null, Set.of("client", "creator", "admin"), null),
         new Endpoint("GET", "/api/admin/adapter-versions", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/organisations", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/api-keys", null, null, Set.of("admin"), null),
         new Endpoint("POST", "/api/admin/fleets", "{}", "application/json", Set.of("admin"), null),
         new Endpoint(
             "POST",

@@ -85,6 +85,22 @@ public class ApiKeyService {
     return out;
   }
 
+  /** Every tenant's keys, newest first, with their organisation's slug (admins). */
+  public List<ApiKeyView> all() {
+    List<ApiKeyView> out = new ArrayList<>();
+    for (Object o :
+        em.createQuery(
+                "select k, o.slug from ApiKey k, Organisation o where o.id = k.organisationId"
+                    + " order by k.createdAt desc",
+                Object[].class)
+            .getResultList()) {
+      Object[] r = (Object[]) o;
+      ApiKey k = (ApiKey) r[0];
+      out.add(view(k, (String) r[1], scopes(k)));
+    }
+    return out;
+  }
+
   /** Revokes a key of an organisation the caller belongs to; false if there is no such key. */
   @Transactional
   public boolean revoke(String prefix) {

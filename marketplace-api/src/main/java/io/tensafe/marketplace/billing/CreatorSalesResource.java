@@ -2,7 +2,6 @@ package io.tensafe.marketplace.billing;
 
 import io.tensafe.marketplace.creator.CreatorService;
 import io.tensafe.marketplace.paging.Page;
-import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Max;
@@ -13,10 +12,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /**
@@ -27,8 +22,6 @@ import java.util.List;
 @RolesAllowed("creator")
 @Produces(MediaType.APPLICATION_JSON)
 public class CreatorSalesResource {
-  static final Duration MAX_PERIOD = Duration.ofDays(366);
-
   @Inject CreatorService creators;
   @Inject SalesQueries sales;
 
@@ -38,27 +31,13 @@ public class CreatorSalesResource {
       @QueryParam("to") String to,
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
       @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
-    OffsetDateTime end = to == null ? OffsetDateTime.now(ZoneOffset.UTC) : instant("to", to);
-    OffsetDateTime start = from == null ? end.minusDays(30) : instant("from", from);
-    if (!start.isBefore(end)) {
-      throw ProblemTypes.validation("from must be before to");
-    }
-    if (Duration.between(start, end).compareTo(MAX_PERIOD) > 0) {
-      throw ProblemTypes.validation("a sales period is at most 366 days");
-    }
+    SalesPeriod period = SalesPeriod.parse(from, to);
     return creators
         .currentCreator()
-        .map(c -> sales.ofCreator(c.id, start, end, page, size))
+        .map(c -> sales.ofCreator(c.id, period.from(), period.to(), page, size))
         .orElseGet(
-            () -> new SalesReport(start, end, new Page<>(List.of(), page, size, 0), List.of()));
-  }
-
-  private static OffsetDateTime instant(String name, String value) {
-    try {
-      return OffsetDateTime.parse(value);
-    } catch (DateTimeParseException e) {
-      throw ProblemTypes.validation(
-          name + " must be an ISO-8601 date-time with offset, e.g. 2026-11-01T00:00:00Z");
-    }
+            () ->
+                new SalesReport(
+                    period.from(), period.to(), new Page<>(List.of(), page, size, 0), List.of()));
   }
 }

@@ -4,55 +4,67 @@ import io.tensafe.marketplace.paging.Page;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-/** Sums the charge ledger for one creator over a period, straight from the ledger rows. */
+/** Sums the charge ledger over a period, for one creator or all, straight from the ledger rows. */
 @ApplicationScoped
 public class SalesQueries {
   @Inject EntityManager em;
 
-  private static final String FROM =
+  private static final String ALL =
       """
       FROM charge c
       JOIN adapter_version v ON v.id = c.adapter_version_id
       JOIN adapter a ON a.id = v.adapter_id
-      WHERE a.creator_id = :creator AND c.started_at >= :from AND c.started_at < :to
+      WHERE c.started_at >= :from AND c.started_at < :to
       """;
 
+  private static final String OF_CREATOR = ALL + " AND a.creator_id = :creator";
+
+  private static final String GROUP = " GROUP BY a.adapter_ref, v.version, c.currency";
+
+  /** One creator's sales. */
   public SalesReport ofCreator(
       UUID creatorId, OffsetDateTime from, OffsetDateTime to, int page, int size) {
+    return report(OF_CREATOR, creatorId, from, to, page, size);
+  }
+
+  /** Every creator's sales (admins). */
+  public SalesReport all(OffsetDateTime from, OffsetDateTime to, int page, int size) {
+    return report(ALL, null, from, to, page, size);
+  }
+
+  private SalesReport report(
+      String source, UUID creatorId, OffsetDateTime from, OffsetDateTime to, int page, int size) {
     long groups =
-        ((Number)
-                em.createNativeQuery(
-                        "SELECT count(*) FROM (SELECT 1 "
-                            + FROM
-                            + " GROUP BY a.adapter_ref, v.version, c.currency) g")
-                    .setParameter("creator", creatorId)
-                    .setParameter("from", from)
-                    .setParameter("to", to)
-                    .getSingleResult())
-            .longValue();
-    List<?> rows =
-        em.createNativeQuery(
+        number(
+            bind(
+                    em.createNativeQuery(
+                        "SELECT count(*) FROM (SELECT 1 " + source + GROUP + ") g"),
+                    creatorId,
+                    from,
+                    to)
+                .getSingleResult());
+    Query lines =
+        bind(
+            em.createNativeQuery(
                 "SELECT a.adapter_ref, v.version, c.currency, count(*), sum(c.prompt_tokens),"
                     + " sum(c.completion_tokens), sum(c.amount_micros), sum(c.creator_micros),"
                     + " sum(c.platform_micros) "
-                    + FROM
-                    + " GROUP BY a.adapter_ref, v.version, c.currency"
-                    + " ORDER BY a.adapter_ref, v.version, c.currency")
-            .setParameter("creator", creatorId)
-            .setParameter("from", from)
-            .setParameter("to", to)
-            .setFirstResult(page * size)
-            .setMaxResults(size)
-            .getResultList();
-    List<SalesLine> lines = new ArrayList<>();
-    for (Object o : rows) {
+                    + source
+                    + GROUP
+                    + " ORDER BY a.adapter_ref, v.version, c.currency"),
+            creatorId,
+            from,
+            to);
+    List<SalesLine> items = new ArrayList<>();
+    for (Object o : lines.setFirstResult(page * size).setMaxResults(size).getResultList()) {
       Object[] r = (Object[]) o;
-      lines.add(
+      items.add(
           new SalesLine(
               (String) r[0],
               (String) r[1],
@@ -64,23 +76,28 @@ public class SalesQueries {
               number(r[7]),
               number(r[8])));
     }
-    List<?> totals =
-        em.createNativeQuery(
+    Query totals =
+        bind(
+            em.createNativeQuery(
                 "SELECT c.currency, count(*), sum(c.amount_micros), sum(c.creator_micros),"
                     + " sum(c.platform_micros) "
-                    + FROM
-                    + " GROUP BY c.currency ORDER BY c.currency")
-            .setParameter("creator", creatorId)
-            .setParameter("from", from)
-            .setParameter("to", to)
-            .getResultList();
+                    + source
+                    + " GROUP BY c.currency ORDER BY c.currency"),
+            creatorId,
+            from,
+            to);
     List<SalesTotal> sums = new ArrayList<>();
-    for (Object o : totals) {
+    for (Object o : totals.getResultList()) {
       Object[] r = (Object[]) o;
       sums.add(
           new SalesTotal(r[0].toString(), number(r[1]), number(r[2]), number(r[3]), number(r[4])));
     }
-    return new SalesReport(from, to, new Page<>(lines, page, size, groups), sums);
+    return new SalesReport(from, to, new Page<>(items, page, size, groups), sums);
+  }
+
+  private static Query bind(Query query, UUID creatorId, OffsetDateTime from, OffsetDateTime to) {
+    query.setParameter("from", from).setParameter("to", to);
+    return creatorId == null ? query : query.setParameter("creator", creatorId);
   }
 
   private static long number(Object value) {

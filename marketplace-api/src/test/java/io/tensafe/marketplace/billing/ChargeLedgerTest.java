@@ -256,5 +256,16 @@ class ChargeLedgerTest {
         .then()
         .statusCode(400);
     assertTrue(amount > 0);
+    var all =
+        given()
+            .auth()
+            .oauth2(Actors.token("admin-" + suffix, "admin"))
+            .queryParam("size", 200)
+            .get("/api/admin/sales")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath();
+    assertTrue(all.getList("lines.items.adapterId").contains(adapter));
   }
 }

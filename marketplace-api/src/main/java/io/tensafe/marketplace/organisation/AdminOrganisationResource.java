@@ -1,0 +1,52 @@
+package io.tensafe.marketplace.organisation;
+
+import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.sql.SqlValues;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code GET /api/admin/organisations}: every tenant with its member count, oldest first. */
+@Path("/api/admin/organisations")
+@RolesAllowed("admin")
+@Produces(MediaType.APPLICATION_JSON)
+public class AdminOrganisationResource {
+  @Inject EntityManager em;
+
+  @GET
+  public Page<OrganisationSummary> all(
+      @QueryParam("page") @DefaultValue("0") @Min(0) int page,
+      @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
+    long total =
+        ((Number) em.createNativeQuery("SELECT count(*) FROM organisation").getSingleResult())
+            .longValue();
+    List<OrganisationSummary> items = new ArrayList<>();
+    for (Object o :
+        em.createNativeQuery(
+                """
+                SELECT o.slug, o.display_name,
+                       (SELECT count(*) FROM organisation_member m WHERE m.organisation_id = o.id),
+                       o.created_at
+                FROM organisation o ORDER BY o.created_at, o.slug
+                """)
+            .setFirstResult(page * size)
+            .setMaxResults(size)
+            .getResultList()) {
+      Object[] r = (Object[]) o;
+      items.add(
+          new OrganisationSummary(
+              (String) r[0], (String) r[1], ((Number) r[2]).longValue(), SqlValues.toOffset(r[3])));
+    }
+    return new Page<>(items, page, size, total);
+  }
+}
