@@ -1,0 +1,276 @@
+package io.tensafe.marketplace.privacy;
+
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.SqlValues;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Differential-privacy budgets per client organisation, adapter and period.
+ *
+ * <p>Accounting: every generated token is one Gaussian release of the adapter's LoRA output with
+ * the serving version's noise multiplier z, so it costs zCDP {@code ρ = 1/(2z²)}; costs add. A
+ * period's limit is the largest ρ whose zCDP conversion {@code ρ + 2·sqrt(ρ·ln(1/δ))} stays within
+ * the policy's ε: {@code ρ_limit = (sqrt(ln(1/δ) + ε) − sqrt(ln(1/δ)))²}. Reported ε uses the
+ * tighter RDP conversion ({@link RdpAccountant}). Periods are aligned to the Unix epoch: period k
+ * of a d-day policy is [k·d, (k+1)·d) days.
+ *
+ * <p>Flow: {@link #reserve} for max_tokens before dispatch (atomic under a row lock: concurrent
+ * requests can never overspend, and the database refuses an overspent row too), {@link #settle} to
+ * the tokens actually generated, {@link #refund} when the request fails. All three are idempotent
+ * by request id. An exhausted budget is a 429 problem naming the budget and when it resets.
+ */
+@ApplicationScoped
+public class PrivacyBudgets {
+  static final MathContext MATH = MathContext.DECIMAL128;
+
+  @Inject EntityManager em;
+
+  private record Policy(
+      UUID adapterId, BigDecimal noiseMultiplier, BigDecimal delta, BigDecimal epsilon, int days) {}
+
+  /** zCDP cost of one token at noise multiplier z: 1/(2z²). */
+  static BigDecimal rhoPerToken(BigDecimal noiseMultiplier) {
+    return BigDecimal.ONE.divide(
+        noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
+  }
+
+  /** The largest ρ whose zCDP conversion at δ is at most ε. */
+  static BigDecimal rhoLimit(double epsilon, double delta) {
+    double log = Math.log(1 / delta);
+    double root = Math.sqrt(log + epsilon) - Math.sqrt(log);
+    // Round down a little so that floating error can never grant more than the policy allows.
+    return new BigDecimal(root * root * (1 - 1e-12), MATH).setScale(24, RoundingMode.FLOOR);
+  }
+
+  /**
+   * Reserves {@code maxTokens} of the budget of {@code clientOrganisationId} for the adapter of
+   * {@code adapterRef@version}, in the period containing {@code now}.
+   *
+   * @throws ApiProblem 429 when the budget cannot cover the request; 404 for an unknown version
+   */
+  @Transactional
+  public Reservation reserve(
+      UUID clientOrganisationId,
+      String adapterRef,
+      String version,
+      String requestId,
+      long maxTokens,
+      Instant now) {
+    if (maxTokens < 1) {
+      throw ProblemTypes.validation("max_tokens must be >= 1");
+    }
+    requireRequestId(requestId);
+    Policy policy = policy(adapterRef, version);
+    long periodMillis = Duration.ofDays(policy.days()).toMillis();
+    long index = Math.floorDiv(now.toEpochMilli(), periodMillis);
+    OffsetDateTime start = Instant.ofEpochMilli(index * periodMillis).atOffset(ZoneOffset.UTC);
+    OffsetDateTime end = start.plus(Duration.ofMillis(periodMillis));
+    em.createNativeQuery(
+            """
+            INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start, period_end,
+                                   delta, rho_limit)
+            VALUES (:id, :org, :adapter, :start, :end, :delta, :limit)
+            ON CONFLICT (client_organisation_id, adapter_id, period_start) DO NOTHING
+            """)
+        .setParameter("id", UUID.randomUUID())
+        .setParameter("org", clientOrganisationId)
+        .setParameter("adapter", policy.adapterId())
+        .setParameter("start", start)
+        .setParameter("end", end)
+        .setParameter("delta", policy.delta())
+        .setParameter(
+            "limit", rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue()))
+        .executeUpdate();
+    Object[] budget =
+        (Object[])
+            em.createNativeQuery(
+                    """
+                    SELECT id, rho_limit, rho_top_up, rho_spent, delta, period_end
+                    FROM dp_budget
+                    WHERE client_organisation_id = :org AND adapter_id = :adapter
+                      AND period_start = :start
+                    FOR UPDATE
+                    """)
+                .setParameter("org", clientOrganisationId)
+                .setParameter("adapter", policy.adapterId())
+                .setParameter("start", start)
+                .getSingleResult();
+    UUID budgetId = (UUID) budget[0];
+    BigDecimal available = decimal(budget[1]).add(decimal(budget[2]));
+    BigDecimal spent = decimal(budget[3]);
+    double delta = decimal(budget[4]).doubleValue();
+    OffsetDateTime resetsAt = SqlValues.toOffset(budget[5]);
+    List<?> existing = event(requestId, "reserve");
+    if (!existing.isEmpty()) {
+      Object[] e = (Object[]) existing.getFirst();
+      return new Reservation(
+          requestId,
+          ((Number) e[1]).longValue(),
+          epsilon(spent, delta),
+          epsilon(available, delta),
+          resetsAt);
+    }
+    BigDecimal cost =
+        rhoPerToken(policy.noiseMultiplier())
+            .multiply(BigDecimal.valueOf(maxTokens), MATH)
+            .setScale(24, RoundingMode.CEILING);
+    if (spent.add(cost).compareTo(available) > 0) {
+      throw new ApiProblem(
+          ProblemTypes.PRIVACY_BUDGET_EXHAUSTED,
+          429,
+          "Privacy budget exhausted",
+          String.format(
+              java.util.Locale.ROOT,
+              "the privacy budget of this organisation for adapter %s (ε %.4f at δ %s per %d-day"
+                  + " period, %.4f spent) cannot cover %d more tokens; it resets at %s",
+              adapterRef,
+              epsilon(available, delta),
+              policy.delta().toPlainString(),
+              policy.days(),
+              epsilon(spent, delta),
+              maxTokens,
+              resetsAt));
+    }
+    insertEvent(budgetId, requestId, "reserve", maxTokens, cost);
+    BigDecimal after = spent.add(cost);
+    setSpent(budgetId, after);
+    return new Reservation(
+        requestId, maxTokens, epsilon(after, delta), epsilon(available, delta), resetsAt);
+  }
+
+  /**
+   * Settles a reservation to the tokens actually generated (at most those reserved), returning the
+   * rest to the budget. Idempotent; a no-op after a refund.
+   */
+  @Transactional
+  public void settle(String requestId, long tokens) {
+    Object[] reserve = lockedReservation(requestId);
+    if (reserve == null || finished(requestId)) {
+      return;
+    }
+    long reserved = ((Number) reserve[1]).longValue();
+    if (tokens < 0 || tokens > reserved) {
+      throw ProblemTypes.validation(
+          "settled tokens must be in [0, " + reserved + "], was " + tokens);
+    }
+    BigDecimal reservedRho = decimal(reserve[2]);
+    BigDecimal used =
+        reservedRho
+            .multiply(BigDecimal.valueOf(tokens))
+            .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
+            .min(reservedRho);
+    insertEvent((UUID) reserve[0], requestId, "settle", tokens, used);
+    setSpent((UUID) reserve[0], decimal(reserve[3]).subtract(reservedRho.subtract(used)));
+  }
+
+  /** Returns a whole reservation to the budget (the request failed). Idempotent. */
+  @Transactional
+  public void refund(String requestId) {
+    Object[] reserve = lockedReservation(requestId);
+    if (reserve == null || finished(requestId)) {
+      return;
+    }
+    BigDecimal reservedRho = decimal(reserve[2]);
+    insertEvent((UUID) reserve[0], requestId, "refund", 0, reservedRho);
+    setSpent((UUID) reserve[0], decimal(reserve[3]).subtract(reservedRho));
+  }
+
+  /** Budget id, tokens, ρ of the reservation and the budget's spent ρ, with the budget locked. */
+  private Object[] lockedReservation(String requestId) {
+    requireRequestId(requestId);
+    List<?> rows =
+        em.createNativeQuery(
+                """
+                SELECT b.id, e.tokens, e.rho, b.rho_spent
+                FROM dp_budget_event e JOIN dp_budget b ON b.id = e.budget_id
+                WHERE e.request_id = :r AND e.kind = 'reserve'
+                FOR UPDATE OF b
+                """)
+            .setParameter("r", requestId)
+            .getResultList();
+    return rows.isEmpty() ? null : (Object[]) rows.getFirst();
+  }
+
+  private boolean finished(String requestId) {
+    return !em.createNativeQuery(
+            "SELECT 1 FROM dp_budget_event WHERE request_id = :r AND kind IN ('settle', 'refund')")
+        .setParameter("r", requestId)
+        .getResultList()
+        .isEmpty();
+  }
+
+  private List<?> event(String requestId, String kind) {
+    return em.createNativeQuery(
+            "SELECT rho, tokens FROM dp_budget_event WHERE request_id = :r AND kind = :k")
+        .setParameter("r", requestId)
+        .setParameter("k", kind)
+        .getResultList();
+  }
+
+  private void insertEvent(
+      UUID budget, String requestId, String kind, long tokens, BigDecimal rho) {
+    em.createNativeQuery(
+            "INSERT INTO dp_budget_event (budget_id, request_id, kind, tokens, rho)"
+                + " VALUES (:b, :r, :k, :t, :rho)")
+        .setParameter("b", budget)
+        .setParameter("r", requestId)
+        .setParameter("k", kind)
+        .setParameter("t", tokens)
+        .setParameter("rho", rho)
+        .executeUpdate();
+  }
+
+  private void setSpent(UUID budget, BigDecimal spent) {
+    em.createNativeQuery("UPDATE dp_budget SET rho_spent = :s WHERE id = :b")
+        .setParameter("s", spent)
+        .setParameter("b", budget)
+        .executeUpdate();
+  }
+
+  private Policy policy(String adapterRef, String version) {
+    List<?> rows =
+        em.createNativeQuery(
+                """
+                SELECT a.id, p.noise_multiplier, p.delta, p.epsilon_budget_per_period, p.period_days
+                FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
+                JOIN dp_policy p ON p.id = v.dp_policy_id
+                WHERE a.adapter_ref = :ref AND v.version = :version
+                """)
+            .setParameter("ref", adapterRef)
+            .setParameter("version", version)
+            .getResultList();
+    if (rows.isEmpty()) {
+      throw ProblemTypes.notFound("adapter version " + adapterRef + "@" + version);
+    }
+    Object[] r = (Object[]) rows.getFirst();
+    return new Policy(
+        (UUID) r[0], decimal(r[1]), decimal(r[2]), decimal(r[3]), ((Number) r[4]).intValue());
+  }
+
+  private static double epsilon(BigDecimal rho, double delta) {
+    return new RdpAccountant(rho.doubleValue()).epsilon(delta);
+  }
+
+  private static BigDecimal decimal(Object value) {
+    return value instanceof BigDecimal d ? d : new BigDecimal(value.toString());
+  }
+
+  private static void requireRequestId(String requestId) {
+    if (requestId == null || requestId.isEmpty() || requestId.length() > 128) {
+      throw ProblemTypes.validation("a request id has 1 to 128 characters");
+    }
+  }
+}

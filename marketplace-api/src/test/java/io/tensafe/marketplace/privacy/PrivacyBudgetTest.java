@@ -1,0 +1,176 @@
+package io.tensafe.marketplace.privacy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** DP budgets on real PostgreSQL: atomic reservations, settlement, refunds, exhaustion. */
+@QuarkusTest
+@QuarkusTestResource(OidcWiremockTestResource.class)
+class PrivacyBudgetTest {
+  /** The test policy: z = 100, δ = 1e-5, ε = 10 per 30 days (Actors.pack's, with z raised). */
+  static final BigDecimal Z = new BigDecimal("100");
+
+  @Inject PrivacyBudgets budgets;
+  @Inject EntityManager em;
+
+  String suffix;
+  String adapter;
+  UUID client;
+  long tokensPerPeriod;
+
+  @BeforeEach
+  void uploadAVersionWithAPolicy() throws Exception {
+    suffix = Actors.suffix();
+    String creator = "creator-" + suffix;
+    adapter = "adapter-" + suffix;
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    Actors.registerFleet("admin-" + suffix, fleet);
+    Actors.registerKey(creator, key);
+    Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
+    client = UUID.randomUUID();
+    QuarkusTransaction.requiringNew()
+        .run(
+            () -> {
+              em.createNativeQuery(
+                      "INSERT INTO organisation (id, slug, display_name) VALUES (:id, :s, 'C')")
+                  .setParameter("id", client)
+                  .setParameter("s", "client-" + suffix)
+                  .executeUpdate();
+              em.createNativeQuery(
+                      """
+                      UPDATE dp_policy SET noise_multiplier = :z WHERE id =
+                        (SELECT v.dp_policy_id FROM adapter_version v JOIN adapter a
+                         ON a.id = v.adapter_id WHERE a.adapter_ref = :a)
+                      """)
+                  .setParameter("z", Z)
+                  .setParameter("a", adapter)
+                  .executeUpdate();
+            });
+    BigDecimal limit = PrivacyBudgets.rhoLimit(10, 1e-5);
+    tokensPerPeriod = limit.divide(PrivacyBudgets.rhoPerToken(Z), PrivacyBudgets.MATH).longValue();
+  }
+
+  private Reservation reserve(String id, long tokens) {
+    return budgets.reserve(client, adapter, "1.0.0", id, tokens, Instant.now());
+  }
+
+  private BigDecimal spent() {
+    return (BigDecimal)
+        em.createNativeQuery("SELECT rho_spent FROM dp_budget WHERE client_organisation_id = :c")
+            .setParameter("c", client)
+            .getSingleResult();
+  }
+
+  @Test
+  void limit_matchesThePolicysEpsilonByTheZcdpConversion() {
+    // ρ_limit + 2·sqrt(ρ_limit·ln(1e5)) = 10, and the RDP conversion of it is within the policy.
+    double rho = PrivacyBudgets.rhoLimit(10, 1e-5).doubleValue();
+    assertEquals(10, rho + 2 * Math.sqrt(rho * Math.log(1e5)), 1e-9);
+    assertTrue(new RdpAccountant(rho).epsilon(1e-5) <= 10);
+    assertTrue(tokensPerPeriod > 10_000, "z = 100 allows " + tokensPerPeriod + " tokens");
+  }
+
+  @Test
+  void reserve_fiftyInParallelForATenthEach_exactlyTenServed() throws Exception {
+    long tenth = tokensPerPeriod / 10;
+    AtomicInteger served = new AtomicInteger();
+    AtomicInteger refused = new AtomicInteger();
+    List<Future<?>> futures = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
+      for (int i = 0; i < 50; i++) {
+        String id = "par-" + suffix + "-" + i;
+        futures.add(
+            pool.submit(
+                () -> {
+                  try {
+                    reserve(id, tenth);
+                    served.incrementAndGet();
+                  } catch (ApiProblem e) {
+                    assertEquals(429, e.status());
+                    assertEquals(ProblemTypes.PRIVACY_BUDGET_EXHAUSTED, e.type());
+                    refused.incrementAndGet();
+                  }
+                }));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    }
+    assertEquals(10, served.get());
+    assertEquals(40, refused.get());
+    assertTrue(spent().compareTo(PrivacyBudgets.rhoLimit(10, 1e-5)) <= 0);
+    assertTrue(spent().signum() > 0);
+  }
+
+  @Test
+  void settleAndRefund_returnWhatWasNotUsed_once() {
+    BigDecimal before = BigDecimal.ZERO;
+    reserve("a-" + suffix, 1000);
+    BigDecimal reserved = spent();
+    budgets.settle("a-" + suffix, 250);
+    BigDecimal settled = spent();
+    assertEquals(
+        0,
+        settled.compareTo(
+            reserved.multiply(new BigDecimal("0.25")).setScale(24, java.math.RoundingMode.CEILING)),
+        settled + " vs " + reserved);
+    budgets.settle("a-" + suffix, 250); // replay: nothing changes
+    budgets.refund("a-" + suffix); // after settlement: nothing changes
+    assertEquals(0, spent().compareTo(settled));
+    reserve("b-" + suffix, 1000);
+    budgets.refund("b-" + suffix);
+    budgets.refund("b-" + suffix);
+    assertEquals(0, spent().compareTo(settled));
+    assertTrue(settled.compareTo(before) > 0);
+  }
+
+  @Test
+  void reserve_replayedRequestId_reservesOnce() {
+    reserve("r-" + suffix, 500);
+    BigDecimal once = spent();
+    reserve("r-" + suffix, 500);
+    assertEquals(0, spent().compareTo(once));
+  }
+
+  @Test
+  void reserve_exhausted_namesTheBudgetAndWhenItResets() {
+    ApiProblem problem =
+        assertThrows(ApiProblem.class, () -> reserve("big-" + suffix, tokensPerPeriod + 1));
+    assertEquals(429, problem.status());
+    assertTrue(problem.getMessage().contains(adapter), problem.getMessage());
+    assertTrue(problem.getMessage().contains("resets at"), problem.getMessage());
+    reserve("fits-" + suffix, tokensPerPeriod); // exactly the whole budget is allowed
+    assertThrows(ApiProblem.class, () -> reserve("one-more-" + suffix, 1));
+  }
+
+  @Test
+  void settle_moreThanReserved_refused() {
+    reserve("s-" + suffix, 10);
+    assertThrows(ApiProblem.class, () -> budgets.settle("s-" + suffix, 11));
+  }
+}
