@@ -99,6 +99,13 @@ tgsp pack --peft "$work/peft" --creator-key "$work/keys/creator.key" --recipient
 check "tgsp pack --rank not below the adapter's rank is refused" \
   bash -c "[ $(rc) = 1 ] && grep -q 'below the adapter' '$err' && [ ! -e '$work/r8.tgsp' ]"
 
+# The model generator writes a Qwen3-architecture folder, the same bytes for the same seed.
+run "$tensafe" model tiny --out "$work/model-a" --seed 9
+run "$tensafe" model tiny --out "$work/model-b" --seed 9
+check "model tiny writes config, tokenizer and weights, identical for one seed" \
+  bash -c "[ $(rc) = 0 ] && grep -q '\"model_type\": \"qwen3\"' '$work/model-a/config.json' \
+    && [ -s '$work/model-a/tokenizer.json' ] && cmp -s '$work/model-a/model.safetensors' '$work/model-b/model.safetensors'"
+
 # The CUDA kernels' build step: without nvcc the build goes on and records why there are no kernels.
 run env NVCC=none bash "$root/kernels/kernels-cuda/src/build/build-fatbin.sh" \
   "$root/kernels/kernels-cuda/src/main/cuda" "$work/cuda-none"

@@ -1,0 +1,91 @@
+package io.tensafe.node.model;
+
+import io.tensafe.tgsp.safetensors.DType;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./tensafe model tiny}: writes a generated Qwen3-architecture model folder. */
+@Command(
+    name = "model",
+    mixinStandardHelpOptions = true,
+    description = "Generated models of the Qwen3 architecture for tests, demos and benchmarks.",
+    subcommands = {ModelCommand.Tiny.class})
+public final class ModelCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16]}. */
+  @Command(
+      name = "tiny",
+      mixinStandardHelpOptions = true,
+      description =
+          "Writes config.json, the Qwen3 tokenizer and chat template, and random weights"
+              + " (safetensors) of the Qwen3 architecture with Qwen's real vocabulary.")
+  static final class Tiny implements Callable<Integer> {
+    @Option(names = "--out", required = true, description = "folder to write (created if absent)")
+    Path out;
+
+    @Option(
+        names = "--seed",
+        defaultValue = "1",
+        description =
+            "weights' seed; the same seed writes the same bytes (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(
+        names = "--preset",
+        defaultValue = "tiny",
+        description =
+            "tiny (width 64, 2 layers, about 10 M parameters) or qwen2.5-1.5b (Qwen2.5-1.5B's"
+                + " dimensions, about 1.5 G parameters) (default: ${DEFAULT-VALUE})")
+    String preset;
+
+    @Option(
+        names = "--dtype",
+        defaultValue = "f32",
+        description = "f32 or bf16 (default: ${DEFAULT-VALUE})")
+    String dtype;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      ModelShape shape;
+      try {
+        shape = ModelShape.preset(preset);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
+      DType type =
+          switch (dtype.toLowerCase(Locale.ROOT)) {
+            case "f32" -> DType.F32;
+            case "bf16" -> DType.BF16;
+            default ->
+                throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--dtype must be f32 or bf16, was " + dtype);
+          };
+      System.err.printf(
+          Locale.ROOT,
+          "writing %s (%,d parameters, %s) to %s ...%n",
+          shape.name(),
+          shape.parameterCount(),
+          type,
+          out);
+      ModelGenerator.write(shape, type, seed, out, System.err::println);
+      System.out.println(out.toAbsolutePath());
+      return 0;
+    }
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new ModelCommand()).execute(args));
+  }
+}

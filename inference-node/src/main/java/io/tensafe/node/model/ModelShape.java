@@ -1,0 +1,76 @@
+package io.tensafe.node.model;
+
+import java.util.Locale;
+
+/**
+ * The dimensions of a Qwen3-architecture dense decoder (RMSNorm, RoPE, grouped-query attention with
+ * q/k RMSNorm, SwiGLU MLP), as its Hugging Face {@code config.json} states them.
+ *
+ * @param vocabSize tokens in the vocabulary; Qwen's is 151,936
+ * @param hiddenSize model width
+ * @param intermediateSize SwiGLU width
+ * @param layers decoder layers
+ * @param attentionHeads query heads
+ * @param keyValueHeads key/value heads (divides {@code attentionHeads})
+ * @param headDim width of one head
+ * @param tieEmbeddings whether the output head reuses the input embedding
+ */
+public record ModelShape(
+    String name,
+    int vocabSize,
+    int hiddenSize,
+    int intermediateSize,
+    int layers,
+    int attentionHeads,
+    int keyValueHeads,
+    int headDim,
+    boolean tieEmbeddings) {
+
+  /** Qwen's vocabulary size (the tokenizer's 151,665 entries, padded). */
+  public static final int QWEN_VOCAB = 151_936;
+
+  /** A small model for tests and demos: Qwen3's architecture and vocabulary, width 64. */
+  public static final ModelShape TINY =
+      new ModelShape("tiny", QWEN_VOCAB, 64, 128, 2, 4, 2, 16, true);
+
+  /**
+   * Qwen2.5-1.5B's dimensions (hidden 1536, 28 layers, 12 query and 2 key/value heads of 128,
+   * SwiGLU 8960, tied embeddings) on the Qwen3 architecture, for cost measurements.
+   */
+  public static final ModelShape QWEN25_1_5B =
+      new ModelShape("qwen2.5-1.5b", QWEN_VOCAB, 1536, 8960, 28, 12, 2, 128, true);
+
+  public ModelShape {
+    if (vocabSize < 1
+        || hiddenSize < 1
+        || intermediateSize < 1
+        || layers < 1
+        || headDim < 1
+        || keyValueHeads < 1
+        || attentionHeads % keyValueHeads != 0) {
+      throw new IllegalArgumentException("inconsistent model dimensions: " + name);
+    }
+  }
+
+  /** The preset called {@code name} ("tiny" or "qwen2.5-1.5b"). */
+  public static ModelShape preset(String name) {
+    return switch (name.toLowerCase(Locale.ROOT)) {
+      case "tiny" -> TINY;
+      case "qwen2.5-1.5b" -> QWEN25_1_5B;
+      default ->
+          throw new IllegalArgumentException(
+              "unknown preset '" + name + "'; known: tiny, qwen2.5-1.5b");
+    };
+  }
+
+  /** Parameters in the model (tied embeddings counted once). */
+  public long parameterCount() {
+    long h = hiddenSize;
+    long attention =
+        h * attentionHeads * headDim * 2 + h * keyValueHeads * headDim * 2 + 2L * headDim;
+    long mlp = 3 * h * intermediateSize;
+    long perLayer = attention + mlp + 2 * h;
+    long embedding = (long) vocabSize * h;
+    return layers * perLayer + embedding * (tieEmbeddings ? 1 : 2) + h;
+  }
+}
