@@ -60,6 +60,8 @@ public final class ModelGenerator {
     copyResource("tokenizer.json", dir);
     copyResource("tokenizer_config.json", dir);
     List<SafetensorsWriter.Entry> all = tensors(shape, dtype);
+    Map<String, Long> elements = new java.util.HashMap<>();
+    all.forEach(e -> elements.put(e.name(), e.byteLength() / dtype.byteSize()));
     List<List<SafetensorsWriter.Entry>> shards = new ArrayList<>();
     List<SafetensorsWriter.Entry> current = new ArrayList<>();
     long bytes = 0;
@@ -86,7 +88,7 @@ public final class ModelGenerator {
             shards.get(s),
             Map.of("format", "pt"),
             out,
-            (name, sink) -> values(name, dtype, seed, shards, sink));
+            (name, sink) -> values(name, dtype, seed, elements.get(name), sink));
       }
       Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       for (SafetensorsWriter.Entry e : shards.get(s)) {
@@ -152,21 +154,8 @@ public final class ModelGenerator {
     return new SafetensorsWriter.Entry(name, dtype, dims);
   }
 
-  private static void values(
-      String name,
-      DType dtype,
-      long seed,
-      List<List<SafetensorsWriter.Entry>> shards,
-      OutputStream sink)
+  private static void values(String name, DType dtype, long seed, long count, OutputStream sink)
       throws IOException {
-    long count = 0;
-    for (List<SafetensorsWriter.Entry> shard : shards) {
-      for (SafetensorsWriter.Entry e : shard) {
-        if (e.name().equals(name)) {
-          count = e.byteLength() / dtype.byteSize();
-        }
-      }
-    }
     boolean norm = name.endsWith("norm.weight");
     SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + name.hashCode());
     ByteBuffer buffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
