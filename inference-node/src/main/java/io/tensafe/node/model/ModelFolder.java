@@ -1,0 +1,125 @@
+package io.tensafe.node.model;
+
+import io.tensafe.tgsp.json.JsonLimits;
+import io.tensafe.tgsp.json.JsonParser;
+import io.tensafe.tgsp.json.JsonSchemaException;
+import io.tensafe.tgsp.json.JsonSyntaxException;
+import io.tensafe.tgsp.json.JsonValue;
+import io.tensafe.tgsp.json.ObjectReader;
+import io.tensafe.tgsp.safetensors.SafetensorsFile;
+import io.tensafe.tgsp.safetensors.Tensor;
+import io.tensafe.tgsp.safetensors.TensorInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Hugging Face-style model folder read into Java: {@code config.json} (Qwen2, Qwen2.5 or Qwen3
+ * dense) and every {@code *.safetensors} file in it, each tensor widened to F32 ({@link
+ * FloatTensor}) whatever its stored type (F32, F16, BF16 or F64). Sizes are checked before
+ * allocation by the safetensors reader; {@code config.json} may be at most 1 MiB.
+ *
+ * @param shape the dimensions from {@code config.json}
+ * @param modelType "qwen2" or "qwen3"
+ * @param ropeTheta RoPE base
+ * @param rmsNormEps RMSNorm epsilon
+ * @param weights every tensor by name
+ */
+public record ModelFolder(
+    ModelShape shape,
+    String modelType,
+    double ropeTheta,
+    double rmsNormEps,
+    Map<String, FloatTensor> weights) {
+
+  static final int MAX_CONFIG_BYTES = 1 << 20;
+
+  /**
+   * Reads {@code dir}.
+   *
+   * @throws IOException if a file cannot be read, or is malformed (the message names the file)
+   */
+  public static ModelFolder load(Path dir) throws IOException {
+    Path configFile = dir.resolve("config.json");
+    if (!Files.isRegularFile(configFile) || Files.size(configFile) > MAX_CONFIG_BYTES) {
+      throw new IOException(configFile + " is missing or larger than 1 MiB");
+    }
+    ModelShape shape;
+    String type;
+    double theta;
+    double eps;
+    try {
+      JsonValue json =
+          JsonParser.parse("config.json", Files.readAllBytes(configFile), JsonLimits.document());
+      ObjectReader c = new ObjectReader("config.json", json);
+      type = c.string("model_type");
+      if (!type.equals("qwen2") && !type.equals("qwen3")) {
+        throw new IOException("model_type " + type + " is not a supported dense Qwen model");
+      }
+      int hidden = (int) c.integer("hidden_size", 1, 1 << 16);
+      int heads = (int) c.integer("num_attention_heads", 1, 1024);
+      shape =
+          new ModelShape(
+              dir.getFileName().toString(),
+              (int) c.integer("vocab_size", 1, 1 << 22),
+              hidden,
+              (int) c.integer("intermediate_size", 1, 1 << 20),
+              (int) c.integer("num_hidden_layers", 1, 1024),
+              heads,
+              (int) c.integer("num_key_value_heads", 1, 1024),
+              c.has("head_dim") ? (int) c.integer("head_dim", 1, 4096) : hidden / heads,
+              c.has("tie_word_embeddings") && c.bool("tie_word_embeddings"));
+      theta = c.has("rope_theta") ? c.number("rope_theta").doubleValue() : 10000;
+      eps = c.has("rms_norm_eps") ? c.number("rms_norm_eps").doubleValue() : 1e-6;
+    } catch (JsonSyntaxException | JsonSchemaException e) {
+      throw new IOException("config.json: " + e.getMessage(), e);
+    }
+    Map<String, FloatTensor> weights = new LinkedHashMap<>();
+    List<Path> files = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "*.safetensors")) {
+      stream.forEach(files::add);
+    }
+    files.sort(null);
+    if (files.isEmpty()) {
+      throw new IOException(dir + " has no *.safetensors file");
+    }
+    for (Path file : files) {
+      try (SafetensorsFile st = SafetensorsFile.open(file)) {
+        for (TensorInfo info : st.header().tensors()) {
+          if (weights.put(info.name(), widen(st.read(info))) != null) {
+            throw new IOException(info.name() + " appears in more than one file");
+          }
+        }
+      } catch (IOException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException(file.getFileName() + ": " + e.getMessage(), e);
+      }
+    }
+    return new ModelFolder(shape, type, theta, eps, Map.copyOf(weights));
+  }
+
+  /** The tensor's values as F32: exact for F16 and BF16, rounded to nearest for F64. */
+  static FloatTensor widen(Tensor t) {
+    ByteBuffer b = ByteBuffer.wrap(t.data()).order(ByteOrder.LITTLE_ENDIAN);
+    int n = t.data().length / t.dtype().byteSize();
+    float[] values = new float[n];
+    for (int i = 0; i < n; i++) {
+      values[i] =
+          switch (t.dtype()) {
+            case F32 -> b.getFloat(4 * i);
+            case F64 -> (float) b.getDouble(8 * i);
+            case F16 -> Float.float16ToFloat(b.getShort(2 * i));
+            case BF16 -> Float.intBitsToFloat((b.getShort(2 * i) & 0xFFFF) << 16);
+          };
+    }
+    return new FloatTensor(t.shape(), values);
+  }
+}
