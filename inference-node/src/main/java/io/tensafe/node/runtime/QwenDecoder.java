@@ -1,0 +1,213 @@
+package io.tensafe.node.runtime;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
+import io.tensafe.node.model.FloatTensor;
+import io.tensafe.node.model.ModelFolder;
+import io.tensafe.node.model.ModelShape;
+
+/**
+ * A dense Qwen3 decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm, rotary position embedding
+ * (the "rotate half" form of Hugging Face), grouped-query attention with per-head q/k RMSNorm and a
+ * causal mask, SwiGLU MLP, tied or separate output head. {@link #forward} processes new tokens
+ * after those already in a {@link KvCache} (prefill or decode) and returns the logits of the last
+ * one.
+ *
+ * <p>Weights live in this object's manager; close it to free them. Calls on different caches may
+ * run concurrently; one cache serves one sequence at a time.
+ */
+public final class QwenDecoder implements AutoCloseable {
+  private final NDManager manager;
+  private final ModelShape shape;
+  private final String modelType;
+  private final double ropeTheta;
+  private final float rmsEps;
+  private final NDArray embedding; // (vocab, hidden)
+  private final NDArray outputT; // (hidden, vocab)
+  private final NDArray finalNorm;
+  private final Layer[] layers;
+
+  private record Layer(
+      NDArray inputNorm,
+      NDArray qT,
+      NDArray kT,
+      NDArray vT,
+      NDArray oT,
+      NDArray qNorm,
+      NDArray kNorm,
+      NDArray postNorm,
+      NDArray gateT,
+      NDArray upT,
+      NDArray downT) {}
+
+  public QwenDecoder(ModelFolder folder) {
+    this.manager = NDManager.newBaseManager("PyTorch");
+    this.shape = folder.shape();
+    this.modelType = folder.modelType();
+    this.ropeTheta = folder.ropeTheta();
+    this.rmsEps = (float) folder.rmsNormEps();
+    this.embedding = array(folder, "model.embed_tokens.weight");
+    this.outputT =
+        shape.tieEmbeddings() || !folder.weights().containsKey("lm_head.weight")
+            ? embedding.transpose()
+            : array(folder, "lm_head.weight").transpose();
+    this.finalNorm = array(folder, "model.norm.weight");
+    this.layers = new Layer[shape.layers()];
+    for (int i = 0; i < layers.length; i++) {
+      String p = "model.layers." + i + ".";
+      layers[i] =
+          new Layer(
+              array(folder, p + "input_layernorm.weight"),
+              array(folder, p + "self_attn.q_proj.weight").transpose(),
+              array(folder, p + "self_attn.k_proj.weight").transpose(),
+              array(folder, p + "self_attn.v_proj.weight").transpose(),
+              array(folder, p + "self_attn.o_proj.weight").transpose(),
+              optional(folder, p + "self_attn.q_norm.weight"),
+              optional(folder, p + "self_attn.k_norm.weight"),
+              array(folder, p + "post_attention_layernorm.weight"),
+              array(folder, p + "mlp.gate_proj.weight").transpose(),
+              array(folder, p + "mlp.up_proj.weight").transpose(),
+              array(folder, p + "mlp.down_proj.weight").transpose());
+    }
+  }
+
+  private NDArray array(ModelFolder folder, String name) {
+    FloatTensor t = folder.weights().get(name);
+    if (t == null) {
+      throw new IllegalArgumentException("the model has no tensor " + name);
+    }
+    long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
+    return manager.create(t.values(), new Shape(dims));
+  }
+
+  private NDArray optional(ModelFolder folder, String name) {
+    return folder.weights().containsKey(name) ? array(folder, name) : null;
+  }
+
+  public ModelShape shape() {
+    return shape;
+  }
+
+  /** A fresh cache for one sequence. */
+  public KvCache newCache() {
+    return new KvCache(manager, layers.length);
+  }
+
+  /**
+   * Runs {@code tokens} at the positions after those in {@code cache}, appends their keys and
+   * values to it, and returns the logits (vocabulary size) of the last token.
+   */
+  public float[] forward(long[] tokens, KvCache cache) {
+    if (tokens.length == 0) {
+      throw new IllegalArgumentException("no tokens");
+    }
+    for (long t : tokens) {
+      if (t < 0 || t >= shape.vocabSize()) {
+        throw new IllegalArgumentException("token id " + t + " is outside the vocabulary");
+      }
+    }
+    int start = cache.length;
+    int count = tokens.length;
+    int heads = shape.attentionHeads();
+    int kvHeads = shape.keyValueHeads();
+    int d = shape.headDim();
+    try (NDManager step = cache.manager.newSubManager()) {
+      NDArray x = embedding.get(step, new NDIndex("{}", step.create(tokens)));
+      NDArray[] rope = rope(step, start, count, d);
+      NDArray mask = causalMask(step, start, count);
+      for (int i = 0; i < layers.length; i++) {
+        Layer l = layers[i];
+        NDArray h = rmsNorm(x, l.inputNorm());
+        NDArray q = h.matMul(l.qT()).reshape(count, heads, d);
+        NDArray k = h.matMul(l.kT()).reshape(count, kvHeads, d);
+        NDArray v = h.matMul(l.vT()).reshape(count, kvHeads, d);
+        if (l.qNorm() != null) {
+          q = rmsNorm(q, l.qNorm());
+          k = rmsNorm(k, l.kNorm());
+        }
+        q = applyRope(q, rope, d);
+        k = applyRope(k, rope, d);
+        NDArray keys = cache.keys[i] == null ? k : cache.keys[i].concat(k, 0);
+        NDArray values = cache.values[i] == null ? v : cache.values[i].concat(v, 0);
+        keys.attach(cache.manager);
+        values.attach(cache.manager);
+        if (cache.keys[i] != null) {
+          cache.keys[i].close();
+          cache.values[i].close();
+        }
+        cache.keys[i] = keys;
+        cache.values[i] = values;
+        NDArray kAll = keys.repeat(1, heads / kvHeads).transpose(1, 2, 0); // (H, d, S)
+        NDArray vAll = values.repeat(1, heads / kvHeads).transpose(1, 0, 2); // (H, S, d)
+        NDArray scores = q.transpose(1, 0, 2).matMul(kAll).div(Math.sqrt(d)).add(mask);
+        NDArray attended = scores.softmax(-1).matMul(vAll); // (H, T, d)
+        NDArray merged = attended.transpose(1, 0, 2).reshape(count, (long) heads * d);
+        x = x.add(merged.matMul(l.oT()));
+        NDArray m = rmsNorm(x, l.postNorm());
+        NDArray gate = m.matMul(l.gateT());
+        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(m.matMul(l.upT()));
+        x = x.add(act.matMul(l.downT()));
+      }
+      NDArray last = rmsNorm(x.get(step, new NDIndex((count - 1) + ":")), finalNorm);
+      float[] logits = last.matMul(outputT).toFloatArray();
+      cache.length += count;
+      return logits;
+    }
+  }
+
+  private NDArray rmsNorm(NDArray x, NDArray weight) {
+    NDArray variance = x.square().mean(new int[] {-1}, true);
+    return x.div(variance.add(rmsEps).sqrt()).mul(weight);
+  }
+
+  /** cos and sin of shape (T, 1, d) for positions start..start+count-1 (HF "rotate half"). */
+  private NDArray[] rope(NDManager step, int start, int count, int d) {
+    float[] cos = new float[count * d];
+    float[] sin = new float[count * d];
+    int half = d / 2;
+    for (int t = 0; t < count; t++) {
+      for (int j = 0; j < half; j++) {
+        double inverseFrequency = Math.pow(ropeTheta, -2.0 * j / d);
+        double angle = (start + t) * inverseFrequency;
+        cos[t * d + j] = cos[t * d + j + half] = (float) Math.cos(angle);
+        sin[t * d + j] = sin[t * d + j + half] = (float) Math.sin(angle);
+      }
+    }
+    return new NDArray[] {
+      step.create(cos, new Shape(count, 1, d)), step.create(sin, new Shape(count, 1, d))
+    };
+  }
+
+  private static NDArray applyRope(NDArray x, NDArray[] rope, int d) {
+    int half = d / 2;
+    NDArray first = x.get(new NDIndex(":, :, :" + half));
+    NDArray second = x.get(new NDIndex(":, :, " + half + ":"));
+    NDArray rotated = second.neg().concat(first, 2);
+    return x.mul(rope[0]).add(rotated.mul(rope[1]));
+  }
+
+  /** (1, T, S) additive mask: 0 where key position ≤ query position, −∞ after. */
+  private static NDArray causalMask(NDManager step, int start, int count) {
+    int total = start + count;
+    float[] mask = new float[count * total];
+    for (int t = 0; t < count; t++) {
+      for (int s = 0; s < total; s++) {
+        mask[t * total + s] = s <= start + t ? 0f : Float.NEGATIVE_INFINITY;
+      }
+    }
+    return step.create(mask, new Shape(1, count, total));
+  }
+
+  /** The model type it was built from ("qwen2" or "qwen3"). */
+  public String modelType() {
+    return modelType;
+  }
+
+  @Override
+  public void close() {
+    manager.close();
+  }
+}
