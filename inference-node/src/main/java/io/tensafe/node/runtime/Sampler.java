@@ -1,0 +1,73 @@
+package io.tensafe.node.runtime;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+/**
+ * Picks tokens from logits: greedy at temperature 0; otherwise softmax at the temperature,
+ * restricted to the top-k and then the top-p (nucleus) set, and drawn with a seeded generator. Ties
+ * break towards the lower token id, so results never depend on sort stability. One sampler per
+ * sequence; not thread-safe.
+ */
+public final class Sampler {
+  private final SamplingParameters parameters;
+  private final SplittableRandom random;
+
+  public Sampler(SamplingParameters parameters) {
+    this.parameters = parameters;
+    this.random = new SplittableRandom(parameters.seed());
+  }
+
+  /** The next token id for {@code logits} (one per vocabulary entry). */
+  public int next(float[] logits) {
+    if (parameters.temperature() == 0) {
+      return argmax(logits);
+    }
+    Integer[] order = new Integer[logits.length];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(
+        order, (a, b) -> logits[a] != logits[b] ? Float.compare(logits[b], logits[a]) : a - b);
+    int keep = parameters.topK() == 0 ? order.length : Math.min(parameters.topK(), order.length);
+    double max = logits[order[0]];
+    double[] weights = new double[keep];
+    double total = 0;
+    for (int i = 0; i < keep; i++) {
+      weights[i] = Math.exp((logits[order[i]] - max) / parameters.temperature());
+      total += weights[i];
+    }
+    // Nucleus: the shortest prefix whose probability reaches top_p.
+    double cumulative = 0;
+    int nucleus = keep;
+    for (int i = 0; i < keep; i++) {
+      cumulative += weights[i] / total;
+      if (cumulative >= parameters.topP()) {
+        nucleus = i + 1;
+        break;
+      }
+    }
+    double mass = 0;
+    for (int i = 0; i < nucleus; i++) {
+      mass += weights[i];
+    }
+    double draw = random.nextDouble() * mass;
+    for (int i = 0; i < nucleus; i++) {
+      draw -= weights[i];
+      if (draw < 0) {
+        return order[i];
+      }
+    }
+    return order[nucleus - 1];
+  }
+
+  static int argmax(float[] logits) {
+    int best = 0;
+    for (int i = 1; i < logits.length; i++) {
+      if (logits[i] > logits[best]) {
+        best = i;
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,40 @@
+package io.tensafe.node.runtime;
+
+import java.util.List;
+
+/**
+ * How to pick each next token.
+ *
+ * @param temperature 0 for greedy (argmax); otherwise logits are divided by it, in (0, 2]
+ * @param topK keep only the k most likely tokens; 0 for all
+ * @param topP keep the smallest set of most likely tokens whose probability reaches p, in (0, 1]
+ * @param seed the sampler's seed: the same seed, prompt and model give the same tokens
+ * @param maxTokens tokens to generate at most, ≥ 1
+ * @param stop strings that end generation; the output stops before the first one
+ */
+public record SamplingParameters(
+    double temperature, int topK, double topP, long seed, int maxTokens, List<String> stop) {
+  public SamplingParameters {
+    if (!(temperature >= 0 && temperature <= 2)) {
+      throw new IllegalArgumentException("temperature must be in [0, 2], was " + temperature);
+    }
+    if (topK < 0) {
+      throw new IllegalArgumentException("top_k must be >= 0, was " + topK);
+    }
+    if (!(topP > 0 && topP <= 1)) {
+      throw new IllegalArgumentException("top_p must be in (0, 1], was " + topP);
+    }
+    if (maxTokens < 1) {
+      throw new IllegalArgumentException("max_tokens must be >= 1, was " + maxTokens);
+    }
+    stop = List.copyOf(stop);
+    if (stop.size() > 4 || stop.stream().anyMatch(String::isEmpty)) {
+      throw new IllegalArgumentException("at most 4 non-empty stop strings");
+    }
+  }
+
+  /** Greedy decoding of at most {@code maxTokens}. */
+  public static SamplingParameters greedy(int maxTokens) {
+    return new SamplingParameters(0, 0, 1, 0, maxTokens, List.of());
+  }
+}

@@ -1,0 +1,101 @@
+package io.tensafe.node.runtime;
+
+import io.tensafe.node.tokenizer.QwenTokenizer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Prompt in, text out: tokenizes, prefills, then decodes one token at a time with a {@link
+ * Sampler}, streaming text as it becomes final. Generation ends at Qwen's end-of-turn or
+ * end-of-text token, at the first stop string (excluded from the text), or after max_tokens.
+ * Streamed pieces never include a stop string or any part of one: text that might begin a stop
+ * string is held back until it cannot.
+ */
+public final class TextGenerator {
+  /** {@code <|im_end|>} and {@code <|endoftext|>}. */
+  static final long[] END_TOKENS = {151645, 151643};
+
+  private final QwenDecoder decoder;
+  private final QwenTokenizer tokenizer;
+
+  public TextGenerator(QwenDecoder decoder, QwenTokenizer tokenizer) {
+    this.decoder = decoder;
+    this.tokenizer = tokenizer;
+  }
+
+  public Generation generate(
+      String prompt, SamplingParameters parameters, Consumer<String> onText) {
+    long[] promptIds = tokenizer.encode(prompt);
+    if (promptIds.length == 0) {
+      throw new IllegalArgumentException("the prompt is empty");
+    }
+    Sampler sampler = new Sampler(parameters);
+    List<Long> generated = new ArrayList<>();
+    int emitted = 0;
+    String finish = "length";
+    String text = "";
+    try (KvCache cache = decoder.newCache()) {
+      float[] logits = decoder.forward(promptIds, cache);
+      while (generated.size() < parameters.maxTokens()) {
+        int next = sampler.next(logits);
+        generated.add((long) next);
+        if (next == END_TOKENS[0] || next == END_TOKENS[1]) {
+          finish = "stop";
+          generated.removeLast();
+          text = decode(generated);
+          generated.add((long) next);
+          break;
+        }
+        text = decode(generated);
+        int stopAt = firstStop(text, parameters.stop());
+        if (stopAt >= 0) {
+          text = text.substring(0, stopAt);
+          finish = "stop";
+          break;
+        }
+        int safe = text.length() - heldBack(text, parameters.stop());
+        if (safe > emitted && !text.endsWith("\uFFFD")) {
+          onText.accept(text.substring(emitted, safe));
+          emitted = safe;
+        }
+        if (generated.size() < parameters.maxTokens()) {
+          logits = decoder.forward(new long[] {next}, cache);
+        }
+      }
+    }
+    if (text.length() > emitted) {
+      onText.accept(text.substring(emitted));
+    }
+    return new Generation(text, promptIds.length, generated.size(), finish);
+  }
+
+  private String decode(List<Long> ids) {
+    return tokenizer.decode(ids.stream().mapToLong(Long::longValue).toArray());
+  }
+
+  private static int firstStop(String text, List<String> stops) {
+    int first = -1;
+    for (String stop : stops) {
+      int at = text.indexOf(stop);
+      if (at >= 0 && (first < 0 || at < first)) {
+        first = at;
+      }
+    }
+    return first;
+  }
+
+  /** Length of the longest suffix of {@code text} that is a proper prefix of a stop string. */
+  private static int heldBack(String text, List<String> stops) {
+    int hold = 0;
+    for (String stop : stops) {
+      for (int n = Math.min(stop.length() - 1, text.length()); n > hold; n--) {
+        if (text.endsWith(stop.substring(0, n))) {
+          hold = n;
+          break;
+        }
+      }
+    }
+    return hold;
+  }
+}
