@@ -8,6 +8,7 @@ import ai.djl.nn.Activation;
 import io.tensafe.node.model.FloatTensor;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelShape;
+import java.util.List;
 
 /**
  * A dense Qwen3 decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm, rotary position embedding
@@ -101,6 +102,14 @@ public final class QwenDecoder implements AutoCloseable {
    * values to it, and returns the logits (vocabulary size) of the last token.
    */
   public float[] forward(long[] tokens, KvCache cache) {
+    return forward(tokens, cache, null);
+  }
+
+  /**
+   * As {@link #forward(long[], KvCache)}, with an adapter's deltas added at its target modules (q,
+   * k, v and o projections; {@code lora} null for the base model).
+   */
+  public float[] forward(long[] tokens, KvCache cache, LoraPath lora) {
     if (tokens.length == 0) {
       throw new IllegalArgumentException("no tokens");
     }
@@ -121,9 +130,14 @@ public final class QwenDecoder implements AutoCloseable {
       for (int i = 0; i < layers.length; i++) {
         Layer l = layers[i];
         NDArray h = rmsNorm(x, l.inputNorm());
-        NDArray q = h.matMul(l.qT()).reshape(count, heads, d);
-        NDArray k = h.matMul(l.kT()).reshape(count, kvHeads, d);
-        NDArray v = h.matMul(l.vT()).reshape(count, kvHeads, d);
+        String site = "model.layers." + i + ".self_attn.";
+        NDArray[] qkv =
+            lora == null
+                ? new NDArray[3]
+                : lora.deltas(List.of(site + "q_proj", site + "k_proj", site + "v_proj"), h, step);
+        NDArray q = plus(h.matMul(l.qT()), qkv[0]).reshape(count, heads, d);
+        NDArray k = plus(h.matMul(l.kT()), qkv[1]).reshape(count, kvHeads, d);
+        NDArray v = plus(h.matMul(l.vT()), qkv[2]).reshape(count, kvHeads, d);
         if (l.qNorm() != null) {
           q = rmsNorm(q, l.qNorm());
           k = rmsNorm(k, l.kNorm());
@@ -145,7 +159,9 @@ public final class QwenDecoder implements AutoCloseable {
         NDArray scores = q.transpose(1, 0, 2).matMul(kAll).div(Math.sqrt(d)).add(mask);
         NDArray attended = scores.softmax(-1).matMul(vAll); // (H, T, d)
         NDArray merged = attended.transpose(1, 0, 2).reshape(count, (long) heads * d);
-        x = x.add(merged.matMul(l.oT()));
+        NDArray[] o =
+            lora == null ? new NDArray[1] : lora.deltas(List.of(site + "o_proj"), merged, step);
+        x = x.add(plus(merged.matMul(l.oT()), o[0]));
         NDArray m = rmsNorm(x, l.postNorm());
         NDArray gate = m.matMul(l.gateT());
         NDArray act = gate.mul(Activation.sigmoid(gate)).mul(m.matMul(l.upT()));
@@ -156,6 +172,10 @@ public final class QwenDecoder implements AutoCloseable {
       cache.length += count;
       return logits;
     }
+  }
+
+  private static NDArray plus(NDArray base, NDArray delta) {
+    return delta == null ? base : base.add(delta);
   }
 
   private NDArray rmsNorm(NDArray x, NDArray weight) {

@@ -1,0 +1,146 @@
+package io.tensafe.node.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.node.model.ModelFolder;
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.tokenizer.QwenTokenizer;
+import io.tensafe.tgsp.safetensors.DType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adapter whose B is large enough to change the output, on q, k, v and o of every layer: HE-LoRA
+ * decoding equals plaintext LoRA token for token, and differs from the base model.
+ */
+class HeLoraDecodingTest {
+  private static Path dir;
+  private static QwenDecoder decoder;
+  private static long[] prompt;
+  private static LoraAdapter adapter;
+
+  @BeforeAll
+  static void load() throws Exception {
+    System.setProperty("ai.djl.offline", "true");
+    dir = Files.createTempDirectory("tiny-model");
+    ModelGenerator.write(ModelShape.TINY, DType.F32, 31, dir, s -> {});
+    decoder = new QwenDecoder(ModelFolder.load(dir));
+    try (QwenTokenizer tokenizer = QwenTokenizer.load()) {
+      prompt =
+          tokenizer.encode(
+              ChatMessage.chatMl(
+                  java.util.List.of(new ChatMessage("user", "How do I apply for a mortgage?"))));
+    }
+    adapter = randomAdapter(decoder.shape(), 4, 8, 99);
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    decoder.close();
+    try (var files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  /** A ~ N(0, 1/in), B ~ N(0, 1): far from PEFT's zero-initialised B, so it changes the output. */
+  static LoraAdapter randomAdapter(ModelShape s, int rank, double alpha, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<String, LoraAdapter.Site> sites = new HashMap<>();
+    int h = s.hiddenSize();
+    int q = s.attentionHeads() * s.headDim();
+    int kv = s.keyValueHeads() * s.headDim();
+    for (int layer = 0; layer < s.layers(); layer++) {
+      String p = "model.layers." + layer + ".self_attn.";
+      sites.put(p + "q_proj", site(random, rank, h, q, alpha));
+      sites.put(p + "k_proj", site(random, rank, h, kv, alpha));
+      sites.put(p + "v_proj", site(random, rank, h, kv, alpha));
+      sites.put(p + "o_proj", site(random, rank, q, h, alpha));
+    }
+    return new LoraAdapter(sites);
+  }
+
+  private static LoraAdapter.Site site(
+      SplittableRandom r, int rank, int in, int out, double alpha) {
+    double[][] a = new double[rank][in];
+    double[][] b = new double[out][rank];
+    for (double[] row : a) {
+      for (int j = 0; j < in; j++) {
+        row[j] = r.nextGaussian() / Math.sqrt(in);
+      }
+    }
+    for (double[] row : b) {
+      for (int j = 0; j < rank; j++) {
+        row[j] = r.nextGaussian();
+      }
+    }
+    return new LoraAdapter.Site(a, b, LoraAdapter.scale(alpha, rank, false));
+  }
+
+  private static long[] greedy(LoraPath lora, int n) {
+    long[] out = new long[n];
+    try (KvCache cache = decoder.newCache()) {
+      float[] logits = decoder.forward(prompt, cache, lora);
+      for (int i = 0; i < n; i++) {
+        out[i] = Sampler.argmax(logits);
+        logits = decoder.forward(new long[] {out[i]}, cache, lora);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void greedy64Tokens_heLoraEqualsPlaintextLora_andDiffersFromTheBase() throws Exception {
+    HostedCoefficientOperator operator =
+        new HostedCoefficientOperator(
+            HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
+            SecureRandom.getInstance("DRBG"));
+    LoraPath he = new LoraPath(adapter, LoraPath.Mode.HE, operator);
+    LoraPath plain = new LoraPath(adapter, LoraPath.Mode.PLAINTEXT, null);
+    long[] withHe = greedy(he, 64);
+    long[] withPlain = greedy(plain, 64);
+    long[] base = greedy(null, 64);
+    assertArrayEquals(withPlain, withHe);
+    assertFalse(java.util.Arrays.equals(base, withPlain), "the adapter must change the output");
+    // q, k, v share one operator call per layer, o another: 2 calls per layer per forward pass.
+    assertEquals(65L * 2 * decoder.shape().layers(), he.heCalls());
+  }
+
+  @Test
+  void oneSite_heDeltaOfTheLogitsMatchesThePlaintextDelta() throws Exception {
+    String only = "model.layers.1.self_attn.v_proj";
+    LoraAdapter single = new LoraAdapter(Map.of(only, adapter.sites().get(only)));
+    HostedCoefficientOperator operator =
+        new HostedCoefficientOperator(
+            HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
+            SecureRandom.getInstance("DRBG"));
+    float[] base = logits(null);
+    float[] plain = logits(new LoraPath(single, LoraPath.Mode.PLAINTEXT, null));
+    float[] he = logits(new LoraPath(single, LoraPath.Mode.HE, operator));
+    double largestDelta = 0;
+    double worst = 0;
+    for (int i = 0; i < base.length; i++) {
+      largestDelta = Math.max(largestDelta, Math.abs(plain[i] - base[i]));
+      worst = Math.max(worst, Math.abs((he[i] - base[i]) - (plain[i] - base[i])));
+    }
+    assertTrue(largestDelta > 1e-3, "the site must move the logits: " + largestDelta);
+    assertTrue(worst < 1e-3 * largestDelta, "HE delta off by " + worst + " of " + largestDelta);
+  }
+
+  private static float[] logits(LoraPath lora) {
+    try (KvCache cache = decoder.newCache()) {
+      return decoder.forward(prompt, cache, lora);
+    }
+  }
+}
