@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
-import io.tensafe.node.model.ModelFolder;
-import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,17 +22,15 @@ import org.junit.jupiter.api.Test;
  * decoding equals plaintext LoRA token for token, and differs from the base model.
  */
 class HeLoraDecodingTest {
-  private static Path dir;
+  private static TinyModel model;
   private static QwenDecoder decoder;
   private static long[] prompt;
   private static LoraAdapter adapter;
 
   @BeforeAll
   static void load() throws Exception {
-    System.setProperty("ai.djl.offline", "true");
-    dir = Files.createTempDirectory("tiny-model");
-    ModelGenerator.write(ModelShape.TINY, DType.F32, 31, dir, s -> {});
-    decoder = new QwenDecoder(ModelFolder.load(dir));
+    model = TinyModel.generate(DType.F32, 31);
+    decoder = model.decoder();
     try (QwenTokenizer tokenizer = QwenTokenizer.load()) {
       prompt =
           tokenizer.encode(
@@ -48,10 +42,7 @@ class HeLoraDecodingTest {
 
   @AfterAll
   static void close() throws Exception {
-    decoder.close();
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    model.close();
   }
 
   /** A ~ N(0, 1/in), B ~ N(0, 1): far from PEFT's zero-initialised B, so it changes the output. */

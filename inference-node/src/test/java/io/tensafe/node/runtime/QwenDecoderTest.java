@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.node.model.ModelFolder;
-import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,16 +15,14 @@ import org.junit.jupiter.api.Test;
 
 /** The decoder on the generated tiny model: cache consistency, determinism, greedy decoding. */
 class QwenDecoderTest {
-  private static Path dir;
+  private static TinyModel model;
   private static QwenDecoder decoder;
   private static long[] prompt;
 
   @BeforeAll
   static void load() throws Exception {
-    System.setProperty("ai.djl.offline", "true");
-    dir = Files.createTempDirectory("tiny-model");
-    ModelGenerator.write(ModelShape.TINY, DType.BF16, 21, dir, s -> {});
-    decoder = new QwenDecoder(ModelFolder.load(dir));
+    model = TinyModel.generate(DType.BF16, 21);
+    decoder = model.decoder();
     try (QwenTokenizer tokenizer = QwenTokenizer.load()) {
       prompt = tokenizer.encode("What is a savings account?");
     }
@@ -35,10 +30,7 @@ class QwenDecoderTest {
 
   @AfterAll
   static void close() throws Exception {
-    decoder.close();
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    model.close();
   }
 
   private static float[] prefill(long[] tokens) {
@@ -64,7 +56,7 @@ class QwenDecoderTest {
 
   @Test
   void forward_matchesAnIndependentScalarReference() throws Exception {
-    double[] expected = new ScalarQwenReference(ModelFolder.load(dir)).lastLogits(prompt);
+    double[] expected = new ScalarQwenReference(ModelFolder.load(model.dir())).lastLogits(prompt);
     float[] actual = prefill(prompt);
     double worst = 0;
     for (int i = 0; i < expected.length; i++) {

@@ -4,21 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tensafe.node.model.ModelFolder;
-import io.tensafe.node.model.ModelGenerator;
-import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class TextGeneratorTest {
-  private static Path dir;
-  private static QwenDecoder decoder;
+  private static TinyModel model;
   private static QwenTokenizer tokenizer;
   private static TextGenerator generator;
   private static final String PROMPT =
@@ -26,21 +20,15 @@ class TextGeneratorTest {
 
   @BeforeAll
   static void load() throws Exception {
-    System.setProperty("ai.djl.offline", "true");
-    dir = Files.createTempDirectory("tiny-model");
-    ModelGenerator.write(ModelShape.TINY, DType.F32, 8, dir, s -> {});
-    decoder = new QwenDecoder(ModelFolder.load(dir));
+    model = TinyModel.generate(DType.F32, 8);
     tokenizer = QwenTokenizer.load();
-    generator = new TextGenerator(decoder, tokenizer);
+    generator = new TextGenerator(model.decoder(), tokenizer);
   }
 
   @AfterAll
   static void close() throws Exception {
-    decoder.close();
+    model.close();
     tokenizer.close();
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
   }
 
   @Test
