@@ -126,6 +126,7 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/organisations", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/api-keys", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/users", null, null, Set.of("admin"), null),
         new Endpoint("POST", "/api/admin/fleets", "{}", "application/json", Set.of("admin"), null),
         new Endpoint(
             "POST",

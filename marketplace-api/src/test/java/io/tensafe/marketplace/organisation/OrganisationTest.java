@@ -3,6 +3,7 @@ package io.tensafe.marketplace.organisation;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -54,6 +55,49 @@ class OrganisationTest {
     assertEquals(true, list.getBoolean("items[0].personal"));
     assertEquals(slug, list.getString("items[1].slug"));
     assertEquals("owner", list.getString("items[1].role"));
+  }
+
+  @Test
+  void adminLists_everyOrganisationAndPerson() {
+    var organisations =
+        given()
+            .auth()
+            .oauth2(Actors.token("admin-" + suffix, "admin"))
+            .queryParam("size", 200)
+            .queryParam("page", 0)
+            .get("/api/admin/organisations")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath();
+    int pages = (int) Math.ceil(organisations.getLong("total") / 200.0);
+    List<String> slugs = new java.util.ArrayList<>();
+    for (int page = 0; page < pages; page++) {
+      slugs.addAll(
+          given()
+              .auth()
+              .oauth2(Actors.token("admin-" + suffix, "admin"))
+              .queryParam("size", 200)
+              .queryParam("page", page)
+              .get("/api/admin/organisations")
+              .then()
+              .statusCode(200)
+              .extract()
+              .jsonPath()
+              .getList("items.slug"));
+    }
+    assertTrue(slugs.contains(slug), "admin sees " + slug);
+    long users =
+        given()
+            .auth()
+            .oauth2(Actors.token("admin-" + suffix, "admin"))
+            .get("/api/admin/users")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath()
+            .getLong("total");
+    assertTrue(users >= 3, "owner, colleague and stranger exist: " + users);
   }
 
   @Test

@@ -1,0 +1,56 @@
+package io.tensafe.marketplace.identity;
+
+import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.sql.SqlValues;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code GET /api/admin/users}: every person known to the marketplace, oldest first. */
+@Path("/api/admin/users")
+@RolesAllowed("admin")
+@Produces(MediaType.APPLICATION_JSON)
+public class AdminUserResource {
+  @Inject EntityManager em;
+
+  @GET
+  public Page<UserSummary> all(
+      @QueryParam("page") @DefaultValue("0") @Min(0) int page,
+      @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
+    long total =
+        ((Number) em.createNativeQuery("SELECT count(*) FROM app_user").getSingleResult())
+            .longValue();
+    List<UserSummary> items = new ArrayList<>();
+    for (Object o :
+        em.createNativeQuery(
+                """
+                SELECT u.oidc_subject, u.username, u.email, o.slug, u.created_at, u.suspended_at
+                FROM app_user u JOIN organisation o ON o.id = u.organisation_id
+                ORDER BY u.created_at, u.username
+                """)
+            .setFirstResult(page * size)
+            .setMaxResults(size)
+            .getResultList()) {
+      Object[] r = (Object[]) o;
+      items.add(
+          new UserSummary(
+              r[0].toString(),
+              (String) r[1],
+              (String) r[2],
+              (String) r[3],
+              SqlValues.toOffset(r[4]),
+              r[5] == null ? null : SqlValues.toOffset(r[5])));
+    }
+    return new Page<>(items, page, size, total);
+  }
+}
