@@ -1,0 +1,47 @@
+package io.tensafe.node.generation;
+
+/**
+ * An error the node answers with as RFC 9457 problem+json.
+ *
+ * @param retryAfterSeconds sent as Retry-After when positive
+ */
+public final class NodeProblem extends RuntimeException {
+  static final String BASE = "https://tensafe.io/problems/";
+
+  private final String type;
+  private final int status;
+  private final String title;
+  private final int retryAfterSeconds;
+
+  NodeProblem(String type, int status, String title, String detail, int retryAfterSeconds) {
+    super(detail);
+    this.type = BASE + type;
+    this.status = status;
+    this.title = title;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  static NodeProblem validation(String detail) {
+    return new NodeProblem("validation", 400, "Invalid request", detail, 0);
+  }
+
+  static NodeProblem unavailable(String detail, int retryAfterSeconds) {
+    return new NodeProblem("unavailable", 503, "Service unavailable", detail, retryAfterSeconds);
+  }
+
+  String type() {
+    return type;
+  }
+
+  int status() {
+    return status;
+  }
+
+  String title() {
+    return title;
+  }
+
+  int retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+}

@@ -1,0 +1,104 @@
+package io.tensafe.node.generation;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The node's generation API on the generated tiny model. */
+@QuarkusTest
+@QuarkusTestResource(TinyModelResource.class)
+class GenerationResourceTest {
+  private static final String CHAT =
+      "{\"messages\":[{\"role\":\"user\",\"content\":\"What is a savings account?\"}],"
+          + "\"max_tokens\":6}";
+
+  @Test
+  void generate_chat_answersWithUsage_sameTextEveryTime() {
+    var first =
+        given()
+            .contentType("application/json")
+            .body(CHAT)
+            .post("/v1/generate")
+            .then()
+            .statusCode(200)
+            .body("finish_reason", equalTo("length"))
+            .body("usage.completion_tokens", equalTo(6))
+            .extract()
+            .jsonPath();
+    String again =
+        given()
+            .contentType("application/json")
+            .body(CHAT)
+            .post("/v1/generate")
+            .then()
+            .statusCode(200)
+            .extract()
+            .path("text");
+    assertEquals(first.getString("text"), again);
+    assertEquals(first.getInt("usage.prompt_tokens") + 6, first.getInt("usage.total_tokens"));
+  }
+
+  @Test
+  void stream_sendsDeltasThenUsage_andTheDeltasAreTheText() {
+    String whole =
+        given().contentType("application/json").body(CHAT).post("/v1/generate").path("text");
+    String events =
+        given()
+            .contentType("application/json")
+            .body(CHAT)
+            .post("/v1/generate/stream")
+            .then()
+            .statusCode(200)
+            .contentType(containsString("text/event-stream"))
+            .extract()
+            .asString();
+    List<String> data =
+        Arrays.stream(events.split("\n"))
+            .filter(l -> l.startsWith("data:"))
+            .map(l -> l.substring(5).strip())
+            .toList();
+    assertTrue(data.getLast().contains("\"completion_tokens\":6"), data.getLast());
+    StringBuilder text = new StringBuilder();
+    for (String d : data.subList(0, data.size() - 1)) {
+      text.append(io.restassured.path.json.JsonPath.from(d).getString("delta"));
+    }
+    assertEquals(whole, text.toString());
+  }
+
+  @Test
+  void badInput_getsProblemJson() {
+    for (String body :
+        List.of(
+            "{\"prompt\":\"hi\",\"max_tokens\":0}",
+            "{\"prompt\":\"hi\",\"max_tokens\":65}",
+            "{\"max_tokens\":3}",
+            "{\"prompt\":\"hi\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+            "{\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
+            "{\"prompt\":\"hi\",\"temperature\":5}",
+            "not json")) {
+      given()
+          .contentType("application/json")
+          .body(body)
+          .post("/v1/generate")
+          .then()
+          .statusCode(400)
+          .contentType(containsString("application/problem+json"))
+          .body("status", equalTo(400));
+    }
+    // The node keeps serving afterwards.
+    given()
+        .contentType("application/json")
+        .body("{\"prompt\":\"Hello\",\"max_tokens\":2}")
+        .post("/v1/generate")
+        .then()
+        .statusCode(200);
+  }
+}
