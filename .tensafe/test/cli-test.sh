@@ -123,6 +123,9 @@ check "up --detach starts everything and prints the URLs" \
 check "marketplace is UP against PostgreSQL" \
   bash -c "curl -fs http://127.0.0.1:18080/q/health | grep -q '\"Database schema\"'"
 check "node is UP" curl -fs -o /dev/null http://127.0.0.1:18090/q/health
+check "the node generates with the demo model" bash -c \
+  "curl -fs -H 'content-type: application/json' -d '{\"prompt\":\"Hello\",\"max_tokens\":3}' \
+     http://127.0.0.1:18090/v1/generate | grep -q '\"completion_tokens\":3'"
 pom="$root/marketplace-api/pom.xml"
 pom_mtime=$(stat -c %Y "$pom")
 touch "$pom" # make the build look stale
