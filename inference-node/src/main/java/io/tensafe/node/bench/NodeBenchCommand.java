@@ -8,14 +8,12 @@ import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.Sampler;
 import io.tensafe.tgsp.safetensors.DType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.HashMap;
 import java.util.Locale;
-import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -81,7 +79,9 @@ public final class NodeBenchCommand implements Callable<Integer> {
     try (var files = Files.walk(dir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
-    LoraAdapter adapter = adapter(shape, rank);
+    LoraAdapter adapter =
+        LoraAdapter.randomForAttention(
+            shape, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 7);
     HostedCoefficientOperator operator =
         new HostedCoefficientOperator(
             HostedCoefficientOperator.parametersFor(
@@ -133,56 +133,14 @@ public final class NodeBenchCommand implements Callable<Integer> {
     try (KvCache cache = decoder.newCache()) {
       float[] logits = decoder.forward(prompt, cache, lora);
       for (int i = 0; i < 4; i++) {
-        logits = decoder.forward(new long[] {argmax(logits)}, cache, lora);
+        logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
       }
       long start = System.nanoTime();
       for (int i = 0; i < tokens; i++) {
-        logits = decoder.forward(new long[] {argmax(logits)}, cache, lora);
+        logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
       }
       return (System.nanoTime() - start) / 1e6 / tokens;
     }
-  }
-
-  private static int argmax(float[] logits) {
-    int best = 0;
-    for (int i = 1; i < logits.length; i++) {
-      if (logits[i] > logits[best]) {
-        best = i;
-      }
-    }
-    return best;
-  }
-
-  private static LoraAdapter adapter(ModelShape s, int rank) {
-    SplittableRandom random = new SplittableRandom(7);
-    Map<String, LoraAdapter.Site> sites = new HashMap<>();
-    int h = s.hiddenSize();
-    int q = s.attentionHeads() * s.headDim();
-    int kv = s.keyValueHeads() * s.headDim();
-    for (int layer = 0; layer < s.layers(); layer++) {
-      String p = "model.layers." + layer + ".self_attn.";
-      sites.put(p + "q_proj", site(random, rank, h, q));
-      sites.put(p + "k_proj", site(random, rank, h, kv));
-      sites.put(p + "v_proj", site(random, rank, h, kv));
-      sites.put(p + "o_proj", site(random, rank, q, h));
-    }
-    return new LoraAdapter(sites);
-  }
-
-  private static LoraAdapter.Site site(SplittableRandom r, int rank, int in, int out) {
-    double[][] a = new double[rank][in];
-    double[][] b = new double[out][rank];
-    for (double[] row : a) {
-      for (int j = 0; j < in; j++) {
-        row[j] = r.nextGaussian() / Math.sqrt(in);
-      }
-    }
-    for (double[] row : b) {
-      for (int j = 0; j < rank; j++) {
-        row[j] = r.nextGaussian() * 0.01;
-      }
-    }
-    return new LoraAdapter.Site(a, b, LoraAdapter.scale(2.0 * rank, rank, false));
   }
 
   public static void main(String[] args) {

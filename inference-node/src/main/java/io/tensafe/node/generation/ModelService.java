@@ -115,7 +115,8 @@ public class ModelService {
    */
   Generation generate(String prompt, SamplingParameters parameters, Consumer<String> onText) {
     TextGenerator g = generator();
-    int promptTokens = tokenizer.encode(prompt).length;
+    long[] promptIds = tokenizer.encode(prompt);
+    int promptTokens = promptIds.length;
     if (promptTokens > maxPromptTokens) {
       throw NodeProblem.validation(
           "the prompt has "
@@ -128,7 +129,7 @@ public class ModelService {
       throw NodeProblem.unavailable("all " + maxConcurrency + " generation slots are busy", 1);
     }
     try {
-      return g.generate(prompt, parameters, onText);
+      return g.generate(promptIds, parameters, onText);
     } finally {
       slots.release();
     }

@@ -61,7 +61,8 @@ public final class Sampler {
     return order[nucleus - 1];
   }
 
-  static int argmax(float[] logits) {
+  /** The index of the largest logit, the lowest one on ties. */
+  public static int argmax(float[] logits) {
     int best = 0;
     for (int i = 1; i < logits.length; i++) {
       if (logits[i] > logits[best]) {

@@ -26,7 +26,12 @@ public final class TextGenerator {
 
   public Generation generate(
       String prompt, SamplingParameters parameters, Consumer<String> onText) {
-    long[] promptIds = tokenizer.encode(prompt);
+    return generate(tokenizer.encode(prompt), parameters, onText);
+  }
+
+  /** As {@link #generate(String, SamplingParameters, Consumer)} for an already tokenized prompt. */
+  public Generation generate(
+      long[] promptIds, SamplingParameters parameters, Consumer<String> onText) {
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("the prompt is empty");
     }

@@ -6,13 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
-import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
 import java.security.SecureRandom;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,46 +34,13 @@ class HeLoraDecodingTest {
               ChatMessage.chatMl(
                   java.util.List.of(new ChatMessage("user", "How do I apply for a mortgage?"))));
     }
-    adapter = randomAdapter(decoder.shape(), 4, 8, 99);
+    adapter =
+        LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 99);
   }
 
   @AfterAll
   static void close() throws Exception {
     model.close();
-  }
-
-  /** A ~ N(0, 1/in), B ~ N(0, 1): far from PEFT's zero-initialised B, so it changes the output. */
-  static LoraAdapter randomAdapter(ModelShape s, int rank, double alpha, long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    Map<String, LoraAdapter.Site> sites = new HashMap<>();
-    int h = s.hiddenSize();
-    int q = s.attentionHeads() * s.headDim();
-    int kv = s.keyValueHeads() * s.headDim();
-    for (int layer = 0; layer < s.layers(); layer++) {
-      String p = "model.layers." + layer + ".self_attn.";
-      sites.put(p + "q_proj", site(random, rank, h, q, alpha));
-      sites.put(p + "k_proj", site(random, rank, h, kv, alpha));
-      sites.put(p + "v_proj", site(random, rank, h, kv, alpha));
-      sites.put(p + "o_proj", site(random, rank, q, h, alpha));
-    }
-    return new LoraAdapter(sites);
-  }
-
-  private static LoraAdapter.Site site(
-      SplittableRandom r, int rank, int in, int out, double alpha) {
-    double[][] a = new double[rank][in];
-    double[][] b = new double[out][rank];
-    for (double[] row : a) {
-      for (int j = 0; j < in; j++) {
-        row[j] = r.nextGaussian() / Math.sqrt(in);
-      }
-    }
-    for (double[] row : b) {
-      for (int j = 0; j < rank; j++) {
-        row[j] = r.nextGaussian();
-      }
-    }
-    return new LoraAdapter.Site(a, b, LoraAdapter.scale(alpha, rank, false));
   }
 
   private static long[] greedy(LoraPath lora, int n) {

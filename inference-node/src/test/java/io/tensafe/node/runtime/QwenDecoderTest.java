@@ -94,12 +94,7 @@ class QwenDecoderTest {
     try (KvCache cache = decoder.newCache()) {
       float[] logits = decoder.forward(prompt, cache);
       for (int i = 0; i < n; i++) {
-        int best = 0;
-        for (int v = 1; v < logits.length; v++) {
-          if (logits[v] > logits[best]) {
-            best = v;
-          }
-        }
+        int best = Sampler.argmax(logits);
         out[i] = best;
         logits = decoder.forward(new long[] {best}, cache);
       }

@@ -50,15 +50,7 @@ class ChargeLedgerTest {
     Actors.registerFleet("admin-" + suffix, fleet);
     Actors.registerKey(creator, key);
     Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
-    client = UUID.randomUUID();
-    QuarkusTransaction.requiringNew()
-        .run(
-            () ->
-                em.createNativeQuery(
-                        "INSERT INTO organisation (id, slug, display_name) VALUES (:id, :slug, 'Client')")
-                    .setParameter("id", client)
-                    .setParameter("slug", "client-" + suffix)
-                    .executeUpdate());
+    client = Actors.clientOrganisation(em, "client-" + suffix);
   }
 
   private NewCharge charge(String requestId, long prompt, long completion, OffsetDateTime at) {

@@ -52,15 +52,10 @@ class PrivacyBudgetTest {
     Actors.registerFleet("admin-" + suffix, fleet);
     Actors.registerKey(creator, key);
     Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
-    client = UUID.randomUUID();
+    client = Actors.clientOrganisation(em, "client-" + suffix);
     QuarkusTransaction.requiringNew()
         .run(
             () -> {
-              em.createNativeQuery(
-                      "INSERT INTO organisation (id, slug, display_name) VALUES (:id, :s, 'C')")
-                  .setParameter("id", client)
-                  .setParameter("s", "client-" + suffix)
-                  .executeUpdate();
               em.createNativeQuery(
                       """
                       UPDATE dp_policy SET noise_multiplier = :z WHERE id =

@@ -42,6 +42,20 @@ public final class Actors {
     return OidcWiremockTestResource.generateJwtToken(user, Set.of(role), user, "Bearer");
   }
 
+  /** A client organisation row (no user), committed at once; returns its id. */
+  public static UUID clientOrganisation(jakarta.persistence.EntityManager em, String slug) {
+    UUID id = UUID.randomUUID();
+    io.quarkus.narayana.jta.QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        "INSERT INTO organisation (id, slug, display_name) VALUES (:id, :s, 'Client')")
+                    .setParameter("id", id)
+                    .setParameter("s", slug)
+                    .executeUpdate());
+    return id;
+  }
+
   public static void registerFleet(String admin, FleetKeyPair fleet) {
     given()
         .auth()

@@ -143,7 +143,6 @@ final class HeLoraBenchCommand implements Runnable {
   private void runOne(int batch, HeBackend heBackend, String device) {
     require(dimension >= 1 && dimension <= 1 << 16, "--dim must be in 1..65536, was " + dimension);
     require(rank >= 1 && rank <= 1024, "--rank must be in 1..1024, was " + rank);
-    require(batch >= 1 && batch <= 4096, "--batch must be in 1..4096, was " + batch);
     require(threads >= 1 && threads <= 256, "--threads must be in 1..256, was " + threads);
     require(sites >= 1 && sites <= 256, "--sites must be in 1..256, was " + sites);
     require(

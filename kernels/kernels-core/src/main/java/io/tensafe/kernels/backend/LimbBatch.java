@@ -40,8 +40,11 @@ public record LimbBatch(List<NegacyclicNtt> tables, long[][] limbs) {
     return limbs.length;
   }
 
-  /** Throws unless {@code other} has the same shape and moduli, limb by limb. */
-  void requireSameShape(LimbBatch other) {
+  /**
+   * Throws {@link IllegalArgumentException} unless {@code other} has the same shape and moduli,
+   * limb by limb.
+   */
+  public void requireSameShape(LimbBatch other) {
     if (other.size() != size()) {
       throw new IllegalArgumentException(
           "batches have " + size() + " and " + other.size() + " limbs");

@@ -165,10 +165,10 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
   }
 
   private void pointwise(String kernel, LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out) {
-    requireSameShape(a, b);
-    requireSameShape(a, out);
+    a.requireSameShape(b);
+    a.requireSameShape(out);
     if (c != null) {
-      requireSameShape(a, c);
+      a.requireSameShape(c);
     }
     List<Group> groups = groups(a);
     int[] order = packedOrder(groups);
@@ -546,20 +546,6 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     if (degree > Kernels.MAX_DEGREE) {
       throw new IllegalArgumentException(
           "the CUDA backend supports ring degrees up to " + Kernels.MAX_DEGREE + ", was " + degree);
-    }
-  }
-
-  private static void requireSameShape(LimbBatch a, LimbBatch b) {
-    if (a.size() != b.size()) {
-      throw new IllegalArgumentException(
-          "batches have " + a.size() + " and " + b.size() + " limbs");
-    }
-    for (int k = 0; k < a.size(); k++) {
-      if (a.tables().get(k).modulus().value() != b.tables().get(k).modulus().value()
-          || a.limbs()[k].length != b.limbs()[k].length) {
-        throw new IllegalArgumentException(
-            "limb " + k + " differs in modulus or degree between batches");
-      }
     }
   }
 
