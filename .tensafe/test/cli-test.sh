@@ -126,6 +126,20 @@ check "node is UP" curl -fs -o /dev/null http://127.0.0.1:18090/q/health
 check "the node generates with the demo model" bash -c \
   "curl -fs -H 'content-type: application/json' -d '{\"prompt\":\"Hello\",\"max_tokens\":3}' \
      http://127.0.0.1:18090/v1/generate | grep -q '\"completion_tokens\":3'"
+check "up publishes the demo adapter and prints an API key" \
+  bash -c "grep -q '^OPENAI_BASE_URL=http://127.0.0.1:18080/v1$' '$out' && grep -q '^OPENAI_API_KEY=tsk_' '$out'"
+demo_key=$(sed -n 's/^OPENAI_API_KEY=//p' "$out")
+check "a metered chat completion goes through the marketplace to the node and is billed" bash -c \
+  "curl -fs http://127.0.0.1:18080/v1/chat/completions -H 'Authorization: Bearer $demo_key' \
+     -H 'content-type: application/json' \
+     -d '{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"How do I apply for a mortgage?\"}],\"max_tokens\":4}' \
+     | grep -q '\"adapter\":\"demo-banking\".*\"amount_micros\":[1-9]'"
+# The official openai npm client (pinned in .tensafe/test/openai/package-lock.json), as a customer.
+(cd "$root/.tensafe/test/openai" && npm ci --no-audit --no-fund --silent) >"$out" 2>"$err"
+run env OPENAI_BASE_URL=http://127.0.0.1:18080/v1 OPENAI_API_KEY="$demo_key" \
+  node "$root/.tensafe/test/openai/client-test.mjs"
+check "the official openai client lists, completes, streams with usage and sees errors" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'openai client test: ok' '$out'"
 pom="$root/marketplace-api/pom.xml"
 pom_mtime=$(stat -c %Y "$pom")
 touch "$pom" # make the build look stale

@@ -192,6 +192,14 @@ class AuthorisationMatrixTest {
             null,
             null,
             Set.of("node"),
+            null),
+        new Endpoint("GET", "/api/node/creator-keys", null, null, Set.of("node"), null),
+        new Endpoint(
+            "POST",
+            "/api/node/usage",
+            "{\"node\":\"n\"}",
+            "application/json",
+            Set.of("node"),
             null));
   }
 

@@ -1,18 +1,20 @@
 package io.tensafe.node.bench;
 
-import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.helora.HostedPhaseTimes;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.runtime.HeOperators;
 import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
+import io.tensafe.node.runtime.PreparedAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
 import io.tensafe.tgsp.safetensors.DType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -82,18 +84,31 @@ public final class NodeBenchCommand implements Callable<Integer> {
     LoraAdapter adapter =
         LoraAdapter.randomForAttention(
             shape, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 7);
-    HostedCoefficientOperator operator =
-        new HostedCoefficientOperator(
-            HostedCoefficientOperator.parametersFor(
-                Math.max(shape.hiddenSize(), shape.attentionHeads() * shape.headDim())),
-            SecureRandom.getInstance("DRBG"));
-    LoraPath plain = new LoraPath(adapter, LoraPath.Mode.PLAINTEXT, null);
-    LoraPath he = new LoraPath(adapter, LoraPath.Mode.HE, operator);
+    CpuBackend backend = new CpuBackend();
+    HeOperators operators = new HeOperators(backend);
+    PreparedAdapter prepared = new PreparedAdapter(adapter, operators);
+    LoraPath plain = new LoraPath(prepared, LoraPath.Mode.PLAINTEXT, null);
+    LoraPath he = new LoraPath(prepared, LoraPath.Mode.HE, null);
     System.err.println("timing base, plaintext LoRA and HE-LoRA ...");
     double base = msPerToken(decoder, null);
     double plaintext = msPerToken(decoder, plain);
+    HostedPhaseTimes before = operators.phaseTimes();
+    long[] backendBefore = backend.hostedPhaseNanos();
+    long heBefore = he.heNanos();
     double encrypted = msPerToken(decoder, he);
+    HostedPhaseTimes phases = operators.phaseTimes();
+    long[] backendPhases = backend.hostedPhaseNanos();
     decoder.close();
+    // Shares of the HE run's operator time (prompt, warm-up and timed tokens alike): encrypt is
+    // encoding, sampling, the forward NTT and c0; multiply+decrypt is the backend's fused pass.
+    double heNanos = he.heNanos() - heBefore;
+    double encryptShare =
+        ((phases.encodeSampleNanos() - before.encodeSampleNanos())
+                + (backendPhases[0] - backendBefore[0]))
+            / heNanos;
+    double multiplyShare = (backendPhases[1] - backendBefore[1]) / heNanos;
+    double decodeShare = (phases.decodeNanos() - before.decodeNanos()) / heNanos;
+    double otherShare = Math.max(0, 1 - encryptShare - multiplyShare - decodeShare);
     double added = encrypted - base;
     if (json) {
       System.out.printf(
@@ -101,7 +116,11 @@ public final class NodeBenchCommand implements Callable<Integer> {
           "{\"model\":\"%s\",\"parameters\":%d,\"adapter_rank\":%d,\"sites_per_layer\":4,"
               + "\"layers\":%d,\"tokens\":%d,\"base_ms_per_token\":%.3f,"
               + "\"plain_lora_ms_per_token\":%.3f,\"he_lora_ms_per_token\":%.3f,"
-              + "\"he_added_ms_per_token\":%.3f,\"he_added_over_base\":%.3f,\"he_backend\":\"cpu\"}%n",
+              + "\"he_added_ms_per_token\":%.3f,\"he_added_over_base\":%.3f,"
+              + "\"base_tokens_per_s\":%.2f,\"plain_lora_tokens_per_s\":%.2f,"
+              + "\"he_lora_tokens_per_s\":%.2f,"
+              + "\"he_share\":{\"encrypt\":%.3f,\"multiply_decrypt\":%.3f,\"decode\":%.3f,"
+              + "\"other\":%.3f},\"he_backend\":\"cpu\"}%n",
           model,
           shape.parameterCount(),
           rank,
@@ -111,19 +130,31 @@ public final class NodeBenchCommand implements Callable<Integer> {
           plaintext,
           encrypted,
           added,
-          added / base);
+          added / base,
+          1000 / base,
+          1000 / plaintext,
+          1000 / encrypted,
+          encryptShare,
+          multiplyShare,
+          decodeShare,
+          otherShare);
     } else {
       System.out.printf(
           Locale.ROOT,
           "%s rank %d: base %.3f ms/token, plaintext LoRA %.3f, HE-LoRA %.3f (adds %.3f = %.2f x"
-              + " base)%n",
+              + " base); HE time: encrypt %.0f%%, multiply+decrypt %.0f%%, decode %.0f%%,"
+              + " other %.0f%%%n",
           model,
           rank,
           base,
           plaintext,
           encrypted,
           added,
-          added / base);
+          added / base,
+          100 * encryptShare,
+          100 * multiplyShare,
+          100 * decodeShare,
+          100 * otherShare);
     }
     return 0;
   }

@@ -6,7 +6,14 @@ import java.util.List;
 /**
  * A generation request: a raw {@code prompt} or chat {@code messages} (rendered with ChatML), and
  * sampling parameters with OpenAI's names. Absent values take defaults: max_tokens 128, greedy
- * (temperature 0), top_p 1, top_k 0 (off), seed 0, no stop strings, not streamed.
+ * (temperature 0), top_p 1, top_k 0 (off), seed 0, no stop strings, not streamed, the base model.
+ *
+ * @param adapter {@code id@version}, or {@code id} for the id's active version; null for the base
+ *     model
+ * @param requestId the marketplace's request id (a UUID) that the usage report carries; the node
+ *     assigns one when absent
+ * @param dpNoiseMultiplier σ/C for the adapter's input noise; at least the adapter policy's (a
+ *     request may ask for more privacy, never less); null for the policy's
  */
 public record GenerationRequest(
     String prompt,
@@ -17,7 +24,10 @@ public record GenerationRequest(
     @JsonProperty("top_k") Integer topK,
     Long seed,
     List<String> stop,
-    Boolean stream) {
+    Boolean stream,
+    String adapter,
+    @JsonProperty("request_id") String requestId,
+    @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier) {
 
   /** One chat message. */
   public record Message(String role, String content) {}

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
-import io.tensafe.node.runtime.Generation;
-import io.tensafe.node.runtime.SamplingParameters;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -22,8 +20,9 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 /**
  * {@code POST /v1/generate}: a completion of the served model, as one JSON answer. {@code POST
  * /v1/generate/stream}: the same as server-sent events: {@code {"delta": "..."}} chunks as text
- * becomes final, then one {@code {"finish_reason": ..., "usage": {...}}}; a client that disconnects
- * cancels the generation.
+ * becomes final, then one {@code {"request_id", "finish_reason", "usage", "report"}}; a client that
+ * disconnects cancels the generation (its usage, up to then, is still reported). The usage report
+ * is in the outbox before the last chunk or the JSON answer is sent.
  */
 @Path("/v1/generate")
 public class GenerationResource {
@@ -41,8 +40,7 @@ public class GenerationResource {
     if (Boolean.TRUE.equals(request.stream())) {
       throw NodeProblem.validation("streamed generation is POST /v1/generate/stream");
     }
-    Generation g = model.generate(model.prompt(request), model.parameters(request), s -> {});
-    return result(g);
+    return GenerationResult.of(model.generate(request, s -> {}));
   }
 
   @POST
@@ -50,50 +48,54 @@ public class GenerationResource {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.SERVER_SENT_EVENTS)
   @RestStreamElementType(MediaType.TEXT_PLAIN)
+  @Blocking
   public Multi<String> generateStream(GenerationRequest request) {
     if (request == null) {
       throw NodeProblem.validation("a JSON body is required");
     }
-    return stream(model.prompt(request), model.parameters(request));
+    model.prompt(request);
+    model.parameters(request);
+    if (request.adapter() != null) {
+      // Load the adapter before the stream opens, so that an unknown or unfit adapter is a
+      // problem+json answer (the marketplace then tries another node), not a broken stream.
+      model.adapter(request.adapter());
+    }
+    return stream(request);
   }
 
-  private Multi<String> stream(String prompt, SamplingParameters parameters) {
+  private Multi<String> stream(GenerationRequest request) {
     AtomicBoolean cancelled = new AtomicBoolean();
     return Multi.createFrom()
         .<String>emitter(
             emitter -> {
               emitter.onTermination(() -> cancelled.set(true));
               try {
-                Generation g =
+                ModelService.Served served =
                     model.generate(
-                        prompt,
-                        parameters,
+                        request,
                         delta -> {
                           if (cancelled.get()) {
                             throw new CancellationException("the client went away");
                           }
                           emitter.emit(write(Map.of("delta", delta)));
                         });
+                if (cancelled.get()) {
+                  emitter.complete();
+                  return;
+                }
+                GenerationResult result = GenerationResult.of(served);
                 Map<String, Object> last = new LinkedHashMap<>();
-                last.put("finish_reason", g.finishReason());
-                last.put("usage", result(g).usage());
+                last.put("request_id", result.requestId());
+                last.put("finish_reason", result.finishReason());
+                last.put("usage", result.usage());
+                last.put("report", result.report());
                 emitter.emit(write(last));
-                emitter.complete();
-              } catch (CancellationException e) {
                 emitter.complete();
               } catch (RuntimeException e) {
                 emitter.fail(e);
               }
             })
         .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
-  }
-
-  private static GenerationResult result(Generation g) {
-    return new GenerationResult(
-        g.text(),
-        g.finishReason(),
-        new GenerationResult.Usage(
-            g.promptTokens(), g.completionTokens(), g.promptTokens() + g.completionTokens()));
   }
 
   private String write(Object value) {

@@ -1,28 +1,48 @@
 package io.tensafe.node.generation;
 
 import io.quarkus.logging.Log;
+import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.helora.OperationCounts;
+import io.tensafe.node.adapter.AdapterKey;
+import io.tensafe.node.adapter.AdapterRegistry;
+import io.tensafe.node.adapter.AdapterRejectedException;
+import io.tensafe.node.adapter.AdapterSource;
+import io.tensafe.node.adapter.LoadedAdapter;
+import io.tensafe.node.adapter.UnknownAdapterException;
+import io.tensafe.node.metrics.NodeMetrics;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.runtime.ChatMessage;
 import io.tensafe.node.runtime.Generation;
+import io.tensafe.node.runtime.HeOperators;
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.SamplingParameters;
 import io.tensafe.node.runtime.TextGenerator;
 import io.tensafe.node.tokenizer.QwenTokenizer;
+import io.tensafe.node.usage.UsageReport;
+import io.tensafe.node.usage.UsageService;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The model this node serves, loaded once from {@code tensafe.node.model-dir} on first use, and the
- * admission control around it: at most {@code tensafe.node.max-concurrency} generations at once;
- * more are refused with 503 and Retry-After rather than queued without bound.
+ * The model this node serves, loaded once from {@code tensafe.node.model-dir} on first use, its
+ * adapters ({@link AdapterRegistry}, within {@code tensafe.node.adapter-memory-mb}), and the
+ * admission control around them: at most {@code tensafe.node.max-concurrency} generations at once;
+ * more are refused with 503 and Retry-After rather than queued without bound. Every generation,
+ * finished or cancelled, leaves a usage report in the outbox.
  */
 @ApplicationScoped
 public class ModelService {
@@ -38,10 +58,34 @@ public class ModelService {
   @ConfigProperty(name = "tensafe.node.max-new-tokens", defaultValue = "4096")
   int maxNewTokens;
 
+  @ConfigProperty(name = "tensafe.node.adapter-memory-mb", defaultValue = "2048")
+  long adapterMemoryMb;
+
+  @ConfigProperty(name = "tensafe.node.name")
+  String nodeName;
+
+  @Inject AdapterSource source;
+  @Inject HeBackend backend;
+  @Inject UsageService usage;
+  @Inject NodeMetrics metrics;
+
+  private static final Pattern UUID_TEXT =
+      Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+  private AdapterRegistry registry;
+  private HeOperators operators;
   private QwenDecoder decoder;
   private QwenTokenizer tokenizer;
   private TextGenerator generator;
   private Semaphore slots;
+
+  @jakarta.annotation.PostConstruct
+  void registerGauges() {
+    metrics.gauge(
+        "tensafe_node_adapters_held",
+        "adapter versions held in memory",
+        () -> heldAdapters().size());
+  }
 
   private synchronized TextGenerator generator() {
     if (generator == null) {
@@ -109,30 +153,192 @@ public class ModelService {
   }
 
   /**
-   * Runs one generation if a slot is free.
+   * Runs one generation if a slot is free: resolves the adapter (loading it if needed), generates,
+   * and stores the usage report durably before returning (so before any final chunk is sent).
    *
-   * @throws NodeProblem 503 with Retry-After when all slots are busy
+   * @throws NodeProblem 400 for a bad request, 404 for an unknown adapter, 422 for an adapter this
+   *     node cannot serve, 503 with Retry-After when all slots are busy or storage fails
    */
-  Generation generate(String prompt, SamplingParameters parameters, Consumer<String> onText) {
+  Served generate(GenerationRequest request, Consumer<String> onText) {
+    String prompt = prompt(request);
+    SamplingParameters parameters = parameters(request);
+    String requestId = requestId(request.requestId());
     TextGenerator g = generator();
     long[] promptIds = tokenizer.encode(prompt);
-    int promptTokens = promptIds.length;
-    if (promptTokens > maxPromptTokens) {
+    if (promptIds.length > maxPromptTokens) {
       throw NodeProblem.validation(
           "the prompt has "
-              + promptTokens
+              + promptIds.length
               + " tokens; at most "
               + maxPromptTokens
               + " are accepted");
     }
+    LoadedAdapter adapter = request.adapter() == null ? null : adapter(request.adapter());
+    InputPrivacy privacy = privacy(adapter, request.dpNoiseMultiplier());
     if (!slots.tryAcquire()) {
+      metrics.refused();
       throw NodeProblem.unavailable("all " + maxConcurrency + " generation slots are busy", 1);
     }
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    metrics.started();
     try {
-      return g.generate(promptIds, parameters, onText);
+      LoraPath lora =
+          adapter == null ? null : new LoraPath(adapter.prepared(), LoraPath.Mode.HE, privacy);
+      Generation result = g.generate(promptIds, parameters, lora, onText);
+      double totalMillis = (System.nanoTime() - t0) / 1e6;
+      UsageReport report = report(requestId, adapter, lora, privacy, result, started, totalMillis);
+      try {
+        usage.record(report);
+      } catch (IOException e) {
+        throw NodeProblem.unavailable("the usage report cannot be stored: " + e.getMessage(), 5);
+      }
+      metrics.finished(result, lora, totalMillis);
+      return new Served(result, report);
     } finally {
+      metrics.ended();
       slots.release();
     }
+  }
+
+  /** A finished generation and the usage report stored for it. */
+  record Served(Generation generation, UsageReport usage) {}
+
+  private UsageReport report(
+      String requestId,
+      LoadedAdapter adapter,
+      LoraPath lora,
+      InputPrivacy privacy,
+      Generation g,
+      Instant started,
+      double totalMillis) {
+    OperationCounts c =
+        lora == null ? new OperationCounts(0, 0, 0, 0, 0, 0) : lora.operationCounts();
+    return new UsageReport(
+        requestId,
+        nodeName,
+        adapter == null ? null : adapter.key().id(),
+        adapter == null ? null : adapter.key().version(),
+        g.promptTokens(),
+        g.completionTokens(),
+        g.finishReason(),
+        lora == null ? 0 : lora.releases(),
+        privacy == null ? 0 : privacy.noiseMultiplier(),
+        lora == null ? 0 : lora.heCalls(),
+        c.encryptions(),
+        c.plaintextProducts(),
+        c.decryptions(),
+        lora == null ? 0 : lora.heNanos() / 1e6,
+        totalMillis,
+        started,
+        Instant.now());
+  }
+
+  private static String requestId(String given) {
+    if (given == null) {
+      return UUID.randomUUID().toString();
+    }
+    if (!UUID_TEXT.matcher(given).matches()) {
+      throw NodeProblem.validation("request_id must be a lower-case UUID, was '" + given + "'");
+    }
+    return given;
+  }
+
+  /** Resolves (and if needed loads) the adapter a request names. */
+  LoadedAdapter adapter(String name) {
+    int at = name.indexOf('@');
+    String id = at < 0 ? name : name.substring(0, at);
+    String version = at < 0 ? null : name.substring(at + 1);
+    try {
+      new AdapterKey(id, version == null ? "0.0.0" : version);
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation("adapter: " + e.getMessage());
+    }
+    try {
+      return registry().resolve(id, version);
+    } catch (UnknownAdapterException e) {
+      throw NodeProblem.notFound(e.getMessage());
+    } catch (AdapterRejectedException e) {
+      throw NodeProblem.rejectedAdapter(e.getMessage());
+    } catch (IOException e) {
+      throw NodeProblem.unavailable("the adapter cannot be fetched now: " + e.getMessage(), 5);
+    }
+  }
+
+  /** The adapter's input mechanism, with the request's larger noise multiplier if it asks. */
+  private static InputPrivacy privacy(LoadedAdapter adapter, Double requested) {
+    if (adapter == null || adapter.privacy().isEmpty()) {
+      if (requested != null) {
+        throw NodeProblem.validation(
+            "dp_noise_multiplier applies only to an adapter with a DP policy");
+      }
+      return null;
+    }
+    InputPrivacy policy = adapter.privacy().get();
+    if (requested == null) {
+      return policy;
+    }
+    if (!(requested >= policy.noiseMultiplier() && requested <= 1e6)) {
+      throw NodeProblem.validation(
+          "dp_noise_multiplier must be in ["
+              + policy.noiseMultiplier()
+              + ", 1e6] (the adapter's policy is the least noise allowed), was "
+              + requested);
+    }
+    return new InputPrivacy(policy.clipNorm(), requested);
+  }
+
+  /** Loads {@code key} and makes it the current version of its id (hot-swap). */
+  LoadedAdapter activate(AdapterKey key) {
+    generator();
+    try {
+      return registry().activate(key);
+    } catch (UnknownAdapterException e) {
+      throw NodeProblem.notFound(e.getMessage());
+    } catch (AdapterRejectedException e) {
+      throw NodeProblem.rejectedAdapter(e.getMessage());
+    } catch (IOException e) {
+      throw NodeProblem.unavailable("the adapter cannot be fetched now: " + e.getMessage(), 5);
+    }
+  }
+
+  /** The adapter ids held now (for heartbeats); empty before the model is loaded. */
+  public List<String> heldAdapterIds() {
+    AdapterRegistry r = registryIfLoaded();
+    return r == null ? List.of() : r.held().stream().map(AdapterKey::id).distinct().toList();
+  }
+
+  /** Whether {@code key} is the current version of its id. */
+  boolean isActive(AdapterKey key) {
+    AdapterRegistry r = registryIfLoaded();
+    return r != null && r.current(key.id()).filter(key::equals).isPresent();
+  }
+
+  /** The versions held now. */
+  public List<AdapterKey> heldAdapters() {
+    AdapterRegistry r = registryIfLoaded();
+    return r == null ? List.of() : r.held();
+  }
+
+  /** The served model's name (its folder's name), or "none". */
+  public String modelName() {
+    return modelDir
+        .filter(d -> !d.isBlank())
+        .map(d -> Path.of(d).getFileName().toString())
+        .orElse("none");
+  }
+
+  private synchronized AdapterRegistry registryIfLoaded() {
+    return registry;
+  }
+
+  private synchronized AdapterRegistry registry() {
+    if (registry == null) {
+      generator();
+      operators = new HeOperators(backend);
+      registry = new AdapterRegistry(source, decoder.shape(), operators, adapterMemoryMb << 20);
+    }
+    return registry;
   }
 
   @PreDestroy

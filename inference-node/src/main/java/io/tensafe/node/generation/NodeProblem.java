@@ -25,6 +25,14 @@ public final class NodeProblem extends RuntimeException {
     return new NodeProblem("validation", 400, "Invalid request", detail, 0);
   }
 
+  static NodeProblem notFound(String detail) {
+    return new NodeProblem("not-found", 404, "Not found", detail, 0);
+  }
+
+  static NodeProblem rejectedAdapter(String detail) {
+    return new NodeProblem("adapter-rejected", 422, "Adapter rejected", detail, 0);
+  }
+
   static NodeProblem unavailable(String detail, int retryAfterSeconds) {
     return new NodeProblem("unavailable", 503, "Service unavailable", detail, retryAfterSeconds);
   }

@@ -63,6 +63,26 @@ public record ModelShape(
     };
   }
 
+  /**
+   * The input and output widths {@code [in, out]} of a linear module of every layer ({@code
+   * q_proj}, {@code k_proj}, {@code v_proj}, {@code o_proj}, {@code gate_proj}, {@code up_proj},
+   * {@code down_proj}), or empty for a module this architecture does not have.
+   */
+  public java.util.Optional<int[]> linearWidths(String module) {
+    int q = attentionHeads * headDim;
+    int kv = keyValueHeads * headDim;
+    int[] widths =
+        switch (module) {
+          case "q_proj" -> new int[] {hiddenSize, q};
+          case "k_proj", "v_proj" -> new int[] {hiddenSize, kv};
+          case "o_proj" -> new int[] {q, hiddenSize};
+          case "gate_proj", "up_proj" -> new int[] {hiddenSize, intermediateSize};
+          case "down_proj" -> new int[] {intermediateSize, hiddenSize};
+          default -> null;
+        };
+    return java.util.Optional.ofNullable(widths);
+  }
+
   /** Parameters in the model (tied embeddings counted once). */
   public long parameterCount() {
     long h = hiddenSize;

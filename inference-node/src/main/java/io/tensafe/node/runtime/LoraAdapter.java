@@ -2,6 +2,7 @@ package io.tensafe.node.runtime;
 
 import io.tensafe.node.model.ModelShape;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -13,6 +14,13 @@ import java.util.SplittableRandom;
  * @param sites per module: A (r × in, row-major), B (out × r, row-major), rank and scale
  */
 public record LoraAdapter(Map<String, Site> sites) {
+  /** The attention projections; the other target modules are the MLP's. */
+  public static final List<String> ATTENTION = List.of("q_proj", "k_proj", "v_proj", "o_proj");
+
+  /** Every linear module of a decoder layer that an adapter may target. */
+  public static final List<String> ALL_MODULES =
+      List.of("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj");
+
   public LoraAdapter {
     sites = Map.copyOf(sites);
   }
@@ -43,17 +51,26 @@ public record LoraAdapter(Map<String, Site> sites) {
    */
   public static LoraAdapter randomForAttention(
       ModelShape s, int rank, double scale, double bStd, long seed) {
+    return random(s, ATTENTION, rank, scale, bStd, seed);
+  }
+
+  /**
+   * As {@link #randomForAttention}, on the given modules (any of q/k/v/o_proj and
+   * gate/up/down_proj) of every layer.
+   */
+  public static LoraAdapter random(
+      ModelShape s, List<String> modules, int rank, double scale, double bStd, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     Map<String, Site> sites = new HashMap<>();
-    int h = s.hiddenSize();
-    int q = s.attentionHeads() * s.headDim();
-    int kv = s.keyValueHeads() * s.headDim();
     for (int layer = 0; layer < s.layers(); layer++) {
-      String p = "model.layers." + layer + ".self_attn.";
-      sites.put(p + "q_proj", randomSite(random, rank, h, q, scale, bStd));
-      sites.put(p + "k_proj", randomSite(random, rank, h, kv, scale, bStd));
-      sites.put(p + "v_proj", randomSite(random, rank, h, kv, scale, bStd));
-      sites.put(p + "o_proj", randomSite(random, rank, q, h, scale, bStd));
+      for (String module : modules) {
+        int[] widths =
+            s.linearWidths(module)
+                .orElseThrow(() -> new IllegalArgumentException("no module " + module));
+        String block = ATTENTION.contains(module) ? "self_attn." : "mlp.";
+        String path = "model.layers." + layer + "." + block + module;
+        sites.put(path, randomSite(random, rank, widths[0], widths[1], scale, bStd));
+      }
     }
     return new LoraAdapter(sites);
   }

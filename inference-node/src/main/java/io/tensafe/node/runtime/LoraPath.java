@@ -5,19 +5,20 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HeLoraResult;
-import io.tensafe.kernels.helora.PreparedSite;
+import io.tensafe.kernels.helora.OperationCounts;
+import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Applies an adapter's deltas {@code s·B·(A x)} inside the decoder. In {@link Mode#HE} every {@code
- * A x} goes through the kernels' HE-LoRA operator (hosted mode, the node's session key), the sites
- * that share an input (q, k and v of a layer) in one call; {@code B·u} and the scale are applied in
- * plaintext. {@link Mode#PLAINTEXT} computes {@code A x} in the clear and exists only to verify the
- * HE path.
+ * One request's use of an adapter inside the decoder: the deltas {@code s·B·(A x)}. In {@link
+ * Mode#HE} every {@code A x} goes through the kernels' HE-LoRA operator (hosted mode, the node's
+ * session key), the sites that share an input (q, k and v; gate and up) in one call; {@code B·u}
+ * and the scale are applied in plaintext. {@link Mode#PLAINTEXT} computes {@code A x} in the clear
+ * and exists only to verify the HE path. With {@link InputPrivacy}, each input is clipped and
+ * noised before it is encrypted, and each such release is counted.
+ *
+ * <p>Not thread-safe: one generation drives it. Counters are totals since construction.
  */
 public final class LoraPath {
   /** How {@code A x} is computed. */
@@ -26,27 +27,51 @@ public final class LoraPath {
     PLAINTEXT
   }
 
-  private final LoraAdapter adapter;
+  private final PreparedAdapter prepared;
   private final Mode mode;
-  private final HeLoraOperator operator;
-  private final Map<String, PreparedSite> prepared = new HashMap<>();
-  private final AtomicLong heCalls = new AtomicLong();
+  private final InputPrivacy privacy;
+  private final SecureRandom noise;
+  private long heCalls;
+  private long heNanos;
+  private long releases;
+  private final long[] counts = new long[6];
 
   /**
-   * @param operator the HE-LoRA operator (required in HE mode; sites are prepared once, here)
+   * @param privacy the input mechanism, or null for none (then no release is counted)
    */
-  public LoraPath(LoraAdapter adapter, Mode mode, HeLoraOperator operator) {
-    this.adapter = adapter;
-    this.mode = mode;
-    this.operator = operator;
-    if (mode == Mode.HE) {
-      adapter.sites().forEach((name, site) -> prepared.put(name, operator.prepare(site.a())));
+  public LoraPath(PreparedAdapter prepared, Mode mode, InputPrivacy privacy) {
+    if (mode == Mode.HE && !prepared.heReady()) {
+      throw new IllegalArgumentException("the adapter was not prepared for HE");
     }
+    this.prepared = prepared;
+    this.mode = mode;
+    this.privacy = privacy;
+    this.noise = privacy == null ? null : new SecureRandom();
+  }
+
+  /** An unprepared adapter with one operator for every site, no input noise (tests, benchmarks). */
+  public LoraPath(LoraAdapter adapter, Mode mode, HeLoraOperator operator) {
+    this(new PreparedAdapter(adapter, mode == Mode.HE ? d -> operator : null), mode, null);
   }
 
   /** Operator calls made so far (HE mode). */
   public long heCalls() {
-    return heCalls.get();
+    return heCalls;
+  }
+
+  /** Wall time spent in the operator so far, in nanoseconds. */
+  public long heNanos() {
+    return heNanos;
+  }
+
+  /** Noised inputs released so far (0 without {@link InputPrivacy}). */
+  public long releases() {
+    return releases;
+  }
+
+  /** The operator's work so far, summed over calls. */
+  public OperationCounts operationCounts() {
+    return new OperationCounts(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]);
   }
 
   /**
@@ -57,13 +82,30 @@ public final class LoraPath {
     NDArray[] out = new NDArray[modules.size()];
     List<Integer> present = new ArrayList<>();
     for (int i = 0; i < modules.size(); i++) {
-      if (adapter.sites().containsKey(modules.get(i))) {
+      if (prepared.adapter().sites().containsKey(modules.get(i))) {
         present.add(i);
       }
     }
     if (present.isEmpty()) {
       return out;
     }
+    double[][] rows = rows(input);
+    if (privacy != null) {
+      for (double[] row : rows) {
+        privacy.release(row, noise);
+      }
+      releases += rows.length;
+    }
+    List<double[][]> products =
+        mode == Mode.HE ? encrypted(modules, present, rows) : plaintext(modules, present, rows);
+    for (int k = 0; k < present.size(); k++) {
+      LoraAdapter.Site site = prepared.adapter().sites().get(modules.get(present.get(k)));
+      out[present.get(k)] = expand(site, products.get(k), step);
+    }
+    return out;
+  }
+
+  private static double[][] rows(NDArray input) {
     int tokens = (int) input.getShape().get(0);
     int width = (int) input.getShape().get(1);
     double[][] rows = new double[tokens][width];
@@ -73,48 +115,64 @@ public final class LoraPath {
         rows[t][j] = flat[t * width + j];
       }
     }
+    return rows;
+  }
+
+  private List<double[][]> encrypted(List<String> modules, List<Integer> present, double[][] rows) {
+    List<HeLoraOperator.SiteInputs> requests = new ArrayList<>();
+    for (int i : present) {
+      requests.add(new HeLoraOperator.SiteInputs(prepared.site(modules.get(i)), rows));
+    }
+    long start = System.nanoTime();
+    List<HeLoraResult> results = prepared.operator(modules.get(present.get(0))).applyAll(requests);
+    heNanos += System.nanoTime() - start;
+    heCalls++;
     List<double[][]> products = new ArrayList<>();
-    if (mode == Mode.HE) {
-      List<HeLoraOperator.SiteInputs> requests = new ArrayList<>();
-      for (int i : present) {
-        requests.add(new HeLoraOperator.SiteInputs(prepared.get(modules.get(i)), rows));
-      }
-      heCalls.incrementAndGet();
-      for (HeLoraResult r : operator.applyAll(requests)) {
-        products.add(r.outputs());
-      }
-    } else {
-      for (int i : present) {
-        double[][] a = adapter.sites().get(modules.get(i)).a();
-        double[][] u = new double[tokens][a.length];
-        for (int t = 0; t < tokens; t++) {
-          for (int r = 0; r < a.length; r++) {
-            double sum = 0;
-            for (int j = 0; j < width; j++) {
-              sum += a[r][j] * rows[t][j];
-            }
-            u[t][r] = sum;
-          }
-        }
-        products.add(u);
-      }
+    for (HeLoraResult r : results) {
+      OperationCounts c = r.counts();
+      counts[0] += c.encryptions();
+      counts[1] += c.plaintextProducts();
+      counts[2] += c.decryptions();
+      counts[3] += c.forwardNtts();
+      counts[4] += c.inverseNtts();
+      counts[5] += c.coefficientExtractions();
+      products.add(r.outputs());
     }
-    for (int k = 0; k < present.size(); k++) {
-      LoraAdapter.Site site = adapter.sites().get(modules.get(present.get(k)));
-      double[][] u = products.get(k);
-      int outWidth = site.b().length;
-      float[] delta = new float[tokens * outWidth];
-      for (int t = 0; t < tokens; t++) {
-        for (int o = 0; o < outWidth; o++) {
+    return products;
+  }
+
+  private List<double[][]> plaintext(List<String> modules, List<Integer> present, double[][] rows) {
+    List<double[][]> products = new ArrayList<>();
+    for (int i : present) {
+      double[][] a = prepared.adapter().sites().get(modules.get(i)).a();
+      double[][] u = new double[rows.length][a.length];
+      for (int t = 0; t < rows.length; t++) {
+        for (int r = 0; r < a.length; r++) {
           double sum = 0;
-          for (int r = 0; r < site.rank(); r++) {
-            sum += site.b()[o][r] * u[t][r];
+          for (int j = 0; j < rows[t].length; j++) {
+            sum += a[r][j] * rows[t][j];
           }
-          delta[t * outWidth + o] = (float) (site.scale() * sum);
+          u[t][r] = sum;
         }
       }
-      out[present.get(k)] = step.create(delta, new Shape(tokens, outWidth));
+      products.add(u);
     }
-    return out;
+    return products;
+  }
+
+  /** {@code s·B·u} for each token, as a (T × out) array. */
+  private static NDArray expand(LoraAdapter.Site site, double[][] u, NDManager step) {
+    int outWidth = site.b().length;
+    float[] delta = new float[u.length * outWidth];
+    for (int t = 0; t < u.length; t++) {
+      for (int o = 0; o < outWidth; o++) {
+        double sum = 0;
+        for (int r = 0; r < site.rank(); r++) {
+          sum += site.b()[o][r] * u[t][r];
+        }
+        delta[t * outWidth + o] = (float) (site.scale() * sum);
+      }
+    }
+    return step.create(delta, new Shape(u.length, outWidth));
   }
 }

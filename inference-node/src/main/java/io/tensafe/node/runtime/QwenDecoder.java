@@ -106,8 +106,9 @@ public final class QwenDecoder implements AutoCloseable {
   }
 
   /**
-   * As {@link #forward(long[], KvCache)}, with an adapter's deltas added at its target modules (q,
-   * k, v and o projections; {@code lora} null for the base model).
+   * As {@link #forward(long[], KvCache)}, with an adapter's deltas added at its target modules (any
+   * of q, k, v, o, gate, up and down projections; {@code lora} null for the base model). Sites that
+   * read the same input (q, k, v; gate, up) go to the HE operator in one call.
    */
   public float[] forward(long[] tokens, KvCache cache, LoraPath lora) {
     if (tokens.length == 0) {
@@ -163,9 +164,16 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null ? new NDArray[1] : lora.deltas(List.of(site + "o_proj"), merged, step);
         x = x.add(plus(merged.matMul(l.oT()), o[0]));
         NDArray m = rmsNorm(x, l.postNorm());
-        NDArray gate = m.matMul(l.gateT());
-        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(m.matMul(l.upT()));
-        x = x.add(act.matMul(l.downT()));
+        String mlp = "model.layers." + i + ".mlp.";
+        NDArray[] gateUp =
+            lora == null
+                ? new NDArray[2]
+                : lora.deltas(List.of(mlp + "gate_proj", mlp + "up_proj"), m, step);
+        NDArray gate = plus(m.matMul(l.gateT()), gateUp[0]);
+        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(m.matMul(l.upT()), gateUp[1]));
+        NDArray[] down =
+            lora == null ? new NDArray[1] : lora.deltas(List.of(mlp + "down_proj"), act, step);
+        x = x.add(plus(act.matMul(l.downT()), down[0]));
       }
       NDArray last = rmsNorm(x.get(step, new NDIndex((count - 1) + ":")), finalNorm);
       float[] logits = last.matMul(outputT).toFloatArray();

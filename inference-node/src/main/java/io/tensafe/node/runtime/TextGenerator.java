@@ -3,6 +3,7 @@ package io.tensafe.node.runtime;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.function.Consumer;
 
 /**
@@ -15,6 +16,9 @@ import java.util.function.Consumer;
 public final class TextGenerator {
   /** {@code <|im_end|>} and {@code <|endoftext|>}. */
   static final long[] END_TOKENS = {151645, 151643};
+
+  /** The finish reason of a generation whose consumer went away. */
+  public static final String CANCELLED = "cancelled";
 
   private final QwenDecoder decoder;
   private final QwenTokenizer tokenizer;
@@ -32,6 +36,16 @@ public final class TextGenerator {
   /** As {@link #generate(String, SamplingParameters, Consumer)} for an already tokenized prompt. */
   public Generation generate(
       long[] promptIds, SamplingParameters parameters, Consumer<String> onText) {
+    return generate(promptIds, parameters, null, onText);
+  }
+
+  /**
+   * Generates with an adapter's deltas at its target modules ({@code lora} null: the base model).
+   * {@code onText} may throw {@link CancellationException} (the caller went away) to stop
+   * generation; the result then has finish reason {@value #CANCELLED} and counts the tokens made.
+   */
+  public Generation generate(
+      long[] promptIds, SamplingParameters parameters, LoraPath lora, Consumer<String> onText) {
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("the prompt is empty");
     }
@@ -41,7 +55,7 @@ public final class TextGenerator {
     String finish = "length";
     String text = "";
     try (KvCache cache = decoder.newCache()) {
-      float[] logits = decoder.forward(promptIds, cache);
+      float[] logits = decoder.forward(promptIds, cache, lora);
       while (generated.size() < parameters.maxTokens()) {
         int next = sampler.next(logits);
         generated.add((long) next);
@@ -61,18 +75,30 @@ public final class TextGenerator {
         }
         int safe = text.length() - heldBack(text, parameters.stop());
         if (safe > emitted && !text.endsWith("\uFFFD")) {
-          onText.accept(text.substring(emitted, safe));
+          if (!deliver(onText, text.substring(emitted, safe))) {
+            return new Generation(text, promptIds.length, generated.size(), CANCELLED);
+          }
           emitted = safe;
         }
         if (generated.size() < parameters.maxTokens()) {
-          logits = decoder.forward(new long[] {next}, cache);
+          logits = decoder.forward(new long[] {next}, cache, lora);
         }
       }
     }
-    if (text.length() > emitted) {
-      onText.accept(text.substring(emitted));
+    if (text.length() > emitted && !deliver(onText, text.substring(emitted))) {
+      return new Generation(text, promptIds.length, generated.size(), CANCELLED);
     }
     return new Generation(text, promptIds.length, generated.size(), finish);
+  }
+
+  /** False when the consumer cancelled by throwing {@link CancellationException}. */
+  private static boolean deliver(Consumer<String> onText, String piece) {
+    try {
+      onText.accept(piece);
+      return true;
+    } catch (CancellationException e) {
+      return false;
+    }
   }
 
   private String decode(List<Long> ids) {

@@ -83,6 +83,7 @@ class GenerationResourceTest {
             "{\"prompt\":\"hi\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
             "{\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
             "{\"prompt\":\"hi\",\"temperature\":5}",
+            "{\"prompt\":\"" + "savings ".repeat(300) + "\"}",
             "not json")) {
       given()
           .contentType("application/json")

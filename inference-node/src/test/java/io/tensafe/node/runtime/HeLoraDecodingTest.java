@@ -93,6 +93,30 @@ class HeLoraDecodingTest {
     assertTrue(worst < 1e-3 * largestDelta, "HE delta off by " + worst + " of " + largestDelta);
   }
 
+  @Test
+  void everyModule_heEqualsPlaintext_withOneOperatorPerRing() {
+    LoraAdapter all = LoraAdapter.random(decoder.shape(), LoraAdapter.ALL_MODULES, 4, 2.0, 0.3, 21);
+    PreparedAdapter prepared =
+        new PreparedAdapter(all, new HeOperators(new io.tensafe.kernels.backend.CpuBackend()));
+    LoraPath he = new LoraPath(prepared, LoraPath.Mode.HE, null);
+    long[] withHe = greedy(he, 32);
+    assertArrayEquals(greedy(new LoraPath(prepared, LoraPath.Mode.PLAINTEXT, null), 32), withHe);
+    assertFalse(java.util.Arrays.equals(greedy(null, 32), withHe));
+    // Four operator calls per layer per pass: q/k/v, o, gate/up, down.
+    assertEquals(33L * 4 * decoder.shape().layers(), he.heCalls());
+  }
+
+  @Test
+  void inputNoise_countsOneReleasePerTokenPerDistinctInput() {
+    LoraAdapter all = LoraAdapter.random(decoder.shape(), LoraAdapter.ALL_MODULES, 4, 2.0, 0.3, 21);
+    PreparedAdapter prepared = new PreparedAdapter(all, null);
+    LoraPath noisy = new LoraPath(prepared, LoraPath.Mode.PLAINTEXT, new InputPrivacy(1.0, 1.0));
+    greedy(noisy, 8);
+    // (prompt + 8 tokens) × 4 inputs per layer (attention input, attention output, MLP input,
+    // MLP activation) × layers.
+    assertEquals((prompt.length + 8L) * 4 * decoder.shape().layers(), noisy.releases());
+  }
+
   private static float[] logits(LoraPath lora) {
     try (KvCache cache = decoder.newCache()) {
       return decoder.forward(prompt, cache, lora);

@@ -105,6 +105,16 @@ public class CreatorService {
     return true;
   }
 
+  /**
+   * Every creator's registered, unrevoked public key document (what nodes verify packages with).
+   */
+  public List<String> unrevokedKeyDocuments() {
+    return em.createQuery(
+            "select k.document from SigningKey k where k.revokedAt is null order by k.keyId",
+            String.class)
+        .getResultList();
+  }
+
   /** The creator's unrevoked keys: the only keys a package upload is verified against. */
   public TrustStore trustStore(Creator creator) {
     List<CreatorPublicKey> keys = new ArrayList<>();

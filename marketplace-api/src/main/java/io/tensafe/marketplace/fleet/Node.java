@@ -31,6 +31,12 @@ public class Node {
 
   public String accelerator;
 
+  /**
+   * Where it accepts generation requests, e.g. {@code http://10.0.0.5:8090}; null: not dispatched
+   * to.
+   */
+  public String endpoint;
+
   @Column(name = "max_concurrency")
   public int maxConcurrency;
 

@@ -17,6 +17,8 @@ import java.util.List;
  * @param accelerator "cpu" or "gpu"
  * @param maxConcurrency requests it runs at once, 1..4096
  * @param loadedAdapters adapter ids currently loaded
+ * @param url where the node accepts generation requests ({@code http(s)://host:port}); a node
+ *     without one is listed but never dispatched to
  */
 public record NodeRegistration(
     @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId,
@@ -25,4 +27,5 @@ public record NodeRegistration(
         List<@Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}") String> baseModels,
     @NotNull @Pattern(regexp = "cpu|gpu") String accelerator,
     @Min(1) @Max(4096) int maxConcurrency,
-    @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters) {}
+    @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters,
+    @Pattern(regexp = "https?://[^\\s/]{1,200}") String url) {}

@@ -1,6 +1,10 @@
 package io.tensafe.marketplace.fleet;
 
+import io.tensafe.marketplace.creator.CreatorService;
 import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.usage.NodeUsageReport;
+import io.tensafe.marketplace.usage.UsageAck;
+import io.tensafe.marketplace.usage.UsageEvents;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.Valid;
@@ -19,12 +23,40 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.List;
 
 /** What inference nodes call, authenticated with the node client's credentials. */
 @Path("/api")
 public class NodeResource {
   @Inject NodeService nodes;
   @Inject PackageDownload downloads;
+  @Inject CreatorService creators;
+  @Inject UsageEvents usage;
+
+  /** The creators' unrevoked signing keys: {@code {"keys": [document, ...]}}. */
+  public record CreatorKeys(List<String> keys) {}
+
+  @GET
+  @Path("/node/creator-keys")
+  @RolesAllowed("node")
+  @Produces(MediaType.APPLICATION_JSON)
+  public CreatorKeys creatorKeys() {
+    return new CreatorKeys(creators.unrevokedKeyDocuments());
+  }
+
+  /**
+   * A node's usage report: 201 when recorded, 200 when the same report was recorded before, 409
+   * when the request id holds a different report.
+   */
+  @POST
+  @Path("/node/usage")
+  @RolesAllowed("node")
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response usage(@NotNull @Valid NodeUsageReport report) {
+    UsageAck ack = usage.record(report);
+    return Response.status(ack.status().equals("recorded") ? 201 : 200).entity(ack).build();
+  }
 
   @POST
   @Path("/node/register")

@@ -46,6 +46,7 @@ public class NodeService {
     node.fleetId = fleet.id;
     node.baseModels = r.baseModels().toArray(String[]::new);
     node.accelerator = r.accelerator();
+    node.endpoint = r.url();
     node.maxConcurrency = r.maxConcurrency();
     node.loadedAdapters =
         r.loadedAdapters() == null ? new String[0] : r.loadedAdapters().toArray(String[]::new);
@@ -100,6 +101,7 @@ public class NodeService {
         n.name,
         List.of(n.baseModels),
         n.accelerator,
+        n.endpoint,
         n.maxConcurrency,
         List.of(n.loadedAdapters),
         n.lastHeartbeatAt,

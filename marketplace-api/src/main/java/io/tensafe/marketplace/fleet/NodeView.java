@@ -12,6 +12,7 @@ public record NodeView(
     String name,
     List<String> baseModels,
     String accelerator,
+    String url,
     int maxConcurrency,
     List<String> loadedAdapters,
     OffsetDateTime lastHeartbeatAt,

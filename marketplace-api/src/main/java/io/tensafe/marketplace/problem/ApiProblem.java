@@ -9,12 +9,25 @@ public class ApiProblem extends RuntimeException {
   private final String type;
   private final int status;
   private final String title;
+  private final int retryAfterSeconds;
 
   public ApiProblem(String type, int status, String title, String detail) {
+    this(type, status, title, detail, 0);
+  }
+
+  /**
+   * @param retryAfterSeconds sent as {@code Retry-After} when positive (503 and 429 answers)
+   */
+  public ApiProblem(String type, int status, String title, String detail, int retryAfterSeconds) {
     super(detail);
     this.type = type;
     this.status = status;
     this.title = title;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  public int retryAfterSeconds() {
+    return retryAfterSeconds;
   }
 
   public String type() {

@@ -26,7 +26,11 @@ public final class ProblemMappers {
 
   @ServerExceptionMapper
   public Response api(ApiProblem p) {
-    return response(p.type(), p.status(), p.title(), p.getMessage(), null);
+    Response r = response(p.type(), p.status(), p.title(), p.getMessage(), null);
+    if (p.retryAfterSeconds() > 0) {
+      return Response.fromResponse(r).header("Retry-After", p.retryAfterSeconds()).build();
+    }
+    return r;
   }
 
   @ServerExceptionMapper

@@ -121,5 +121,70 @@ class KeycloakEndToEndIT {
         .statusCode(200)
         .body("items.adapterId", hasItem(adapterId));
     given().auth().oauth2(client).get("/api/admin/adapter-versions").then().statusCode(403);
+
+    // An inference node, with the tensafe-node client's own credentials (client-credentials
+    // grant, as the node's ClientCredentials does): registers, fetches the creators' keys and its
+    // fleet's package, and reports usage once.
+    String node =
+        given()
+            .baseUri(KEYCLOAK)
+            .formParam("grant_type", "client_credentials")
+            .formParam("client_id", "tensafe-node")
+            .formParam("client_secret", "tensafe-node-dev-secret")
+            .post("/realms/tensafe/protocol/openid-connect/token")
+            .then()
+            .statusCode(200)
+            .extract()
+            .path("access_token");
+    String nodeName = "e2e-node-" + suffix;
+    given()
+        .auth()
+        .oauth2(node)
+        .contentType("application/json")
+        .body(
+            "{\"fleetId\":\"e2e-fleet-"
+                + suffix
+                + "\",\"name\":\""
+                + nodeName
+                + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],\"accelerator\":\"cpu\","
+                + "\"maxConcurrency\":4}")
+        .post("/api/node/register")
+        .then()
+        .statusCode(200)
+        .body("healthy", equalTo(true));
+    given().auth().oauth2(node).get("/api/node/creator-keys").then().statusCode(200);
+    given()
+        .auth()
+        .oauth2(node)
+        .get("/api/node/packages/" + adapterId + "/1.0.0?node=" + nodeName)
+        .then()
+        .statusCode(200);
+    String report =
+        """
+        {"requestId":"%s","node":"%s","adapterId":"%s","adapterVersion":"1.0.0",
+         "promptTokens":5,"completionTokens":8,"finishReason":"stop","dpReleases":40,
+         "dpNoiseMultiplier":1.1,"heCalls":26,"heEncryptions":40,"hePlaintextProducts":40,
+         "heDecryptions":40,"heMillis":3.5,"totalMillis":20.0,
+         "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
+        """
+            .formatted(java.util.UUID.randomUUID(), nodeName, adapterId);
+    given()
+        .auth()
+        .oauth2(node)
+        .contentType("application/json")
+        .body(report)
+        .post("/api/node/usage")
+        .then()
+        .statusCode(201);
+    given()
+        .auth()
+        .oauth2(node)
+        .contentType("application/json")
+        .body(report)
+        .post("/api/node/usage")
+        .then()
+        .statusCode(200)
+        .body("status", equalTo("duplicate"));
+    given().auth().oauth2(client).get("/api/node/creator-keys").then().statusCode(403);
   }
 }

@@ -98,6 +98,19 @@ public final class Actors {
       CreatorKeyPair signer,
       String baseModel)
       throws Exception {
+    return pack(adapterId, version, recipient, signer, baseModel, List.of("bank"), "1.1");
+  }
+
+  /** As above, with the given step-gate keywords and DP noise multiplier. */
+  public static byte[] pack(
+      String adapterId,
+      String version,
+      FleetKeyPair recipient,
+      CreatorKeyPair signer,
+      String baseModel,
+      List<String> keywords,
+      String noiseMultiplier)
+      throws Exception {
     Path dir = Files.createTempDirectory("pkg");
     Path peft =
         new SyntheticAdapter(1, 32, 4, 8, List.of("q_proj"), DType.F32, baseModel)
@@ -108,12 +121,12 @@ public final class Actors {
             new Manifest.Adapter(adapterId, version),
             Optional.empty(),
             Optional.empty(),
-            new Manifest.Routing(List.of("bank"), "finance"),
+            new Manifest.Routing(keywords, "finance"),
             new Manifest.Price("USD", 1500, 2000),
             "proprietary",
             new Manifest.DpPolicy(
                 BigDecimal.ONE,
-                new BigDecimal("1.1"),
+                new BigDecimal(noiseMultiplier),
                 new BigDecimal("0.00001"),
                 BigDecimal.TEN,
                 30),

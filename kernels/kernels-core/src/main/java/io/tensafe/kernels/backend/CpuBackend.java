@@ -2,9 +2,22 @@ package io.tensafe.kernels.backend;
 
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
+import java.util.concurrent.atomic.LongAdder;
 
 /** The reference backend: plain Java, one limb after another, on the calling thread. */
 public final class CpuBackend implements HeBackend {
+  private final LongAdder hostedEncryptNanos = new LongAdder();
+  private final LongAdder hostedProductDecryptNanos = new LongAdder();
+
+  /**
+   * Time spent so far in {@link #hostedLora}, in nanoseconds: {@code [encrypt, multiply+decrypt]}.
+   * Encrypt is the forward NTT of m + e and {@code c0 = NTT(m+e) − c1·s}; multiply+decrypt is the
+   * fused pass that forms {@code c0·p} and {@code c1·p} and decrypts them ({@code + (c1·p)·s}) in
+   * one loop, then extracts the outputs (or inverse-transforms them).
+   */
+  public long[] hostedPhaseNanos() {
+    return new long[] {hostedEncryptNanos.sum(), hostedProductDecryptNanos.sum()};
+  }
 
   @Override
   public String name() {
@@ -73,10 +86,13 @@ public final class CpuBackend implements HeBackend {
     for (int t = 0; t < messages.length; t++) {
       long[] c0 = messages[t];
       long[] c1t = c1[t];
+      long start = System.nanoTime();
       ntt.forwardInPlace(c0);
       for (int i = 0; i < n; i++) {
         c0[i] = q.sub(c0[i], q.mulShoup(c1t[i], s[i], sShoup[i]));
       }
+      long encrypted = System.nanoTime();
+      hostedEncryptNanos.add(encrypted - start);
       for (int p = 0; p < plaintexts; p++) {
         long[] pt = weights.plaintext(p);
         long[] ptShoup = weights.plaintextShoup(p);
@@ -93,6 +109,7 @@ public final class CpuBackend implements HeBackend {
               extract ? weights.extractor(b).extract(decrypted) : decrypted[weights.position(b)];
         }
       }
+      hostedProductDecryptNanos.add(System.nanoTime() - encrypted);
     }
     long products = (long) messages.length * plaintexts;
     return new HostedLoraOutput(residues, extract ? 0 : products, extract ? products * outputs : 0);

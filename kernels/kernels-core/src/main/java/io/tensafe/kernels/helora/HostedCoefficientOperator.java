@@ -24,6 +24,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 
 /**
@@ -64,6 +65,9 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
   private final long[] secretKeyShoup;
   private final SecureRandom random;
   private final double halfBudget;
+  private final LongAdder encodeSampleNanos = new LongAdder();
+  private final LongAdder backendNanos = new LongAdder();
+  private final LongAdder decodeNanos = new LongAdder();
   private final Map<Integer, List<CoefficientExtractor>> extractorsByDimension =
       new ConcurrentHashMap<>();
 
@@ -207,6 +211,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
       }
     }
     long[][] residues = encryptMultiplyDecrypt(sites, requestOf, inputs, inputScales);
+    long decodeStart = System.nanoTime();
     List<HeLoraResult> results = new ArrayList<>(count);
     long modulus = parameters.moduli().getFirst().value();
     for (int r = 0; r < count; r++) {
@@ -239,6 +244,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
                   extracted ? 0 : products,
                   extracted ? products * outputs : 0)));
     }
+    decodeNanos.add(System.nanoTime() - decodeStart);
     return results;
   }
 
@@ -262,6 +268,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     for (int from = 0; from < tokens; from += chunk) {
       int to = Math.min(tokens, from + chunk);
       IntStream range = IntStream.range(from, to);
+      long prepareStart = System.nanoTime();
       (to - from >= PARALLEL_PREPARATION_TOKENS ? range.parallel() : range)
           .forEach(
               g -> {
@@ -282,6 +289,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
                 Arrays.fill(c1Seed, (byte) 0);
                 Arrays.fill(errorSeed, (byte) 0);
               });
+      encodeSampleNanos.add(System.nanoTime() - prepareStart);
       // One call per run of consecutive tokens of the same request within the chunk.
       List<HostedLoraCall> calls = new ArrayList<>();
       List<Integer> starts = new ArrayList<>();
@@ -301,8 +309,8 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
       chunkStarts.add(starts.stream().mapToInt(Integer::intValue).toArray());
       pending.add(
           chunk == tokens
-              ? CompletableFuture.completedFuture(backend.hostedLoraAll(calls))
-              : CompletableFuture.supplyAsync(() -> backend.hostedLoraAll(calls), BACKEND_CALLS));
+              ? CompletableFuture.completedFuture(timedBackend(calls))
+              : CompletableFuture.supplyAsync(() -> timedBackend(calls), BACKEND_CALLS));
     }
     Arrays.fill(seeds, (byte) 0);
     long[][] residues = new long[tokens][];
@@ -315,6 +323,23 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
       }
     }
     return residues;
+  }
+
+  private List<HostedLoraOutput> timedBackend(List<HostedLoraCall> calls) {
+    long start = System.nanoTime();
+    try {
+      return backend.hostedLoraAll(calls);
+    } finally {
+      backendNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  /**
+   * Time spent so far in each phase, over every call. With pipelined chunks (long prompts) the
+   * phases overlap, so their sum can exceed the calls' wall time.
+   */
+  public HostedPhaseTimes phaseTimes() {
+    return new HostedPhaseTimes(encodeSampleNanos.sum(), backendNanos.sum(), decodeNanos.sum());
   }
 
   /**

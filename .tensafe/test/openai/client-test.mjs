@@ -1,0 +1,56 @@
+// The official `openai` npm client against TenSafe's metered API, as a customer would use it.
+// Reads OPENAI_BASE_URL and OPENAI_API_KEY; exits non-zero with a message on the first failure.
+import OpenAI from "openai";
+
+const client = new OpenAI();
+const fail = (message) => {
+  console.error(`openai client test: ${message}`);
+  process.exit(1);
+};
+
+const models = await client.models.list();
+const ids = models.data.map((m) => m.id);
+if (!ids.includes("auto") || !ids.includes("demo-banking")) fail(`models: ${ids}`);
+
+const answer = await client.chat.completions.create({
+  model: "auto",
+  messages: [{ role: "user", content: "How do I apply for a mortgage?" }],
+  max_tokens: 5,
+});
+if (answer.choices[0].message.role !== "assistant") fail("no assistant message");
+if (answer.usage.completion_tokens < 1 || answer.usage.total_tokens !== answer.usage.prompt_tokens + answer.usage.completion_tokens) fail(`usage ${JSON.stringify(answer.usage)}`);
+if (answer.tensafe?.adapter !== "demo-banking" || !(answer.tensafe.amount_micros > 0)) fail(`tensafe ${JSON.stringify(answer.tensafe)}`);
+
+const stream = await client.chat.completions.create({
+  model: "demo-banking",
+  messages: [{ role: "user", content: "Hello" }],
+  max_tokens: 4,
+  stream: true,
+  stream_options: { include_usage: true },
+});
+let text = "";
+let usage = null;
+for await (const chunk of stream) {
+  if (chunk.choices.length > 0) text += chunk.choices[0].delta?.content ?? "";
+  if (chunk.usage) usage = chunk.usage;
+}
+if (!usage || usage.completion_tokens < 1) fail(`stream usage ${JSON.stringify(usage)}`);
+if (text.length === 0) fail("stream delivered no text");
+
+try {
+  await client.chat.completions.create({
+    model: "demo-banking",
+    messages: [{ role: "user", content: "hi" }],
+    tools: [{ type: "function", function: { name: "f", parameters: {} } }],
+  });
+  fail("an unsupported parameter was accepted");
+} catch (e) {
+  if (!(e instanceof OpenAI.BadRequestError) || !String(e.message).includes("tools")) fail(`error: ${e}`);
+}
+try {
+  await client.chat.completions.create({ model: "no-such-adapter", messages: [{ role: "user", content: "hi" }] });
+  fail("an unknown model was accepted");
+} catch (e) {
+  if (!(e instanceof OpenAI.NotFoundError)) fail(`error: ${e}`);
+}
+console.log(`openai client test: ok (${answer.usage.total_tokens} + ${usage.total_tokens} tokens billed)`);

@@ -1,0 +1,13 @@
+package io.tensafe.node.adapter;
+
+import io.tensafe.node.runtime.InputPrivacy;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * An adapter version made available to the node as a plain PEFT folder.
+ *
+ * @param folder the PEFT folder (owned by the source; read, never modified)
+ * @param privacy the input mechanism the creator's signed policy requires, if any
+ */
+public record OpenedAdapter(Path folder, Optional<InputPrivacy> privacy) {}

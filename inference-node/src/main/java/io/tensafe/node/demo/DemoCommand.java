@@ -1,0 +1,260 @@
+package io.tensafe.node.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tensafe.node.adapter.PeftAdapters;
+import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.json.CanonicalJson;
+import io.tensafe.tgsp.manifest.Manifest;
+import io.tensafe.tgsp.packaging.AdapterPacker;
+import io.tensafe.tgsp.packaging.PackOptions;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tensafe up}'s demo data. {@code demo keys --dir D} writes the demo fleet's and demo
+ * creator's key pairs once (the node needs the fleet key before it starts). {@code demo seed} then,
+ * through the real marketplace API with the realm's demo users: registers the fleet (admin),
+ * registers the creator's key, packs a banking adapter for the tiny model as a real signed and
+ * encrypted TGSP package, uploads and publishes it (creator), creates an API key (client), waits
+ * until the node has registered, and prints {@code OPENAI_BASE_URL} and {@code OPENAI_API_KEY}.
+ * Already-present data is reused, so a second {@code up} is harmless.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = "Demo keys and data for ./tensafe up.",
+    subcommands = {DemoCommand.Keys.class, DemoCommand.Seed.class})
+public final class DemoCommand implements Runnable {
+  static final String FLEET = "tensafe-demo";
+  static final String CREATOR = "demo-bank";
+  static final String ADAPTER = "demo-banking";
+  static final String BASE_MODEL = "tensafe/qwen3-tiny";
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  /** {@code demo keys --dir D}. */
+  @Command(
+      name = "keys",
+      mixinStandardHelpOptions = true,
+      description = "Writes the demo keys once.")
+  static final class Keys implements Callable<Integer> {
+    @Option(names = "--dir", required = true, description = "folder for the key files")
+    Path dir;
+
+    @Override
+    public Integer call() throws Exception {
+      Files.createDirectories(dir);
+      SecureRandom random = new SecureRandom();
+      if (!Files.exists(dir.resolve("fleet-private.json"))) {
+        KeyFiles.writeFleetPrivate(
+            FleetKeyPair.generate(FLEET, random), dir.resolve("fleet-private.json"));
+      }
+      if (!Files.exists(dir.resolve("creator-private.json"))) {
+        KeyFiles.writeCreatorPrivate(
+            CreatorKeyPair.generate(CREATOR, random), dir.resolve("creator-private.json"));
+      }
+      return 0;
+    }
+  }
+
+  /** {@code demo seed --dir D --marketplace URL --keycloak URL}. */
+  @Command(
+      name = "seed",
+      mixinStandardHelpOptions = true,
+      description = "Registers, packs, uploads and publishes the demo data; prints the API key.")
+  static final class Seed implements Callable<Integer> {
+    @Option(names = "--dir", required = true, description = "folder of the demo key files")
+    Path dir;
+
+    @Option(names = "--marketplace", required = true, description = "marketplace base URL")
+    URI marketplace;
+
+    @Option(names = "--keycloak", required = true, description = "Keycloak base URL")
+    URI keycloak;
+
+    @Option(names = "--node", defaultValue = "demo-node-1", description = "the node to wait for")
+    String node;
+
+    private final HttpClient http =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Override
+    public Integer call() throws Exception {
+      FleetKeyPair fleet = KeyFiles.readFleetPrivate(dir.resolve("fleet-private.json"));
+      CreatorKeyPair creator = KeyFiles.readCreatorPrivate(dir.resolve("creator-private.json"));
+      String admin = token("admin");
+      String creatorToken = token("creator");
+      String client = token("client");
+      expect(
+          post(
+              admin,
+              "api/admin/fleets",
+              CanonicalJson.encode(KeyFiles.fleetPublicJson(fleet.publicKey()))),
+          "registering the demo fleet",
+          201,
+          409);
+      expect(
+          post(
+              creatorToken,
+              "api/creator/keys",
+              CanonicalJson.encode(KeyFiles.creatorPublicJson(creator.publicKey()))),
+          "registering the demo creator key",
+          201,
+          409);
+      HttpResponse<String> upload =
+          send(
+              request(creatorToken, "api/creator/packages")
+                  .header("Content-Type", "application/octet-stream")
+                  .POST(HttpRequest.BodyPublishers.ofByteArray(pack(fleet, creator)))
+                  .build());
+      expect(upload, "uploading the demo adapter", 201, 409);
+      expect(
+          post(
+              creatorToken,
+              "api/creator/adapters/" + ADAPTER + "/versions/1.0.0/publish",
+              new byte[0]),
+          "publishing the demo adapter",
+          200,
+          409);
+      HttpResponse<String> key =
+          post(
+              client,
+              "api/client/api-keys",
+              "{\"name\":\"demo\"}".getBytes(StandardCharsets.UTF_8));
+      expect(key, "creating the demo API key", 201);
+      awaitNode(admin);
+      System.out.println(
+          "OPENAI_BASE_URL=" + marketplace.resolve("v1").toString().replaceAll("/$", ""));
+      System.out.println("OPENAI_API_KEY=" + json.readTree(key.body()).path("key").asText());
+      return 0;
+    }
+
+    private byte[] pack(FleetKeyPair fleet, CreatorKeyPair creator) throws Exception {
+      Path work = Files.createTempDirectory("demo-adapter");
+      try {
+        LoraAdapter adapter =
+            LoraAdapter.random(ModelShape.TINY, LoraAdapter.ALL_MODULES, 8, 2.0, 0.3, 2026);
+        Path peft = PeftAdapters.write(adapter, BASE_MODEL, work.resolve("peft"));
+        PackOptions options =
+            new PackOptions(
+                UUID.randomUUID().toString(),
+                new Manifest.Adapter(ADAPTER, "1.0.0"),
+                Optional.empty(),
+                Optional.empty(),
+                new Manifest.Routing(
+                    List.of("bank", "mortgage", "loan", "deposit", "savings", "account"),
+                    "finance"),
+                new Manifest.Price("USD", 2000, 6000),
+                "demo",
+                new Manifest.DpPolicy(
+                    BigDecimal.ONE,
+                    BigDecimal.TEN,
+                    new BigDecimal("0.00001"),
+                    BigDecimal.valueOf(100),
+                    30),
+                Optional.empty(),
+                OptionalInt.empty(),
+                1 << 16,
+                Instant.now());
+        Path file = work.resolve("demo.tgsp");
+        AdapterPacker.pack(
+            peft, options, creator, List.of(fleet.publicKey()), new SecureRandom(), file, d -> {});
+        return Files.readAllBytes(file);
+      } finally {
+        io.tensafe.tgsp.io.FileTrees.deleteRecursively(work);
+      }
+    }
+
+    private void awaitNode(String admin) throws Exception {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (System.nanoTime() < deadline) {
+        HttpResponse<String> nodes = send(request(admin, "api/admin/nodes?size=200").GET().build());
+        for (JsonNode n : json.readTree(nodes.body()).path("items")) {
+          if (n.path("name").asText().equals(node) && n.path("healthy").asBoolean()) {
+            return;
+          }
+        }
+        Thread.sleep(1000);
+      }
+      throw new IllegalStateException(
+          "the node " + node + " did not register with the marketplace within 60 s; see its log");
+    }
+
+    private String token(String user) throws Exception {
+      String form =
+          "grant_type=password&client_id=tensafe-web&username="
+              + URLEncoder.encode(user, StandardCharsets.UTF_8)
+              + "&password="
+              + URLEncoder.encode(user, StandardCharsets.UTF_8);
+      HttpResponse<String> r =
+          send(
+              HttpRequest.newBuilder(
+                      keycloak.resolve("/realms/tensafe/protocol/openid-connect/token"))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .POST(HttpRequest.BodyPublishers.ofString(form))
+                  .build());
+      expect(r, "signing in as " + user, 200);
+      return json.readTree(r.body()).path("access_token").asText();
+    }
+
+    private HttpRequest.Builder request(String token, String path) {
+      return HttpRequest.newBuilder(marketplace.resolve("/" + path))
+          .timeout(Duration.ofSeconds(60))
+          .header("Authorization", "Bearer " + token);
+    }
+
+    private HttpResponse<String> post(String token, String path, byte[] body) throws Exception {
+      return send(
+          request(token, path)
+              .header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+              .build());
+    }
+
+    private HttpResponse<String> send(HttpRequest r) throws Exception {
+      return http.send(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void expect(HttpResponse<String> r, String what, int... ok) {
+      for (int status : ok) {
+        if (r.statusCode() == status) {
+          return;
+        }
+      }
+      throw new IllegalStateException(what + " failed: " + r.statusCode() + " " + r.body());
+    }
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new DemoCommand()).execute(args));
+  }
+}

@@ -1,0 +1,90 @@
+package io.tensafe.node.marketplace;
+
+import io.quarkus.logging.Log;
+import io.quarkus.runtime.Startup;
+import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.node.generation.ModelService;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Registers a connected node with the marketplace at startup and heartbeats every {@code
+ * tensafe.node.heartbeat-period}, reporting the adapter ids it holds.
+ */
+@Startup
+@ApplicationScoped
+public class FleetService {
+  @Inject MarketplaceConnection marketplace;
+  @Inject ModelService model;
+  @Inject HeBackend backend;
+
+  @ConfigProperty(name = "tensafe.node.name")
+  String name;
+
+  @ConfigProperty(name = "tensafe.node.fleet-id")
+  Optional<String> fleetId;
+
+  @ConfigProperty(name = "tensafe.node.base-model")
+  Optional<String> baseModel;
+
+  @ConfigProperty(name = "tensafe.node.max-concurrency", defaultValue = "4")
+  int maxConcurrency;
+
+  @ConfigProperty(name = "tensafe.node.heartbeat-period", defaultValue = "PT10S")
+  Duration period;
+
+  @ConfigProperty(name = "tensafe.node.public-url")
+  String publicUrl;
+
+  private FleetLink link;
+
+  @PostConstruct
+  void start() {
+    if (marketplace.client().isEmpty()) {
+      return;
+    }
+    String fleet =
+        fleetId.orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "a node connected to a marketplace needs tensafe.node.fleet-id"));
+    String accelerator = backend.getClass().getSimpleName().startsWith("Cuda") ? "gpu" : "cpu";
+    Map<String, Object> registration =
+        Map.of(
+            "fleetId",
+            fleet,
+            "name",
+            name,
+            "baseModels",
+            List.of(baseModel.orElse(model.modelName())),
+            "accelerator",
+            accelerator,
+            "maxConcurrency",
+            maxConcurrency,
+            "url",
+            publicUrl);
+    link =
+        new FleetLink(
+            marketplace.client().get(), registration, model::heldAdapterIds, period, Log::info);
+    link.start();
+  }
+
+  /** Whether the node is registered now (false for a standalone node). */
+  public boolean registered() {
+    return link != null && link.registered();
+  }
+
+  @PreDestroy
+  void stop() {
+    if (link != null) {
+      link.close();
+    }
+  }
+}

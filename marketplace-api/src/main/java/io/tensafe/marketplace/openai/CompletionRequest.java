@@ -1,0 +1,209 @@
+package io.tensafe.marketplace.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A checked {@code /v1/chat/completions} or {@code /v1/completions} body. Supported: {@code model},
+ * {@code messages} (chat) or {@code prompt} (a string), {@code max_tokens} (or {@code
+ * max_completion_tokens}; default 256, at most 4096), {@code temperature} [0, 2], {@code top_p} (0,
+ * 1], {@code seed}, {@code stop} (a string or up to 4), {@code stream}, {@code
+ * stream_options.include_usage}, {@code n} = 1 and {@code user} (recorded nowhere; accepted because
+ * clients send it). Anything else is refused by name with 400, never ignored.
+ *
+ * @param routingText the text the step-gate reads: the prompt, or the user messages joined
+ */
+public record CompletionRequest(
+    String model,
+    JsonNode messagesOrPrompt,
+    boolean chat,
+    int maxTokens,
+    double temperature,
+    double topP,
+    Long seed,
+    List<String> stop,
+    boolean stream,
+    boolean includeUsage,
+    String routingText) {
+  /** Tokens a request may ask for. */
+  public static final int MAX_TOKENS = 4096;
+
+  private static final List<String> COMMON_FIELDS =
+      List.of(
+          "model",
+          "max_tokens",
+          "temperature",
+          "top_p",
+          "seed",
+          "stop",
+          "stream",
+          "stream_options",
+          "n",
+          "user");
+  private static final Set<String> CHAT_FIELDS =
+      with(COMMON_FIELDS, "messages", "max_completion_tokens");
+  private static final Set<String> COMPLETION_FIELDS = with(COMMON_FIELDS, "prompt");
+
+  private static Set<String> with(List<String> common, String... more) {
+    java.util.HashSet<String> all = new java.util.HashSet<>(common);
+    all.addAll(List.of(more));
+    return Set.copyOf(all);
+  }
+
+  /** Checks {@code body}; throws a 400 problem naming the first thing wrong. */
+  public static CompletionRequest parse(JsonNode body, boolean chat) {
+    if (body == null || !body.isObject()) {
+      throw ProblemTypes.validation("the body must be a JSON object");
+    }
+    Set<String> allowed = chat ? CHAT_FIELDS : COMPLETION_FIELDS;
+    for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!allowed.contains(name)) {
+        throw ProblemTypes.validation("unsupported parameter '" + name + "'");
+      }
+    }
+    String model = text(body, "model", true);
+    if (body.has("n") && body.get("n").asInt(-1) != 1) {
+      throw ProblemTypes.validation("n must be 1: one choice per request");
+    }
+    JsonNode content;
+    String routing;
+    if (chat) {
+      content = body.get("messages");
+      if (content == null || !content.isArray() || content.isEmpty() || content.size() > 256) {
+        throw ProblemTypes.validation("messages must be an array of 1 to 256 messages");
+      }
+      StringBuilder user = new StringBuilder();
+      for (JsonNode m : content) {
+        String role = m.path("role").asText("");
+        if (!Set.of("system", "user", "assistant").contains(role)
+            || !m.path("content").isTextual()) {
+          throw ProblemTypes.validation(
+              "each message needs a role (system, user or assistant) and text content");
+        }
+        if (role.equals("user")) {
+          user.append(m.get("content").asText()).append('\n');
+        }
+      }
+      routing = user.toString();
+    } else {
+      content = body.get("prompt");
+      if (content == null || !content.isTextual() || content.asText().isEmpty()) {
+        throw ProblemTypes.validation("prompt must be a non-empty string");
+      }
+      routing = content.asText();
+    }
+    JsonNode max =
+        body.has("max_completion_tokens")
+            ? body.get("max_completion_tokens")
+            : body.get("max_tokens");
+    int maxTokens = max == null || max.isNull() ? 256 : max.asInt(-1);
+    if (max != null && !max.isNull() && !max.isIntegralNumber()
+        || maxTokens < 1
+        || maxTokens > MAX_TOKENS) {
+      throw ProblemTypes.validation("max_tokens must be an integer in [1, " + MAX_TOKENS + "]");
+    }
+    double temperature = number(body, "temperature", 1.0, 0, 2);
+    double topP = number(body, "top_p", 1.0, Double.MIN_VALUE, 1);
+    Long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : null;
+    if (body.hasNonNull("seed") && !body.get("seed").isIntegralNumber()) {
+      throw ProblemTypes.validation("seed must be an integer");
+    }
+    List<String> stop = new ArrayList<>();
+    JsonNode s = body.get("stop");
+    if (s != null && !s.isNull()) {
+      if (s.isTextual()) {
+        stop.add(s.asText());
+      } else if (s.isArray() && s.size() <= 4) {
+        for (JsonNode x : s) {
+          if (!x.isTextual() || x.asText().isEmpty()) {
+            throw ProblemTypes.validation("stop strings must be non-empty strings");
+          }
+          stop.add(x.asText());
+        }
+      } else {
+        throw ProblemTypes.validation("stop must be a string or an array of at most 4 strings");
+      }
+    }
+    boolean stream = body.path("stream").asBoolean(false);
+    JsonNode options = body.get("stream_options");
+    if (options != null && !options.isNull()) {
+      if (!stream) {
+        throw ProblemTypes.validation("stream_options is only allowed with stream: true");
+      }
+      for (Iterator<String> names = options.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        if (!name.equals("include_usage")) {
+          throw ProblemTypes.validation("unsupported stream option '" + name + "'");
+        }
+      }
+    }
+    boolean includeUsage = options != null && options.path("include_usage").asBoolean(false);
+    return new CompletionRequest(
+        model,
+        content,
+        chat,
+        maxTokens,
+        temperature,
+        topP,
+        seed,
+        stop,
+        stream,
+        includeUsage,
+        routing);
+  }
+
+  /** The node's generation body for this request. */
+  public byte[] nodeBody(String adapter, String requestId) {
+    ObjectNode n = JsonNodeFactory.instance.objectNode();
+    n.set(chat ? "messages" : "prompt", messagesOrPrompt);
+    n.put("max_tokens", maxTokens);
+    n.put("temperature", temperature);
+    n.put("top_p", topP);
+    if (seed != null) {
+      n.put("seed", seed);
+    }
+    if (!stop.isEmpty()) {
+      var array = n.putArray("stop");
+      stop.forEach(array::add);
+    }
+    n.put("adapter", adapter);
+    n.put("request_id", requestId);
+    return n.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static String text(JsonNode body, String field, boolean required) {
+    JsonNode v = body.get(field);
+    if (v == null || !v.isTextual() || v.asText().isBlank()) {
+      if (required) {
+        throw ProblemTypes.validation(field + " is required");
+      }
+      return null;
+    }
+    return v.asText();
+  }
+
+  private static double number(
+      JsonNode body, String field, double fallback, double min, double max) {
+    JsonNode v = body.get(field);
+    if (v == null || v.isNull()) {
+      return fallback;
+    }
+    if (!v.isNumber() || !(v.asDouble() >= min && v.asDouble() <= max)) {
+      throw ProblemTypes.validation(
+          field
+              + " must be a number in ["
+              + (min == Double.MIN_VALUE ? "0 exclusive" : min)
+              + ", "
+              + max
+              + "]");
+    }
+    return v.asDouble();
+  }
+}

@@ -1,0 +1,251 @@
+package io.tensafe.marketplace.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.smallrye.common.annotation.Blocking;
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.billing.ChargeView;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.annotation.security.PermitAll;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.StreamingOutput;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * OpenAI-compatible {@code POST /v1/chat/completions} and {@code POST /v1/completions}, metered
+ * ({@link MeteredCompletions}). Answers carry OpenAI's {@code usage} and a {@code tensafe} object:
+ * the adapter and version that served, why (for {@code auto}), the price and amount charged in
+ * micro-units, the ε spent of the client's budget, and the node's HE and DP statistics. Streaming
+ * follows OpenAI's server-sent events, with a usage chunk when {@code stream_options.include_usage}
+ * is set, then {@code [DONE]}.
+ */
+@Path("/v1")
+@PermitAll
+@ApiKeyAuthenticated
+public class CompletionsResource {
+  @Inject MeteredCompletions metered;
+  @Inject ObjectMapper json;
+
+  @POST
+  @Path("/chat/completions")
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
+  @Blocking
+  public Response chat(JsonNode body, @Context ContainerRequestContext context) {
+    return serve(CompletionRequest.parse(body, true), context);
+  }
+
+  @POST
+  @Path("/completions")
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
+  @Blocking
+  public Response completions(JsonNode body, @Context ContainerRequestContext context) {
+    return serve(CompletionRequest.parse(body, false), context);
+  }
+
+  private Response serve(CompletionRequest r, ContainerRequestContext context) {
+    ApiKeyPrincipal key = (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
+    MeteredCompletions.Started s = metered.start(key, r);
+    if (r.stream()) {
+      StreamingOutput out = o -> stream(r, key, s, o);
+      return Response.ok(out, MediaType.SERVER_SENT_EVENTS)
+          .header("Cache-Control", "no-cache")
+          .header("X-Request-Id", s.requestId())
+          .build();
+    }
+    StringBuilder text = new StringBuilder();
+    JsonNode last;
+    try {
+      last = collect(s, text, null);
+    } catch (IOException e) {
+      metered.abandon(s);
+      throw new io.tensafe.marketplace.problem.ApiProblem(
+          ProblemTypes.HTTP,
+          502,
+          "Node failed",
+          "the node failed mid-generation: " + e.getMessage());
+    }
+    ChargeView charge = finish(s, key, last);
+    ObjectNode answer = envelope(r, s, false);
+    ObjectNode choice = answer.putArray("choices").addObject();
+    choice.put("index", 0);
+    if (r.chat()) {
+      choice.putObject("message").put("role", "assistant").put("content", text.toString());
+    } else {
+      choice.put("text", text.toString());
+      choice.putNull("logprobs");
+    }
+    choice.put("finish_reason", last.path("finish_reason").asText());
+    answer.set("usage", usage(last));
+    answer.set("tensafe", tensafe(s, charge, last));
+    return Response.ok(answer, MediaType.APPLICATION_JSON)
+        .header("X-Request-Id", s.requestId())
+        .build();
+  }
+
+  /**
+   * Node events until its final one, deltas appended to {@code text} and passed to {@code each}.
+   */
+  private static JsonNode collect(MeteredCompletions.Started s, StringBuilder text, DeltaSink each)
+      throws IOException {
+    for (JsonNode event = s.call().next(); event != null; event = s.call().next()) {
+      if (event.has("delta")) {
+        text.append(event.get("delta").asText());
+        if (each != null) {
+          each.accept(event.get("delta").asText());
+        }
+      } else if (event.has("usage")) {
+        return event;
+      } else if (event.has("status")) {
+        throw new IOException(event.path("detail").asText("the node reported an error"));
+      }
+    }
+    throw new IOException("the node's stream ended without its final usage event");
+  }
+
+  private interface DeltaSink {
+    void accept(String delta) throws IOException;
+  }
+
+  private ChargeView finish(MeteredCompletions.Started s, ApiKeyPrincipal key, JsonNode last) {
+    JsonNode u = last.path("usage");
+    return metered.finish(
+        s, key, u.path("prompt_tokens").asInt(), u.path("completion_tokens").asInt());
+  }
+
+  private void stream(
+      CompletionRequest r, ApiKeyPrincipal key, MeteredCompletions.Started s, OutputStream out)
+      throws IOException {
+    boolean finished = false;
+    try {
+      ObjectNode first = chunk(r, s);
+      if (r.chat()) {
+        first
+            .withArray("choices")
+            .addObject()
+            .put("index", 0)
+            .putNull("finish_reason")
+            .putObject("delta")
+            .put("role", "assistant")
+            .put("content", "");
+        send(out, first);
+      }
+      JsonNode last =
+          collect(
+              s,
+              new StringBuilder(),
+              delta -> {
+                ObjectNode c = chunk(r, s);
+                ObjectNode choice = c.withArray("choices").addObject().put("index", 0);
+                if (r.chat()) {
+                  choice.putObject("delta").put("content", delta);
+                } else {
+                  choice.put("text", delta);
+                }
+                choice.putNull("finish_reason");
+                send(out, c);
+              });
+      ChargeView charge = finish(s, key, last);
+      finished = true;
+      ObjectNode end = chunk(r, s);
+      ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
+      if (r.chat()) {
+        choice.putObject("delta");
+      } else {
+        choice.put("text", "");
+      }
+      choice.put("finish_reason", last.path("finish_reason").asText());
+      end.set("tensafe", tensafe(s, charge, last));
+      send(out, end);
+      if (r.includeUsage()) {
+        ObjectNode usage = chunk(r, s);
+        usage.putArray("choices");
+        usage.set("usage", usage(last));
+        send(out, usage);
+      }
+      out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+      out.flush();
+    } catch (IOException e) {
+      if (!finished) {
+        metered.abandon(s);
+        try {
+          ObjectNode error = json.createObjectNode();
+          error
+              .putObject("error")
+              .put("message", "the generation failed: " + e.getMessage())
+              .put("type", "node_failure");
+          send(out, error);
+        } catch (IOException ignored) {
+          // the client is gone too
+        }
+      }
+    }
+  }
+
+  private void send(OutputStream out, JsonNode value) throws IOException {
+    out.write(
+        ("data: " + json.writeValueAsString(value) + "\n\n").getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  private ObjectNode chunk(CompletionRequest r, MeteredCompletions.Started s) {
+    return envelope(r, s, true);
+  }
+
+  private ObjectNode envelope(CompletionRequest r, MeteredCompletions.Started s, boolean chunk) {
+    ObjectNode o = json.createObjectNode();
+    o.put("id", (r.chat() ? "chatcmpl-" : "cmpl-") + s.requestId());
+    o.put(
+        "object",
+        r.chat() ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion");
+    o.put("created", s.startedAt().toEpochSecond());
+    o.put("model", s.version().adapterId() + "@" + s.version().version());
+    return o;
+  }
+
+  private ObjectNode usage(JsonNode last) {
+    ObjectNode u = json.createObjectNode();
+    int prompt = last.path("usage").path("prompt_tokens").asInt();
+    int completion = last.path("usage").path("completion_tokens").asInt();
+    u.put("prompt_tokens", prompt);
+    u.put("completion_tokens", completion);
+    u.put("total_tokens", prompt + completion);
+    return u;
+  }
+
+  private ObjectNode tensafe(MeteredCompletions.Started s, ChargeView charge, JsonNode last) {
+    ObjectNode t = json.createObjectNode();
+    t.put("request_id", s.requestId());
+    t.put("adapter", s.version().adapterId());
+    t.put("version", s.version().version());
+    t.put("route_reason", s.routeReason());
+    t.put("node", s.node().name());
+    t.put("currency", charge.currency());
+    t.put("prompt_micros_per_1k_tokens", charge.promptMicrosPer1kTokens());
+    t.put("completion_micros_per_1k_tokens", charge.completionMicrosPer1kTokens());
+    t.put("amount_micros", charge.amountMicros());
+    t.put("epsilon_spent", s.reservation().epsilonSpent());
+    t.put("epsilon_limit", s.reservation().epsilonLimit());
+    JsonNode report = last.path("report");
+    ObjectNode he = t.putObject("he");
+    he.put("calls", report.path("heCalls").asLong());
+    he.put("encryptions", report.path("heEncryptions").asLong());
+    he.put("plaintext_products", report.path("hePlaintextProducts").asLong());
+    he.put("decryptions", report.path("heDecryptions").asLong());
+    he.put("ms", report.path("heMillis").asDouble());
+    t.put("dp_releases", report.path("dpReleases").asLong());
+    return t;
+  }
+}

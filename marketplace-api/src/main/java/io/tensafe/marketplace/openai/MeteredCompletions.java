@@ -1,0 +1,246 @@
+package io.tensafe.marketplace.openai;
+
+import io.quarkus.logging.Log;
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.billing.ChargeLedger;
+import io.tensafe.marketplace.billing.ChargeView;
+import io.tensafe.marketplace.billing.NewCharge;
+import io.tensafe.marketplace.fleet.NodeCall;
+import io.tensafe.marketplace.fleet.NodeDispatcher;
+import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.privacy.Reservation;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.routing.GateCandidate;
+import io.tensafe.marketplace.routing.RouteDecision;
+import io.tensafe.marketplace.routing.StepGate;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * A metered request from start to bill: resolve the model (an adapter, or {@code auto} through the
+ * step-gate), record the request, reserve the DP budget, dispatch to a node (failing over to the
+ * next one until a node answers; nothing has reached the client before that), and, when the node's
+ * final event arrives, charge the usage and settle the reservation. A request that no node takes
+ * gets its reservation back. A stream that ends early (the client went away, the node died) is
+ * charged when the node's usage report arrives ({@code UsageEvents}), by the same request id, so it
+ * is billed once either way.
+ */
+@ApplicationScoped
+public class MeteredCompletions {
+  @Inject ServedVersions versions;
+  @Inject NodeDispatcher dispatcher;
+  @Inject PrivacyBudgets budgets;
+  @Inject ChargeLedger charges;
+  @Inject GatewayRequests requests;
+
+  @ConfigProperty(name = "tensafe.gateway.default-adapter")
+  Optional<String> defaultAdapter;
+
+  @ConfigProperty(name = "tensafe.gateway.first-byte-timeout", defaultValue = "PT30S")
+  Duration firstByteTimeout;
+
+  @ConfigProperty(name = "tensafe.gateway.max-concurrency-per-key", defaultValue = "16")
+  int maxPerKey;
+
+  private final java.util.Map<UUID, java.util.concurrent.atomic.AtomicInteger> perKey =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  /** A request dispatched to a node whose events the caller now reads. */
+  public record Started(
+      UUID keyId,
+      String requestId,
+      ServedVersion version,
+      String routeReason,
+      Reservation reservation,
+      NodeTarget node,
+      NodeCall call,
+      OffsetDateTime startedAt) {}
+
+  /**
+   * Routes, records, reserves and dispatches {@code r} for {@code key}.
+   *
+   * @throws ApiProblem 429 with Retry-After when the key already has {@code
+   *     tensafe.gateway.max-concurrency-per-key} requests in flight on this instance
+   */
+  public Started start(ApiKeyPrincipal key, CompletionRequest r) {
+    var inFlight =
+        perKey.computeIfAbsent(key.keyId(), k -> new java.util.concurrent.atomic.AtomicInteger());
+    if (inFlight.incrementAndGet() > maxPerKey) {
+      inFlight.decrementAndGet();
+      throw new ApiProblem(
+          ProblemTypes.RATE_LIMITED,
+          429,
+          "Too many requests",
+          "this API key already has " + maxPerKey + " requests in flight",
+          1);
+    }
+    try {
+      return dispatch(key, r);
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      throw e;
+    }
+  }
+
+  private Started dispatch(ApiKeyPrincipal key, CompletionRequest r) {
+    ServedVersion version;
+    String reason = null;
+    if (r.model().equals("auto")) {
+      List<ServedVersion> candidates = versions.newestForKey(key);
+      RouteDecision decision =
+          StepGate.route(
+              r.routingText(),
+              candidates.stream()
+                  .map(v -> new GateCandidate(v.adapterId(), v.version(), v.keywords()))
+                  .toList(),
+              defaultAdapter.orElse(null));
+      reason =
+          decision.reason().name().toLowerCase(java.util.Locale.ROOT)
+              + ": "
+              + decision.explanation();
+      if (decision.reason() == RouteDecision.Reason.NO_MATCH) {
+        String fallback =
+            defaultAdapter.orElseThrow(
+                () ->
+                    new ApiProblem(
+                        ProblemTypes.VALIDATION,
+                        422,
+                        "No adapter matched",
+                        "no adapter's keywords match the prompt and no default adapter is"
+                            + " configured; name a model"));
+        version = resolve(key, fallback);
+      } else {
+        version = resolve(key, decision.adapterId() + "@" + decision.version());
+      }
+    } else {
+      version = resolve(key, r.model());
+    }
+    String requestId = UUID.randomUUID().toString();
+    OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
+    requests.open(
+        requestId,
+        new GatewayRequests.Context(
+            key.organisationId(),
+            key.keyId(),
+            version.adapterId(),
+            version.version(),
+            reason,
+            started));
+    Reservation reservation =
+        budgets.reserve(
+            key.organisationId(),
+            version.adapterId(),
+            version.version(),
+            requestId,
+            r.maxTokens(),
+            Instant.now());
+    List<NodeTarget> targets =
+        dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId());
+    if (targets.isEmpty()) {
+      budgets.refund(requestId);
+      throw new ApiProblem(
+          ProblemTypes.HTTP,
+          503,
+          "No capacity",
+          "no healthy node serving " + version.baseModel() + " has a free slot",
+          2);
+    }
+    byte[] body = r.nodeBody(version.adapterId() + "@" + version.version(), requestId);
+    IOException last = null;
+    for (int i = 0; i < targets.size(); i++) {
+      NodeTarget target = targets.get(i);
+      try {
+        NodeCall call = NodeCall.start(http, target, body, firstByteTimeout);
+        for (NodeTarget other : targets.subList(i + 1, targets.size())) {
+          dispatcher.release(other);
+        }
+        requests.assign(requestId, target.id());
+        return new Started(
+            key.keyId(), requestId, version, reason, reservation, target, call, started);
+      } catch (IOException e) {
+        Log.warnf(
+            "node %s failed before its first token, failing over: %s",
+            target.name(), e.getMessage());
+        dispatcher.release(target);
+        last = e;
+      }
+    }
+    budgets.refund(requestId);
+    throw new ApiProblem(
+        ProblemTypes.HTTP,
+        503,
+        "No node answered",
+        "every node that could serve the request failed before its first token: "
+            + last.getMessage(),
+        2);
+  }
+
+  /** Charges a finished request and settles its reservation; frees the node's slot. */
+  public ChargeView finish(Started s, ApiKeyPrincipal key, int promptTokens, int completionTokens) {
+    try {
+      ChargeView charge =
+          charges.record(
+              new NewCharge(
+                  s.requestId(),
+                  key.organisationId(),
+                  key.keyId(),
+                  s.version().adapterId(),
+                  s.version().version(),
+                  promptTokens,
+                  completionTokens,
+                  s.startedAt(),
+                  s.routeReason()));
+      budgets.settle(s.requestId(), Math.min(completionTokens, s.reservation().tokens()));
+      return charge;
+    } finally {
+      release(s);
+    }
+  }
+
+  /** Ends a request whose stream did not finish; the node's usage report bills what it made. */
+  public void abandon(Started s) {
+    s.call().close();
+    release(s);
+  }
+
+  private void release(Started s) {
+    dispatcher.release(s.node());
+    var inFlight = perKey.get(s.keyId());
+    if (inFlight != null) {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private ServedVersion resolve(ApiKeyPrincipal key, String model) {
+    int at = model.indexOf('@');
+    String id = at < 0 ? model : model.substring(0, at);
+    String version = at < 0 ? null : model.substring(at + 1);
+    return versions
+        .find(key, id, version)
+        .orElseThrow(
+            () ->
+                new ApiProblem(
+                    ProblemTypes.NOT_FOUND,
+                    404,
+                    "Model not found",
+                    "model '" + model + "' does not exist or this API key may not use it"));
+  }
+}

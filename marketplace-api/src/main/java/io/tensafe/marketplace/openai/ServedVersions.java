@@ -1,0 +1,81 @@
+package io.tensafe.marketplace.openai;
+
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The published versions an API key may use: adapters in its scope (all when unscoped), neither the
+ * adapter, its creator nor the version suspended. An adapter named without a version resolves to
+ * its newest published version.
+ */
+@ApplicationScoped
+public class ServedVersions {
+  @Inject EntityManager em;
+
+  private static final String SELECT =
+      """
+      SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model, v.keywords
+      FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id JOIN creator c ON c.id = a.creator_id
+      WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL
+      """;
+
+  /** The newest published version of every adapter the key may use, oldest adapter first. */
+  public List<ServedVersion> newestForKey(ApiKeyPrincipal key) {
+    List<ServedVersion> all = new ArrayList<>();
+    String sql =
+        SELECT
+            + " AND NOT EXISTS (SELECT 1 FROM adapter_version n WHERE n.adapter_id = v.adapter_id"
+            + " AND n.state = 'published' AND (n.version_major, n.version_minor, n.version_patch)"
+            + " > (v.version_major, v.version_minor, v.version_patch))"
+            + " ORDER BY a.created_at, a.adapter_ref";
+    for (Object row : em.createNativeQuery(sql).getResultList()) {
+      ServedVersion v = of((Object[]) row);
+      if (allowed(key, v.adapterUuid())) {
+        all.add(v);
+      }
+    }
+    return all;
+  }
+
+  /** {@code adapterId}'s version {@code version} (newest published when null), if the key may. */
+  public Optional<ServedVersion> find(ApiKeyPrincipal key, String adapterId, String version) {
+    return newestOrExact(adapterId, version).filter(v -> allowed(key, v.adapterUuid()));
+  }
+
+  private Optional<ServedVersion> newestOrExact(String adapterId, String version) {
+    var query =
+        em.createNativeQuery(
+                SELECT
+                    + " AND a.adapter_ref = :ref"
+                    + (version == null ? "" : " AND v.version = :version")
+                    + " ORDER BY v.version_major DESC, v.version_minor DESC, v.version_patch DESC"
+                    + " LIMIT 1")
+            .setParameter("ref", adapterId);
+    if (version != null) {
+      query.setParameter("version", version);
+    }
+    return query.getResultStream().findFirst().map(r -> of((Object[]) r));
+  }
+
+  private static boolean allowed(ApiKeyPrincipal key, UUID adapter) {
+    return key.adapterIds().isEmpty() || key.adapterIds().contains(adapter);
+  }
+
+  private static ServedVersion of(Object[] r) {
+    String[] keywords = (String[]) r[5];
+    return new ServedVersion(
+        (String) r[0],
+        (UUID) r[1],
+        (String) r[2],
+        (UUID) r[3],
+        (String) r[4],
+        keywords == null ? List.of() : Arrays.asList(keywords));
+  }
+}

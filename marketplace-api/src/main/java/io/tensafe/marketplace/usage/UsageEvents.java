@@ -1,0 +1,160 @@
+package io.tensafe.marketplace.usage;
+
+import io.tensafe.marketplace.billing.ChargeLedger;
+import io.tensafe.marketplace.billing.NewCharge;
+import io.tensafe.marketplace.fleet.Node;
+import io.tensafe.marketplace.fleet.NodeService;
+import io.tensafe.marketplace.openai.GatewayRequests;
+import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Timestamp;
+import java.util.HexFormat;
+import java.util.UUID;
+
+/**
+ * The usage-event ledger: node reports, recorded once per request id. A report sent again (the node
+ * did not see our acknowledgement) is acknowledged as a duplicate without a second row; a different
+ * report under a recorded request id is refused with 409, since one of the two is wrong.
+ */
+@ApplicationScoped
+public class UsageEvents {
+  @Inject EntityManager em;
+  @Inject NodeService nodes;
+  @Inject GatewayRequests requests;
+  @Inject ChargeLedger charges;
+  @Inject PrivacyBudgets budgets;
+
+  /** Records {@code r} from this credential's node {@code r.node()}. */
+  @Transactional
+  public UsageAck record(NodeUsageReport r) {
+    Node node =
+        nodes
+            .own(r.node())
+            .orElseThrow(() -> ProblemTypes.notFound("node " + r.node() + " (register first)"));
+    if ((r.adapterId() == null) != (r.adapterVersion() == null)) {
+      throw ProblemTypes.validation("adapterId and adapterVersion go together");
+    }
+    if (r.finishedAt().isBefore(r.startedAt())) {
+      throw ProblemTypes.validation("finishedAt is before startedAt");
+    }
+    if (r.adapterId() != null && !versionExists(r.adapterId(), r.adapterVersion())) {
+      throw ProblemTypes.validation(
+          "adapter version " + r.adapterId() + "@" + r.adapterVersion() + " does not exist");
+    }
+    String sha = sha256(r);
+    int inserted =
+        em.createNativeQuery(
+                """
+                INSERT INTO usage_event (request_id, node_id, adapter_ref, adapter_version,
+                    prompt_tokens, completion_tokens, finish_reason, dp_releases,
+                    dp_noise_multiplier, he_calls, he_encryptions, he_products, he_decryptions,
+                    he_millis, total_millis, started_at, finished_at, report_sha256)
+                VALUES (:request, :node, :ref, :version, :prompt, :completion, :finish, :releases,
+                    :noise, :calls, :enc, :products, :dec, :heMillis, :totalMillis, :started,
+                    :finished, :sha)
+                ON CONFLICT (request_id) DO NOTHING
+                """)
+            .setParameter("request", UUID.fromString(r.requestId()))
+            .setParameter("node", node.id)
+            .setParameter("ref", r.adapterId())
+            .setParameter("version", r.adapterVersion())
+            .setParameter("prompt", r.promptTokens())
+            .setParameter("completion", r.completionTokens())
+            .setParameter("finish", r.finishReason())
+            .setParameter("releases", r.dpReleases())
+            .setParameter("noise", r.dpNoiseMultiplier())
+            .setParameter("calls", r.heCalls())
+            .setParameter("enc", r.heEncryptions())
+            .setParameter("products", r.hePlaintextProducts())
+            .setParameter("dec", r.heDecryptions())
+            .setParameter("heMillis", r.heMillis())
+            .setParameter("totalMillis", r.totalMillis())
+            .setParameter("started", Timestamp.from(r.startedAt()))
+            .setParameter("finished", Timestamp.from(r.finishedAt()))
+            .setParameter("sha", sha)
+            .executeUpdate();
+    if (inserted == 1) {
+      chargeIfDispatched(r);
+      return new UsageAck(r.requestId(), "recorded");
+    }
+    Object[] stored =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT report_sha256, node_id FROM usage_event WHERE request_id = :request")
+                .setParameter("request", UUID.fromString(r.requestId()))
+                .getSingleResult();
+    if (!sha.equals(stored[0].toString().trim()) || !node.id.equals(stored[1])) {
+      throw ProblemTypes.conflict(
+          "request id " + r.requestId() + " was already reported with different usage");
+    }
+    return new UsageAck(r.requestId(), "duplicate");
+  }
+
+  /**
+   * Charges a request the gateway dispatched from its node's report, and settles its DP
+   * reservation: for a stream that finished, the gateway already did both with the same numbers
+   * (both are idempotent by request id); for one that did not (the client left, the node died after
+   * sending tokens), this is where it is billed.
+   */
+  private void chargeIfDispatched(NodeUsageReport r) {
+    var dispatched = requests.find(r.requestId());
+    if (dispatched.isEmpty()) {
+      return;
+    }
+    GatewayRequests.Context c = dispatched.get();
+    if (!c.adapterRef().equals(r.adapterId()) || !c.version().equals(r.adapterVersion())) {
+      throw ProblemTypes.conflict(
+          "request " + r.requestId() + " was dispatched for " + c.adapterRef() + "@" + c.version());
+    }
+    charges.record(
+        new NewCharge(
+            r.requestId(),
+            c.clientOrganisationId(),
+            c.apiKeyId(),
+            c.adapterRef(),
+            c.version(),
+            r.promptTokens(),
+            r.completionTokens(),
+            c.startedAt(),
+            c.routeReason()));
+    budgets.settle(r.requestId(), r.completionTokens());
+  }
+
+  /** Usage events recorded for {@code requestId} (0 or 1). */
+  public long count(String requestId) {
+    return ((Number)
+            em.createNativeQuery("SELECT count(*) FROM usage_event WHERE request_id = :r")
+                .setParameter("r", UUID.fromString(requestId))
+                .getSingleResult())
+        .longValue();
+  }
+
+  private boolean versionExists(String ref, String version) {
+    return !em.createNativeQuery(
+            "SELECT 1 FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id"
+                + " WHERE a.adapter_ref = :ref AND v.version = :version")
+        .setParameter("ref", ref)
+        .setParameter("version", version)
+        .getResultList()
+        .isEmpty();
+  }
+
+  /** SHA-256 of the report's values (the record's text form), to tell resends from conflicts. */
+  static String sha256(NodeUsageReport r) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(r.toString().getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,372 @@
+package io.tensafe.marketplace.openai;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.restassured.path.json.JsonPath;
+import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The metered OpenAI-compatible API against a stand-in node: routing, dispatch, billing. */
+@QuarkusTest
+@QuarkusTestResource(OidcWiremockTestResource.class)
+@TestProfile(CompletionsTest.TwoPerKey.class)
+class CompletionsTest {
+  /** At most two requests in flight per API key. */
+  public static class TwoPerKey implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+      return Map.of("tensafe.gateway.max-concurrency-per-key", "2");
+    }
+  }
+
+  @Inject EntityManager em;
+
+  FakeNode node;
+  String suffix;
+  String adapterId;
+  String keyword;
+  String apiKey;
+  String nodeToken;
+
+  @BeforeEach
+  void aPublishedAdapterANodeAndAKey() throws Exception {
+    node = new FakeNode();
+    suffix = Actors.suffix();
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    Actors.registerFleet("admin-" + suffix, fleet);
+    Actors.registerKey("creator-" + suffix, key);
+    adapterId = "bank-" + suffix;
+    keyword = "zq" + suffix;
+    Actors.upload(
+        "creator-" + suffix,
+        Actors.pack(
+            adapterId,
+            "1.0.0",
+            fleet,
+            key,
+            "tensafe/qwen3-tiny",
+            List.of(keyword, "mortgage"),
+            "50"));
+    given()
+        .auth()
+        .oauth2(Actors.token("creator-" + suffix, "creator"))
+        .post("/api/creator/adapters/" + adapterId + "/versions/1.0.0/publish")
+        .then()
+        .statusCode(200);
+    nodeToken = Actors.token("node-" + suffix, "node");
+    register("node-1", node.url(), List.of());
+    apiKey =
+        given()
+            .auth()
+            .oauth2(Actors.token("client-" + suffix, "client"))
+            .contentType("application/json")
+            .body("{\"name\":\"test\"}")
+            .post("/api/client/api-keys")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("key");
+  }
+
+  @AfterEach
+  void stopTheNode() {
+    node.close();
+  }
+
+  private void register(String name, String url, List<String> loaded) {
+    given()
+        .auth()
+        .oauth2(nodeToken)
+        .contentType("application/json")
+        .body(
+            "{\"fleetId\":\"fleet-"
+                + suffix
+                + "\",\"name\":\""
+                + name
+                + "\",\"baseModels\":[\"tensafe/qwen3-tiny\"],\"accelerator\":\"cpu\",\"maxConcurrency\":4,\"url\":\""
+                + url
+                + "\",\"loadedAdapters\":["
+                + String.join(",", loaded.stream().map(a -> "\"" + a + "\"").toList())
+                + "]}")
+        .post("/api/node/register")
+        .then()
+        .statusCode(200);
+  }
+
+  private io.restassured.response.Response chat(String body) {
+    return given()
+        .header("Authorization", "Bearer " + apiKey)
+        .contentType("application/json")
+        .body(body)
+        .post("/v1/chat/completions");
+  }
+
+  private static String message(String model, String content, String extra) {
+    return "{\"model\":\""
+        + model
+        + "\",\"messages\":[{\"role\":\"user\",\"content\":\""
+        + content
+        + "\"}],\"max_tokens\":16"
+        + extra
+        + "}";
+  }
+
+  private long charges(String requestId) {
+    return ((Number)
+            em.createNativeQuery("SELECT count(*) FROM charge WHERE request_id = :r")
+                .setParameter("r", requestId)
+                .getSingleResult())
+        .longValue();
+  }
+
+  @Test
+  void chat_isDispatchedBilledAndAnswered() {
+    JsonPath answer =
+        chat(message(adapterId, "How do I apply for a mortgage?", ""))
+            .then()
+            .statusCode(200)
+            .body("object", equalTo("chat.completion"))
+            .body("choices[0].message.content", equalTo("Hello"))
+            .body("choices[0].finish_reason", equalTo("stop"))
+            .body("usage.total_tokens", equalTo(7))
+            .body("tensafe.adapter", equalTo(adapterId))
+            .body("tensafe.node", equalTo("node-1"))
+            .body("tensafe.he.calls", equalTo(24))
+            .extract()
+            .jsonPath();
+    String requestId = answer.getString("tensafe.request_id");
+    // 5 prompt tokens at 1500 and 2 completion tokens at 2000 micro-units per 1k tokens.
+    long expected = Math.ceilDiv(5 * 1500 + 2 * 2000, 1000);
+    assertEquals(expected, answer.getLong("tensafe.amount_micros"));
+    assertEquals(1, charges(requestId));
+    JsonPath sent = JsonPath.from(node.requests.getLast().toString());
+    assertEquals(adapterId + "@1.0.0", sent.getString("adapter"));
+    assertEquals(requestId, sent.getString("request_id"));
+    assertEquals(16, sent.getInt("max_tokens"));
+  }
+
+  @Test
+  void stream_sendsOpenAiChunksUsageAndDone() {
+    String events =
+        chat(message(
+                adapterId, "hi", ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"))
+            .then()
+            .statusCode(200)
+            .contentType(containsString("text/event-stream"))
+            .extract()
+            .asString();
+    List<String> data =
+        Arrays.stream(events.split("\n"))
+            .filter(l -> l.startsWith("data: "))
+            .map(l -> l.substring(6))
+            .toList();
+    assertEquals("[DONE]", data.getLast());
+    assertEquals("assistant", JsonPath.from(data.get(0)).getString("choices[0].delta.role"));
+    StringBuilder text = new StringBuilder();
+    for (String d : data.subList(1, data.size() - 3)) {
+      text.append(JsonPath.from(d).getString("choices[0].delta.content"));
+    }
+    assertEquals("Hello", text.toString());
+    JsonPath end = JsonPath.from(data.get(data.size() - 3));
+    assertEquals("stop", end.getString("choices[0].finish_reason"));
+    JsonPath usage = JsonPath.from(data.get(data.size() - 2));
+    assertEquals(7, usage.getInt("usage.total_tokens"));
+    assertEquals(1, charges(end.getString("tensafe.request_id")));
+  }
+
+  @Test
+  void auto_routesByKeyword_andRecordsWhy() {
+    chat(message("auto", "Tell me about " + keyword + " please", ""))
+        .then()
+        .statusCode(200)
+        .body("tensafe.adapter", equalTo(adapterId))
+        .body("tensafe.route_reason", containsString(keyword));
+  }
+
+  @Test
+  void aDeadNodeBeforeTheFirstToken_failsOverToAnother() {
+    register("node-0-dead", "http://127.0.0.1:9", List.of(adapterId));
+    chat(message(adapterId, "hi", ""))
+        .then()
+        .statusCode(200)
+        .body("tensafe.node", equalTo("node-1"));
+  }
+
+  @Test
+  void everyNodeFailingBeforeItsFirstToken_is503WithRetryAfter() {
+    node.close();
+    register("node-1", "http://127.0.0.1:9", List.of());
+    chat(message(adapterId, "hi", ""))
+        .then()
+        .statusCode(503)
+        .header("Retry-After", notNullValue())
+        .contentType("application/problem+json");
+  }
+
+  @Test
+  void aThirdConcurrentRequestOfOneKey_is429WithRetryAfter() throws Exception {
+    node.delayMillis = 1500;
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      List<Future<io.restassured.response.Response>> answers = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        answers.add(pool.submit(() -> chat(message(adapterId, "hi", ""))));
+      }
+      List<Integer> statuses = new ArrayList<>();
+      for (Future<io.restassured.response.Response> a : answers) {
+        io.restassured.response.Response r = a.get();
+        statuses.add(r.statusCode());
+        if (r.statusCode() == 429) {
+          assertEquals("1", r.header("Retry-After"));
+        }
+      }
+      statuses.sort(null);
+      assertEquals(List.of(200, 200, 429), statuses);
+    } finally {
+      pool.shutdown();
+    }
+    chat(message(adapterId, "hi", "")).then().statusCode(200);
+  }
+
+  @Test
+  void aNodeDyingMidStream_givesTheClientACleanError() {
+    node.dieAfterFirstToken = true;
+    chat(message(adapterId, "hi", ""))
+        .then()
+        .statusCode(502)
+        .contentType("application/problem+json");
+    String events =
+        chat(message(adapterId, "hi", ",\"stream\":true"))
+            .then()
+            .statusCode(200)
+            .extract()
+            .asString();
+    assertTrue(events.contains("\"error\""), events);
+    assertTrue(!events.contains("[DONE]"), events);
+  }
+
+  @Test
+  void langChain4jsOpenAiClient_completesAndStreamsWithUsage() throws Exception {
+    String baseUrl = "http://localhost:" + io.restassured.RestAssured.port + "/v1";
+    dev.langchain4j.model.openai.OpenAiChatModel model =
+        dev.langchain4j.model.openai.OpenAiChatModel.builder()
+            .baseUrl(baseUrl)
+            .apiKey(apiKey)
+            .modelName(adapterId)
+            .maxTokens(8)
+            .build();
+    dev.langchain4j.model.chat.response.ChatResponse answer =
+        model.chat(
+            dev.langchain4j.model.chat.request.ChatRequest.builder()
+                .messages(dev.langchain4j.data.message.UserMessage.from("Hello"))
+                .build());
+    assertEquals("Hello", answer.aiMessage().text());
+    assertEquals(7, answer.tokenUsage().totalTokenCount());
+
+    dev.langchain4j.model.openai.OpenAiStreamingChatModel streaming =
+        dev.langchain4j.model.openai.OpenAiStreamingChatModel.builder()
+            .baseUrl(baseUrl)
+            .apiKey(apiKey)
+            .modelName(adapterId)
+            .maxTokens(8)
+            .build();
+    java.util.concurrent.CompletableFuture<dev.langchain4j.model.chat.response.ChatResponse> done =
+        new java.util.concurrent.CompletableFuture<>();
+    StringBuilder parts = new StringBuilder();
+    streaming.chat(
+        "Hello",
+        new dev.langchain4j.model.chat.response.StreamingChatResponseHandler() {
+          @Override
+          public void onPartialResponse(String partial) {
+            parts.append(partial);
+          }
+
+          @Override
+          public void onCompleteResponse(dev.langchain4j.model.chat.response.ChatResponse r) {
+            done.complete(r);
+          }
+
+          @Override
+          public void onError(Throwable error) {
+            done.completeExceptionally(error);
+          }
+        });
+    dev.langchain4j.model.chat.response.ChatResponse streamed =
+        done.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals("Hello", parts.toString());
+    assertEquals(7, streamed.tokenUsage().totalTokenCount());
+  }
+
+  @Test
+  void badRequests_getProblemJson() {
+    chat(message(adapterId, "hi", ",\"tools\":[]"))
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("tools"));
+    chat(message(adapterId, "hi", ",\"n\":2")).then().statusCode(400);
+    chat(message("no-such-model", "hi", "")).then().statusCode(404);
+    chat("{\"model\":\"" + adapterId + "\",\"messages\":[]}").then().statusCode(400);
+    chat(message(adapterId, "hi", ",\"temperature\":3")).then().statusCode(400);
+    given()
+        .contentType("application/json")
+        .body(message(adapterId, "hi", ""))
+        .post("/v1/chat/completions")
+        .then()
+        .statusCode(401);
+  }
+
+  @Test
+  void theNodesUsageReport_replayedFiveTimes_doesNotChargeTwice() {
+    String requestId =
+        chat(message(adapterId, "hi", ""))
+            .then()
+            .statusCode(200)
+            .extract()
+            .path("tensafe.request_id");
+    String report =
+        """
+        {"requestId":"%s","node":"node-1","adapterId":"%s","adapterVersion":"1.0.0",
+         "promptTokens":5,"completionTokens":2,"finishReason":"stop","dpReleases":28,
+         "dpNoiseMultiplier":50,"heCalls":24,"heEncryptions":28,"hePlaintextProducts":28,
+         "heDecryptions":28,"heMillis":1.5,"totalMillis":3.0,
+         "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
+        """
+            .formatted(requestId, adapterId);
+    for (int replay = 0; replay < 5; replay++) {
+      given()
+          .auth()
+          .oauth2(nodeToken)
+          .contentType("application/json")
+          .body(report)
+          .post("/api/node/usage")
+          .then()
+          .statusCode(replay == 0 ? 201 : 200);
+    }
+    assertEquals(1, charges(requestId));
+    assertTrue(requestId.length() == 36);
+  }
+}
