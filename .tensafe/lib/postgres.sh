@@ -7,7 +7,12 @@ TENSAFE_PG_HOST=127.0.0.1
 TENSAFE_PG_PORT=${TENSAFE_PG_PORT:-5432}
 TENSAFE_PG_ROLE=tensafe
 TENSAFE_PG_PASSWORD=tensafe
-TENSAFE_PG_DATABASES="tensafe tensafe_test"
+# The database `up` serves (TENSAFE_DB_NAME, default tensafe) and the one the Maven tests use.
+TENSAFE_DB_NAME=${TENSAFE_DB_NAME:-tensafe}
+case $TENSAFE_DB_NAME in
+  *[!a-z0-9_]* | "") tensafe_die "TENSAFE_DB_NAME must be lower-case letters, digits and '_': '$TENSAFE_DB_NAME'" ;;
+esac
+TENSAFE_PG_DATABASES="$TENSAFE_DB_NAME tensafe_test"
 
 tensafe_pg_ready() {
   if command -v pg_isready >/dev/null 2>&1; then
@@ -74,6 +79,15 @@ tensafe_ensure_postgres() {
       || tensafe_die "PostgreSQL is still unreachable on $TENSAFE_PG_HOST:$TENSAFE_PG_PORT after install and start; see /var/log/postgresql/ and check nothing else holds the port"
   fi
   tensafe_pg_create_role_and_databases
-  PGPASSWORD=$TENSAFE_PG_PASSWORD psql -h "$TENSAFE_PG_HOST" -p "$TENSAFE_PG_PORT" -U "$TENSAFE_PG_ROLE" -d tensafe -tAc 'SELECT 1' >/dev/null 2>&1 </dev/null \
-    || tensafe_die "role $TENSAFE_PG_ROLE cannot log in to $TENSAFE_PG_HOST:$TENSAFE_PG_PORT/tensafe; check pg_hba.conf allows password or trust auth on loopback"
+  PGPASSWORD=$TENSAFE_PG_PASSWORD psql -h "$TENSAFE_PG_HOST" -p "$TENSAFE_PG_PORT" -U "$TENSAFE_PG_ROLE" -d "$TENSAFE_DB_NAME" -tAc 'SELECT 1' >/dev/null 2>&1 </dev/null \
+    || tensafe_die "role $TENSAFE_PG_ROLE cannot log in to $TENSAFE_PG_HOST:$TENSAFE_PG_PORT/$TENSAFE_DB_NAME; check pg_hba.conf allows password or trust auth on loopback"
+}
+
+# Drops and recreates the database `up` serves. Its uploaded packages and demo keys, kept in
+# TENSAFE_DATA_DIR beside it, go with it.
+tensafe_pg_reset_database() {
+  tensafe_pg_admin -c "DROP DATABASE IF EXISTS $TENSAFE_DB_NAME WITH (FORCE)" </dev/null >/dev/null \
+    || tensafe_die "could not drop database $TENSAFE_DB_NAME"
+  rm -rf "$TENSAFE_DATA_DIR"
+  tensafe_pg_create_role_and_databases
 }

@@ -115,8 +115,13 @@ check "a build without nvcc succeeds and says the CUDA backend is unavailable" \
     && [ ! -e '$work/cuda-none/io/tensafe/kernels/cuda/tensafe_kernels.fatbin' ]"
 rm -rf "$work"
 
-# `up` end to end, on ports that a developer's own `up` does not use.
-export TENSAFE_MARKETPLACE_PORT=18080 TENSAFE_NODE_PORT=18090
+# `up` end to end, on ports and a database that a developer's own `up` does not use, emptied first.
+export TENSAFE_MARKETPLACE_PORT=18080 TENSAFE_NODE_PORT=18090 TENSAFE_DB_NAME=tensafe_cli
+export TENSAFE_DATA_DIR="$root/.tensafe/run/cli-test-data"
+mkdir -p "$TENSAFE_DATA_DIR/demo" && touch "$TENSAFE_DATA_DIR/demo/stale"
+run "$tensafe" db --reset
+check "db --reset recreates the database empty and removes its data" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'tensafe_cli' '$out' && [ ! -e '$TENSAFE_DATA_DIR' ]"
 run "$tensafe" up --detach
 check "up --detach starts everything and prints the URLs" \
   bash -c "[ $(rc) = 0 ] && grep -q 'http://127.0.0.1:18080/' '$out' && grep -q 'http://127.0.0.1:18090/q/health' '$out'"
@@ -135,7 +140,8 @@ check "a metered chat completion goes through the marketplace to the node and is
      -d '{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"How do I apply for a mortgage?\"}],\"max_tokens\":4}' \
      | grep -q '\"adapter\":\"demo-banking\".*\"amount_micros\":[1-9]'"
 # The official openai npm client (pinned in .tensafe/test/openai/package-lock.json), as a customer.
-(cd "$root/.tensafe/test/openai" && npm ci --no-audit --no-fund --silent) >"$out" 2>"$err"
+run bash -c "cd '$root/.tensafe/test/openai' && { npm ci --no-audit --no-fund --silent || npm ci --no-audit --no-fund; }"
+check "npm ci installs the pinned openai client" bash -c "[ $(rc) = 0 ] && [ -d '$root/.tensafe/test/openai/node_modules/openai' ]"
 run env OPENAI_BASE_URL=http://127.0.0.1:18080/v1 OPENAI_API_KEY="$demo_key" \
   node "$root/.tensafe/test/openai/client-test.mjs"
 check "the official openai client lists, completes, streams with usage and sees errors" \
@@ -147,6 +153,8 @@ run "$tensafe" up --detach
 touch -d "@$pom_mtime" "$pom"
 check "a second up is harmless" bash -c "[ $(rc) = 0 ] && grep -q 'already running' '$err'"
 check "a second up does not rebuild under running services" grep -q "running on the previous build" "$err"
+run "$tensafe" db --reset
+check "db --reset refuses while the services run" eval "[ $(rc) = 1 ] && one_line_error 'down first'"
 run "$tensafe" down
 check "down stops both services" \
   bash -c "[ $(rc) = 0 ] && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health && ! curl -fs -o /dev/null http://127.0.0.1:18090/q/health"

@@ -12,6 +12,7 @@ import io.tensafe.tgsp.json.CanonicalJson;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterPacker;
 import io.tensafe.tgsp.packaging.PackOptions;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -103,12 +104,25 @@ public final class DemoCommand implements Runnable {
     @Option(names = "--node", defaultValue = "demo-node-1", description = "the node to wait for")
     String node;
 
+    private static final Duration NODE_WAIT = Duration.ofSeconds(180);
+    private static final Duration SERVICE_WAIT = Duration.ofSeconds(60);
+
     private final HttpClient http =
         HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final ObjectMapper json = new ObjectMapper();
 
     @Override
     public Integer call() throws Exception {
+      try {
+        seed();
+        return 0;
+      } catch (IOException | RuntimeException e) {
+        System.err.println(e instanceof IllegalStateException ? e.getMessage() : e.toString());
+        return 1;
+      }
+    }
+
+    private void seed() throws Exception {
       FleetKeyPair fleet = KeyFiles.readFleetPrivate(dir.resolve("fleet-private.json"));
       CreatorKeyPair creator = KeyFiles.readCreatorPrivate(dir.resolve("creator-private.json"));
       String admin = token("admin");
@@ -122,6 +136,7 @@ public final class DemoCommand implements Runnable {
           "registering the demo fleet",
           201,
           409);
+      requireSameFleetKey(fleet);
       expect(
           post(
               creatorToken,
@@ -155,7 +170,27 @@ public final class DemoCommand implements Runnable {
       System.out.println(
           "OPENAI_BASE_URL=" + marketplace.resolve("v1").toString().replaceAll("/$", ""));
       System.out.println("OPENAI_API_KEY=" + json.readTree(key.body()).path("key").asText());
-      return 0;
+    }
+
+    /**
+     * The demo's keys live beside the database they are registered in; a database seeded with other
+     * keys (say, restored from elsewhere) cannot serve this node, so say how to start over.
+     */
+    private void requireSameFleetKey(FleetKeyPair fleet) throws Exception {
+      HttpResponse<String> keys =
+          send(HttpRequest.newBuilder(marketplace.resolve("/api/fleets/keys?size=200")).build());
+      expect(keys, "listing the fleets", 200);
+      for (JsonNode f : json.readTree(keys.body()).path("items")) {
+        if (f.path("fleetId").asText().equals(FLEET)
+            && !f.path("keyId").asText().equals(fleet.publicKey().keyId())) {
+          throw new IllegalStateException(
+              "the database already holds the demo fleet "
+                  + FLEET
+                  + " with another key than "
+                  + dir
+                  + "; start the demo over with ./tensafe down && ./tensafe db --reset");
+        }
+      }
     }
 
     private byte[] pack(FleetKeyPair fleet, CreatorKeyPair creator) throws Exception {
@@ -195,7 +230,7 @@ public final class DemoCommand implements Runnable {
     }
 
     private void awaitNode(String admin) throws Exception {
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      long deadline = System.nanoTime() + NODE_WAIT.toNanos();
       while (System.nanoTime() < deadline) {
         HttpResponse<String> nodes = send(request(admin, "api/admin/nodes?size=200").GET().build());
         for (JsonNode n : json.readTree(nodes.body()).path("items")) {
@@ -206,7 +241,11 @@ public final class DemoCommand implements Runnable {
         Thread.sleep(1000);
       }
       throw new IllegalStateException(
-          "the node " + node + " did not register with the marketplace within 60 s; see its log");
+          "the node "
+              + node
+              + " did not register with the marketplace within "
+              + NODE_WAIT.toSeconds()
+              + " s; see its log");
     }
 
     private String token(String user) throws Exception {
@@ -240,8 +279,28 @@ public final class DemoCommand implements Runnable {
               .build());
     }
 
+    /**
+     * Sends, retrying for up to {@link #SERVICE_WAIT} while the answer says the service is still
+     * starting: no connection, 502/503/504, or 401 from a marketplace that has not yet fetched
+     * Keycloak's signing keys. Every other answer is returned as it is.
+     */
     private HttpResponse<String> send(HttpRequest r) throws Exception {
-      return http.send(r, HttpResponse.BodyHandlers.ofString());
+      long deadline = System.nanoTime() + SERVICE_WAIT.toNanos();
+      while (true) {
+        try {
+          HttpResponse<String> answer = http.send(r, HttpResponse.BodyHandlers.ofString());
+          int status = answer.statusCode();
+          boolean starting = status == 401 || status == 502 || status == 503 || status == 504;
+          if (!starting || System.nanoTime() > deadline) {
+            return answer;
+          }
+        } catch (IOException e) {
+          if (System.nanoTime() > deadline) {
+            throw new IOException(r.method() + " " + r.uri() + ": " + e, e);
+          }
+        }
+        Thread.sleep(1000);
+      }
     }
 
     private static void expect(HttpResponse<String> r, String what, int... ok) {

@@ -7,11 +7,18 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
@@ -22,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -271,42 +279,38 @@ class CompletionsTest {
 
   @Test
   void langChain4jsOpenAiClient_completesAndStreamsWithUsage() throws Exception {
-    String baseUrl = "http://localhost:" + io.restassured.RestAssured.port + "/v1";
-    dev.langchain4j.model.openai.OpenAiChatModel model =
-        dev.langchain4j.model.openai.OpenAiChatModel.builder()
+    String baseUrl = "http://localhost:" + RestAssured.port + "/v1";
+    OpenAiChatModel model =
+        OpenAiChatModel.builder()
             .baseUrl(baseUrl)
             .apiKey(apiKey)
             .modelName(adapterId)
             .maxTokens(8)
             .build();
-    dev.langchain4j.model.chat.response.ChatResponse answer =
-        model.chat(
-            dev.langchain4j.model.chat.request.ChatRequest.builder()
-                .messages(dev.langchain4j.data.message.UserMessage.from("Hello"))
-                .build());
+    ChatResponse answer =
+        model.chat(ChatRequest.builder().messages(UserMessage.from("Hello")).build());
     assertEquals("Hello", answer.aiMessage().text());
     assertEquals(7, answer.tokenUsage().totalTokenCount());
 
-    dev.langchain4j.model.openai.OpenAiStreamingChatModel streaming =
-        dev.langchain4j.model.openai.OpenAiStreamingChatModel.builder()
+    OpenAiStreamingChatModel streaming =
+        OpenAiStreamingChatModel.builder()
             .baseUrl(baseUrl)
             .apiKey(apiKey)
             .modelName(adapterId)
             .maxTokens(8)
             .build();
-    java.util.concurrent.CompletableFuture<dev.langchain4j.model.chat.response.ChatResponse> done =
-        new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<ChatResponse> done = new CompletableFuture<>();
     StringBuilder parts = new StringBuilder();
     streaming.chat(
         "Hello",
-        new dev.langchain4j.model.chat.response.StreamingChatResponseHandler() {
+        new StreamingChatResponseHandler() {
           @Override
           public void onPartialResponse(String partial) {
             parts.append(partial);
           }
 
           @Override
-          public void onCompleteResponse(dev.langchain4j.model.chat.response.ChatResponse r) {
+          public void onCompleteResponse(ChatResponse r) {
             done.complete(r);
           }
 
@@ -315,8 +319,7 @@ class CompletionsTest {
             done.completeExceptionally(error);
           }
         });
-    dev.langchain4j.model.chat.response.ChatResponse streamed =
-        done.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    ChatResponse streamed = done.get(30, java.util.concurrent.TimeUnit.SECONDS);
     assertEquals("Hello", parts.toString());
     assertEquals(7, streamed.tokenUsage().totalTokenCount());
   }
