@@ -35,7 +35,7 @@ echo "CLI tests (./tensafe)"
 
 run "$tensafe" --help
 check "--help exits 0" test "$(rc)" = 0
-for command in up test build down status db tgsp bench fmt help; do
+for command in up test build down status db tgsp report bench fmt help; do
   check "--help explains '$command'" grep -qE "^  $command( |$)" "$out"
 done
 
@@ -146,6 +146,19 @@ run env OPENAI_BASE_URL=http://127.0.0.1:18080/v1 OPENAI_API_KEY="$demo_key" \
   node "$root/.tensafe/test/openai/client-test.mjs"
 check "the official openai client lists, completes, streams with usage and sees errors" \
   bash -c "[ $(rc) = 0 ] && grep -q 'openai client test: ok' '$out'"
+# Billing reports of what those calls charged, through the CLI, signed in as the demo users.
+run env TENSAFE_PASSWORD=client "$tensafe" report invoice --format csv
+check "report invoice --format csv lists the demo adapter and a total" \
+  bash -c "[ $(rc) = 0 ] && grep -q '^adapter,demo-banking@1.0.0,USD,[1-9]' '$out' && grep -q '^total,,USD,[1-9]' '$out'"
+report_dir=$(mktemp -d)
+run env TENSAFE_PASSWORD=admin "$tensafe" report revenue --format pdf --out "$report_dir/revenue.pdf"
+check "report revenue --format pdf writes a PDF" \
+  bash -c "[ $(rc) = 0 ] && head -c 5 '$report_dir/revenue.pdf' | grep -q '%PDF-' && grep -q 'wrote the revenue report' '$err'"
+rm -rf "$report_dir"
+run env TENSAFE_PASSWORD=wrong "$tensafe" report payout
+check "report with a wrong password exits 1 with one line" eval "[ $(rc) = 1 ] && one_line_error 'signing in as creator failed'"
+run env TENSAFE_PASSWORD=client "$tensafe" report invoice --from 2026-13-01
+check "report with a bad date says why in one line" eval "[ $(rc) = 1 ] && one_line_error 'from must be an ISO-8601'"
 pom="$root/marketplace-api/pom.xml"
 pom_mtime=$(stat -c %Y "$pom")
 touch "$pom" # make the build look stale

@@ -124,6 +124,13 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/admin/adapter-versions", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/reports/revenue", null, null, Set.of("admin"), null),
+        new Endpoint(
+            "GET", "/api/admin/reports/invoice?format=csv", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/reports/payout", null, null, Set.of("admin"), null),
+        new Endpoint(
+            "GET", "/api/client/reports/invoice?format=pdf", null, null, Set.of("client"), null),
+        new Endpoint("GET", "/api/creator/reports/payout", null, null, creator, null),
         new Endpoint("GET", "/api/admin/organisations", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/api-keys", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/users", null, null, Set.of("admin"), null),

@@ -1,0 +1,118 @@
+package io.tensafe.marketplace.report;
+
+import io.tensafe.marketplace.billing.SalesPeriod;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Builds a report for a party and delivers it in the asked format, with a download file name.
+ * Periods are [from, to) of request start times (ISO-8601 instants; default the last 30 days; at
+ * most 366 days).
+ */
+@ApplicationScoped
+public class ReportService {
+  @Inject ReportQueries queries;
+  @Inject EntityManager em;
+
+  Response invoice(UUID organisation, String from, String to, String format) {
+    ReportFormat f = ReportFormat.parse(format);
+    SalesPeriod period = SalesPeriod.parse(from, to);
+    Object[] org =
+        (Object[])
+            em.createNativeQuery("SELECT slug, display_name FROM organisation WHERE id = :o")
+                .setParameter("o", organisation)
+                .getSingleResult();
+    return deliver(
+        queries.report(
+            ReportKind.INVOICE,
+            ReportQueries.Scope.client(organisation),
+            (String) org[0],
+            (String) org[1],
+            period.from(),
+            period.to()),
+        ReportKind.INVOICE,
+        f);
+  }
+
+  Response payout(UUID creator, String from, String to, String format) {
+    ReportFormat f = ReportFormat.parse(format);
+    SalesPeriod period = SalesPeriod.parse(from, to);
+    String ref =
+        (String)
+            em.createNativeQuery("SELECT creator_ref FROM creator WHERE id = :c")
+                .setParameter("c", creator)
+                .getSingleResult();
+    return deliver(
+        queries.report(
+            ReportKind.PAYOUT,
+            ReportQueries.Scope.creator(creator),
+            ref,
+            ref,
+            period.from(),
+            period.to()),
+        ReportKind.PAYOUT,
+        f);
+  }
+
+  Response revenue(String from, String to, String format) {
+    ReportFormat f = ReportFormat.parse(format);
+    SalesPeriod period = SalesPeriod.parse(from, to);
+    return deliver(
+        queries.report(
+            ReportKind.REVENUE,
+            ReportQueries.Scope.everyone(),
+            "platform",
+            "TenSafe platform",
+            period.from(),
+            period.to()),
+        ReportKind.REVENUE,
+        f);
+  }
+
+  /** The id of the organisation with this slug, or a not-found problem. */
+  UUID organisationBySlug(String slug) {
+    return single("SELECT id FROM organisation WHERE slug = :k", slug, "organisation");
+  }
+
+  /** The id of the creator with this public id, or a not-found problem. */
+  UUID creatorByRef(String ref) {
+    return single("SELECT id FROM creator WHERE creator_ref = :k", ref, "creator");
+  }
+
+  private UUID single(String sql, String key, String what) {
+    List<?> rows = em.createNativeQuery(sql).setParameter("k", key).getResultList();
+    if (rows.isEmpty()) {
+      throw ProblemTypes.notFound(what + " " + key);
+    }
+    return (UUID) rows.getFirst();
+  }
+
+  private static Response deliver(Report report, ReportKind kind, ReportFormat format) {
+    Object body =
+        switch (format) {
+          case JSON -> report;
+          case CSV -> CsvReports.render(report, kind.showsSplit()).getBytes(StandardCharsets.UTF_8);
+          case PDF -> PdfReports.render(report, kind);
+        };
+    String file =
+        "tensafe-"
+            + kind.id()
+            + "-"
+            + report.party()
+            + "-"
+            + report.from().toLocalDate()
+            + "-"
+            + report.to().toLocalDate()
+            + "."
+            + format.extension();
+    return Response.ok(body, format.mediaType())
+        .header("Content-Disposition", "attachment; filename=\"" + file + "\"")
+        .build();
+  }
+}
