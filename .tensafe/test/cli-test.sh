@@ -182,8 +182,8 @@ for _ in $(seq 1 240); do
 done
 kill -TERM "$up_pid" 2>/dev/null
 wait "$up_pid" 2>/dev/null
-check "foreground up stops its services when signalled" \
-  bash -c "grep -q 'stopped marketplace' '$err' && grep -q 'stopped node' '$err' && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health"
+check "up after down starts again on the same data, then stops its services when signalled" \
+  bash -c "grep -q 'Press Ctrl-C to stop' '$out' && grep -q '^OPENAI_API_KEY=tsk_' '$out' && grep -q 'stopped marketplace' '$err' && grep -q 'stopped node' '$err' && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
