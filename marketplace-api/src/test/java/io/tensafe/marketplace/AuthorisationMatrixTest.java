@@ -125,6 +125,10 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/reports/revenue", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/budgets", null, null, Set.of("admin"), null),
+        new Endpoint(
+            "POST", "/api/admin/budgets/top-ups", "{}", "application/json", Set.of("admin"), null),
+        new Endpoint("GET", "/api/client/budgets", null, null, Set.of("client"), null),
         new Endpoint(
             "GET", "/api/admin/reports/invoice?format=csv", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/reports/payout", null, null, Set.of("admin"), null),

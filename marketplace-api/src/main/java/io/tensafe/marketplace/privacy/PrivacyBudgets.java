@@ -38,7 +38,7 @@ public class PrivacyBudgets {
 
   @Inject EntityManager em;
 
-  private record Policy(
+  record Policy(
       UUID adapterId, BigDecimal noiseMultiplier, BigDecimal delta, BigDecimal epsilon, int days) {}
 
   /** zCDP cost of one token at noise multiplier z: 1/(2z²). */
@@ -74,26 +74,7 @@ public class PrivacyBudgets {
     }
     requireRequestId(requestId);
     Policy policy = policy(adapterRef, version);
-    long periodMillis = Duration.ofDays(policy.days()).toMillis();
-    long index = Math.floorDiv(now.toEpochMilli(), periodMillis);
-    OffsetDateTime start = Instant.ofEpochMilli(index * periodMillis).atOffset(ZoneOffset.UTC);
-    OffsetDateTime end = start.plus(Duration.ofMillis(periodMillis));
-    em.createNativeQuery(
-            """
-            INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start, period_end,
-                                   delta, rho_limit)
-            VALUES (:id, :org, :adapter, :start, :end, :delta, :limit)
-            ON CONFLICT (client_organisation_id, adapter_id, period_start) DO NOTHING
-            """)
-        .setParameter("id", UUID.randomUUID())
-        .setParameter("org", clientOrganisationId)
-        .setParameter("adapter", policy.adapterId())
-        .setParameter("start", start)
-        .setParameter("end", end)
-        .setParameter("delta", policy.delta())
-        .setParameter(
-            "limit", rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue()))
-        .executeUpdate();
+    OffsetDateTime start = ensureBudget(clientOrganisationId, policy, now);
     Object[] budget =
         (Object[])
             em.createNativeQuery(
@@ -240,6 +221,52 @@ public class PrivacyBudgets {
         .executeUpdate();
   }
 
+  /**
+   * Creates, if it does not exist yet, the budget of this organisation for the policy's adapter in
+   * the period containing {@code now}, with the policy's limit; returns the period's start.
+   */
+  OffsetDateTime ensureBudget(UUID clientOrganisationId, Policy policy, Instant now) {
+    long periodMillis = Duration.ofDays(policy.days()).toMillis();
+    long index = Math.floorDiv(now.toEpochMilli(), periodMillis);
+    OffsetDateTime start = Instant.ofEpochMilli(index * periodMillis).atOffset(ZoneOffset.UTC);
+    OffsetDateTime end = start.plus(Duration.ofMillis(periodMillis));
+    em.createNativeQuery(
+            """
+            INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start, period_end,
+                                   delta, rho_limit)
+            VALUES (:id, :org, :adapter, :start, :end, :delta, :limit)
+            ON CONFLICT (client_organisation_id, adapter_id, period_start) DO NOTHING
+            """)
+        .setParameter("id", UUID.randomUUID())
+        .setParameter("org", clientOrganisationId)
+        .setParameter("adapter", policy.adapterId())
+        .setParameter("start", start)
+        .setParameter("end", end)
+        .setParameter("delta", policy.delta())
+        .setParameter(
+            "limit", rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue()))
+        .executeUpdate();
+    return start;
+  }
+
+  /** The policy of the adapter's newest published version. */
+  Policy currentPolicy(String adapterRef) {
+    List<?> rows =
+        em.createNativeQuery(
+                """
+                SELECT v.version FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
+                WHERE a.adapter_ref = :ref AND v.state = 'published'
+                ORDER BY v.version_major DESC, v.version_minor DESC, v.version_patch DESC
+                LIMIT 1
+                """)
+            .setParameter("ref", adapterRef)
+            .getResultList();
+    if (rows.isEmpty()) {
+      throw ProblemTypes.notFound("published adapter " + adapterRef);
+    }
+    return policy(adapterRef, (String) rows.getFirst());
+  }
+
   private Policy policy(String adapterRef, String version) {
     List<?> rows =
         em.createNativeQuery(
@@ -260,11 +287,11 @@ public class PrivacyBudgets {
         (UUID) r[0], decimal(r[1]), decimal(r[2]), decimal(r[3]), ((Number) r[4]).intValue());
   }
 
-  private static double epsilon(BigDecimal rho, double delta) {
+  static double epsilon(BigDecimal rho, double delta) {
     return new RdpAccountant(rho.doubleValue()).epsilon(delta);
   }
 
-  private static BigDecimal decimal(Object value) {
+  static BigDecimal decimal(Object value) {
     return value instanceof BigDecimal d ? d : new BigDecimal(value.toString());
   }
 

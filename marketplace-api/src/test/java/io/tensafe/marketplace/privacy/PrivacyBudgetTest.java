@@ -1,5 +1,8 @@
 package io.tensafe.marketplace.privacy;
 
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,5 +170,123 @@ class PrivacyBudgetTest {
   void settle_moreThanReserved_refused() {
     reserve("s-" + suffix, 10);
     assertThrows(ApiProblem.class, () -> budgets.settle("s-" + suffix, 11));
+  }
+
+  private BigDecimal topUps() {
+    return (BigDecimal)
+        em.createNativeQuery("SELECT rho_top_up FROM dp_budget WHERE client_organisation_id = :c")
+            .setParameter("c", client)
+            .getSingleResult();
+  }
+
+  private String topUpBody(String organisation, double epsilon, String reference) {
+    return "{\"organisation\":\""
+        + organisation
+        + "\",\"adapter\":\""
+        + adapter
+        + "\",\"epsilon\":"
+        + epsilon
+        + ",\"reference\":\""
+        + reference
+        + "\"}";
+  }
+
+  @Test
+  void topUp_byAnAdmin_raisesAnExhaustedBudgetOnce_audited() {
+    given()
+        .auth()
+        .oauth2(Actors.token("creator-" + suffix, "creator"))
+        .post("/api/creator/adapters/" + adapter + "/versions/1.0.0/publish")
+        .then()
+        .statusCode(200);
+    reserve("all-" + suffix, tokensPerPeriod);
+    assertThrows(ApiProblem.class, () -> reserve("more-" + suffix, 1000));
+    String admin = Actors.token("admin-" + suffix, "admin");
+    String body = topUpBody("client-" + suffix, 1, "ticket-" + suffix);
+    given()
+        .auth()
+        .oauth2(admin)
+        .contentType("application/json")
+        .body(body)
+        .post("/api/admin/budgets/top-ups")
+        .then()
+        .statusCode(201)
+        .body("adapter", equalTo(adapter))
+        .body("epsilonLimit", greaterThan(9.5f));
+    BigDecimal once = topUps();
+    // ε 10 -> 11 at δ 1e-5 is ρ_limit(11) - ρ_limit(10) more, by the policy's own conversion.
+    assertEquals(
+        PrivacyBudgets.rhoLimit(11, 1e-5).subtract(PrivacyBudgets.rhoLimit(10, 1e-5)).doubleValue(),
+        once.doubleValue(),
+        1e-9);
+    given()
+        .auth()
+        .oauth2(admin)
+        .contentType("application/json")
+        .body(body)
+        .post("/api/admin/budgets/top-ups")
+        .then()
+        .statusCode(200);
+    assertEquals(0, topUps().compareTo(once), "a replayed reference tops up once");
+    reserve("more-" + suffix, 1000);
+    given()
+        .auth()
+        .oauth2(admin)
+        .queryParam("organisation", "client-" + suffix)
+        .get("/api/admin/budgets")
+        .then()
+        .statusCode(200)
+        .body("[0].adapter", equalTo(adapter))
+        .body("[0].spentFraction", greaterThan(0.8f));
+    assertEquals(
+        1L,
+        ((Number)
+                em.createNativeQuery(
+                        "SELECT count(*) FROM audit_log WHERE action = 'dp-budget.top-up'"
+                            + " AND details ->> 'reference' = :r")
+                    .setParameter("r", "ticket-" + suffix)
+                    .getSingleResult())
+            .longValue());
+
+    Actors.clientOrganisation(em, "client2-" + suffix);
+    given()
+        .auth()
+        .oauth2(admin)
+        .contentType("application/json")
+        .body(topUpBody("client2-" + suffix, 1, "ticket-" + suffix))
+        .post("/api/admin/budgets/top-ups")
+        .then()
+        .statusCode(409);
+    for (String bad :
+        List.of(
+            topUpBody("client-" + suffix, 0, "t1-" + suffix),
+            topUpBody("client-" + suffix, 101, "t2-" + suffix),
+            topUpBody("client-" + suffix, 1, "has space"),
+            "{\"organisation\":\"client-" + suffix + "\"}")) {
+      given()
+          .auth()
+          .oauth2(admin)
+          .contentType("application/json")
+          .body(bad)
+          .post("/api/admin/budgets/top-ups")
+          .then()
+          .statusCode(400)
+          .contentType("application/problem+json");
+    }
+    given()
+        .auth()
+        .oauth2(admin)
+        .contentType("application/json")
+        .body(topUpBody("nobody-" + suffix, 1, "t3-" + suffix))
+        .post("/api/admin/budgets/top-ups")
+        .then()
+        .statusCode(404);
+    given()
+        .auth()
+        .oauth2(Actors.token("client-user-" + suffix, "client"))
+        .get("/api/client/budgets")
+        .then()
+        .statusCode(200)
+        .body("size()", equalTo(0));
   }
 }

@@ -1,0 +1,166 @@
+package io.tensafe.marketplace.privacy;
+
+import io.tensafe.marketplace.audit.AuditLog;
+import io.tensafe.marketplace.identity.AppUser;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.SqlValues;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * Lists privacy budgets and lets admins top them up.
+ *
+ * <p>A top-up of Δε raises the period's available zCDP ρ from ρ to ρ' = ρ_limit(ε(ρ) + Δε), where
+ * ε(ρ) = ρ + 2·sqrt(ρ·ln(1/δ)) is the same conversion the policy's limit is set by; the difference
+ * is recorded as a {@code top-up} event (append-only, once per reference) and added to the budget's
+ * {@code rho_top_up}. Top-ups apply to the period in force now and end with it.
+ */
+@ApplicationScoped
+public class BudgetTopUps {
+  @Inject EntityManager em;
+  @Inject PrivacyBudgets budgets;
+  @Inject AuditLog audit;
+
+  /** The budget after a top-up, and whether this call made it (false: a replayed reference). */
+  public record Result(BudgetView budget, boolean created) {}
+
+  /**
+   * @throws io.tensafe.marketplace.problem.ApiProblem not-found for an unknown organisation or
+   *     unpublished adapter; conflict when the reference was used for another budget
+   */
+  @Transactional
+  public Result topUp(AppUser admin, TopUpRequest request, Instant now) {
+    UUID org = organisation(request.organisation());
+    PrivacyBudgets.Policy policy = budgets.currentPolicy(request.adapter());
+    java.time.OffsetDateTime start = budgets.ensureBudget(org, policy, now);
+    Object[] row =
+        (Object[])
+            em.createNativeQuery(
+                    """
+                    SELECT id, rho_limit, rho_top_up, delta FROM dp_budget
+                    WHERE client_organisation_id = :org AND adapter_id = :adapter
+                      AND period_start = :start
+                    FOR UPDATE
+                    """)
+                .setParameter("org", org)
+                .setParameter("adapter", policy.adapterId())
+                .setParameter("start", start)
+                .getSingleResult();
+    UUID budgetId = (UUID) row[0];
+    String eventId = "top-up:" + request.reference();
+    List<?> earlier =
+        em.createNativeQuery(
+                "SELECT budget_id FROM dp_budget_event WHERE request_id = :r AND kind = 'top-up'")
+            .setParameter("r", eventId)
+            .getResultList();
+    if (!earlier.isEmpty()) {
+      if (!earlier.getFirst().equals(budgetId)) {
+        throw ProblemTypes.conflict(
+            "top-up reference " + request.reference() + " was used for another budget");
+      }
+      return new Result(view(budgetId), false);
+    }
+    BigDecimal available = PrivacyBudgets.decimal(row[1]).add(PrivacyBudgets.decimal(row[2]));
+    double delta = PrivacyBudgets.decimal(row[3]).doubleValue();
+    double epsilonNow = zcdpEpsilon(available.doubleValue(), delta);
+    BigDecimal raised = PrivacyBudgets.rhoLimit(epsilonNow + request.epsilon(), delta);
+    BigDecimal added = raised.subtract(available).max(BigDecimal.ZERO);
+    em.createNativeQuery(
+            "INSERT INTO dp_budget_event (budget_id, request_id, kind, tokens, rho)"
+                + " VALUES (:b, :r, 'top-up', 0, :rho)")
+        .setParameter("b", budgetId)
+        .setParameter("r", eventId)
+        .setParameter("rho", added)
+        .executeUpdate();
+    em.createNativeQuery("UPDATE dp_budget SET rho_top_up = rho_top_up + :rho WHERE id = :b")
+        .setParameter("rho", added)
+        .setParameter("b", budgetId)
+        .executeUpdate();
+    audit.record(
+        admin,
+        "dp-budget.top-up",
+        "dp-budget",
+        budgetId.toString(),
+        String.format(
+            Locale.ROOT,
+            "{\"organisation\":\"%s\",\"adapter\":\"%s\",\"epsilon\":%s,\"reference\":\"%s\"}",
+            request.organisation(),
+            request.adapter(),
+            request.epsilon(),
+            request.reference()));
+    return new Result(view(budgetId), true);
+  }
+
+  /** The organisation's budgets whose period has not ended, by adapter. */
+  @Transactional
+  public List<BudgetView> current(UUID organisation, Instant now) {
+    List<BudgetView> views = new ArrayList<>();
+    for (Object id :
+        em.createNativeQuery(
+                """
+                SELECT b.id FROM dp_budget b JOIN adapter a ON a.id = b.adapter_id
+                WHERE b.client_organisation_id = :org AND b.period_end > :now
+                ORDER BY a.adapter_ref, b.period_start
+                """)
+            .setParameter("org", organisation)
+            .setParameter("now", now.atOffset(java.time.ZoneOffset.UTC))
+            .getResultList()) {
+      views.add(view((UUID) id));
+    }
+    return views;
+  }
+
+  /** The id of the organisation with this slug, or not-found. */
+  public UUID organisation(String slug) {
+    List<?> rows =
+        em.createNativeQuery("SELECT id FROM organisation WHERE slug = :s")
+            .setParameter("s", slug)
+            .getResultList();
+    if (rows.isEmpty()) {
+      throw ProblemTypes.notFound("organisation " + slug);
+    }
+    return (UUID) rows.getFirst();
+  }
+
+  private BudgetView view(UUID budgetId) {
+    Object[] r =
+        (Object[])
+            em.createNativeQuery(
+                    """
+                    SELECT a.adapter_ref, b.period_start, b.period_end, b.delta, b.rho_limit,
+                           b.rho_top_up, b.rho_spent
+                    FROM dp_budget b JOIN adapter a ON a.id = b.adapter_id WHERE b.id = :b
+                    """)
+                .setParameter("b", budgetId)
+                .getSingleResult();
+    double delta = PrivacyBudgets.decimal(r[3]).doubleValue();
+    BigDecimal available = PrivacyBudgets.decimal(r[4]).add(PrivacyBudgets.decimal(r[5]));
+    BigDecimal spent = PrivacyBudgets.decimal(r[6]);
+    double fraction =
+        available.signum() == 0
+            ? 1
+            : spent.divide(available, MathContext.DECIMAL64).min(BigDecimal.ONE).doubleValue();
+    return new BudgetView(
+        (String) r[0],
+        SqlValues.toOffset(r[1]),
+        SqlValues.toOffset(r[2]),
+        delta,
+        PrivacyBudgets.epsilon(available, delta),
+        PrivacyBudgets.epsilon(spent, delta),
+        fraction);
+  }
+
+  /** The zCDP-to-(ε, δ) conversion the policy limits are set by: ρ + 2·sqrt(ρ·ln(1/δ)). */
+  static double zcdpEpsilon(double rho, double delta) {
+    return rho + 2 * Math.sqrt(rho * Math.log(1 / delta));
+  }
+}

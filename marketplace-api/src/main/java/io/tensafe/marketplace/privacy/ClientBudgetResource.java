@@ -1,0 +1,33 @@
+package io.tensafe.marketplace.privacy;
+
+import io.tensafe.marketplace.organisation.OrganisationService;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.validation.constraints.Pattern;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * {@code GET /api/client/budgets[?organisation=slug]}: the privacy budgets of the caller's
+ * organisation (or another they belong to) whose period has not ended: ε limit and spent per
+ * adapter, and when each resets.
+ */
+@Path("/api/client/budgets")
+@RolesAllowed("client")
+@Produces(MediaType.APPLICATION_JSON)
+public class ClientBudgetResource {
+  @Inject BudgetTopUps budgets;
+  @Inject OrganisationService organisations;
+
+  @GET
+  public List<BudgetView> mine(
+      @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}")
+          String organisation) {
+    return budgets.current(organisations.require(organisation).organisationId(), Instant.now());
+  }
+}
