@@ -42,19 +42,7 @@ public class BudgetTopUps {
     UUID org = organisation(request.organisation());
     PrivacyBudgets.Policy policy = budgets.currentPolicy(request.adapter());
     java.time.OffsetDateTime start = budgets.ensureBudget(org, policy, now);
-    Object[] row =
-        (Object[])
-            em.createNativeQuery(
-                    """
-                    SELECT id, rho_limit, rho_top_up, delta FROM dp_budget
-                    WHERE client_organisation_id = :org AND adapter_id = :adapter
-                      AND period_start = :start
-                    FOR UPDATE
-                    """)
-                .setParameter("org", org)
-                .setParameter("adapter", policy.adapterId())
-                .setParameter("start", start)
-                .getSingleResult();
+    Object[] row = budgets.lockBudget(org, policy.adapterId(), start);
     UUID budgetId = (UUID) row[0];
     String eventId = "top-up:" + request.reference();
     List<?> earlier =
@@ -70,7 +58,7 @@ public class BudgetTopUps {
       return new Result(view(budgetId), false);
     }
     BigDecimal available = PrivacyBudgets.decimal(row[1]).add(PrivacyBudgets.decimal(row[2]));
-    double delta = PrivacyBudgets.decimal(row[3]).doubleValue();
+    double delta = PrivacyBudgets.decimal(row[4]).doubleValue();
     double epsilonNow = zcdpEpsilon(available.doubleValue(), delta);
     BigDecimal raised = PrivacyBudgets.rhoLimit(epsilonNow + request.epsilon(), delta);
     BigDecimal added = raised.subtract(available).max(BigDecimal.ZERO);

@@ -75,20 +75,7 @@ public class PrivacyBudgets {
     requireRequestId(requestId);
     Policy policy = policy(adapterRef, version);
     OffsetDateTime start = ensureBudget(clientOrganisationId, policy, now);
-    Object[] budget =
-        (Object[])
-            em.createNativeQuery(
-                    """
-                    SELECT id, rho_limit, rho_top_up, rho_spent, delta, period_end
-                    FROM dp_budget
-                    WHERE client_organisation_id = :org AND adapter_id = :adapter
-                      AND period_start = :start
-                    FOR UPDATE
-                    """)
-                .setParameter("org", clientOrganisationId)
-                .setParameter("adapter", policy.adapterId())
-                .setParameter("start", start)
-                .getSingleResult();
+    Object[] budget = lockBudget(clientOrganisationId, policy.adapterId(), start);
     UUID budgetId = (UUID) budget[0];
     BigDecimal available = decimal(budget[1]).add(decimal(budget[2]));
     BigDecimal spent = decimal(budget[3]);
@@ -247,6 +234,26 @@ public class PrivacyBudgets {
             "limit", rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue()))
         .executeUpdate();
     return start;
+  }
+
+  /**
+   * Locks and returns a budget row: id, rho_limit, rho_top_up, rho_spent, delta, period_end.
+   * Reservations and top-ups of one budget are serialised by this lock.
+   */
+  Object[] lockBudget(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
+    return (Object[])
+        em.createNativeQuery(
+                """
+                SELECT id, rho_limit, rho_top_up, rho_spent, delta, period_end
+                FROM dp_budget
+                WHERE client_organisation_id = :org AND adapter_id = :adapter
+                  AND period_start = :start
+                FOR UPDATE
+                """)
+            .setParameter("org", clientOrganisationId)
+            .setParameter("adapter", adapterId)
+            .setParameter("start", start)
+            .getSingleResult();
   }
 
   /** The policy of the adapter's newest published version. */

@@ -28,40 +28,64 @@ public final class CsvReports {
     }
     row(out, header);
     for (ReportLine l : report.lines()) {
-      List<String> cells =
-          new ArrayList<>(
-              List.of(
-                  l.dimension(),
-                  l.key(),
-                  l.currency(),
-                  Long.toString(l.requests()),
-                  Long.toString(l.promptTokens()),
-                  Long.toString(l.completionTokens()),
-                  Long.toString(l.amountMicros())));
-      if (showsSplit) {
-        cells.add(Long.toString(l.creatorMicros()));
-        cells.add(Long.toString(l.platformMicros()));
-      }
-      row(out, cells);
+      row(
+          out,
+          cells(
+              showsSplit,
+              l.dimension(),
+              l.key(),
+              l.currency(),
+              l.requests(),
+              l.promptTokens(),
+              l.completionTokens(),
+              l.amountMicros(),
+              l.creatorMicros(),
+              l.platformMicros()));
     }
     for (ReportTotal t : report.totals()) {
-      List<String> cells =
-          new ArrayList<>(
-              List.of(
-                  "total",
-                  "",
-                  t.currency(),
-                  Long.toString(t.requests()),
-                  Long.toString(t.promptTokens()),
-                  Long.toString(t.completionTokens()),
-                  Long.toString(t.amountMicros())));
-      if (showsSplit) {
-        cells.add(Long.toString(t.creatorMicros()));
-        cells.add(Long.toString(t.platformMicros()));
-      }
-      row(out, cells);
+      row(
+          out,
+          cells(
+              showsSplit,
+              "total",
+              "",
+              t.currency(),
+              t.requests(),
+              t.promptTokens(),
+              t.completionTokens(),
+              t.amountMicros(),
+              t.creatorMicros(),
+              t.platformMicros()));
     }
     return out.toString();
+  }
+
+  private static List<String> cells(
+      boolean showsSplit,
+      String dimension,
+      String key,
+      String currency,
+      long requests,
+      long prompt,
+      long completion,
+      long amount,
+      Long creator,
+      Long platform) {
+    List<String> cells =
+        new ArrayList<>(
+            List.of(
+                dimension,
+                key,
+                currency,
+                Long.toString(requests),
+                Long.toString(prompt),
+                Long.toString(completion),
+                Long.toString(amount)));
+    if (showsSplit) {
+      cells.add(Long.toString(creator));
+      cells.add(Long.toString(platform));
+    }
+    return cells;
   }
 
   private static void row(StringBuilder out, List<String> cells) {
