@@ -1,6 +1,7 @@
 package io.tensafe.node.runtime;
 
 import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.kernels.helora.BatchedOperator;
 import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.kernels.helora.HostedPhaseTimes;

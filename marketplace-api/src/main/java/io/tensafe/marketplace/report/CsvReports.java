@@ -27,65 +27,14 @@ public final class CsvReports {
       header.addAll(List.of("creator_micros", "platform_micros"));
     }
     row(out, header);
-    for (ReportLine l : report.lines()) {
-      row(
-          out,
-          cells(
-              showsSplit,
-              l.dimension(),
-              l.key(),
-              l.currency(),
-              l.requests(),
-              l.promptTokens(),
-              l.completionTokens(),
-              l.amountMicros(),
-              l.creatorMicros(),
-              l.platformMicros()));
-    }
-    for (ReportTotal t : report.totals()) {
-      row(
-          out,
-          cells(
-              showsSplit,
-              "total",
-              "",
-              t.currency(),
-              t.requests(),
-              t.promptTokens(),
-              t.completionTokens(),
-              t.amountMicros(),
-              t.creatorMicros(),
-              t.platformMicros()));
+    List<ReportLine> rows = new ArrayList<>(report.lines());
+    report.totals().forEach(t -> rows.add(t.asLine()));
+    for (ReportLine l : rows) {
+      List<String> cells = new ArrayList<>(List.of(l.dimension(), l.key()));
+      cells.addAll(l.columns(showsSplit, Long::toString));
+      row(out, cells);
     }
     return out.toString();
-  }
-
-  private static List<String> cells(
-      boolean showsSplit,
-      String dimension,
-      String key,
-      String currency,
-      long requests,
-      long prompt,
-      long completion,
-      long amount,
-      Long creator,
-      Long platform) {
-    List<String> cells =
-        new ArrayList<>(
-            List.of(
-                dimension,
-                key,
-                currency,
-                Long.toString(requests),
-                Long.toString(prompt),
-                Long.toString(completion),
-                Long.toString(amount)));
-    if (showsSplit) {
-      cells.add(Long.toString(creator));
-      cells.add(Long.toString(platform));
-    }
-    return cells;
   }
 
   private static void row(StringBuilder out, List<String> cells) {

@@ -55,18 +55,7 @@ public final class PdfReports {
             w.text(Fonts.BOLD, 11, "By " + dimension);
             w.row(Fonts.BOLD, header(kind));
           }
-          w.row(
-              Fonts.REGULAR,
-              cells(
-                  kind,
-                  l.key(),
-                  l.currency(),
-                  l.requests(),
-                  l.promptTokens(),
-                  l.completionTokens(),
-                  l.amountMicros(),
-                  l.creatorMicros(),
-                  l.platformMicros()));
+          w.row(Fonts.REGULAR, cells(kind, l.key(), l));
         }
         w.gap();
         w.text(Fonts.BOLD, 11, "Totals");
@@ -75,18 +64,7 @@ public final class PdfReports {
           w.text(Fonts.REGULAR, SIZE, "No charges in this period.");
         }
         for (ReportTotal t : report.totals()) {
-          w.row(
-              Fonts.BOLD,
-              cells(
-                  kind,
-                  "total",
-                  t.currency(),
-                  t.requests(),
-                  t.promptTokens(),
-                  t.completionTokens(),
-                  t.amountMicros(),
-                  t.creatorMicros(),
-                  t.platformMicros()));
+          w.row(Fonts.BOLD, cells(kind, "total", t.asLine()));
         }
         w.gap();
         w.text(
@@ -112,29 +90,9 @@ public final class PdfReports {
     return h;
   }
 
-  private static List<String> cells(
-      ReportKind kind,
-      String key,
-      String currency,
-      long requests,
-      long prompt,
-      long completion,
-      long amount,
-      Long creator,
-      Long platform) {
-    List<String> c =
-        new ArrayList<>(
-            List.of(
-                key,
-                currency,
-                Long.toString(requests),
-                Long.toString(prompt),
-                Long.toString(completion),
-                money(amount)));
-    if (kind.showsSplit()) {
-      c.add(money(creator));
-      c.add(money(platform));
-    }
+  private static List<String> cells(ReportKind kind, String label, ReportLine line) {
+    List<String> c = new ArrayList<>(List.of(label));
+    c.addAll(line.columns(kind.showsSplit(), PdfReports::money));
     return c;
   }
 

@@ -1,6 +1,9 @@
 package io.tensafe.marketplace.report;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * One row of a billing report: the charge-ledger rows of a period that share a {@code dimension}
@@ -26,6 +29,27 @@ public record ReportLine(
     long amountMicros,
     Long creatorMicros,
     Long platformMicros) {
+
+  /**
+   * The columns after the key, for CSV and PDF: currency, requests, prompt and completion tokens,
+   * amount and, when {@code showsSplit}, the creator's and platform's shares; money through {@code
+   * money} (micro-units in).
+   */
+  List<String> columns(boolean showsSplit, LongFunction<String> money) {
+    List<String> c =
+        new ArrayList<>(
+            List.of(
+                currency,
+                Long.toString(requests),
+                Long.toString(promptTokens),
+                Long.toString(completionTokens),
+                money.apply(amountMicros)));
+    if (showsSplit) {
+      c.add(money.apply(creatorMicros));
+      c.add(money.apply(platformMicros));
+    }
+    return c;
+  }
 
   /** This line without the creator/platform split. */
   ReportLine withoutSplit() {

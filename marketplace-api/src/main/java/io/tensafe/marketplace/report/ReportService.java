@@ -21,58 +21,55 @@ public class ReportService {
   @Inject EntityManager em;
 
   Response invoice(UUID organisation, String from, String to, String format) {
-    ReportFormat f = ReportFormat.parse(format);
-    SalesPeriod period = SalesPeriod.parse(from, to);
     Object[] org =
         (Object[])
             em.createNativeQuery("SELECT slug, display_name FROM organisation WHERE id = :o")
                 .setParameter("o", organisation)
                 .getSingleResult();
-    return deliver(
-        queries.report(
-            ReportKind.INVOICE,
-            ReportQueries.Scope.client(organisation),
-            (String) org[0],
-            (String) org[1],
-            period.from(),
-            period.to()),
+    return report(
         ReportKind.INVOICE,
-        f);
+        ReportQueries.Scope.client(organisation),
+        (String) org[0],
+        (String) org[1],
+        from,
+        to,
+        format);
   }
 
   Response payout(UUID creator, String from, String to, String format) {
-    ReportFormat f = ReportFormat.parse(format);
-    SalesPeriod period = SalesPeriod.parse(from, to);
     String ref =
         (String)
             em.createNativeQuery("SELECT creator_ref FROM creator WHERE id = :c")
                 .setParameter("c", creator)
                 .getSingleResult();
-    return deliver(
-        queries.report(
-            ReportKind.PAYOUT,
-            ReportQueries.Scope.creator(creator),
-            ref,
-            ref,
-            period.from(),
-            period.to()),
-        ReportKind.PAYOUT,
-        f);
+    return report(
+        ReportKind.PAYOUT, ReportQueries.Scope.creator(creator), ref, ref, from, to, format);
   }
 
   Response revenue(String from, String to, String format) {
+    return report(
+        ReportKind.REVENUE,
+        ReportQueries.Scope.everyone(),
+        "platform",
+        "TenSafe platform",
+        from,
+        to,
+        format);
+  }
+
+  /** Validates the format and period first, then sums the ledger and renders. */
+  private Response report(
+      ReportKind kind,
+      ReportQueries.Scope scope,
+      String party,
+      String partyName,
+      String from,
+      String to,
+      String format) {
     ReportFormat f = ReportFormat.parse(format);
     SalesPeriod period = SalesPeriod.parse(from, to);
     return deliver(
-        queries.report(
-            ReportKind.REVENUE,
-            ReportQueries.Scope.everyone(),
-            "platform",
-            "TenSafe platform",
-            period.from(),
-            period.to()),
-        ReportKind.REVENUE,
-        f);
+        queries.report(kind, scope, party, partyName, period.from(), period.to()), kind, f);
   }
 
   /** The id of the organisation with this slug, or a not-found problem. */

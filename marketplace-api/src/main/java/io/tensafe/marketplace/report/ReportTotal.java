@@ -18,6 +18,20 @@ public record ReportTotal(
     Long creatorMicros,
     Long platformMicros) {
 
+  /** This total as a report line of dimension {@code total} with an empty key. */
+  ReportLine asLine() {
+    return new ReportLine(
+        "total",
+        "",
+        currency,
+        requests,
+        promptTokens,
+        completionTokens,
+        amountMicros,
+        creatorMicros,
+        platformMicros);
+  }
+
   ReportTotal withoutSplit() {
     return new ReportTotal(
         currency, requests, promptTokens, completionTokens, amountMicros, null, null);

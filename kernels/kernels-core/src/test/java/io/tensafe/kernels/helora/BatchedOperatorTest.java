@@ -1,13 +1,9 @@
-package io.tensafe.node.runtime;
+package io.tensafe.kernels.helora;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tensafe.kernels.helora.HeLoraOperator;
-import io.tensafe.kernels.helora.HeLoraResult;
-import io.tensafe.kernels.helora.OperationCounts;
-import io.tensafe.kernels.helora.PreparedSite;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

@@ -1,8 +1,5 @@
-package io.tensafe.node.runtime;
+package io.tensafe.kernels.helora;
 
-import io.tensafe.kernels.helora.HeLoraOperator;
-import io.tensafe.kernels.helora.HeLoraResult;
-import io.tensafe.kernels.helora.PreparedSite;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -18,9 +15,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * results. A lone caller runs its call on its own thread at once, with no hand-off; callers that
  * arrive while a unit runs are batched into the next one. If a unit fails (one caller's inputs are
  * malformed), its calls are run one by one, so each caller gets its own result or its own error.
- * Preparation goes straight to the wrapped operator. Thread-safe.
+ * Preparation goes straight to the wrapped operator. Thread-safe. (This replaced a dispatcher
+ * thread that gathered callers for up to a time limit: the hand-off cost about a quarter of the HE
+ * time; docs/benchmarks.md.)
  */
-final class BatchedOperator implements HeLoraOperator {
+public final class BatchedOperator implements HeLoraOperator {
   private record Call(List<SiteInputs> requests, CompletableFuture<List<HeLoraResult>> done) {
     int tokens() {
       int n = 0;
@@ -39,19 +38,23 @@ final class BatchedOperator implements HeLoraOperator {
   private long calls;
 
   /**
-   * @param maxTokens tokens one unit takes at most, ≥ 1 (a larger single call still runs alone)
+   * @param maxTokens tokens one unit takes at most, in [1, 65536] (a larger single call still runs
+   *     alone)
    */
-  BatchedOperator(HeLoraOperator inner, int maxTokens) {
+  public BatchedOperator(HeLoraOperator inner, int maxTokens) {
+    if (maxTokens < 1 || maxTokens > 1 << 16) {
+      throw new IllegalArgumentException("maxTokens must be in [1, 65536], was " + maxTokens);
+    }
     this.inner = inner;
     this.maxTokens = maxTokens;
   }
 
-  HeLoraOperator inner() {
+  public HeLoraOperator inner() {
     return inner;
   }
 
   /** Units of backend work run and calls served so far: {@code [units, calls]}. */
-  long[] statistics() {
+  public long[] statistics() {
     lock.lock();
     try {
       return new long[] {units, calls};
