@@ -128,9 +128,9 @@ check "up --detach starts everything and prints the URLs" \
 check "marketplace is UP against PostgreSQL" \
   bash -c "curl -fs http://127.0.0.1:18080/q/health | grep -q '\"Database schema\"'"
 check "node is UP" curl -fs -o /dev/null http://127.0.0.1:18090/q/health
-check "the node generates with the demo model" bash -c \
-  "curl -fs -H 'content-type: application/json' -d '{\"prompt\":\"Hello\",\"max_tokens\":3}' \
-     http://127.0.0.1:18090/v1/generate | grep -q '\"completion_tokens\":3'"
+check "the node serves only its marketplace (401 problem+json without its dispatch token)" bash -c \
+  "curl -s -H 'content-type: application/json' -d '{\"prompt\":\"Hello\",\"max_tokens\":3}' \
+     -w '%{http_code}' http://127.0.0.1:18090/v1/generate | grep -q 'dispatch token.*401$'"
 check "up publishes the demo adapter and prints an API key" \
   bash -c "grep -q '^OPENAI_BASE_URL=http://127.0.0.1:18080/v1$' '$out' && grep -q '^OPENAI_API_KEY=tsk_' '$out'"
 demo_key=$(sed -n 's/^OPENAI_API_KEY=//p' "$out")
@@ -146,6 +146,8 @@ run env OPENAI_BASE_URL=http://127.0.0.1:18080/v1 OPENAI_API_KEY="$demo_key" \
   node "$root/.tensafe/test/openai/client-test.mjs"
 check "the official openai client lists, completes, streams with usage and sees errors" \
   bash -c "[ $(rc) = 0 ] && grep -q 'openai client test: ok' '$out'"
+# Faults: the node, then the marketplace, killed mid-stream (see the file).
+. "$root/.tensafe/test/fault-drills.sh"
 # Billing reports of what those calls charged, through the CLI, signed in as the demo users.
 run env TENSAFE_PASSWORD=client "$tensafe" report invoice --format csv
 check "report invoice --format csv lists the demo adapter and a total" \

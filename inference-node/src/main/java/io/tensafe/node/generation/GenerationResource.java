@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.tensafe.node.runtime.TextDelta;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -19,10 +20,12 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 
 /**
  * {@code POST /v1/generate}: a completion of the served model, as one JSON answer. {@code POST
- * /v1/generate/stream}: the same as server-sent events: {@code {"delta": "..."}} chunks as text
- * becomes final, then one {@code {"request_id", "finish_reason", "usage", "report"}}; a client that
- * disconnects cancels the generation (its usage, up to then, is still reported). The usage report
- * is in the outbox before the last chunk or the JSON answer is sent.
+ * /v1/generate/stream}: the same as server-sent events: {@code {"delta": "...", "prompt_tokens": p,
+ * "completion_tokens": n}} chunks as text becomes final ({@code n} counts the tokens generated up
+ * to and including this piece, so a forwarder knows what the text it passed on stands for), then
+ * one {@code {"request_id", "finish_reason", "usage", "report"}}; a client that disconnects cancels
+ * the generation (its usage, up to then, is still reported). The usage report is in the outbox
+ * before the last chunk or the JSON answer is sent.
  */
 @Path("/v1/generate")
 public class GenerationResource {
@@ -77,7 +80,7 @@ public class GenerationResource {
                           if (cancelled.get()) {
                             throw new CancellationException("the client went away");
                           }
-                          emitter.emit(write(Map.of("delta", delta)));
+                          emitter.emit(write(event(delta)));
                         });
                 if (cancelled.get()) {
                   emitter.complete();
@@ -96,6 +99,14 @@ public class GenerationResource {
               }
             })
         .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+  }
+
+  private static Map<String, Object> event(TextDelta delta) {
+    Map<String, Object> event = new LinkedHashMap<>();
+    event.put("delta", delta.text());
+    event.put("prompt_tokens", delta.promptTokens());
+    event.put("completion_tokens", delta.completionTokens());
+    return event;
   }
 
   private String write(Object value) {

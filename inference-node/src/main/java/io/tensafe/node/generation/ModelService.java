@@ -18,6 +18,7 @@ import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.SamplingParameters;
+import io.tensafe.node.runtime.TextDelta;
 import io.tensafe.node.runtime.TextGenerator;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.node.usage.UsageReport;
@@ -159,7 +160,7 @@ public class ModelService {
    * @throws NodeProblem 400 for a bad request, 404 for an unknown adapter, 422 for an adapter this
    *     node cannot serve, 503 with Retry-After when all slots are busy or storage fails
    */
-  Served generate(GenerationRequest request, Consumer<String> onText) {
+  Served generate(GenerationRequest request, Consumer<TextDelta> onText) {
     String prompt = prompt(request);
     SamplingParameters parameters = parameters(request);
     String requestId = requestId(request.requestId());

@@ -16,7 +16,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Registers a connected node with the marketplace at startup and heartbeats every {@code
- * tensafe.node.heartbeat-period}, reporting the adapter ids it holds.
+ * tensafe.node.heartbeat-period}, reporting the adapter ids it holds. The registration carries the
+ * node's {@link DispatchToken}, which the marketplace presents on every request it dispatches.
  */
 @Startup
 @ApplicationScoped
@@ -24,6 +25,7 @@ public class FleetService {
   @Inject MarketplaceConnection marketplace;
   @Inject ModelService model;
   @Inject HeBackend backend;
+  @Inject DispatchToken dispatchToken;
 
   @ConfigProperty(name = "tensafe.node.name")
   String name;
@@ -69,7 +71,9 @@ public class FleetService {
             "maxConcurrency",
             maxConcurrency,
             "url",
-            publicUrl);
+            publicUrl,
+            "dispatchToken",
+            dispatchToken.value());
     link =
         new FleetLink(
             marketplace.client().get(), registration, model::heldAdapterIds, period, Log::info);

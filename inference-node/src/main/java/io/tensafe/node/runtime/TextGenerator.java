@@ -36,16 +36,17 @@ public final class TextGenerator {
   /** As {@link #generate(String, SamplingParameters, Consumer)} for an already tokenized prompt. */
   public Generation generate(
       long[] promptIds, SamplingParameters parameters, Consumer<String> onText) {
-    return generate(promptIds, parameters, null, onText);
+    return generate(promptIds, parameters, null, d -> onText.accept(d.text()));
   }
 
   /**
    * Generates with an adapter's deltas at its target modules ({@code lora} null: the base model).
-   * {@code onText} may throw {@link CancellationException} (the caller went away) to stop
-   * generation; the result then has finish reason {@value #CANCELLED} and counts the tokens made.
+   * Each piece of text comes with the token counts it completes. {@code onText} may throw {@link
+   * CancellationException} (the caller went away) to stop generation; the result then has finish
+   * reason {@value #CANCELLED} and counts the tokens made.
    */
   public Generation generate(
-      long[] promptIds, SamplingParameters parameters, LoraPath lora, Consumer<String> onText) {
+      long[] promptIds, SamplingParameters parameters, LoraPath lora, Consumer<TextDelta> onText) {
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("the prompt is empty");
     }
@@ -75,7 +76,7 @@ public final class TextGenerator {
         }
         int safe = text.length() - heldBack(text, parameters.stop());
         if (safe > emitted && !text.endsWith("\uFFFD")) {
-          if (!deliver(onText, text.substring(emitted, safe))) {
+          if (!deliver(onText, text.substring(emitted, safe), promptIds.length, generated.size())) {
             return new Generation(text, promptIds.length, generated.size(), CANCELLED);
           }
           emitted = safe;
@@ -85,16 +86,18 @@ public final class TextGenerator {
         }
       }
     }
-    if (text.length() > emitted && !deliver(onText, text.substring(emitted))) {
+    if (text.length() > emitted
+        && !deliver(onText, text.substring(emitted), promptIds.length, generated.size())) {
       return new Generation(text, promptIds.length, generated.size(), CANCELLED);
     }
     return new Generation(text, promptIds.length, generated.size(), finish);
   }
 
   /** False when the consumer cancelled by throwing {@link CancellationException}. */
-  private static boolean deliver(Consumer<String> onText, String piece) {
+  private static boolean deliver(
+      Consumer<TextDelta> onText, String piece, int promptTokens, int completionTokens) {
     try {
-      onText.accept(piece);
+      onText.accept(new TextDelta(piece, promptTokens, completionTokens));
       return true;
     } catch (CancellationException e) {
       return false;

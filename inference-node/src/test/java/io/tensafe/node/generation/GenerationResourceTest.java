@@ -66,10 +66,19 @@ class GenerationResourceTest {
             .map(l -> l.substring(5).strip())
             .toList();
     assertTrue(data.getLast().contains("\"completion_tokens\":6"), data.getLast());
+    var last = io.restassured.path.json.JsonPath.from(data.getLast());
     StringBuilder text = new StringBuilder();
+    int tokens = 0;
     for (String d : data.subList(0, data.size() - 1)) {
-      text.append(io.restassured.path.json.JsonPath.from(d).getString("delta"));
+      var delta = io.restassured.path.json.JsonPath.from(d);
+      text.append(delta.getString("delta"));
+      // Each piece says how many tokens the text so far stands for: never falling, never past the
+      // total.
+      assertTrue(delta.getInt("completion_tokens") >= Math.max(1, tokens), d);
+      tokens = delta.getInt("completion_tokens");
+      assertEquals(last.getInt("usage.prompt_tokens"), delta.getInt("prompt_tokens"), d);
     }
+    assertTrue(tokens >= 1 && tokens <= 6, "last delta's count " + tokens);
     assertEquals(whole, text.toString());
   }
 

@@ -115,6 +115,11 @@ class HeLoraDecodingTest {
     // (prompt + 8 tokens) × 4 inputs per layer (attention input, attention output, MLP input,
     // MLP activation) × layers.
     assertEquals((prompt.length + 8L) * 4 * decoder.shape().layers(), noisy.releases());
+    // The marketplace reserves budgets by the same count, from the package's tensor names.
+    int perToken =
+        io.tensafe.tgsp.peft.LoraInputs.releasesPerToken(
+            all.sites().keySet().stream().map(site -> site + ".lora_A.weight").toList());
+    assertEquals((prompt.length + 8L) * perToken, noisy.releases());
   }
 
   private static float[] logits(LoraPath lora) {

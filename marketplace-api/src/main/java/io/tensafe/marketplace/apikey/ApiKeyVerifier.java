@@ -3,6 +3,7 @@ package io.tensafe.marketplace.apikey;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
 import java.security.MessageDigest;
 import java.util.Optional;
 import java.util.UUID;
@@ -19,6 +20,11 @@ public class ApiKeyVerifier {
 
   @Inject EntityManager em;
 
+  /**
+   * The key's principal, or empty when {@code presented} is not a valid, usable key. A short
+   * transaction of its own: the connection is not held for the rest of the request.
+   */
+  @Transactional
   public Optional<ApiKeyPrincipal> verify(String presented) {
     if (presented == null || !FORMAT.matcher(presented).matches()) {
       return Optional.empty();

@@ -45,6 +45,36 @@ public class ChargeLedger {
    */
   @Transactional
   public ChargeView record(NewCharge charge) {
+    Written w = write(charge);
+    if (!w.inserted() && !w.sameUsage()) {
+      throw ProblemTypes.conflict(
+          "request id " + charge.requestId() + " was already billed with different usage");
+    }
+    return w.view();
+  }
+
+  /**
+   * Records {@code charge} unless its request id is already billed, in which case the first charge
+   * stands (whatever its usage) and is returned. For the gateway's account of a stream cut short,
+   * which must not fail because a node's report got there first.
+   */
+  @Transactional
+  public ChargeView recordUnlessBilled(NewCharge charge) {
+    return write(charge).view();
+  }
+
+  /** The charge of {@code requestId}, if it was billed. */
+  public java.util.Optional<ChargeView> find(String requestId) {
+    return em.createNativeQuery(VIEW)
+        .setParameter("request", requestId)
+        .getResultStream()
+        .findFirst()
+        .map(row -> view((Object[]) row));
+  }
+
+  private record Written(ChargeView view, boolean inserted, boolean sameUsage) {}
+
+  private Written write(NewCharge charge) {
     validate(charge);
     List<?> version =
         em.createNativeQuery(
@@ -130,11 +160,7 @@ public class ChargeLedger {
                 .setParameter("request", charge.requestId())
                 .getSingleResult();
     ChargeView view = view(row);
-    if (inserted == 0 && !sameUsage(view, row, charge)) {
-      throw ProblemTypes.conflict(
-          "request id " + charge.requestId() + " was already billed with different usage");
-    }
-    return view;
+    return new Written(view, inserted == 1, sameUsage(view, row, charge));
   }
 
   private static boolean sameUsage(ChargeView view, Object[] row, NewCharge charge) {

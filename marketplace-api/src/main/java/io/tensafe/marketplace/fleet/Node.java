@@ -37,6 +37,10 @@ public class Node {
    */
   public String endpoint;
 
+  /** The secret presented when dispatching to it (see {@code NodeRegistration}); never shown. */
+  @Column(name = "dispatch_token")
+  public String dispatchToken;
+
   @Column(name = "max_concurrency")
   public int maxConcurrency;
 

@@ -40,6 +40,7 @@ public final class NodeCall implements AutoCloseable {
             .timeout(firstByteTimeout)
             .header("Content-Type", "application/json")
             .header("Accept", "text/event-stream")
+            .header("Authorization", "Bearer " + target.dispatchToken())
             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
             .build();
     HttpResponse<Stream<String>> response;

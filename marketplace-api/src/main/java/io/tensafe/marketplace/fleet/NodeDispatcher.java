@@ -3,6 +3,7 @@ package io.tensafe.marketplace.fleet;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
 import java.net.URI;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -31,6 +32,7 @@ public class NodeDispatcher {
   private final Map<UUID, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
   /** The candidates, best first, each already holding one of its slots (see {@link #release}). */
+  @Transactional
   public List<NodeTarget> candidates(UUID fleetId, String baseModel, String adapterRef) {
     List<Node> nodes =
         em.createQuery(
@@ -61,7 +63,8 @@ public class NodeDispatcher {
               n.id,
               n.name,
               URI.create(n.endpoint.endsWith("/") ? n.endpoint : n.endpoint + "/"),
-              List.of(n.loadedAdapters).contains(adapterRef)));
+              List.of(n.loadedAdapters).contains(adapterRef),
+              n.dispatchToken));
     }
     return targets;
   }

@@ -19,6 +19,9 @@ import java.util.List;
  * @param loadedAdapters adapter ids currently loaded
  * @param url where the node accepts generation requests ({@code http(s)://host:port}); a node
  *     without one is listed but never dispatched to
+ * @param dispatchToken the secret (43 characters of base64url, 256 bits) the marketplace must
+ *     present as {@code Authorization: Bearer} on each request it sends the node; required with
+ *     {@code url}, never shown back
  */
 public record NodeRegistration(
     @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId,
@@ -28,4 +31,10 @@ public record NodeRegistration(
     @NotNull @Pattern(regexp = "cpu|gpu") String accelerator,
     @Min(1) @Max(4096) int maxConcurrency,
     @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters,
-    @Pattern(regexp = "https?://[^\\s/]{1,200}") String url) {}
+    @Pattern(regexp = "https?://[^\\s/]{1,200}") String url,
+    @Pattern(regexp = "[A-Za-z0-9_-]{43}") String dispatchToken) {
+  @Override
+  public String toString() {
+    return "NodeRegistration[" + fleetId + "/" + name + " at " + url + "]";
+  }
+}

@@ -36,6 +36,10 @@ public class NodeService {
             .byRef(r.fleetId())
             .orElseThrow(
                 () -> ProblemTypes.validation("fleet '" + r.fleetId() + "' is not registered"));
+    if (r.url() != null && r.dispatchToken() == null) {
+      throw ProblemTypes.validation(
+          "a node with a url must give the dispatchToken the marketplace will present to it");
+    }
     Node node = own(r.name()).orElseGet(Node::new);
     if (node.id == null) {
       node.id = UUID.randomUUID();
@@ -47,6 +51,7 @@ public class NodeService {
     node.baseModels = r.baseModels().toArray(String[]::new);
     node.accelerator = r.accelerator();
     node.endpoint = r.url();
+    node.dispatchToken = r.dispatchToken();
     node.maxConcurrency = r.maxConcurrency();
     node.loadedAdapters =
         r.loadedAdapters() == null ? new String[0] : r.loadedAdapters().toArray(String[]::new);

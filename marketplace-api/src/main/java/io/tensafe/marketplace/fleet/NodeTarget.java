@@ -10,5 +10,12 @@ import java.util.UUID;
  * @param name its registered name
  * @param endpoint where it accepts generation requests
  * @param hasAdapter whether its last heartbeat said it holds the adapter
+ * @param dispatchToken the secret to present to it
  */
-public record NodeTarget(UUID id, String name, URI endpoint, boolean hasAdapter) {}
+public record NodeTarget(
+    UUID id, String name, URI endpoint, boolean hasAdapter, String dispatchToken) {
+  @Override
+  public String toString() {
+    return "NodeTarget[" + name + " at " + endpoint + "]";
+  }
+}

@@ -70,7 +70,8 @@ public class CompletionsResource {
     try {
       last = collect(s, text, null);
     } catch (IOException e) {
-      metered.abandon(s);
+      // Nothing reached the client: nothing is billed and the reservation is refunded.
+      metered.endEarly(s, key, RequestOutcome.NODE_FAILED, new Delivered());
       throw new io.tensafe.marketplace.problem.ApiProblem(
           ProblemTypes.HTTP,
           502,
@@ -104,7 +105,10 @@ public class CompletionsResource {
       if (event.has("delta")) {
         text.append(event.get("delta").asText());
         if (each != null) {
-          each.accept(event.get("delta").asText());
+          each.accept(
+              event.get("delta").asText(),
+              event.path("prompt_tokens").asInt(),
+              event.path("completion_tokens").asInt());
         }
       } else if (event.has("usage")) {
         return event;
@@ -116,7 +120,15 @@ public class CompletionsResource {
   }
 
   private interface DeltaSink {
-    void accept(String delta) throws IOException;
+    /** Passes on a piece that the node says stands for these token counts. */
+    void accept(String delta, int promptTokens, int completionTokens) throws IOException;
+  }
+
+  /** Writing to the client failed: the client went away. */
+  private static final class ClientGone extends IOException {
+    ClientGone(IOException cause) {
+      super(cause.getMessage(), cause);
+    }
   }
 
   private ChargeView finish(MeteredCompletions.Started s, ApiKeyPrincipal key, JsonNode last) {
@@ -129,6 +141,7 @@ public class CompletionsResource {
       CompletionRequest r, ApiKeyPrincipal key, MeteredCompletions.Started s, OutputStream out)
       throws IOException {
     boolean finished = false;
+    Delivered delivered = new Delivered();
     try {
       ObjectNode first = chunk(r, s);
       if (r.chat()) {
@@ -140,13 +153,13 @@ public class CompletionsResource {
             .putObject("delta")
             .put("role", "assistant")
             .put("content", "");
-        send(out, first);
+        sendToClient(out, first);
       }
       JsonNode last =
           collect(
               s,
               new StringBuilder(),
-              delta -> {
+              (delta, promptTokens, completionTokens) -> {
                 ObjectNode c = chunk(r, s);
                 ObjectNode choice = c.withArray("choices").addObject().put("index", 0);
                 if (r.chat()) {
@@ -155,7 +168,8 @@ public class CompletionsResource {
                   choice.put("text", delta);
                 }
                 choice.putNull("finish_reason");
-                send(out, c);
+                sendToClient(out, c);
+                delivered.sent(promptTokens, completionTokens);
               });
       ChargeView charge = finish(s, key, last);
       finished = true;
@@ -179,7 +193,11 @@ public class CompletionsResource {
       out.flush();
     } catch (IOException e) {
       if (!finished) {
-        metered.abandon(s);
+        metered.endEarly(
+            s,
+            key,
+            e instanceof ClientGone ? RequestOutcome.CLIENT_GONE : RequestOutcome.NODE_FAILED,
+            delivered);
         try {
           ObjectNode error = json.createObjectNode();
           error
@@ -191,6 +209,14 @@ public class CompletionsResource {
           // the client is gone too
         }
       }
+    }
+  }
+
+  private void sendToClient(OutputStream out, JsonNode value) throws ClientGone {
+    try {
+      send(out, value);
+    } catch (IOException e) {
+      throw new ClientGone(e);
     }
   }
 

@@ -17,14 +17,20 @@ import java.util.UUID;
 public class GatewayRequests {
   @Inject EntityManager em;
 
-  /** What a usage report needs to be charged. */
+  /**
+   * What a usage report needs to be charged.
+   *
+   * @param ended whether the gateway ended the request itself (and so billed it); false when the
+   *     request is still streaming or the marketplace restarted before it ended
+   */
   public record Context(
       UUID clientOrganisationId,
       UUID apiKeyId,
       String adapterRef,
       String version,
       String routeReason,
-      OffsetDateTime startedAt) {}
+      OffsetDateTime startedAt,
+      boolean ended) {}
 
   @Transactional
   public void open(String requestId, Context c) {
@@ -52,11 +58,33 @@ public class GatewayRequests {
         .executeUpdate();
   }
 
+  /**
+   * Records how the gateway ended {@code requestId} and the token counts it delivered; the first
+   * end stands.
+   *
+   * @return false if the request had already ended
+   */
+  @Transactional
+  public boolean end(
+      String requestId, RequestOutcome outcome, int promptTokens, int completionTokens) {
+    return em.createNativeQuery(
+                "UPDATE gateway_request SET ended_at = now(), outcome = :o,"
+                    + " delivered_prompt_tokens = :p, delivered_completion_tokens = :c"
+                    + " WHERE request_id = :r AND ended_at IS NULL")
+            .setParameter("o", outcome.column())
+            .setParameter("p", promptTokens)
+            .setParameter("c", completionTokens)
+            .setParameter("r", UUID.fromString(requestId))
+            .executeUpdate()
+        == 1;
+  }
+
   /** The context of {@code requestId}, if the gateway dispatched it. */
   public Optional<Context> find(String requestId) {
     return em.createNativeQuery(
             "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
-                + " route_reason, started_at FROM gateway_request WHERE request_id = :r")
+                + " route_reason, started_at, ended_at IS NOT NULL FROM gateway_request"
+                + " WHERE request_id = :r")
         .setParameter("r", UUID.fromString(requestId))
         .getResultStream()
         .findFirst()
@@ -68,7 +96,13 @@ public class GatewayRequests {
                       ? t
                       : ((java.time.Instant) r[5]).atOffset(java.time.ZoneOffset.UTC);
               return new Context(
-                  (UUID) r[0], (UUID) r[1], (String) r[2], (String) r[3], (String) r[4], started);
+                  (UUID) r[0],
+                  (UUID) r[1],
+                  (String) r[2],
+                  (String) r[3],
+                  (String) r[4],
+                  started,
+                  (Boolean) r[6]);
             });
   }
 }

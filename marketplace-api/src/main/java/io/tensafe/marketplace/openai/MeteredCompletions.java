@@ -2,9 +2,7 @@ package io.tensafe.marketplace.openai;
 
 import io.quarkus.logging.Log;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
-import io.tensafe.marketplace.billing.ChargeLedger;
 import io.tensafe.marketplace.billing.ChargeView;
-import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.fleet.NodeCall;
 import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeTarget;
@@ -34,16 +32,17 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * next one until a node answers; nothing has reached the client before that), and, when the node's
  * final event arrives, charge the usage and settle the reservation. A request that no node takes
  * gets its reservation back. A stream that ends early (the client went away, the node died) is
- * charged when the node's usage report arrives ({@code UsageEvents}), by the same request id, so it
- * is billed once either way.
+ * charged for what the client was sent ({@link RequestSettlement}); if the marketplace itself went
+ * down mid-stream, the node's usage report bills it ({@code UsageEvents}). Each request id is
+ * billed once either way.
  */
 @ApplicationScoped
 public class MeteredCompletions {
   @Inject ServedVersions versions;
   @Inject NodeDispatcher dispatcher;
   @Inject PrivacyBudgets budgets;
-  @Inject ChargeLedger charges;
   @Inject GatewayRequests requests;
+  @Inject RequestSettlement settlement;
 
   @ConfigProperty(name = "tensafe.gateway.default-adapter")
   Optional<String> defaultAdapter;
@@ -53,6 +52,16 @@ public class MeteredCompletions {
 
   @ConfigProperty(name = "tensafe.gateway.max-concurrency-per-key", defaultValue = "16")
   int maxPerKey;
+
+  @ConfigProperty(name = "tensafe.gateway.requests-per-minute-per-key", defaultValue = "600")
+  int requestsPerMinute;
+
+  private RequestRateLimiter rate;
+
+  @jakarta.annotation.PostConstruct
+  void limits() {
+    rate = new RequestRateLimiter(requestsPerMinute, System::nanoTime);
+  }
 
   private final java.util.Map<UUID, java.util.concurrent.atomic.AtomicInteger> perKey =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -77,10 +86,20 @@ public class MeteredCompletions {
   /**
    * Routes, records, reserves and dispatches {@code r} for {@code key}.
    *
-   * @throws ApiProblem 429 with Retry-After when the key already has {@code
-   *     tensafe.gateway.max-concurrency-per-key} requests in flight on this instance
+   * @throws ApiProblem 429 with Retry-After when the key has started {@code
+   *     tensafe.gateway.requests-per-minute-per-key} requests in the last minute, or already has
+   *     {@code tensafe.gateway.max-concurrency-per-key} requests in flight, on this instance
    */
   public Started start(ApiKeyPrincipal key, CompletionRequest r) {
+    int wait = rate.tryAcquire(key.keyId());
+    if (wait > 0) {
+      throw new ApiProblem(
+          ProblemTypes.RATE_LIMITED,
+          429,
+          "Too many requests",
+          "this API key may start " + rate.perMinute() + " requests per minute",
+          wait);
+    }
     var inFlight =
         perKey.computeIfAbsent(key.keyId(), k -> new java.util.concurrent.atomic.AtomicInteger());
     if (inFlight.incrementAndGet() > maxPerKey) {
@@ -143,7 +162,8 @@ public class MeteredCompletions {
             version.adapterId(),
             version.version(),
             reason,
-            started));
+            started,
+            false));
     Reservation reservation =
         budgets.reserve(
             key.organisationId(),
@@ -196,29 +216,24 @@ public class MeteredCompletions {
   /** Charges a finished request and settles its reservation; frees the node's slot. */
   public ChargeView finish(Started s, ApiKeyPrincipal key, int promptTokens, int completionTokens) {
     try {
-      ChargeView charge =
-          charges.record(
-              new NewCharge(
-                  s.requestId(),
-                  key.organisationId(),
-                  key.keyId(),
-                  s.version().adapterId(),
-                  s.version().version(),
-                  promptTokens,
-                  completionTokens,
-                  s.startedAt(),
-                  s.routeReason()));
-      budgets.settle(s.requestId(), Math.min(completionTokens, s.reservation().tokens()));
-      return charge;
+      return settlement.completed(s, key, promptTokens, completionTokens);
     } finally {
       release(s);
     }
   }
 
-  /** Ends a request whose stream did not finish; the node's usage report bills what it made. */
-  public void abandon(Started s) {
-    s.call().close();
-    release(s);
+  /**
+   * Ends a request whose stream did not finish: bills what the client was sent ({@link
+   * RequestSettlement#endedEarly}), then closes the node's stream (so its report, if any, comes
+   * after the bill) and frees the slot.
+   */
+  public void endEarly(Started s, ApiKeyPrincipal key, RequestOutcome outcome, Delivered sent) {
+    try {
+      settlement.endedEarly(s, key, outcome, sent);
+    } finally {
+      s.call().close();
+      release(s);
+    }
   }
 
   private void release(Started s) {

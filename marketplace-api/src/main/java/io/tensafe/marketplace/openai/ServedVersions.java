@@ -4,6 +4,7 @@ import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,7 +14,8 @@ import java.util.UUID;
 /**
  * The published versions an API key may use: adapters in its scope (all when unscoped), neither the
  * adapter, its creator nor the version suspended. An adapter named without a version resolves to
- * its newest published version.
+ * its newest published version. Each lookup is its own short transaction, so the connection is
+ * released at once rather than held for the rest of a streamed request.
  */
 @ApplicationScoped
 public class ServedVersions {
@@ -27,6 +29,7 @@ public class ServedVersions {
       """;
 
   /** The newest published version of every adapter the key may use, oldest adapter first. */
+  @Transactional
   public List<ServedVersion> newestForKey(ApiKeyPrincipal key) {
     List<ServedVersion> all = new ArrayList<>();
     String sql =
@@ -45,6 +48,7 @@ public class ServedVersions {
   }
 
   /** {@code adapterId}'s version {@code version} (newest published when null), if the key may. */
+  @Transactional
   public Optional<ServedVersion> find(ApiKeyPrincipal key, String adapterId, String version) {
     return newestOrExact(adapterId, version).filter(v -> allowed(key, v.adapterUuid()));
   }

@@ -99,9 +99,11 @@ public class UsageEvents {
 
   /**
    * Charges a request the gateway dispatched from its node's report, and settles its DP
-   * reservation: for a stream that finished, the gateway already did both with the same numbers
-   * (both are idempotent by request id); for one that did not (the client left, the node died after
-   * sending tokens), this is where it is billed.
+   * reservation, unless the gateway ended the request itself: then the gateway has billed what it
+   * delivered ({@code RequestSettlement}) and this report is the node's side of the cross-check
+   * only. A report is what bills a request when the marketplace restarted mid-stream, and one that
+   * arrives while the stream is still open bills the same final counts the gateway will (the node
+   * stores its report before sending its final event; charges are idempotent by request id).
    */
   private void chargeIfDispatched(NodeUsageReport r) {
     var dispatched = requests.find(r.requestId());
@@ -112,6 +114,9 @@ public class UsageEvents {
     if (!c.adapterRef().equals(r.adapterId()) || !c.version().equals(r.adapterVersion())) {
       throw ProblemTypes.conflict(
           "request " + r.requestId() + " was dispatched for " + c.adapterRef() + "@" + c.version());
+    }
+    if (c.ended()) {
+      return;
     }
     charges.record(
         new NewCharge(

@@ -20,9 +20,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
-import io.tensafe.marketplace.testing.Actors;
-import io.tensafe.tgsp.crypto.CreatorKeyPair;
-import io.tensafe.tgsp.crypto.FleetKeyPair;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
@@ -42,18 +39,22 @@ import org.junit.jupiter.api.Test;
 @QuarkusTestResource(OidcWiremockTestResource.class)
 @TestProfile(CompletionsTest.TwoPerKey.class)
 class CompletionsTest {
-  /** At most two requests in flight per API key. */
+  /** At most two requests in flight and 30 started per minute per API key. */
   public static class TwoPerKey implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("tensafe.gateway.max-concurrency-per-key", "2");
+      return Map.of(
+          "tensafe.gateway.max-concurrency-per-key",
+          "2",
+          "tensafe.gateway.requests-per-minute-per-key",
+          "30");
     }
   }
 
   @Inject EntityManager em;
 
   FakeNode node;
-  String suffix;
+  GatewayFixture fixture;
   String adapterId;
   String keyword;
   String apiKey;
@@ -62,42 +63,12 @@ class CompletionsTest {
   @BeforeEach
   void aPublishedAdapterANodeAndAKey() throws Exception {
     node = new FakeNode();
-    suffix = Actors.suffix();
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey("creator-" + suffix, key);
-    adapterId = "bank-" + suffix;
-    keyword = "zq" + suffix;
-    Actors.upload(
-        "creator-" + suffix,
-        Actors.pack(
-            adapterId,
-            "1.0.0",
-            fleet,
-            key,
-            "tensafe/qwen3-tiny",
-            List.of(keyword, "mortgage"),
-            "50"));
-    given()
-        .auth()
-        .oauth2(Actors.token("creator-" + suffix, "creator"))
-        .post("/api/creator/adapters/" + adapterId + "/versions/1.0.0/publish")
-        .then()
-        .statusCode(200);
-    nodeToken = Actors.token("node-" + suffix, "node");
+    fixture = GatewayFixture.create();
+    adapterId = fixture.adapterId();
+    keyword = fixture.keyword();
+    apiKey = fixture.apiKey();
+    nodeToken = fixture.nodeToken();
     register("node-1", node.url(), List.of());
-    apiKey =
-        given()
-            .auth()
-            .oauth2(Actors.token("client-" + suffix, "client"))
-            .contentType("application/json")
-            .body("{\"name\":\"test\"}")
-            .post("/api/client/api-keys")
-            .then()
-            .statusCode(201)
-            .extract()
-            .path("key");
   }
 
   @AfterEach
@@ -106,23 +77,7 @@ class CompletionsTest {
   }
 
   private void register(String name, String url, List<String> loaded) {
-    given()
-        .auth()
-        .oauth2(nodeToken)
-        .contentType("application/json")
-        .body(
-            "{\"fleetId\":\"fleet-"
-                + suffix
-                + "\",\"name\":\""
-                + name
-                + "\",\"baseModels\":[\"tensafe/qwen3-tiny\"],\"accelerator\":\"cpu\",\"maxConcurrency\":4,\"url\":\""
-                + url
-                + "\",\"loadedAdapters\":["
-                + String.join(",", loaded.stream().map(a -> "\"" + a + "\"").toList())
-                + "]}")
-        .post("/api/node/register")
-        .then()
-        .statusCode(200);
+    fixture.registerNode(name, url, loaded, 4, node.dispatchToken);
   }
 
   private io.restassured.response.Response chat(String body) {
@@ -216,6 +171,25 @@ class CompletionsTest {
   }
 
   @Test
+  void aNodeWithAUrl_mustRegisterADispatchToken_andANodeRefusingOursIsFailedOver()
+      throws Exception {
+    fixture
+        .register("node-2", node.url(), List.of(), 4, null)
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("dispatchToken"));
+    // A node registered with a token the real node does not hold answers 401: never served.
+    try (FakeNode other = new FakeNode()) {
+      fixture.registerNode("node-0-other", other.url(), List.of(adapterId), 4, node.dispatchToken);
+      chat(message(adapterId, "hi", ""))
+          .then()
+          .statusCode(200)
+          .body("tensafe.node", equalTo("node-1"));
+      assertTrue(other.requests.isEmpty());
+    }
+  }
+
+  @Test
   void aDeadNodeBeforeTheFirstToken_failsOverToAnother() {
     register("node-0-dead", "http://127.0.0.1:9", List.of(adapterId));
     chat(message(adapterId, "hi", ""))
@@ -261,20 +235,132 @@ class CompletionsTest {
   }
 
   @Test
-  void aNodeDyingMidStream_givesTheClientACleanError() {
+  void aNodeDyingMidStream_givesTheClientACleanError_andBillsWhatItWasSent() {
     node.dieAfterFirstToken = true;
     chat(message(adapterId, "hi", ""))
         .then()
         .statusCode(502)
         .contentType("application/problem+json");
-    String events =
-        chat(message(adapterId, "hi", ",\"stream\":true"))
-            .then()
-            .statusCode(200)
-            .extract()
-            .asString();
+    String unanswered =
+        em.createNativeQuery(
+                "SELECT g.request_id::text FROM gateway_request g JOIN api_key k"
+                    + " ON k.id = g.api_key_id WHERE k.prefix = :p")
+            .setParameter("p", apiKey.substring(0, 16))
+            .getSingleResult()
+            .toString();
+    io.restassured.response.Response streamed = chat(message(adapterId, "hi", ",\"stream\":true"));
+    String events = streamed.then().statusCode(200).extract().asString();
     assertTrue(events.contains("\"error\""), events);
     assertTrue(!events.contains("[DONE]"), events);
+    assertTrue(events.contains("\"Hel\""), events);
+    String requestId = streamed.header("X-Request-Id");
+
+    // The non-streamed client got nothing: no charge, the reservation refunded.
+    assertEquals(List.of(0L, 0L, "node_failed"), endOf(unanswered));
+    assertEquals(0, charges(unanswered));
+    assertEquals(
+        1L,
+        num(
+            em.createNativeQuery(
+                    "SELECT count(*) FROM dp_budget_event WHERE request_id = :r AND kind = 'refund'")
+                .setParameter("r", unanswered)
+                .getSingleResult()));
+    // The streamed client got "Hel", one token of a 5-token prompt: exactly that is billed.
+    assertEquals(List.of(5L, 1L, "node_failed"), endOf(requestId));
+    Object[] charge =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT prompt_tokens, completion_tokens FROM charge WHERE request_id = :r")
+                .setParameter("r", requestId)
+                .getSingleResult();
+    assertEquals(List.of(5L, 1L), List.of(num(charge[0]), num(charge[1])));
+    assertEquals(1L, settledTokens(requestId));
+
+    // The node comes back and flushes its outbox, counting the token it made but never sent:
+    // recorded, acknowledged, billed nothing more.
+    for (int replay = 0; replay < 2; replay++) {
+      given()
+          .auth()
+          .oauth2(nodeToken)
+          .contentType("application/json")
+          .body(report(requestId, 2))
+          .post("/api/node/usage")
+          .then()
+          .statusCode(replay == 0 ? 201 : 200);
+    }
+    assertEquals(1, charges(requestId));
+    assertEquals(
+        1L,
+        num(
+            em.createNativeQuery("SELECT completion_tokens FROM charge WHERE request_id = :r")
+                .setParameter("r", requestId)
+                .getSingleResult()));
+    assertEquals(1L, settledTokens(requestId));
+  }
+
+  private List<Object> endOf(String requestId) {
+    Object[] row =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT delivered_prompt_tokens, delivered_completion_tokens, outcome"
+                        + " FROM gateway_request WHERE request_id = :r")
+                .setParameter("r", java.util.UUID.fromString(requestId))
+                .getSingleResult();
+    return List.of(num(row[0]), num(row[1]), row[2].toString());
+  }
+
+  private long settledTokens(String requestId) {
+    return num(
+        em.createNativeQuery(
+                "SELECT sum(tokens) FROM dp_budget_event WHERE request_id = :r AND kind = 'settle'")
+            .setParameter("r", requestId)
+            .getSingleResult());
+  }
+
+  private static long num(Object value) {
+    return ((Number) value).longValue();
+  }
+
+  private String report(String requestId, int completionTokens) {
+    return """
+        {"requestId":"%s","node":"node-1","adapterId":"%s","adapterVersion":"1.0.0",
+         "promptTokens":5,"completionTokens":%d,"finishReason":"stop","dpReleases":28,
+         "dpNoiseMultiplier":50,"heCalls":24,"heEncryptions":28,"hePlaintextProducts":28,
+         "heDecryptions":28,"heMillis":1.5,"totalMillis":3.0,
+         "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
+        """
+        .formatted(requestId, adapterId, completionTokens);
+  }
+
+  @Test
+  void aKeyOverItsRequestRate_gets429WithRetryAfter_andNothingIsBilled() {
+    // 30 per minute, a burst of 30: the allowance refills by one every 2 s while we spend it.
+    int served = 0;
+    io.restassured.response.Response refused = null;
+    while (refused == null && served < 45) {
+      io.restassured.response.Response r = chat(message(adapterId, "hi", ""));
+      if (r.statusCode() == 200) {
+        served++;
+      } else {
+        refused = r;
+      }
+    }
+    assertTrue(served >= 30 && served < 45, "served " + served);
+    refused
+        .then()
+        .statusCode(429)
+        .contentType("application/problem+json")
+        .body("detail", containsString("30 requests per minute"));
+    int retryAfter = Integer.parseInt(refused.header("Retry-After"));
+    assertTrue(retryAfter >= 1 && retryAfter <= 2, "Retry-After " + retryAfter);
+    assertEquals(
+        (long) served,
+        num(
+            em.createNativeQuery(
+                    "SELECT count(*) FROM charge c JOIN api_key k ON k.id = c.api_key_id"
+                        + " WHERE k.prefix = :p")
+                .setParameter("p", apiKey.substring(0, 16))
+                .getSingleResult()));
   }
 
   @Test
@@ -350,15 +436,7 @@ class CompletionsTest {
             .statusCode(200)
             .extract()
             .path("tensafe.request_id");
-    String report =
-        """
-        {"requestId":"%s","node":"node-1","adapterId":"%s","adapterVersion":"1.0.0",
-         "promptTokens":5,"completionTokens":2,"finishReason":"stop","dpReleases":28,
-         "dpNoiseMultiplier":50,"heCalls":24,"heEncryptions":28,"hePlaintextProducts":28,
-         "heDecryptions":28,"heMillis":1.5,"totalMillis":3.0,
-         "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
-        """
-            .formatted(requestId, adapterId);
+    String report = report(requestId, 2);
     for (int replay = 0; replay < 5; replay++) {
       given()
           .auth()

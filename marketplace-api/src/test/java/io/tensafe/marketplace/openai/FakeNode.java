@@ -12,52 +12,99 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A stand-in inference node for the marketplace's dispatch tests: {@code POST /v1/generate/stream}
- * answers the node's event format (deltas "Hel", "lo", then the final usage event with a usage
- * report) and records each request body. The real node's side is tested in inference-node.
+ * answers the node's event format (deltas "Hel" and "lo", one token each, then the final usage
+ * event with a usage report) and records each request body. Like the real node, it serves only
+ * requests that present its dispatch token. The real node's side is tested in inference-node.
  */
 final class FakeNode implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpServer server;
   final List<JsonNode> requests = new CopyOnWriteArrayList<>();
+
+  /** The secret it registers; a request without it gets 401, as from the real node. */
+  final String dispatchToken =
+      java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16))
+          + "abcdefghijk";
+
   volatile long delayMillis;
 
   /** When set, the node drops the connection after its first token, as a killed node would. */
   volatile boolean dieAfterFirstToken;
+
+  /**
+   * When set, the node makes exactly max_tokens tokens, one delta each ("w1 ", "w2 ", ...), {@link
+   * #delayMillis} apart, instead of "Hel" and "lo".
+   */
+  volatile boolean countToMaxTokens;
+
+  /**
+   * For the gateway benchmark: per request id, {@code System.nanoTime()} when the request arrived
+   * and when the first delta was flushed. Same JVM and clock as the benchmark's client.
+   */
+  final java.util.Map<String, long[]> firstByteTimes = new java.util.concurrent.ConcurrentHashMap<>();
 
   FakeNode() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext(
         "/v1/generate/stream",
         x -> {
+          long arrived = System.nanoTime();
+          if (!("Bearer " + dispatchToken)
+              .equals(x.getRequestHeaders().getFirst("Authorization"))) {
+            x.sendResponseHeaders(401, -1);
+            x.close();
+            return;
+          }
           JsonNode body = JSON.readTree(x.getRequestBody().readAllBytes());
           requests.add(body);
           x.getResponseHeaders().add("Content-Type", "text/event-stream");
           x.sendResponseHeaders(200, 0);
           String id = body.path("request_id").asText();
           try (OutputStream out = x.getResponseBody()) {
-            write(out, "{\"delta\":\"Hel\"}");
-            if (dieAfterFirstToken) {
-              x.close();
-              return;
+            int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
+            for (int i = 1; i <= tokens; i++) {
+              String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
+              write(
+                  out,
+                  "{\"delta\":\""
+                      + text
+                      + "\",\"prompt_tokens\":5,\"completion_tokens\":"
+                      + i
+                      + "}");
+              if (i == 1) {
+                firstByteTimes.put(id, new long[] {arrived, System.nanoTime()});
+              }
+              if (dieAfterFirstToken) {
+                x.close();
+                return;
+              }
+              pause();
             }
-            try {
-              Thread.sleep(delayMillis);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            write(out, "{\"delta\":\"lo\"}");
             write(
                 out,
                 "{\"request_id\":\""
                     + id
-                    + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":5,"
-                    + "\"completion_tokens\":2,\"total_tokens\":7},\"report\":{\"heCalls\":24,"
-                    + "\"heEncryptions\":28,\"hePlaintextProducts\":28,\"heDecryptions\":28,"
-                    + "\"heMillis\":1.5,\"dpReleases\":28}}");
+                    + "\",\"finish_reason\":\""
+                    + (countToMaxTokens ? "length" : "stop")
+                    + "\",\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":"
+                    + tokens
+                    + ",\"total_tokens\":"
+                    + (5 + tokens)
+                    + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
+                    + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
+                    + "\"dpReleases\":28}}");
           }
         });
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
+  }
+
+  private void pause() {
+    try {
+      Thread.sleep(delayMillis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void write(OutputStream out, String data) throws IOException {

@@ -1,0 +1,107 @@
+# Fault drills for the metered API (issue 7), sourced by cli-test.sh while `up` runs on ports
+# 18080/18090 with the database tensafe_cli. Uses cli-test's run/check/rc helpers, $tensafe,
+# $root and $demo_key. Two drills:
+#  1. kill -9 the node mid-stream: the client gets an error event, the gateway bills exactly the
+#     tokens it delivered, once; the restarted node serves again and bills nothing twice;
+#  2. kill -9 the marketplace under load (three streams): after its restart, the node's outbox
+#     bills every started request once, from the node's own count.
+
+drill=$(mktemp -d)
+run_dir="$root/.tensafe/run"
+sql() { PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc "$1"; }
+
+# stream_to FILE MAX_TOKENS: a streamed chat completion of the demo adapter; headers in FILE.h.
+stream_to() {
+  curl -sN -D "$1.h" http://127.0.0.1:18080/v1/chat/completions \
+    -H "Authorization: Bearer $demo_key" -H 'content-type: application/json' \
+    -d "{\"model\":\"demo-banking\",\"stream\":true,\"max_tokens\":$2,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me about deposit insurance\"}]}" \
+    >"$1" 2>/dev/null
+}
+# Content chunks with text in FILE (the first chunk carries only the role).
+chunks() { grep -c '"content":"[^"]' "$1" 2>/dev/null || true; }
+# wait_for_chunks FILE N: up to 60 s until FILE holds N chunks with text.
+wait_for_chunks() {
+  local i
+  for i in $(seq 120); do
+    [ "$(chunks "$1")" -ge "$2" ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+# kill_hard NAME: SIGKILL the service and wait until it is gone and its port is free.
+kill_hard() {
+  local pid i
+  pid=$(cat "$run_dir/$1.pid")
+  kill -9 "$pid"
+  for i in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  sleep 1
+}
+request_id() { sed -n 's/^x-request-id: *\([0-9a-f-]*\).*/\1/Ip' "$1.h"; }
+
+# 1. The node dies mid-stream.
+stream_to "$drill/node" 200 &
+client=$!
+wait_for_chunks "$drill/node" 4
+kill_hard node
+wait "$client"
+rid=$(request_id "$drill/node")
+received=$(chunks "$drill/node")
+check "a node killed mid-stream: the client gets an error event and no [DONE]" \
+  bash -c "grep -q '\"error\"' '$drill/node' && ! grep -q 'DONE' '$drill/node'"
+delivered=$(sql "SELECT delivered_completion_tokens FROM gateway_request WHERE request_id = '$rid' AND outcome = 'node_failed'")
+check "... and is billed once, for exactly the tokens delivered ($received chunks)" bash -c \
+  "[ -n '$delivered' ] && [ '$delivered' -ge '$received' ] && [ '$delivered' -ge 4 ] \
+   && [ \"\$(PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc \
+        \"SELECT count(*) || ':' || sum(completion_tokens) FROM charge WHERE request_id = '$rid'\")\" = '1:$delivered' ]"
+run "$tensafe" up --detach
+check "up after the node died starts the node again" bash -c "[ $(rc) = 0 ] && grep -q 'marketplace already running' '$err'"
+served=false
+for i in $(seq 40); do
+  if curl -fs http://127.0.0.1:18080/v1/chat/completions -H "Authorization: Bearer $demo_key" \
+      -H 'content-type: application/json' \
+      -d '{"model":"demo-banking","max_tokens":2,"messages":[{"role":"user","content":"Hi"}]}' \
+      | grep -q '"amount_micros":[1-9]'; then
+    served=true
+    break
+  fi
+  sleep 1
+done
+check "the restarted node registers its new dispatch token and serves metered calls" $served
+for i in $(seq 30); do
+  curl -fs http://127.0.0.1:18090/metrics | grep -q '^tensafe_node_usage_reports_waiting 0' && break
+  sleep 1
+done
+check "the restarted node flushes its outbox, and nothing is billed twice" bash -c \
+  "curl -fs http://127.0.0.1:18090/metrics | grep -q '^tensafe_node_usage_reports_waiting 0' \
+   && [ \"\$(PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc \
+        \"SELECT count(*) FROM charge WHERE request_id = '$rid'\")\" = 1 ]"
+
+# 2. The marketplace dies under load.
+clients=()
+for i in 1 2 3; do
+  stream_to "$drill/m$i" 120 &
+  clients+=($!)
+done
+for i in 1 2 3; do wait_for_chunks "$drill/m$i" 2; done
+kill_hard marketplace
+wait "${clients[@]}"
+run "$tensafe" up --detach
+check "up after the marketplace died starts it again" bash -c "[ $(rc) = 0 ] && grep -q 'node already running' '$err'"
+ids=$(for i in 1 2 3; do printf "'%s'," "$(request_id "$drill/m$i")"; done)
+ids=${ids%,}
+# The node's delivery backs off while the marketplace is down (up to a minute between tries).
+billed=""
+for i in $(seq 90); do
+  billed=$(sql "SELECT count(*) FROM charge c JOIN usage_event u ON u.request_id::text = c.request_id
+                WHERE c.request_id IN ($ids) AND c.completion_tokens = u.completion_tokens
+                AND c.prompt_tokens = u.prompt_tokens")
+  [ "$billed" = 3 ] && break
+  sleep 1
+done
+check "a marketplace killed under load: after its restart the node's reports bill all 3 streams, once each" \
+  bash -c "[ '$billed' = 3 ] && [ \"\$(PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc \
+    \"SELECT count(*) FROM dp_budget_event WHERE request_id IN ($ids) AND kind = 'settle'\")\" = 3 ]"
+rm -rf "$drill"

@@ -1,0 +1,95 @@
+package io.tensafe.marketplace.openai;
+
+import static io.restassured.RestAssured.given;
+
+import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import java.util.List;
+
+/**
+ * What a metered-API test needs: a published adapter (price 1500/2000 micro-units per 1k prompt /
+ * completion tokens, DP noise multiplier 50, keywords {@code keyword} and "mortgage"), a node
+ * credential, and a client's API key, all under a fresh {@code suffix}.
+ */
+record GatewayFixture(
+    String suffix, String adapterId, String keyword, String apiKey, String nodeToken) {
+
+  static GatewayFixture create() throws Exception {
+    return create("50");
+  }
+
+  /** As {@link #create()}, with the adapter's DP noise multiplier {@code noiseMultiplier}. */
+  static GatewayFixture create(String noiseMultiplier) throws Exception {
+    String suffix = Actors.suffix();
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
+    Actors.registerFleet("admin-" + suffix, fleet);
+    Actors.registerKey("creator-" + suffix, key);
+    String adapterId = "bank-" + suffix;
+    String keyword = "zq" + suffix;
+    Actors.upload(
+        "creator-" + suffix,
+        Actors.pack(
+            adapterId,
+            "1.0.0",
+            fleet,
+            key,
+            "tensafe/qwen3-tiny",
+            List.of(keyword, "mortgage"),
+            noiseMultiplier));
+    given()
+        .auth()
+        .oauth2(Actors.token("creator-" + suffix, "creator"))
+        .post("/api/creator/adapters/" + adapterId + "/versions/1.0.0/publish")
+        .then()
+        .statusCode(200);
+    String apiKey =
+        given()
+            .auth()
+            .oauth2(Actors.token("client-" + suffix, "client"))
+            .contentType("application/json")
+            .body("{\"name\":\"test\"}")
+            .post("/api/client/api-keys")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("key");
+    return new GatewayFixture(
+        suffix, adapterId, keyword, apiKey, Actors.token("node-" + suffix, "node"));
+  }
+
+  /**
+   * Registers a node of this fixture's fleet at {@code url}, running {@code maxConcurrency}, with
+   * the dispatch token it expects.
+   */
+  void registerNode(
+      String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken) {
+    register(name, url, loaded, maxConcurrency, dispatchToken).then().statusCode(200);
+  }
+
+  /** The registration call itself; {@code dispatchToken} null leaves it out. */
+  io.restassured.response.Response register(
+      String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken) {
+    return given()
+        .auth()
+        .oauth2(nodeToken)
+        .contentType("application/json")
+        .body(
+            "{\"fleetId\":\"fleet-"
+                + suffix
+                + "\",\"name\":\""
+                + name
+                + "\",\"baseModels\":[\"tensafe/qwen3-tiny\"],\"accelerator\":\"cpu\","
+                + "\"maxConcurrency\":"
+                + maxConcurrency
+                + ",\"url\":\""
+                + url
+                + "\",\"loadedAdapters\":["
+                + String.join(",", loaded.stream().map(a -> "\"" + a + "\"").toList())
+                + "]"
+                + (dispatchToken == null ? "" : ",\"dispatchToken\":\"" + dispatchToken + "\"")
+                + "}")
+        .post("/api/node/register");
+  }
+}

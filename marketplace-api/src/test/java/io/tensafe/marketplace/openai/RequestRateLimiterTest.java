@@ -1,0 +1,53 @@
+package io.tensafe.marketplace.openai;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class RequestRateLimiterTest {
+  final AtomicLong now = new AtomicLong(1_000_000_000L);
+  final RequestRateLimiter limiter = new RequestRateLimiter(60, now::get);
+  final UUID key = UUID.randomUUID();
+
+  @Test
+  void aKeyMayBurstAMinutesAllowance_thenWaitsForTheRefill() {
+    for (int i = 0; i < 60; i++) {
+      assertEquals(0, limiter.tryAcquire(key), "request " + i);
+    }
+    assertEquals(1, limiter.tryAcquire(key));
+    now.addAndGet(500_000_000L);
+    assertEquals(1, limiter.tryAcquire(key), "half a request refilled: wait a second");
+    now.addAndGet(500_000_000L);
+    assertEquals(0, limiter.tryAcquire(key), "one request refilled after one second");
+    assertEquals(1, limiter.tryAcquire(key));
+  }
+
+  @Test
+  void keysHaveTheirOwnAllowance_andRefillStopsAtAMinutesWorth() {
+    for (int i = 0; i < 60; i++) {
+      limiter.tryAcquire(key);
+    }
+    assertEquals(0, limiter.tryAcquire(UUID.randomUUID()));
+    now.addAndGet(3_600_000_000_000L);
+    for (int i = 0; i < 60; i++) {
+      assertEquals(0, limiter.tryAcquire(key), "request " + i);
+    }
+    assertEquals(1, limiter.tryAcquire(key));
+  }
+
+  @Test
+  void aSlowAllowance_saysHowLongToWait() {
+    RequestRateLimiter slow = new RequestRateLimiter(2, now::get);
+    assertEquals(0, slow.tryAcquire(key));
+    assertEquals(0, slow.tryAcquire(key));
+    assertEquals(30, slow.tryAcquire(key));
+  }
+
+  @Test
+  void aZeroAllowance_isRefused() {
+    assertThrows(IllegalArgumentException.class, () -> new RequestRateLimiter(0, now::get));
+  }
+}

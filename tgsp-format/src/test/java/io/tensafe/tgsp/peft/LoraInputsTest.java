@@ -1,0 +1,41 @@
+package io.tensafe.tgsp.peft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LoraInputsTest {
+  private static List<String> names(int layers, String part, String... modules) {
+    List<String> names = new ArrayList<>();
+    for (int l = 0; l < layers; l++) {
+      for (String m : modules) {
+        String site = "base_model.model.model.layers." + l + "." + part + "." + m;
+        names.add(site + ".lora_A.weight");
+        names.add(site + ".lora_B.weight");
+      }
+    }
+    return names;
+  }
+
+  @Test
+  void releasesPerToken_qkvShareOneInputPerLayer() {
+    assertEquals(3, LoraInputs.releasesPerToken(names(3, "self_attn", "q_proj", "k_proj", "v_proj")));
+  }
+
+  @Test
+  void releasesPerToken_everyQwenModule_isFourInputsPerLayer() {
+    List<String> all = new ArrayList<>(names(2, "self_attn", "q_proj", "k_proj", "v_proj", "o_proj"));
+    all.addAll(names(2, "mlp", "gate_proj", "up_proj", "down_proj"));
+    assertEquals(8, LoraInputs.releasesPerToken(all));
+  }
+
+  @Test
+  void releasesPerToken_unknownModulesCountAlone_andNonLoraNamesAreIgnored() {
+    List<String> all = new ArrayList<>(names(1, "self_attn", "q_proj", "o_proj", "rotary_x")); 
+    all.add("some.other.weight");
+    assertEquals(3, LoraInputs.releasesPerToken(all));
+    assertEquals(0, LoraInputs.releasesPerToken(List.of()));
+  }
+}
