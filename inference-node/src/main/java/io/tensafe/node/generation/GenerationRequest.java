@@ -14,6 +14,9 @@ import java.util.List;
  *     assigns one when absent
  * @param dpNoiseMultiplier σ/C for the adapter's input noise; at least the adapter policy's (a
  *     request may ask for more privacy, never less); null for the policy's
+ * @param maxPromptTokens the most prompt tokens the caller accounted for (the marketplace reserves
+ *     the client's privacy budget from it); a longer prompt is refused; null for the node's own
+ *     limit only
  */
 public record GenerationRequest(
     String prompt,
@@ -27,7 +30,8 @@ public record GenerationRequest(
     Boolean stream,
     String adapter,
     @JsonProperty("request_id") String requestId,
-    @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier) {
+    @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
+    @JsonProperty("max_prompt_tokens") Long maxPromptTokens) {
 
   /** One chat message. */
   public record Message(String role, String content) {}

@@ -174,6 +174,14 @@ public class ModelService {
               + maxPromptTokens
               + " are accepted");
     }
+    if (request.maxPromptTokens() != null && promptIds.length > request.maxPromptTokens()) {
+      throw NodeProblem.validation(
+          "the prompt has "
+              + promptIds.length
+              + " tokens, more than the "
+              + request.maxPromptTokens()
+              + " its privacy budget was reserved for (max_prompt_tokens)");
+    }
     LoadedAdapter adapter = request.adapter() == null ? null : adapter(request.adapter());
     InputPrivacy privacy = privacy(adapter, request.dpNoiseMultiplier());
     if (!slots.tryAcquire()) {

@@ -93,6 +93,8 @@ class GenerationResourceTest {
             "{\"messages\":[{\"role\":\"robot\",\"content\":\"x\"}]}",
             "{\"prompt\":\"hi\",\"temperature\":5}",
             "{\"prompt\":\"" + "savings ".repeat(300) + "\"}",
+            // More prompt tokens than the caller reserved privacy budget for.
+            "{\"prompt\":\"savings account interest\",\"max_prompt_tokens\":2}",
             "not json")) {
       given()
           .contentType("application/json")

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import java.nio.charset.StandardCharsets;
+import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -159,11 +161,38 @@ public record CompletionRequest(
         routing);
   }
 
+  /**
+   * An upper bound on the tokens of the prompt the node will run: the UTF-8 bytes, after NFC
+   * normalisation, of the text it renders (the prompt; or ChatML, {@code
+   * <|im_start|>role\ncontent<|im_end|>\n} per message then {@code <|im_start|>assistant\n}). A
+   * byte-level BPE tokenizer such as Qwen's never makes more tokens than that. The node is told
+   * this bound ({@code max_prompt_tokens}) and refuses a prompt above it, so privacy budgets
+   * reserved from it hold whatever the tokenizer. Range: 1 to the body's size limit.
+   */
+  public long promptTokenBound() {
+    StringBuilder text = new StringBuilder();
+    if (chat) {
+      for (JsonNode m : messagesOrPrompt) {
+        text.append("<|im_start|>")
+            .append(m.path("role").asText())
+            .append('\n')
+            .append(m.path("content").asText())
+            .append("<|im_end|>\n");
+      }
+      text.append("<|im_start|>assistant\n");
+    } else {
+      text.append(messagesOrPrompt.asText());
+    }
+    String normalised = Normalizer.normalize(text, Normalizer.Form.NFC);
+    return Math.max(1, normalised.getBytes(StandardCharsets.UTF_8).length);
+  }
+
   /** The node's generation body for this request. */
   public byte[] nodeBody(String adapter, String requestId) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
     n.set(chat ? "messages" : "prompt", messagesOrPrompt);
     n.put("max_tokens", maxTokens);
+    n.put("max_prompt_tokens", promptTokenBound());
     n.put("temperature", temperature);
     n.put("top_p", topP);
     if (seed != null) {

@@ -70,7 +70,7 @@ public class CompletionsResource {
     try {
       last = collect(s, text, null);
     } catch (IOException e) {
-      // Nothing reached the client: nothing is billed and the reservation is refunded.
+      // Nothing reached the client: nothing is billed; the node's report settles the reservation.
       metered.endEarly(s, key, RequestOutcome.NODE_FAILED, new Delivered());
       throw new io.tensafe.marketplace.problem.ApiProblem(
           ProblemTypes.HTTP,
@@ -132,9 +132,7 @@ public class CompletionsResource {
   }
 
   private ChargeView finish(MeteredCompletions.Started s, ApiKeyPrincipal key, JsonNode last) {
-    JsonNode u = last.path("usage");
-    return metered.finish(
-        s, key, u.path("prompt_tokens").asInt(), u.path("completion_tokens").asInt());
+    return metered.finish(s, key, NodeUsage.of(last));
   }
 
   private void stream(

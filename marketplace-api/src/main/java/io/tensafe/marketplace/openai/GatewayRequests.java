@@ -32,13 +32,14 @@ public class GatewayRequests {
       OffsetDateTime startedAt,
       boolean ended) {}
 
+  /** Records a request about to be dispatched to {@code node}. */
   @Transactional
-  public void open(String requestId, Context c) {
+  public void open(String requestId, Context c, UUID node) {
     em.createNativeQuery(
             """
             INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id,
-                adapter_ref, adapter_version, route_reason, started_at)
-            VALUES (:r, :org, :key, :ref, :version, :reason, :started)
+                adapter_ref, adapter_version, route_reason, started_at, node_id)
+            VALUES (:r, :org, :key, :ref, :version, :reason, :started, :node)
             """)
         .setParameter("r", UUID.fromString(requestId))
         .setParameter("org", c.clientOrganisationId())
@@ -47,9 +48,11 @@ public class GatewayRequests {
         .setParameter("version", c.version())
         .setParameter("reason", c.routeReason())
         .setParameter("started", c.startedAt())
+        .setParameter("node", node)
         .executeUpdate();
   }
 
+  /** Re-assigns a request that failed over to {@code node}. */
   @Transactional
   public void assign(String requestId, UUID node) {
     em.createNativeQuery("UPDATE gateway_request SET node_id = :n WHERE request_id = :r")

@@ -18,7 +18,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -28,12 +27,14 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * A metered request from start to bill: resolve the model (an adapter, or {@code auto} through the
- * step-gate), record the request, reserve the DP budget, dispatch to a node (failing over to the
- * next one until a node answers; nothing has reached the client before that), and, when the node's
- * final event arrives, charge the usage and settle the reservation. A request that no node takes
- * gets its reservation back. A stream that ends early (the client went away, the node died) is
- * charged for what the client was sent ({@link RequestSettlement}); if the marketplace itself went
- * down mid-stream, the node's usage report bills it ({@code UsageEvents}). Each request id is
+ * step-gate), pick nodes, then in one transaction record the request and reserve the DP budget for
+ * the most it can release ((prompt-token bound + max_tokens) × the adapter's releases per token),
+ * dispatch (failing over to the next node until one answers; nothing has reached the client before
+ * that), and, when the node's final event arrives, charge the usage and settle the reservation to
+ * the releases made. A request that no node takes gets its reservation back. A stream that ends
+ * early (the client went away, the node died) is charged for what the client was sent ({@link
+ * RequestSettlement}) and its reservation settled by the node's usage report; if the marketplace
+ * itself went down mid-stream, the node's report bills it ({@code UsageEvents}). Each request id is
  * billed once either way.
  */
 @ApplicationScoped
@@ -43,6 +44,7 @@ public class MeteredCompletions {
   @Inject PrivacyBudgets budgets;
   @Inject GatewayRequests requests;
   @Inject RequestSettlement settlement;
+  @Inject RequestAdmission admission;
 
   @ConfigProperty(name = "tensafe.gateway.default-adapter")
   Optional<String> defaultAdapter;
@@ -154,28 +156,17 @@ public class MeteredCompletions {
     }
     String requestId = UUID.randomUUID().toString();
     OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
-    requests.open(
-        requestId,
-        new GatewayRequests.Context(
-            key.organisationId(),
-            key.keyId(),
-            version.adapterId(),
-            version.version(),
-            reason,
-            started,
-            false));
-    Reservation reservation =
-        budgets.reserve(
-            key.organisationId(),
-            version.adapterId(),
-            version.version(),
-            requestId,
-            r.maxTokens(),
-            Instant.now());
+    long releases;
+    try {
+      releases =
+          Math.multiplyExact(
+              r.promptTokenBound() + r.maxTokens(), (long) version.releasesPerToken());
+    } catch (ArithmeticException e) {
+      throw ProblemTypes.validation("the prompt is too long");
+    }
     List<NodeTarget> targets =
         dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId());
     if (targets.isEmpty()) {
-      budgets.refund(requestId);
       throw new ApiProblem(
           ProblemTypes.HTTP,
           503,
@@ -183,16 +174,37 @@ public class MeteredCompletions {
           "no healthy node serving " + version.baseModel() + " has a free slot",
           2);
     }
+    Reservation reservation;
+    try {
+      reservation =
+          admission.admit(
+              requestId,
+              new GatewayRequests.Context(
+                  key.organisationId(),
+                  key.keyId(),
+                  version.adapterId(),
+                  version.version(),
+                  reason,
+                  started,
+                  false),
+              targets.getFirst().id(),
+              releases);
+    } catch (RuntimeException e) {
+      targets.forEach(dispatcher::release);
+      throw e;
+    }
     byte[] body = r.nodeBody(version.adapterId() + "@" + version.version(), requestId);
     IOException last = null;
     for (int i = 0; i < targets.size(); i++) {
       NodeTarget target = targets.get(i);
       try {
+        if (i > 0) {
+          requests.assign(requestId, target.id());
+        }
         NodeCall call = NodeCall.start(http, target, body, firstByteTimeout);
         for (NodeTarget other : targets.subList(i + 1, targets.size())) {
           dispatcher.release(other);
         }
-        requests.assign(requestId, target.id());
         return new Started(
             key.keyId(), requestId, version, reason, reservation, target, call, started);
       } catch (IOException e) {
@@ -203,6 +215,7 @@ public class MeteredCompletions {
         last = e;
       }
     }
+    // No node took the request, so nothing of the client's was released: the budget comes back.
     budgets.refund(requestId);
     throw new ApiProblem(
         ProblemTypes.HTTP,
@@ -213,10 +226,13 @@ public class MeteredCompletions {
         2);
   }
 
-  /** Charges a finished request and settles its reservation; frees the node's slot. */
-  public ChargeView finish(Started s, ApiKeyPrincipal key, int promptTokens, int completionTokens) {
+  /**
+   * Charges a finished request and settles its reservation to the node's account of its DP
+   * releases; frees the node's slot.
+   */
+  public ChargeView finish(Started s, ApiKeyPrincipal key, NodeUsage usage) {
     try {
-      return settlement.completed(s, key, promptTokens, completionTokens);
+      return settlement.completed(s, key, usage);
     } finally {
       release(s);
     }

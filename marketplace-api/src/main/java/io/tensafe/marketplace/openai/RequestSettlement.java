@@ -6,26 +6,30 @@ import io.tensafe.marketplace.billing.ChargeLedger;
 import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.privacy.ReleaseCount;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.util.Optional;
 
 /**
- * Bills a dispatched request when the gateway ends it, in one transaction with its DP settlement
- * and its end record ({@code gateway_request.outcome}):
+ * Bills a dispatched request when the gateway ends it, in one transaction with its end record
+ * ({@code gateway_request.outcome}):
  *
  * <ul>
- *   <li>completed: the node's final counts are charged and the budget settled to them;
+ *   <li>completed: the node's final counts are charged, and the DP reservation is settled to the
+ *       releases the node made ({@link ReleaseCount}: its report, and never less than its token
+ *       counts imply);
  *   <li>cut short (the client left, the node failed): the text the client was sent is charged, in
- *       the node's counts for it ({@link Delivered}), and the budget settled to the same count;
- *       tokens the node made but the client never saw cost nothing, in money or ε. With nothing
- *       sent, nothing is charged and the reservation is refunded.
+ *       the node's counts for it ({@link Delivered}); tokens the node made but the client never saw
+ *       cost no money. The DP reservation stays reserved: the node released inputs the gateway
+ *       cannot count, and its usage report settles it ({@code UsageEvents}). A node that never
+ *       reports (killed) leaves the whole reservation spent, which errs on the client's privacy.
  * </ul>
  *
- * A node report for a request ended here is recorded but bills nothing ({@code UsageEvents}); one
- * that got in first (a race only at the very end of a stream) stands, and this logs the difference.
- * Either way each request is billed once.
+ * A node report for a request ended here bills nothing more; one that got in first (a race only at
+ * the very end of a stream) stands, and this logs the difference. Either way each request is billed
+ * once.
  */
 @ApplicationScoped
 public class RequestSettlement {
@@ -34,11 +38,16 @@ public class RequestSettlement {
   @Inject GatewayRequests requests;
 
   @Transactional
-  public ChargeView completed(
-      MeteredCompletions.Started s, ApiKeyPrincipal key, int promptTokens, int completionTokens) {
-    ChargeView charge = charges.record(charge(s, key, promptTokens, completionTokens));
-    budgets.settle(s.requestId(), Math.min(completionTokens, s.reservation().tokens()));
-    requests.end(s.requestId(), RequestOutcome.COMPLETED, promptTokens, completionTokens);
+  public ChargeView completed(MeteredCompletions.Started s, ApiKeyPrincipal key, NodeUsage u) {
+    ChargeView charge = charges.record(charge(s, key, u.promptTokens(), u.completionTokens()));
+    budgets.settleReported(
+        s.requestId(),
+        ReleaseCount.settled(
+            u.dpReleases(),
+            u.promptTokens(),
+            u.completionTokens(),
+            s.version().releasesPerToken()));
+    requests.end(s.requestId(), RequestOutcome.COMPLETED, u.promptTokens(), u.completionTokens());
     return charge;
   }
 
@@ -60,14 +69,9 @@ public class RequestSettlement {
                 + " bill the %d it delivered; the first charge stands",
             s.requestId(), c.completionTokens(), delivered.completionTokens());
       }
-      budgets.settle(
-          s.requestId(), Math.min(delivered.completionTokens(), s.reservation().tokens()));
       charge = Optional.of(c);
     } else {
       charge = charges.find(s.requestId());
-      if (charge.isEmpty()) {
-        budgets.refund(s.requestId());
-      }
     }
     requests.end(s.requestId(), outcome, delivered.promptTokens(), delivered.completionTokens());
     return charge;

@@ -12,6 +12,8 @@ import java.util.UUID;
  * @param fleetId the fleet its package is encrypted to
  * @param baseModel the base model it adapts (nodes must serve it)
  * @param keywords the step-gate keywords from its manifest
+ * @param releasesPerToken DP releases (distinct noised LoRA inputs) per token the model processes,
+ *     from the manifest's tensors ({@code LoraInputs}); at least 1
  */
 public record ServedVersion(
     String adapterId,
@@ -19,4 +21,5 @@ public record ServedVersion(
     String version,
     UUID fleetId,
     String baseModel,
-    List<String> keywords) {}
+    List<String> keywords,
+    int releasesPerToken) {}

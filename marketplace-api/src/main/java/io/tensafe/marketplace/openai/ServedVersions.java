@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.tgsp.peft.LoraInputs;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -8,8 +9,10 @@ import jakarta.transaction.Transactional;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The published versions an API key may use: adapters in its scope (all when unscoped), neither the
@@ -21,9 +24,11 @@ import java.util.UUID;
 public class ServedVersions {
   @Inject EntityManager em;
 
+  private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
+
   private static final String SELECT =
       """
-      SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model, v.keywords
+      SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model, v.keywords, v.id
       FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id JOIN creator c ON c.id = a.creator_id
       WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL
       """;
@@ -72,7 +77,7 @@ public class ServedVersions {
     return key.adapterIds().isEmpty() || key.adapterIds().contains(adapter);
   }
 
-  private static ServedVersion of(Object[] r) {
+  private ServedVersion of(Object[] r) {
     String[] keywords = (String[]) r[5];
     return new ServedVersion(
         (String) r[0],
@@ -80,6 +85,39 @@ public class ServedVersions {
         (String) r[2],
         (UUID) r[3],
         (String) r[4],
-        keywords == null ? List.of() : Arrays.asList(keywords));
+        keywords == null ? List.of() : Arrays.asList(keywords),
+        releasesPerToken((UUID) r[6]));
+  }
+
+  /** The releases per token of {@code adapterRef@version} (which must exist). */
+  public int releasesPerToken(String adapterRef, String version) {
+    UUID id =
+        (UUID)
+            em.createNativeQuery(
+                    "SELECT v.id FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id"
+                        + " WHERE a.adapter_ref = :ref AND v.version = :version")
+                .setParameter("ref", adapterRef)
+                .setParameter("version", version)
+                .getSingleResult();
+    return releasesPerToken(id);
+  }
+
+  /**
+   * The version's releases per token, from its manifest's tensor names; cached, since a version's
+   * manifest never changes. At least 1, so a request always reserves some budget.
+   */
+  private int releasesPerToken(UUID versionId) {
+    return releasesPerToken.computeIfAbsent(
+        versionId,
+        id -> {
+          List<?> names =
+              em.createNativeQuery(
+                      "SELECT t->>'name' FROM adapter_version v,"
+                          + " jsonb_array_elements(v.manifest->'lora'->'tensors') t WHERE v.id = :v")
+                  .setParameter("v", id)
+                  .getResultList();
+          return Math.max(
+              1, LoraInputs.releasesPerToken(names.stream().map(String::valueOf).toList()));
+        });
   }
 }

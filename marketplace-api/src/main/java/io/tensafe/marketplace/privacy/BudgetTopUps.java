@@ -63,7 +63,7 @@ public class BudgetTopUps {
     BigDecimal raised = PrivacyBudgets.rhoLimit(epsilonNow + request.epsilon(), delta);
     BigDecimal added = raised.subtract(available).max(BigDecimal.ZERO);
     em.createNativeQuery(
-            "INSERT INTO dp_budget_event (budget_id, request_id, kind, tokens, rho)"
+            "INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)"
                 + " VALUES (:b, :r, 'top-up', 0, :rho)")
         .setParameter("b", budgetId)
         .setParameter("r", eventId)

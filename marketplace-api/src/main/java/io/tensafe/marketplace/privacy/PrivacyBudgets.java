@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.privacy;
 
+import io.quarkus.logging.Log;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.sql.SqlValues;
@@ -20,17 +21,20 @@ import java.util.UUID;
 /**
  * Differential-privacy budgets per client organisation, adapter and period.
  *
- * <p>Accounting: every generated token is one Gaussian release of the adapter's LoRA output with
- * the serving version's noise multiplier z, so it costs zCDP {@code ρ = 1/(2z²)}; costs add. A
+ * <p>Accounting: the unit is the <em>release</em>, one clipped, Gaussian-noised LoRA input with the
+ * serving version's noise multiplier z, costing zCDP {@code ρ = 1/(2z²)}; costs add. A node makes
+ * {@code releasesPerToken} releases (the adapter's distinct LoRA inputs, {@code LoraInputs}) for
+ * every token its model processes: each prompt token in prefill, each generated token fed back. A
  * period's limit is the largest ρ whose zCDP conversion {@code ρ + 2·sqrt(ρ·ln(1/δ))} stays within
  * the policy's ε: {@code ρ_limit = (sqrt(ln(1/δ) + ε) − sqrt(ln(1/δ)))²}. Reported ε uses the
  * tighter RDP conversion ({@link RdpAccountant}). Periods are aligned to the Unix epoch: period k
  * of a d-day policy is [k·d, (k+1)·d) days.
  *
- * <p>Flow: {@link #reserve} for max_tokens before dispatch (atomic under a row lock: concurrent
- * requests can never overspend, and the database refuses an overspent row too), {@link #settle} to
- * the tokens actually generated, {@link #refund} when the request fails. All three are idempotent
- * by request id. An exhausted budget is a 429 problem naming the budget and when it resets.
+ * <p>Flow: {@link #reserve} the most a request can release before dispatch (atomic under a row
+ * lock: concurrent requests can never overspend, and the database refuses an overspent row too),
+ * {@link #settle} to the releases the node made, {@link #refund} when no node took the request. All
+ * three are idempotent by request id. An exhausted budget is a 429 problem naming the budget and
+ * when it resets.
  */
 @ApplicationScoped
 public class PrivacyBudgets {
@@ -41,8 +45,8 @@ public class PrivacyBudgets {
   record Policy(
       UUID adapterId, BigDecimal noiseMultiplier, BigDecimal delta, BigDecimal epsilon, int days) {}
 
-  /** zCDP cost of one token at noise multiplier z: 1/(2z²). */
-  static BigDecimal rhoPerToken(BigDecimal noiseMultiplier) {
+  /** zCDP cost of one release at noise multiplier z: 1/(2z²). */
+  static BigDecimal rhoPerRelease(BigDecimal noiseMultiplier) {
     return BigDecimal.ONE.divide(
         noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
   }
@@ -56,8 +60,8 @@ public class PrivacyBudgets {
   }
 
   /**
-   * Reserves {@code maxTokens} of the budget of {@code clientOrganisationId} for the adapter of
-   * {@code adapterRef@version}, in the period containing {@code now}.
+   * Reserves {@code releases} releases of the budget of {@code clientOrganisationId} for the
+   * adapter of {@code adapterRef@version}, in the period containing {@code now}.
    *
    * @throws ApiProblem 429 when the budget cannot cover the request; 404 for an unknown version
    */
@@ -67,10 +71,10 @@ public class PrivacyBudgets {
       String adapterRef,
       String version,
       String requestId,
-      long maxTokens,
+      long releases,
       Instant now) {
-    if (maxTokens < 1) {
-      throw ProblemTypes.validation("max_tokens must be >= 1");
+    if (releases < 1) {
+      throw ProblemTypes.validation("a reservation must cover at least 1 release");
     }
     requireRequestId(requestId);
     Policy policy = policy(adapterRef, version);
@@ -92,8 +96,8 @@ public class PrivacyBudgets {
           resetsAt);
     }
     BigDecimal cost =
-        rhoPerToken(policy.noiseMultiplier())
-            .multiply(BigDecimal.valueOf(maxTokens), MATH)
+        rhoPerRelease(policy.noiseMultiplier())
+            .multiply(BigDecimal.valueOf(releases), MATH)
             .setScale(24, RoundingMode.CEILING);
     if (spent.add(cost).compareTo(available) > 0) {
       throw new ApiProblem(
@@ -103,48 +107,76 @@ public class PrivacyBudgets {
           String.format(
               java.util.Locale.ROOT,
               "the privacy budget of this organisation for adapter %s (ε %.4f at δ %s per %d-day"
-                  + " period, %.4f spent) cannot cover %d more tokens; it resets at %s",
+                  + " period, %.4f spent) cannot cover the %d releases (noised LoRA inputs) this"
+                  + " request may make; ask for fewer max_tokens or a shorter prompt; it resets at"
+                  + " %s",
               adapterRef,
               epsilon(available, delta),
               policy.delta().toPlainString(),
               policy.days(),
               epsilon(spent, delta),
-              maxTokens,
+              releases,
               resetsAt));
     }
-    insertEvent(budgetId, requestId, "reserve", maxTokens, cost);
+    insertEvent(budgetId, requestId, "reserve", releases, cost);
     BigDecimal after = spent.add(cost);
     setSpent(budgetId, after);
     return new Reservation(
-        requestId, maxTokens, epsilon(after, delta), epsilon(available, delta), resetsAt);
+        requestId, releases, epsilon(after, delta), epsilon(available, delta), resetsAt);
   }
 
   /**
-   * Settles a reservation to the tokens actually generated (at most those reserved), returning the
+   * Settles a reservation to the releases actually made (at most those reserved), returning the
    * rest to the budget. Idempotent; a no-op after a refund.
    */
   @Transactional
-  public void settle(String requestId, long tokens) {
+  public void settle(String requestId, long releases) {
     Object[] reserve = lockedReservation(requestId);
     if (reserve == null || finished(requestId)) {
       return;
     }
     long reserved = ((Number) reserve[1]).longValue();
-    if (tokens < 0 || tokens > reserved) {
+    if (releases < 0 || releases > reserved) {
       throw ProblemTypes.validation(
-          "settled tokens must be in [0, " + reserved + "], was " + tokens);
+          "settled releases must be in [0, " + reserved + "], was " + releases);
     }
+    settleLocked(reserve, requestId, releases);
+  }
+
+  /**
+   * Settles to the releases a node accounted for, which cannot exceed the reservation (the node
+   * refuses prompts above the bound reserved for): should one ever, the whole reservation stays
+   * spent and the difference is logged, since the budget never goes over its limit.
+   */
+  @Transactional
+  public void settleReported(String requestId, long releases) {
+    Object[] reserve = lockedReservation(requestId);
+    if (reserve == null || finished(requestId)) {
+      return;
+    }
+    long reserved = ((Number) reserve[1]).longValue();
+    if (releases > reserved) {
+      Log.errorf(
+          "request %s: the node accounted for %d DP releases, more than the %d reserved; the"
+              + " reservation stays spent",
+          requestId, releases, reserved);
+    }
+    settleLocked(reserve, requestId, Math.clamp(releases, 0, reserved));
+  }
+
+  private void settleLocked(Object[] reserve, String requestId, long releases) {
+    long reserved = ((Number) reserve[1]).longValue();
     BigDecimal reservedRho = decimal(reserve[2]);
     BigDecimal used =
         reservedRho
-            .multiply(BigDecimal.valueOf(tokens))
+            .multiply(BigDecimal.valueOf(releases))
             .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
             .min(reservedRho);
-    insertEvent((UUID) reserve[0], requestId, "settle", tokens, used);
+    insertEvent((UUID) reserve[0], requestId, "settle", releases, used);
     setSpent((UUID) reserve[0], decimal(reserve[3]).subtract(reservedRho.subtract(used)));
   }
 
-  /** Returns a whole reservation to the budget (the request failed). Idempotent. */
+  /** Returns a whole reservation to the budget (no node took the request). Idempotent. */
   @Transactional
   public void refund(String requestId) {
     Object[] reserve = lockedReservation(requestId);
@@ -156,13 +188,13 @@ public class PrivacyBudgets {
     setSpent((UUID) reserve[0], decimal(reserve[3]).subtract(reservedRho));
   }
 
-  /** Budget id, tokens, ρ of the reservation and the budget's spent ρ, with the budget locked. */
+  /** Budget id, releases, ρ of the reservation and the budget's spent ρ, with the budget locked. */
   private Object[] lockedReservation(String requestId) {
     requireRequestId(requestId);
     List<?> rows =
         em.createNativeQuery(
                 """
-                SELECT b.id, e.tokens, e.rho, b.rho_spent
+                SELECT b.id, e.releases, e.rho, b.rho_spent
                 FROM dp_budget_event e JOIN dp_budget b ON b.id = e.budget_id
                 WHERE e.request_id = :r AND e.kind = 'reserve'
                 FOR UPDATE OF b
@@ -182,21 +214,21 @@ public class PrivacyBudgets {
 
   private List<?> event(String requestId, String kind) {
     return em.createNativeQuery(
-            "SELECT rho, tokens FROM dp_budget_event WHERE request_id = :r AND kind = :k")
+            "SELECT rho, releases FROM dp_budget_event WHERE request_id = :r AND kind = :k")
         .setParameter("r", requestId)
         .setParameter("k", kind)
         .getResultList();
   }
 
   private void insertEvent(
-      UUID budget, String requestId, String kind, long tokens, BigDecimal rho) {
+      UUID budget, String requestId, String kind, long releases, BigDecimal rho) {
     em.createNativeQuery(
-            "INSERT INTO dp_budget_event (budget_id, request_id, kind, tokens, rho)"
+            "INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)"
                 + " VALUES (:b, :r, :k, :t, :rho)")
         .setParameter("b", budget)
         .setParameter("r", requestId)
         .setParameter("k", kind)
-        .setParameter("t", tokens)
+        .setParameter("t", releases)
         .setParameter("rho", rho)
         .executeUpdate();
   }

@@ -5,7 +5,9 @@ import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.fleet.Node;
 import io.tensafe.marketplace.fleet.NodeService;
 import io.tensafe.marketplace.openai.GatewayRequests;
+import io.tensafe.marketplace.openai.ServedVersions;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -30,6 +32,7 @@ public class UsageEvents {
   @Inject GatewayRequests requests;
   @Inject ChargeLedger charges;
   @Inject PrivacyBudgets budgets;
+  @Inject ServedVersions versions;
 
   /** Records {@code r} from this credential's node {@code r.node()}. */
   @Transactional
@@ -98,12 +101,13 @@ public class UsageEvents {
   }
 
   /**
-   * Charges a request the gateway dispatched from its node's report, and settles its DP
-   * reservation, unless the gateway ended the request itself: then the gateway has billed what it
-   * delivered ({@code RequestSettlement}) and this report is the node's side of the cross-check
-   * only. A report is what bills a request when the marketplace restarted mid-stream, and one that
-   * arrives while the stream is still open bills the same final counts the gateway will (the node
-   * stores its report before sending its final event; charges are idempotent by request id).
+   * Settles the DP reservation of a request the gateway dispatched to the releases its node made
+   * ({@link ReleaseCount}), and charges the request from this report unless the gateway ended it
+   * itself: then the gateway has billed what it delivered ({@code RequestSettlement}) and the
+   * report's token counts are the node's side of the cross-check only. A report is what bills a
+   * request when the marketplace restarted mid-stream, and one that arrives while the stream is
+   * still open bills the same final counts the gateway will (the node stores its report before
+   * sending its final event; charges and settlements are idempotent by request id).
    */
   private void chargeIfDispatched(NodeUsageReport r) {
     var dispatched = requests.find(r.requestId());
@@ -115,21 +119,26 @@ public class UsageEvents {
       throw ProblemTypes.conflict(
           "request " + r.requestId() + " was dispatched for " + c.adapterRef() + "@" + c.version());
     }
-    if (c.ended()) {
-      return;
+    if (!c.ended()) {
+      charges.record(
+          new NewCharge(
+              r.requestId(),
+              c.clientOrganisationId(),
+              c.apiKeyId(),
+              c.adapterRef(),
+              c.version(),
+              r.promptTokens(),
+              r.completionTokens(),
+              c.startedAt(),
+              c.routeReason()));
     }
-    charges.record(
-        new NewCharge(
-            r.requestId(),
-            c.clientOrganisationId(),
-            c.apiKeyId(),
-            c.adapterRef(),
-            c.version(),
+    budgets.settleReported(
+        r.requestId(),
+        ReleaseCount.settled(
+            r.dpReleases(),
             r.promptTokens(),
             r.completionTokens(),
-            c.startedAt(),
-            c.routeReason()));
-    budgets.settle(r.requestId(), r.completionTokens());
+            versions.releasesPerToken(c.adapterRef(), c.version())));
   }
 
   /** Usage events recorded for {@code requestId} (0 or 1). */

@@ -130,6 +130,38 @@ class CompletionsTest {
     assertEquals(adapterId + "@1.0.0", sent.getString("adapter"));
     assertEquals(requestId, sent.getString("request_id"));
     assertEquals(16, sent.getInt("max_tokens"));
+    // The prompt-token bound the budget was reserved from: the rendered ChatML prompt's bytes.
+    long bound =
+        "<|im_start|>user\nHow do I apply for a mortgage?<|im_end|>\n<|im_start|>assistant\n"
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8)
+            .length;
+    assertEquals(bound, sent.getLong("max_prompt_tokens"));
+    // Reserved for (bound + max_tokens) releases of its one LoRA input, settled to the node's 6:
+    // 5 prompt tokens and the first of its 2 generated tokens.
+    assertEquals(
+        List.of(bound + 16, 6L),
+        List.of(releases(requestId, "reserve"), releases(requestId, "settle")));
+  }
+
+  @Test
+  void anExhaustedPrivacyBudget_is429NamingItAndItsReset_andNothingIsGenerated() throws Exception {
+    // Noise multiplier 1.1 at ε 10, δ 1e-5 allows 3 releases a period: no request fits.
+    GatewayFixture tight = GatewayFixture.create("1.1");
+    try (FakeNode other = new FakeNode()) {
+      tight.registerNode("node-tight", other.url(), List.of(), 4, other.dispatchToken);
+      given()
+          .header("Authorization", "Bearer " + tight.apiKey())
+          .contentType("application/json")
+          .body(message(tight.adapterId(), "hi", ""))
+          .post("/v1/chat/completions")
+          .then()
+          .statusCode(429)
+          .contentType("application/problem+json")
+          .body("type", containsString("privacy-budget-exhausted"))
+          .body("detail", containsString(tight.adapterId()))
+          .body("detail", containsString("resets at"));
+      assertTrue(other.requests.isEmpty(), "nothing may be generated");
+    }
   }
 
   @Test
@@ -255,14 +287,16 @@ class CompletionsTest {
     assertTrue(events.contains("\"Hel\""), events);
     String requestId = streamed.header("X-Request-Id");
 
-    // The non-streamed client got nothing: no charge, the reservation refunded.
+    // The non-streamed client got nothing: no charge. The node took the request, so it may have
+    // released prompt inputs: the reservation stays until its report settles it.
     assertEquals(List.of(0L, 0L, "node_failed"), endOf(unanswered));
     assertEquals(0, charges(unanswered));
     assertEquals(
-        1L,
+        0L,
         num(
             em.createNativeQuery(
-                    "SELECT count(*) FROM dp_budget_event WHERE request_id = :r AND kind = 'refund'")
+                    "SELECT count(*) FROM dp_budget_event WHERE request_id = :r"
+                        + " AND kind IN ('refund', 'settle')")
                 .setParameter("r", unanswered)
                 .getSingleResult()));
     // The streamed client got "Hel", one token of a 5-token prompt: exactly that is billed.
@@ -274,7 +308,7 @@ class CompletionsTest {
                 .setParameter("r", requestId)
                 .getSingleResult();
     assertEquals(List.of(5L, 1L), List.of(num(charge[0]), num(charge[1])));
-    assertEquals(1L, settledTokens(requestId));
+    assertEquals(0L, releases(requestId, "settle"));
 
     // The node comes back and flushes its outbox, counting the token it made but never sent:
     // recorded, acknowledged, billed nothing more.
@@ -295,7 +329,8 @@ class CompletionsTest {
             em.createNativeQuery("SELECT completion_tokens FROM charge WHERE request_id = :r")
                 .setParameter("r", requestId)
                 .getSingleResult()));
-    assertEquals(1L, settledTokens(requestId));
+    // Its report settles the budget: 28 releases reported, more than its tokens imply (5 + 1).
+    assertEquals(28L, releases(requestId, "settle"));
   }
 
   private List<Object> endOf(String requestId) {
@@ -309,12 +344,15 @@ class CompletionsTest {
     return List.of(num(row[0]), num(row[1]), row[2].toString());
   }
 
-  private long settledTokens(String requestId) {
-    return num(
+  /** The releases of {@code requestId}'s event of {@code kind}; 0 when there is none. */
+  private long releases(String requestId, String kind) {
+    Object value =
         em.createNativeQuery(
-                "SELECT sum(tokens) FROM dp_budget_event WHERE request_id = :r AND kind = 'settle'")
+                "SELECT sum(releases) FROM dp_budget_event WHERE request_id = :r AND kind = :k")
             .setParameter("r", requestId)
-            .getSingleResult());
+            .setParameter("k", kind)
+            .getSingleResult();
+    return value == null ? 0 : num(value);
   }
 
   private static long num(Object value) {

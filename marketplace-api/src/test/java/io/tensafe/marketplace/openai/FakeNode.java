@@ -13,8 +13,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A stand-in inference node for the marketplace's dispatch tests: {@code POST /v1/generate/stream}
  * answers the node's event format (deltas "Hel" and "lo", one token each, then the final usage
- * event with a usage report) and records each request body. Like the real node, it serves only
- * requests that present its dispatch token. The real node's side is tested in inference-node.
+ * event with a usage report: 5 prompt tokens, and the DP releases of an adapter with one LoRA
+ * input, (5 + completion − 1) × 1) and records each request body. Like the real node, it serves
+ * only requests that present its dispatch token. The real node's side is tested in inference-node.
  */
 final class FakeNode implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,7 +42,8 @@ final class FakeNode implements AutoCloseable {
    * For the gateway benchmark: per request id, {@code System.nanoTime()} when the request arrived
    * and when the first delta was flushed. Same JVM and clock as the benchmark's client.
    */
-  final java.util.Map<String, long[]> firstByteTimes = new java.util.concurrent.ConcurrentHashMap<>();
+  final java.util.Map<String, long[]> firstByteTimes =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   FakeNode() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -92,7 +94,9 @@ final class FakeNode implements AutoCloseable {
                     + (5 + tokens)
                     + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
                     + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
-                    + "\"dpReleases\":28}}");
+                    + "\"dpReleases\":"
+                    + (5 + tokens - 1)
+                    + "}}");
           }
         });
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());

@@ -70,7 +70,8 @@ class PrivacyBudgetTest {
                   .executeUpdate();
             });
     BigDecimal limit = PrivacyBudgets.rhoLimit(10, 1e-5);
-    tokensPerPeriod = limit.divide(PrivacyBudgets.rhoPerToken(Z), PrivacyBudgets.MATH).longValue();
+    tokensPerPeriod =
+        limit.divide(PrivacyBudgets.rhoPerRelease(Z), PrivacyBudgets.MATH).longValue();
   }
 
   private Reservation reserve(String id, long tokens) {

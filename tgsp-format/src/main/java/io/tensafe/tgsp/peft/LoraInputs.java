@@ -7,11 +7,11 @@ import java.util.Set;
 
 /**
  * The distinct inputs an adapter's LoRA sites read for each token, which is what differential
- * privacy counts: a node clips and noises each input once and shares it between the sites that
- * read it ({@code q_proj}, {@code k_proj} and {@code v_proj} read the attention input; {@code
- * gate_proj} and {@code up_proj} the MLP input; every other module reads an input of its own). One
- * such noised input is one <em>release</em>, so a token costs {@link #releasesPerToken} releases,
- * for every token the model processes: prompt tokens in prefill and generated tokens fed back.
+ * privacy counts: a node clips and noises each input once and shares it between the sites that read
+ * it ({@code q_proj}, {@code k_proj} and {@code v_proj} read the attention input; {@code gate_proj}
+ * and {@code up_proj} the MLP input; every other module reads an input of its own). One such noised
+ * input is one <em>release</em>, so a token costs {@link #releasesPerToken} releases, for every
+ * token the model processes: prompt tokens in prefill and generated tokens fed back.
  *
  * <p>The marketplace reserves and settles DP budgets in releases counted this way, and the
  * inference node counts the releases it makes the same way; a test in the node checks the two

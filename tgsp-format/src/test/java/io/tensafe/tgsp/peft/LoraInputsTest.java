@@ -21,19 +21,21 @@ class LoraInputsTest {
 
   @Test
   void releasesPerToken_qkvShareOneInputPerLayer() {
-    assertEquals(3, LoraInputs.releasesPerToken(names(3, "self_attn", "q_proj", "k_proj", "v_proj")));
+    assertEquals(
+        3, LoraInputs.releasesPerToken(names(3, "self_attn", "q_proj", "k_proj", "v_proj")));
   }
 
   @Test
   void releasesPerToken_everyQwenModule_isFourInputsPerLayer() {
-    List<String> all = new ArrayList<>(names(2, "self_attn", "q_proj", "k_proj", "v_proj", "o_proj"));
+    List<String> all =
+        new ArrayList<>(names(2, "self_attn", "q_proj", "k_proj", "v_proj", "o_proj"));
     all.addAll(names(2, "mlp", "gate_proj", "up_proj", "down_proj"));
     assertEquals(8, LoraInputs.releasesPerToken(all));
   }
 
   @Test
   void releasesPerToken_unknownModulesCountAlone_andNonLoraNamesAreIgnored() {
-    List<String> all = new ArrayList<>(names(1, "self_attn", "q_proj", "o_proj", "rotary_x")); 
+    List<String> all = new ArrayList<>(names(1, "self_attn", "q_proj", "o_proj", "rotary_x"));
     all.add("some.other.weight");
     assertEquals(3, LoraInputs.releasesPerToken(all));
     assertEquals(0, LoraInputs.releasesPerToken(List.of()));

@@ -1,0 +1,41 @@
+package io.tensafe.marketplace.openai;
+
+import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.privacy.Reservation;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * Admits a routed request in one transaction: records it ({@code gateway_request}, assigned to the
+ * node it goes to first) and reserves its DP budget. Either both happen or neither: a request the
+ * budget cannot cover leaves no record and no reservation. One commit before dispatch keeps the
+ * latency the gateway adds low (see {@code ./tensafe bench gateway}).
+ */
+@ApplicationScoped
+public class RequestAdmission {
+  @Inject GatewayRequests requests;
+  @Inject PrivacyBudgets budgets;
+
+  /**
+   * Records and reserves.
+   *
+   * @param releases the most DP releases the request can make (at least 1)
+   * @throws io.tensafe.marketplace.problem.ApiProblem 429 when the budget cannot cover {@code
+   *     releases}
+   */
+  @Transactional
+  public Reservation admit(
+      String requestId, GatewayRequests.Context context, UUID firstNode, long releases) {
+    requests.open(requestId, context, firstNode);
+    return budgets.reserve(
+        context.clientOrganisationId(),
+        context.adapterRef(),
+        context.version(),
+        requestId,
+        releases,
+        Instant.now());
+  }
+}
