@@ -210,9 +210,11 @@ public final class DemoCommand implements Runnable {
                     "finance"),
                 new Manifest.Price("USD", 2000, 6000),
                 "demo",
+                // Noise multiplier 50 at ε 100 per 30 days: about 257,000 DP releases a period,
+                // about 30,000 tokens through this adapter's 8 inputs per token (ADR 0010).
                 new Manifest.DpPolicy(
                     BigDecimal.ONE,
-                    BigDecimal.TEN,
+                    BigDecimal.valueOf(50),
                     new BigDecimal("0.00001"),
                     BigDecimal.valueOf(100),
                     30),

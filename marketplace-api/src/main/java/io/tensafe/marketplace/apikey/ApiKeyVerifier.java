@@ -5,6 +5,7 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.security.MessageDigest;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -29,26 +30,29 @@ public class ApiKeyVerifier {
     if (presented == null || !FORMAT.matcher(presented).matches()) {
       return Optional.empty();
     }
-    ApiKey key =
-        em.createQuery("from ApiKey where prefix = :p", ApiKey.class)
+    List<?> rows =
+        em.createNativeQuery(
+                """
+                SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
+                       k.revoked_at IS NULL AND k.suspended_at IS NULL,
+                       ARRAY(SELECT s.adapter_id FROM api_key_adapter s WHERE s.api_key_id = k.id)
+                FROM api_key k WHERE k.prefix = :p
+                """)
             .setParameter("p", presented.substring(0, 16))
-            .getResultStream()
-            .findFirst()
-            .orElse(null);
-    if (key == null
-        || !MessageDigest.isEqual(ApiKeyService.sha256(presented), key.secretSha256)
-        || key.revokedAt != null
-        || key.suspendedAt != null) {
+            .getResultList();
+    if (rows.isEmpty()) {
+      return Optional.empty();
+    }
+    Object[] key = (Object[]) rows.getFirst();
+    if (!MessageDigest.isEqual(ApiKeyService.sha256(presented), (byte[]) key[3])
+        || !(Boolean) key[4]) {
       return Optional.empty();
     }
     return Optional.of(
         new ApiKeyPrincipal(
-            key.id,
-            key.prefix,
-            key.organisationId,
-            em.createQuery(
-                    "select s.id.adapterId from ApiKeyScope s where s.id.apiKeyId = :k", UUID.class)
-                .setParameter("k", key.id)
-                .getResultList()));
+            (UUID) key[0],
+            (String) key[1],
+            (UUID) key[2],
+            java.util.Arrays.stream((Object[]) key[5]).map(UUID.class::cast).toList()));
   }
 }

@@ -34,37 +34,44 @@ public class NodeDispatcher {
   /** The candidates, best first, each already holding one of its slots (see {@link #release}). */
   @Transactional
   public List<NodeTarget> candidates(UUID fleetId, String baseModel, String adapterRef) {
-    List<Node> nodes =
-        em.createQuery(
-                "from Node where fleetId = :f and suspendedAt is null and endpoint is not null"
-                    + " and lastHeartbeatAt > :fresh",
-                Node.class)
+    // One native query: name, endpoint, token, concurrency and adapters of the fresh nodes.
+    List<?> rows =
+        em.createNativeQuery(
+                """
+                SELECT id, name, endpoint, dispatch_token, max_concurrency,
+                       :adapter = ANY (loaded_adapters)
+                FROM node
+                WHERE fleet_id = :f AND suspended_at IS NULL AND endpoint IS NOT NULL
+                  AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
+                """)
+            .setParameter("adapter", adapterRef)
             .setParameter("f", fleetId)
             .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout))
+            .setParameter("model", baseModel)
             .getResultList();
-    List<Node> serving = new ArrayList<>();
-    for (Node n : nodes) {
-      if (List.of(n.baseModels).contains(baseModel)) {
-        serving.add(n);
-      }
+    List<Object[]> serving = new ArrayList<>();
+    for (Object row : rows) {
+      serving.add((Object[]) row);
     }
     serving.sort(
-        Comparator.comparing((Node n) -> !List.of(n.loadedAdapters).contains(adapterRef))
-            .thenComparingDouble(n -> load(n.id) / (double) n.maxConcurrency));
+        Comparator.comparing((Object[] n) -> !(Boolean) n[5])
+            .thenComparingDouble(n -> load((UUID) n[0]) / (double) ((Number) n[4]).intValue()));
     List<NodeTarget> targets = new ArrayList<>();
-    for (Node n : serving) {
-      AtomicInteger count = inFlight.computeIfAbsent(n.id, k -> new AtomicInteger());
-      if (count.incrementAndGet() > n.maxConcurrency) {
+    for (Object[] n : serving) {
+      UUID id = (UUID) n[0];
+      AtomicInteger count = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
+      if (count.incrementAndGet() > ((Number) n[4]).intValue()) {
         count.decrementAndGet();
         continue;
       }
+      String endpoint = (String) n[2];
       targets.add(
           new NodeTarget(
-              n.id,
-              n.name,
-              URI.create(n.endpoint.endsWith("/") ? n.endpoint : n.endpoint + "/"),
-              List.of(n.loadedAdapters).contains(adapterRef),
-              n.dispatchToken));
+              id,
+              (String) n[1],
+              URI.create(endpoint.endsWith("/") ? endpoint : endpoint + "/"),
+              (Boolean) n[5],
+              (String) n[3]));
     }
     return targets;
   }

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import io.quarkus.logging.Log;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.fleet.NodeCall;
@@ -20,6 +21,7 @@ import java.net.http.HttpClient;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -121,7 +123,31 @@ public class MeteredCompletions {
     }
   }
 
+  /** What a request was admitted with, before any node is called. */
+  private record Admitted(
+      ServedVersion version,
+      String reason,
+      String requestId,
+      OffsetDateTime started,
+      Reservation reservation,
+      List<NodeTarget> targets) {}
+
   private Started dispatch(ApiKeyPrincipal key, CompletionRequest r) {
+    // Routing, node choice, the request record and the DP reservation share one transaction, so
+    // the gateway commits once before it calls a node. Slots claimed on nodes are given back if
+    // the transaction fails.
+    List<NodeTarget> claimed = new ArrayList<>();
+    Admitted a;
+    try {
+      a = QuarkusTransaction.requiringNew().call(() -> admit(key, r, claimed));
+    } catch (RuntimeException e) {
+      claimed.forEach(dispatcher::release);
+      throw e;
+    }
+    return send(key, r, a);
+  }
+
+  private Admitted admit(ApiKeyPrincipal key, CompletionRequest r, List<NodeTarget> claimed) {
     ServedVersion version;
     String reason = null;
     if (r.model().equals("auto")) {
@@ -164,9 +190,9 @@ public class MeteredCompletions {
     } catch (ArithmeticException e) {
       throw ProblemTypes.validation("the prompt is too long");
     }
-    List<NodeTarget> targets =
-        dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId());
-    if (targets.isEmpty()) {
+    claimed.addAll(
+        dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId()));
+    if (claimed.isEmpty()) {
       throw new ApiProblem(
           ProblemTypes.HTTP,
           503,
@@ -174,25 +200,29 @@ public class MeteredCompletions {
           "no healthy node serving " + version.baseModel() + " has a free slot",
           2);
     }
-    Reservation reservation;
-    try {
-      reservation =
-          admission.admit(
-              requestId,
-              new GatewayRequests.Context(
-                  key.organisationId(),
-                  key.keyId(),
-                  version.adapterId(),
-                  version.version(),
-                  reason,
-                  started,
-                  false),
-              targets.getFirst().id(),
-              releases);
-    } catch (RuntimeException e) {
-      targets.forEach(dispatcher::release);
-      throw e;
-    }
+    Reservation reservation =
+        admission.admit(
+            requestId,
+            new GatewayRequests.Context(
+                key.organisationId(),
+                key.keyId(),
+                version.adapterId(),
+                version.version(),
+                reason,
+                started,
+                false),
+            claimed.getFirst().id(),
+            releases);
+    return new Admitted(version, reason, requestId, started, reservation, List.copyOf(claimed));
+  }
+
+  private Started send(ApiKeyPrincipal key, CompletionRequest r, Admitted a) {
+    ServedVersion version = a.version();
+    String reason = a.reason();
+    String requestId = a.requestId();
+    OffsetDateTime started = a.started();
+    Reservation reservation = a.reservation();
+    List<NodeTarget> targets = a.targets();
     byte[] body = r.nodeBody(version.adapterId() + "@" + version.version(), requestId);
     IOException last = null;
     for (int i = 0; i < targets.size(); i++) {

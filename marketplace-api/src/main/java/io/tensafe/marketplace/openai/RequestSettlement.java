@@ -40,6 +40,8 @@ public class RequestSettlement {
   @Transactional
   public ChargeView completed(MeteredCompletions.Started s, ApiKeyPrincipal key, NodeUsage u) {
     ChargeView charge = charges.record(charge(s, key, u.promptTokens(), u.completionTokens()));
+    requests.end(s.requestId(), RequestOutcome.COMPLETED, u.promptTokens(), u.completionTokens());
+    // Last: the budget row is locked from this update to the commit.
     budgets.settleReported(
         s.requestId(),
         ReleaseCount.settled(
@@ -47,7 +49,6 @@ public class RequestSettlement {
             u.promptTokens(),
             u.completionTokens(),
             s.version().releasesPerToken()));
-    requests.end(s.requestId(), RequestOutcome.COMPLETED, u.promptTokens(), u.completionTokens());
     return charge;
   }
 

@@ -78,51 +78,101 @@ public class PrivacyBudgets {
     }
     requireRequestId(requestId);
     Policy policy = policy(adapterRef, version);
-    OffsetDateTime start = ensureBudget(clientOrganisationId, policy, now);
-    Object[] budget = lockBudget(clientOrganisationId, policy.adapterId(), start);
-    UUID budgetId = (UUID) budget[0];
-    BigDecimal available = decimal(budget[1]).add(decimal(budget[2]));
-    BigDecimal spent = decimal(budget[3]);
-    double delta = decimal(budget[4]).doubleValue();
-    OffsetDateTime resetsAt = SqlValues.toOffset(budget[5]);
-    List<?> existing = event(requestId, "reserve");
-    if (!existing.isEmpty()) {
-      Object[] e = (Object[]) existing.getFirst();
-      return new Reservation(
-          requestId,
-          ((Number) e[1]).longValue(),
-          epsilon(spent, delta),
-          epsilon(available, delta),
-          resetsAt);
-    }
+    OffsetDateTime start = periodStart(policy, now);
     BigDecimal cost =
         rhoPerRelease(policy.noiseMultiplier())
             .multiply(BigDecimal.valueOf(releases), MATH)
             .setScale(24, RoundingMode.CEILING);
-    if (spent.add(cost).compareTo(available) > 0) {
-      throw new ApiProblem(
-          ProblemTypes.PRIVACY_BUDGET_EXHAUSTED,
-          429,
-          "Privacy budget exhausted",
-          String.format(
-              java.util.Locale.ROOT,
-              "the privacy budget of this organisation for adapter %s (ε %.4f at δ %s per %d-day"
-                  + " period, %.4f spent) cannot cover the %d releases (noised LoRA inputs) this"
-                  + " request may make; ask for fewer max_tokens or a shorter prompt; it resets at"
-                  + " %s",
-              adapterRef,
-              epsilon(available, delta),
-              policy.delta().toPlainString(),
-              policy.days(),
-              epsilon(spent, delta),
-              releases,
-              resetsAt));
+    // The event first (idempotent by request id), the balance last: the budget row is locked by
+    // the last statement before commit, so reservations of one budget queue only for that.
+    int inserted =
+        insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
+    if (inserted == 0) {
+      List<?> existing = event(requestId, "reserve");
+      if (!existing.isEmpty()) {
+        Object[] budget = budgetRow(clientOrganisationId, policy.adapterId(), start);
+        double delta = decimal(budget[4]).doubleValue();
+        return new Reservation(
+            requestId,
+            ((Number) ((Object[]) existing.getFirst())[1]).longValue(),
+            epsilon(decimal(budget[3]), delta),
+            epsilon(decimal(budget[1]).add(decimal(budget[2])), delta),
+            SqlValues.toOffset(budget[5]));
+      }
+      ensureBudget(clientOrganisationId, policy, now);
+      insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
     }
-    insertEvent(budgetId, requestId, "reserve", releases, cost);
-    BigDecimal after = spent.add(cost);
-    setSpent(budgetId, after);
+    List<?> after =
+        em.createNativeQuery(
+                """
+                UPDATE dp_budget SET rho_spent = rho_spent + :cost
+                WHERE client_organisation_id = :org AND adapter_id = :adapter
+                  AND period_start = :start AND rho_spent + :cost <= rho_limit + rho_top_up
+                RETURNING id, rho_limit, rho_top_up, rho_spent, delta, period_end
+                """)
+            .setParameter("cost", cost)
+            .setParameter("org", clientOrganisationId)
+            .setParameter("adapter", policy.adapterId())
+            .setParameter("start", start)
+            .getResultList();
+    if (after.isEmpty()) {
+      // Rolled back with the transaction: the event above is not kept.
+      throw exhausted(
+          adapterRef, policy, budgetRow(clientOrganisationId, policy.adapterId(), start), releases);
+    }
+    Object[] budget = (Object[]) after.getFirst();
+    double delta = decimal(budget[4]).doubleValue();
     return new Reservation(
-        requestId, releases, epsilon(after, delta), epsilon(available, delta), resetsAt);
+        requestId,
+        releases,
+        epsilon(decimal(budget[3]), delta),
+        epsilon(decimal(budget[1]).add(decimal(budget[2])), delta),
+        SqlValues.toOffset(budget[5]));
+  }
+
+  private ApiProblem exhausted(String adapterRef, Policy policy, Object[] budget, long releases) {
+    double delta = decimal(budget[4]).doubleValue();
+    return new ApiProblem(
+        ProblemTypes.PRIVACY_BUDGET_EXHAUSTED,
+        429,
+        "Privacy budget exhausted",
+        String.format(
+            java.util.Locale.ROOT,
+            "the privacy budget of this organisation for adapter %s (ε %.4f at δ %s per %d-day"
+                + " period, %.4f spent) cannot cover the %d releases (noised LoRA inputs) this"
+                + " request may make; ask for fewer max_tokens or a shorter prompt; it resets at"
+                + " %s",
+            adapterRef,
+            epsilon(decimal(budget[1]).add(decimal(budget[2])), delta),
+            policy.delta().toPlainString(),
+            policy.days(),
+            epsilon(decimal(budget[3]), delta),
+            releases,
+            SqlValues.toOffset(budget[5])));
+  }
+
+  /** Inserts the reservation's event; 0 when the request id has one or the budget is missing. */
+  private int insertReserveEvent(
+      UUID org,
+      Policy policy,
+      OffsetDateTime start,
+      String requestId,
+      long releases,
+      BigDecimal cost) {
+    return em.createNativeQuery(
+            """
+            INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)
+            SELECT id, :r, 'reserve', :n, :rho FROM dp_budget
+            WHERE client_organisation_id = :org AND adapter_id = :adapter AND period_start = :start
+            ON CONFLICT (request_id, kind) DO NOTHING
+            """)
+        .setParameter("r", requestId)
+        .setParameter("n", releases)
+        .setParameter("rho", cost)
+        .setParameter("org", org)
+        .setParameter("adapter", policy.adapterId())
+        .setParameter("start", start)
+        .executeUpdate();
   }
 
   /**
@@ -131,8 +181,8 @@ public class PrivacyBudgets {
    */
   @Transactional
   public void settle(String requestId, long releases) {
-    Object[] reserve = lockedReservation(requestId);
-    if (reserve == null || finished(requestId)) {
+    Object[] reserve = openReservation(requestId);
+    if (reserve == null) {
       return;
     }
     long reserved = ((Number) reserve[1]).longValue();
@@ -140,7 +190,7 @@ public class PrivacyBudgets {
       throw ProblemTypes.validation(
           "settled releases must be in [0, " + reserved + "], was " + releases);
     }
-    settleLocked(reserve, requestId, releases);
+    settleOpen(reserve, requestId, releases);
   }
 
   /**
@@ -150,8 +200,8 @@ public class PrivacyBudgets {
    */
   @Transactional
   public void settleReported(String requestId, long releases) {
-    Object[] reserve = lockedReservation(requestId);
-    if (reserve == null || finished(requestId)) {
+    Object[] reserve = openReservation(requestId);
+    if (reserve == null) {
       return;
     }
     long reserved = ((Number) reserve[1]).longValue();
@@ -161,10 +211,10 @@ public class PrivacyBudgets {
               + " reservation stays spent",
           requestId, releases, reserved);
     }
-    settleLocked(reserve, requestId, Math.clamp(releases, 0, reserved));
+    settleOpen(reserve, requestId, Math.clamp(releases, 0, reserved));
   }
 
-  private void settleLocked(Object[] reserve, String requestId, long releases) {
+  private void settleOpen(Object[] reserve, String requestId, long releases) {
     long reserved = ((Number) reserve[1]).longValue();
     BigDecimal reservedRho = decimal(reserve[2]);
     BigDecimal used =
@@ -173,43 +223,50 @@ public class PrivacyBudgets {
             .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
             .min(reservedRho);
     insertEvent((UUID) reserve[0], requestId, "settle", releases, used);
-    setSpent((UUID) reserve[0], decimal(reserve[3]).subtract(reservedRho.subtract(used)));
+    giveBack((UUID) reserve[0], reservedRho.subtract(used));
   }
 
   /** Returns a whole reservation to the budget (no node took the request). Idempotent. */
   @Transactional
   public void refund(String requestId) {
-    Object[] reserve = lockedReservation(requestId);
-    if (reserve == null || finished(requestId)) {
+    Object[] reserve = openReservation(requestId);
+    if (reserve == null) {
       return;
     }
     BigDecimal reservedRho = decimal(reserve[2]);
     insertEvent((UUID) reserve[0], requestId, "refund", 0, reservedRho);
-    setSpent((UUID) reserve[0], decimal(reserve[3]).subtract(reservedRho));
+    giveBack((UUID) reserve[0], reservedRho);
   }
 
-  /** Budget id, releases, ρ of the reservation and the budget's spent ρ, with the budget locked. */
-  private Object[] lockedReservation(String requestId) {
+  /**
+   * Budget id, releases and ρ of {@code requestId}'s reservation if it is neither settled nor
+   * refunded, else null. Takes a transaction-scoped lock on the request id, so one request's
+   * settlement and refund are serialised without locking its budget, whose row is locked only by
+   * the final balance update ({@link #giveBack}).
+   */
+  private Object[] openReservation(String requestId) {
     requireRequestId(requestId);
+    em.createNativeQuery("SELECT pg_advisory_xact_lock(hashtextextended(:r, 7))")
+        .setParameter("r", requestId)
+        .getSingleResult();
     List<?> rows =
         em.createNativeQuery(
                 """
-                SELECT b.id, e.releases, e.rho, b.rho_spent
-                FROM dp_budget_event e JOIN dp_budget b ON b.id = e.budget_id
+                SELECT e.budget_id, e.releases, e.rho FROM dp_budget_event e
                 WHERE e.request_id = :r AND e.kind = 'reserve'
-                FOR UPDATE OF b
+                  AND NOT EXISTS (SELECT 1 FROM dp_budget_event f
+                                  WHERE f.request_id = :r AND f.kind IN ('settle', 'refund'))
                 """)
             .setParameter("r", requestId)
             .getResultList();
     return rows.isEmpty() ? null : (Object[]) rows.getFirst();
   }
 
-  private boolean finished(String requestId) {
-    return !em.createNativeQuery(
-            "SELECT 1 FROM dp_budget_event WHERE request_id = :r AND kind IN ('settle', 'refund')")
-        .setParameter("r", requestId)
-        .getResultList()
-        .isEmpty();
+  private void giveBack(UUID budget, BigDecimal rho) {
+    em.createNativeQuery("UPDATE dp_budget SET rho_spent = rho_spent - :rho WHERE id = :b")
+        .setParameter("rho", rho)
+        .setParameter("b", budget)
+        .executeUpdate();
   }
 
   private List<?> event(String requestId, String kind) {
@@ -233,22 +290,13 @@ public class PrivacyBudgets {
         .executeUpdate();
   }
 
-  private void setSpent(UUID budget, BigDecimal spent) {
-    em.createNativeQuery("UPDATE dp_budget SET rho_spent = :s WHERE id = :b")
-        .setParameter("s", spent)
-        .setParameter("b", budget)
-        .executeUpdate();
-  }
-
   /**
    * Creates, if it does not exist yet, the budget of this organisation for the policy's adapter in
    * the period containing {@code now}, with the policy's limit; returns the period's start.
    */
   OffsetDateTime ensureBudget(UUID clientOrganisationId, Policy policy, Instant now) {
-    long periodMillis = Duration.ofDays(policy.days()).toMillis();
-    long index = Math.floorDiv(now.toEpochMilli(), periodMillis);
-    OffsetDateTime start = Instant.ofEpochMilli(index * periodMillis).atOffset(ZoneOffset.UTC);
-    OffsetDateTime end = start.plus(Duration.ofMillis(periodMillis));
+    OffsetDateTime start = periodStart(policy, now);
+    OffsetDateTime end = start.plusDays(policy.days());
     em.createNativeQuery(
             """
             INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start, period_end,
@@ -268,20 +316,37 @@ public class PrivacyBudgets {
     return start;
   }
 
+  /** The start of the epoch-aligned period of {@code policy} that contains {@code now}. */
+  static OffsetDateTime periodStart(Policy policy, Instant now) {
+    long periodMillis = Duration.ofDays(policy.days()).toMillis();
+    long index = Math.floorDiv(now.toEpochMilli(), periodMillis);
+    return Instant.ofEpochMilli(index * periodMillis).atOffset(ZoneOffset.UTC);
+  }
+
+  private static final String BUDGET_ROW =
+      """
+      SELECT id, rho_limit, rho_top_up, rho_spent, delta, period_end
+      FROM dp_budget
+      WHERE client_organisation_id = :org AND adapter_id = :adapter AND period_start = :start
+      """;
+
+  /** A budget row, unlocked: id, rho_limit, rho_top_up, rho_spent, delta, period_end. */
+  private Object[] budgetRow(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
+    return (Object[])
+        em.createNativeQuery(BUDGET_ROW)
+            .setParameter("org", clientOrganisationId)
+            .setParameter("adapter", adapterId)
+            .setParameter("start", start)
+            .getSingleResult();
+  }
+
   /**
-   * Locks and returns a budget row: id, rho_limit, rho_top_up, rho_spent, delta, period_end.
-   * Reservations and top-ups of one budget are serialised by this lock.
+   * Locks and returns a budget row (as {@link #budgetRow}). Top-ups of one budget are serialised by
+   * this lock; reservations lock the row only in their final balance update.
    */
   Object[] lockBudget(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
     return (Object[])
-        em.createNativeQuery(
-                """
-                SELECT id, rho_limit, rho_top_up, rho_spent, delta, period_end
-                FROM dp_budget
-                WHERE client_organisation_id = :org AND adapter_id = :adapter
-                  AND period_start = :start
-                FOR UPDATE
-                """)
+        em.createNativeQuery(BUDGET_ROW + " FOR UPDATE")
             .setParameter("org", clientOrganisationId)
             .setParameter("adapter", adapterId)
             .setParameter("start", start)

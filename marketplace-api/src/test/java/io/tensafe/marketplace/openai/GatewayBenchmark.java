@@ -33,8 +33,12 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * added = (client's first content byte − client's send) − (node's first delta − node's receipt)
  * </pre>
  *
- * All four instants come from {@code System.nanoTime()} in one JVM. Each concurrency level runs
- * closed-loop clients (one request in flight each) for {@code tensafe.bench.seconds}. A
+ * All four instants come from {@code System.nanoTime()} in one JVM. The node streams {@code
+ * tensafe.bench.tokens} tokens (16) {@code tensafe.bench.token-ms} apart (20 ms, a brisk real
+ * node), so a level of N clients keeps N streams open, as real traffic would; 0 makes the node
+ * answer at once, which measures the gateway's saturation throughput instead. Each concurrency
+ * level runs closed-loop clients (one request in flight each), started at random points of one
+ * request's duration, for an unmeasured ramp-up of 2 s and then {@code tensafe.bench.seconds}. A
  * measurement, not a test: it asserts nothing about time, runs only with {@code
  * -Dtensafe.bench=true}, and prints one {@code BENCH} JSON line per level.
  */
@@ -44,7 +48,10 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @EnabledIfSystemProperty(named = "tensafe.bench", matches = "true")
 class GatewayBenchmark {
   static final int SECONDS = Integer.getInteger("tensafe.bench.seconds", 10);
-  static final int TOKENS = Integer.getInteger("tensafe.bench.tokens", 8);
+  static final int TOKENS = Integer.getInteger("tensafe.bench.tokens", 16);
+  static final int TOKEN_MILLIS = Integer.getInteger("tensafe.bench.token-ms", 20);
+  static final int RAMP_UP_SECONDS = 2;
+  static final int WARM_UP_SECONDS = Integer.getInteger("tensafe.bench.warm-up-seconds", 15);
   static final String LEVELS = System.getProperty("tensafe.bench.concurrency", "1,16,64");
 
   /** No per-key limit gets in the benchmark's way; the node has room for every client. */
@@ -58,7 +65,16 @@ class GatewayBenchmark {
   }
 
   /** One request as its client saw it; times in nanoseconds, or a failure. */
-  record Sample(long addedNanos, long clientFirstByteNanos, long nodeFirstByteNanos, boolean ok) {}
+  record Sample(
+      long addedNanos,
+      long clientFirstByteNanos,
+      long nodeFirstByteNanos,
+      boolean ok,
+      String error) {
+    static Sample failed(String error) {
+      return new Sample(0, 0, 0, false, error);
+    }
+  }
 
   @Test
   void measure() throws Exception {
@@ -71,31 +87,65 @@ class GatewayBenchmark {
       node.countToMaxTokens = true;
       f.registerNode(
           "bench-node", node.url(), List.of(f.adapterId()), 4 * most, node.dispatchToken);
+      // The node's heartbeat, as a real node sends it: without it the node is unhealthy after 30 s.
+      var heartbeat = Executors.newSingleThreadScheduledExecutor();
+      heartbeat.scheduleAtFixedRate(
+          () ->
+              io.restassured.RestAssured.given()
+                  .auth()
+                  .oauth2(f.nodeToken())
+                  .contentType("application/json")
+                  .body("{\"name\":\"bench-node\",\"loadedAdapters\":[\"" + f.adapterId() + "\"]}")
+                  .post("/api/node/heartbeat"),
+          5,
+          5,
+          java.util.concurrent.TimeUnit.SECONDS);
       HttpClient http =
           HttpClient.newBuilder()
               .version(HttpClient.Version.HTTP_1_1)
               .connectTimeout(Duration.ofSeconds(5))
               .build();
-      run(http, f, node, 4, 3); // warm-up: JIT, connection pools
-      for (int level : levels) {
-        report(level, run(http, f, node, level, SECONDS));
+      // Warm-up: a real gateway has served many requests, so its hot paths are compiled; the node
+      // answers at once here, so that a few thousand requests go through in a few seconds.
+      node.delayMillis = 0;
+      run(http, f, node, 4, WARM_UP_SECONDS);
+      node.delayMillis = TOKEN_MILLIS;
+      try {
+        for (int level : levels) {
+          report(level, run(http, f, node, level, SECONDS));
+        }
+      } finally {
+        heartbeat.shutdownNow();
       }
     }
   }
 
+  /**
+   * {@code clients} closed-loop clients, each starting at a random point of the first request's
+   * duration (so they do not move in lock step), for a ramp-up of {@value #RAMP_UP_SECONDS} s that
+   * is not measured, then {@code seconds} measured.
+   */
   private static List<Sample> run(
       HttpClient http, GatewayFixture f, FakeNode node, int clients, int seconds) throws Exception {
-    long end = System.nanoTime() + seconds * 1_000_000_000L;
+    long measureFrom = System.nanoTime() + RAMP_UP_SECONDS * 1_000_000_000L;
+    long end = measureFrom + seconds * 1_000_000_000L;
+    long spreadMillis = Math.max(1, (long) TOKENS * node.delayMillis);
     ExecutorService pool = Executors.newFixedThreadPool(clients);
     try {
       List<Future<List<Sample>>> futures = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
+        long delay = new java.util.Random(c).nextLong(spreadMillis);
         futures.add(
             pool.submit(
                 () -> {
+                  Thread.sleep(delay);
                   List<Sample> mine = new ArrayList<>();
                   while (System.nanoTime() < end) {
-                    mine.add(once(http, f, node));
+                    boolean measured = System.nanoTime() >= measureFrom;
+                    Sample sample = once(http, f, node);
+                    if (measured) {
+                      mine.add(sample);
+                    }
                   }
                   return mine;
                 }));
@@ -142,13 +192,14 @@ class GatewayBenchmark {
       String id = response.headers().firstValue("X-Request-Id").orElse("");
       long[] nodeTimes = node.firstByteTimes.remove(id);
       if (response.statusCode() != 200 || !done || firstContent == 0 || nodeTimes == null) {
-        return new Sample(0, 0, 0, false);
+        return Sample.failed(
+            response.statusCode() != 200 ? "http " + response.statusCode() : "cut");
       }
       long clientTtfb = firstContent - sent;
       long nodeTtfb = nodeTimes[1] - nodeTimes[0];
-      return new Sample(clientTtfb - nodeTtfb, clientTtfb, nodeTtfb, true);
+      return new Sample(clientTtfb - nodeTtfb, clientTtfb, nodeTtfb, true, null);
     } catch (Exception e) {
-      return new Sample(0, 0, 0, false);
+      return Sample.failed(e.getClass().getSimpleName());
     }
   }
 
@@ -169,19 +220,28 @@ class GatewayBenchmark {
             .toArray();
     System.out.printf(
         Locale.ROOT,
-        "BENCH {\"concurrency\":%d,\"seconds\":%d,\"tokens_per_request\":%d,\"requests\":%d,"
+        "BENCH {\"concurrency\":%d,\"seconds\":%d,\"tokens_per_request\":%d,\"token_ms\":%d,"
+            + "\"requests\":%d,"
             + "\"errors\":%d,\"requests_per_s\":%.1f,\"added_p50_ms\":%.2f,\"added_p99_ms\":%.2f,"
-            + "\"client_first_byte_p50_ms\":%.2f,\"node_first_byte_p50_ms\":%.3f}%n",
+            + "\"client_first_byte_p50_ms\":%.2f,\"node_first_byte_p50_ms\":%.3f,"
+            + "\"errors_by_kind\":\"%s\"}%n",
         concurrency,
         SECONDS,
         TOKENS,
+        TOKEN_MILLIS,
         added.length,
         samples.size() - added.length,
         added.length / (double) SECONDS,
         percentile(added, 0.50),
         percentile(added, 0.99),
         percentile(client, 0.50),
-        percentile(node, 0.50));
+        percentile(node, 0.50),
+        samples.stream()
+            .filter(x -> !x.ok())
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    Sample::error, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
+            .toString());
   }
 
   /** The nearest-rank percentile of sorted nanoseconds, in milliseconds (NaN when empty). */
