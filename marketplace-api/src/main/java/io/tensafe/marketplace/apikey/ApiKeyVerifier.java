@@ -35,7 +35,8 @@ public class ApiKeyVerifier {
                 """
                 SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
                        k.revoked_at IS NULL AND k.suspended_at IS NULL,
-                       ARRAY(SELECT s.adapter_id FROM api_key_adapter s WHERE s.api_key_id = k.id)
+                       (SELECT coalesce(string_agg(s.adapter_id::text, ','), '')
+                        FROM api_key_adapter s WHERE s.api_key_id = k.id)
                 FROM api_key k WHERE k.prefix = :p
                 """)
             .setParameter("p", presented.substring(0, 16))
@@ -49,10 +50,16 @@ public class ApiKeyVerifier {
       return Optional.empty();
     }
     return Optional.of(
-        new ApiKeyPrincipal(
-            (UUID) key[0],
-            (String) key[1],
-            (UUID) key[2],
-            java.util.Arrays.stream((Object[]) key[5]).map(UUID.class::cast).toList()));
+        new ApiKeyPrincipal((UUID) key[0], (String) key[1], (UUID) key[2], scope((String) key[5])));
+  }
+
+  /**
+   * The scope's adapter ids from their comma-joined text (a native array would cost Hibernate an
+   * exception per query).
+   */
+  private static List<UUID> scope(String joined) {
+    return joined.isEmpty()
+        ? List.of()
+        : java.util.Arrays.stream(joined.split(",")).map(UUID::fromString).toList();
   }
 }

@@ -7,7 +7,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,7 +27,8 @@ public class ServedVersions {
 
   private static final String SELECT =
       """
-      SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model, v.keywords, v.id
+      SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model,
+             array_to_json(v.keywords)::text, v.id
       FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id JOIN creator c ON c.id = a.creator_id
       WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL
       """;
@@ -78,16 +78,34 @@ public class ServedVersions {
   }
 
   private ServedVersion of(Object[] r) {
-    String[] keywords = (String[]) r[5];
+    List<String> keywords = keywords((String) r[5]);
     return new ServedVersion(
         (String) r[0],
         (UUID) r[1],
         (String) r[2],
         (UUID) r[3],
         (String) r[4],
-        keywords == null ? List.of() : Arrays.asList(keywords),
+        keywords,
         releasesPerToken((UUID) r[6]));
   }
+
+  /**
+   * The keywords from their JSON array text: a native query returning a SQL array makes Hibernate
+   * resolve its type through an exception on every call, which the hot path cannot afford.
+   */
+  private List<String> keywords(String json) {
+    if (json == null) {
+      return List.of();
+    }
+    try {
+      return List.of(JSON.readValue(json, String[].class));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("adapter_version.keywords is not an array of text", e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** The releases per token of {@code adapterRef@version} (which must exist). */
   public int releasesPerToken(String adapterRef, String version) {
