@@ -181,16 +181,7 @@ public class PrivacyBudgets {
    */
   @Transactional
   public void settle(String requestId, long releases) {
-    Object[] reserve = openReservation(requestId);
-    if (reserve == null) {
-      return;
-    }
-    long reserved = ((Number) reserve[1]).longValue();
-    if (releases < 0 || releases > reserved) {
-      throw ProblemTypes.validation(
-          "settled releases must be in [0, " + reserved + "], was " + releases);
-    }
-    settleOpen(reserve, requestId, releases);
+    settle(requestId, releases, false);
   }
 
   /**
@@ -200,11 +191,19 @@ public class PrivacyBudgets {
    */
   @Transactional
   public void settleReported(String requestId, long releases) {
+    settle(requestId, releases, true);
+  }
+
+  private void settle(String requestId, long releases, boolean reported) {
     Object[] reserve = openReservation(requestId);
     if (reserve == null) {
       return;
     }
     long reserved = ((Number) reserve[1]).longValue();
+    if (!reported && (releases < 0 || releases > reserved)) {
+      throw ProblemTypes.validation(
+          "settled releases must be in [0, " + reserved + "], was " + releases);
+    }
     if (releases > reserved) {
       Log.errorf(
           "request %s: the node accounted for %d DP releases, more than the %d reserved; the"
