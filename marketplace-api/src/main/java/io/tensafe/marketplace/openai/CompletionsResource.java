@@ -140,6 +140,7 @@ public class CompletionsResource {
       throws IOException {
     boolean finished = false;
     Delivered delivered = new Delivered();
+    DeltaChunks deltas = new DeltaChunks(json, chunk(r, s), r.chat());
     try {
       ObjectNode first = chunk(r, s);
       if (r.chat()) {
@@ -158,15 +159,7 @@ public class CompletionsResource {
               s,
               new StringBuilder(),
               (delta, promptTokens, completionTokens) -> {
-                ObjectNode c = chunk(r, s);
-                ObjectNode choice = c.withArray("choices").addObject().put("index", 0);
-                if (r.chat()) {
-                  choice.putObject("delta").put("content", delta);
-                } else {
-                  choice.put("text", delta);
-                }
-                choice.putNull("finish_reason");
-                sendToClient(out, c);
+                sendToClient(out, deltas.event(delta));
                 delivered.sent(promptTokens, completionTokens);
               });
       ChargeView charge = finish(s, key, last);
@@ -213,6 +206,15 @@ public class CompletionsResource {
   private void sendToClient(OutputStream out, JsonNode value) throws ClientGone {
     try {
       send(out, value);
+    } catch (IOException e) {
+      throw new ClientGone(e);
+    }
+  }
+
+  private static void sendToClient(OutputStream out, byte[] event) throws ClientGone {
+    try {
+      out.write(event);
+      out.flush();
     } catch (IOException e) {
       throw new ClientGone(e);
     }
