@@ -78,7 +78,7 @@ public class CompletionsResource {
           "Node failed",
           "the node failed mid-generation: " + e.getMessage());
     }
-    ChargeView charge = finish(s, key, last);
+    RequestSettlement.Settled charge = finish(s, key, last);
     ObjectNode answer = envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
@@ -131,7 +131,8 @@ public class CompletionsResource {
     }
   }
 
-  private ChargeView finish(MeteredCompletions.Started s, ApiKeyPrincipal key, JsonNode last) {
+  private RequestSettlement.Settled finish(
+      MeteredCompletions.Started s, ApiKeyPrincipal key, JsonNode last) {
     return metered.finish(s, key, NodeUsage.of(last));
   }
 
@@ -162,7 +163,7 @@ public class CompletionsResource {
                 sendToClient(out, deltas.event(delta));
                 delivered.sent(promptTokens, completionTokens);
               });
-      ChargeView charge = finish(s, key, last);
+      RequestSettlement.Settled charge = finish(s, key, last);
       finished = true;
       ObjectNode end = chunk(r, s);
       ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
@@ -251,7 +252,9 @@ public class CompletionsResource {
     return u;
   }
 
-  private ObjectNode tensafe(MeteredCompletions.Started s, ChargeView charge, JsonNode last) {
+  private ObjectNode tensafe(
+      MeteredCompletions.Started s, RequestSettlement.Settled settled, JsonNode last) {
+    ChargeView charge = settled.charge();
     ObjectNode t = json.createObjectNode();
     t.put("request_id", s.requestId());
     t.put("adapter", s.version().adapterId());
@@ -262,7 +265,7 @@ public class CompletionsResource {
     t.put("prompt_micros_per_1k_tokens", charge.promptMicrosPer1kTokens());
     t.put("completion_micros_per_1k_tokens", charge.completionMicrosPer1kTokens());
     t.put("amount_micros", charge.amountMicros());
-    t.put("epsilon_spent", s.reservation().epsilonSpent());
+    t.put("epsilon_spent", settled.epsilonSpent());
     t.put("epsilon_limit", s.reservation().epsilonLimit());
     JsonNode report = last.path("report");
     ObjectNode he = t.putObject("he");

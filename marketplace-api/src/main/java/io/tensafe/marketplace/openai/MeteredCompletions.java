@@ -3,7 +3,6 @@ package io.tensafe.marketplace.openai;
 import io.quarkus.logging.Log;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
-import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.fleet.NodeCall;
 import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeTarget;
@@ -260,7 +259,7 @@ public class MeteredCompletions {
    * Charges a finished request and settles its reservation to the node's account of its DP
    * releases; frees the node's slot.
    */
-  public ChargeView finish(Started s, ApiKeyPrincipal key, NodeUsage usage) {
+  public RequestSettlement.Settled finish(Started s, ApiKeyPrincipal key, NodeUsage usage) {
     try {
       return settlement.completed(s, key, usage);
     } finally {

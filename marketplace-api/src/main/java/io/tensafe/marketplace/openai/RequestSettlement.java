@@ -37,19 +37,28 @@ public class RequestSettlement {
   @Inject PrivacyBudgets budgets;
   @Inject GatewayRequests requests;
 
+  /**
+   * What a completed request was billed: its charge, and its budget's ε spent once this request was
+   * settled (the reservation's figure if a node report settled it first).
+   */
+  public record Settled(ChargeView charge, double epsilonSpent) {}
+
   @Transactional
-  public ChargeView completed(MeteredCompletions.Started s, ApiKeyPrincipal key, NodeUsage u) {
+  public Settled completed(MeteredCompletions.Started s, ApiKeyPrincipal key, NodeUsage u) {
     ChargeView charge = charges.record(charge(s, key, u.promptTokens(), u.completionTokens()));
     requests.end(s.requestId(), RequestOutcome.COMPLETED, u.promptTokens(), u.completionTokens());
     // Last: the budget row is locked from this update to the commit.
-    budgets.settleReported(
-        s.requestId(),
-        ReleaseCount.settled(
-            u.dpReleases(),
-            u.promptTokens(),
-            u.completionTokens(),
-            s.version().releasesPerToken()));
-    return charge;
+    double epsilon =
+        budgets
+            .settleReported(
+                s.requestId(),
+                ReleaseCount.settled(
+                    u.dpReleases(),
+                    u.promptTokens(),
+                    u.completionTokens(),
+                    s.version().releasesPerToken()))
+            .orElse(s.reservation().epsilonSpent());
+    return new Settled(charge, epsilon);
   }
 
   /** Bills what {@code delivered} says the client got; returns the charge, if any. */

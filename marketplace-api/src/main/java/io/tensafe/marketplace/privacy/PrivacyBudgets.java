@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.UUID;
 
 /**
@@ -190,14 +191,15 @@ public class PrivacyBudgets {
    * spent and the difference is logged, since the budget never goes over its limit.
    */
   @Transactional
-  public void settleReported(String requestId, long releases) {
-    settle(requestId, releases, true);
+  public OptionalDouble settleReported(String requestId, long releases) {
+    return settle(requestId, releases, true);
   }
 
-  private void settle(String requestId, long releases, boolean reported) {
+  /** The budget's ε spent after settling, or empty if the reservation was already closed. */
+  private OptionalDouble settle(String requestId, long releases, boolean reported) {
     Object[] reserve = openReservation(requestId);
     if (reserve == null) {
-      return;
+      return OptionalDouble.empty();
     }
     long reserved = ((Number) reserve[1]).longValue();
     if (!reported && (releases < 0 || releases > reserved)) {
@@ -210,10 +212,10 @@ public class PrivacyBudgets {
               + " reservation stays spent",
           requestId, releases, reserved);
     }
-    settleOpen(reserve, requestId, Math.clamp(releases, 0, reserved));
+    return OptionalDouble.of(settleOpen(reserve, requestId, Math.clamp(releases, 0, reserved)));
   }
 
-  private void settleOpen(Object[] reserve, String requestId, long releases) {
+  private double settleOpen(Object[] reserve, String requestId, long releases) {
     long reserved = ((Number) reserve[1]).longValue();
     BigDecimal reservedRho = decimal(reserve[2]);
     BigDecimal used =
@@ -222,7 +224,7 @@ public class PrivacyBudgets {
             .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
             .min(reservedRho);
     insertEvent((UUID) reserve[0], requestId, "settle", releases, used);
-    giveBack((UUID) reserve[0], reservedRho.subtract(used));
+    return giveBack((UUID) reserve[0], reservedRho.subtract(used));
   }
 
   /** Returns a whole reservation to the budget (no node took the request). Idempotent. */
@@ -261,11 +263,17 @@ public class PrivacyBudgets {
     return rows.isEmpty() ? null : (Object[]) rows.getFirst();
   }
 
-  private void giveBack(UUID budget, BigDecimal rho) {
-    em.createNativeQuery("UPDATE dp_budget SET rho_spent = rho_spent - :rho WHERE id = :b")
-        .setParameter("rho", rho)
-        .setParameter("b", budget)
-        .executeUpdate();
+  /** Returns {@code rho} to the budget; the budget's ε spent afterwards. */
+  private double giveBack(UUID budget, BigDecimal rho) {
+    Object[] after =
+        (Object[])
+            em.createNativeQuery(
+                    "UPDATE dp_budget SET rho_spent = rho_spent - :rho WHERE id = :b"
+                        + " RETURNING rho_spent, delta")
+                .setParameter("rho", rho)
+                .setParameter("b", budget)
+                .getSingleResult();
+    return epsilon(decimal(after[0]), decimal(after[1]).doubleValue());
   }
 
   private List<?> event(String requestId, String kind) {

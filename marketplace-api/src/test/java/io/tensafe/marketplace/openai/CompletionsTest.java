@@ -141,6 +141,19 @@ class CompletionsTest {
     assertEquals(
         List.of(bound + 16, 6L),
         List.of(releases(requestId, "reserve"), releases(requestId, "settle")));
+    // The ε reported is the budget's after settlement, as the client's budget listing shows it.
+    double listed =
+        given()
+            .auth()
+            .oauth2(
+                io.tensafe.marketplace.testing.Actors.token("client-" + fixture.suffix(), "client"))
+            .get("/api/client/budgets")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath()
+            .getDouble("find { it.adapter == '" + adapterId + "' }.epsilonSpent");
+    assertEquals(listed, answer.getDouble("tensafe.epsilon_spent"), 1e-9);
   }
 
   @Test
