@@ -8,18 +8,18 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * On a node connected to a marketplace, generation ({@code /v1/generate...}) and adapter ({@code
- * /v1/adapters...}) requests must carry the node's {@link DispatchToken}; others get 401
- * problem+json before their body is read. Health and metrics stay open.
+ * On a node connected to a marketplace, every request to a REST resource (generation {@code
+ * /v1/generate...}, adapters {@code /v1/adapters...}, and any added later) must carry the node's
+ * {@link DispatchToken}; others get 401 problem+json before their body is read. Deny by default:
+ * only {@code /metrics} is open among resources, so no spelling of a path slips past the check.
+ * Health ({@code /q/health}, not a resource) stays open too.
  */
 public class DispatchAuthentication {
   @Inject DispatchToken token;
 
   @ServerRequestFilter(preMatching = true)
   public Response check(ContainerRequestContext request) {
-    String path = request.getUriInfo().getPath();
-    if (!token.required()
-        || !(path.startsWith("/v1/generate") || path.startsWith("/v1/adapters"))) {
+    if (!token.required() || request.getUriInfo().getPath().equals("/metrics")) {
       return null;
     }
     if (token.accepts(request.getHeaderString(HttpHeaders.AUTHORIZATION))) {

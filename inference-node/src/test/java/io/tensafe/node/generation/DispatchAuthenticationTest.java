@@ -35,6 +35,14 @@ class DispatchAuthenticationTest {
     }
     given().body(BODY).contentType("application/json").post("/v1/generate").then().statusCode(401);
     given().put("/v1/adapters/tiny-qa").then().statusCode(401);
+    // Other spellings of the same paths are refused too (deny by default).
+    given().body(BODY).contentType("application/json").post("//v1/generate").then().statusCode(401);
+    given()
+        .body(BODY)
+        .contentType("application/json")
+        .post("/v1/./generate")
+        .then()
+        .statusCode(401);
   }
 
   @Test
@@ -48,5 +56,6 @@ class DispatchAuthenticationTest {
         .statusCode(200)
         .body("usage.completion_tokens", equalTo(2));
     given().get("/q/health/live").then().statusCode(200);
+    given().get("/metrics").then().statusCode(200);
   }
 }
