@@ -151,7 +151,7 @@ check "the official openai client lists, completes, streams with usage and sees 
 # Billing reports of what those calls charged, through the CLI, signed in as the demo users.
 run env TENSAFE_PASSWORD=client "$tensafe" report invoice --format csv
 check "report invoice --format csv lists the demo adapter and a total" \
-  bash -c "[ $(rc) = 0 ] && grep -q '^adapter,demo-banking@1.0.0,USD,[1-9]' '$out' && grep -q '^total,,USD,[1-9]' '$out'"
+  bash -c "[ $(rc) = 0 ] && grep -q '^adapter,demo-banking@1.1.0,USD,[1-9]' '$out' && grep -q '^total,,USD,[1-9]' '$out'"
 report_dir=$(mktemp -d)
 run env TENSAFE_PASSWORD=admin "$tensafe" report revenue --format pdf --out "$report_dir/revenue.pdf"
 check "report revenue --format pdf writes a PDF" \

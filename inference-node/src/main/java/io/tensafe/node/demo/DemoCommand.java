@@ -52,6 +52,13 @@ public final class DemoCommand implements Runnable {
   static final String FLEET = "tensafe-demo";
   static final String CREATOR = "demo-bank";
   static final String ADAPTER = "demo-banking";
+
+  /**
+   * The demo adapter's version. 1.1.0 counts DP budgets in releases (noise multiplier 50); a
+   * database seeded with 1.0.0 (noise multiplier 10) gets it published beside, and requests use
+   * the newest.
+   */
+  static final String VERSION = "1.1.0";
   static final String BASE_MODEL = "tensafe/qwen3-tiny";
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -155,7 +162,7 @@ public final class DemoCommand implements Runnable {
       expect(
           post(
               creatorToken,
-              "api/creator/adapters/" + ADAPTER + "/versions/1.0.0/publish",
+              "api/creator/adapters/" + ADAPTER + "/versions/" + VERSION + "/publish",
               new byte[0]),
           "publishing the demo adapter",
           200,
@@ -202,7 +209,7 @@ public final class DemoCommand implements Runnable {
         PackOptions options =
             new PackOptions(
                 UUID.randomUUID().toString(),
-                new Manifest.Adapter(ADAPTER, "1.0.0"),
+                new Manifest.Adapter(ADAPTER, VERSION),
                 Optional.empty(),
                 Optional.empty(),
                 new Manifest.Routing(
