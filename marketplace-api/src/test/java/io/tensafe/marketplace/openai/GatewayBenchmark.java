@@ -108,11 +108,13 @@ class GatewayBenchmark {
       // Warm-up: a real gateway has served many requests, so its hot paths are compiled; the node
       // answers at once here, so that a few thousand requests go through in a few seconds.
       node.delayMillis = 0;
-      run(http, f, node, 4, WARM_UP_SECONDS);
+      run(node, 4, WARM_UP_SECONDS, () -> once(http, f, node));
       node.delayMillis = TOKEN_MILLIS;
       try {
         for (int level : levels) {
-          report(level, run(http, f, node, level, SECONDS));
+          List<Sample> gateway = run(node, level, SECONDS, () -> once(http, f, node));
+          List<Sample> direct = run(node, level, SECONDS, () -> direct(http, node));
+          report(level, gateway, direct);
         }
       } finally {
         heartbeat.shutdownNow();
@@ -126,7 +128,8 @@ class GatewayBenchmark {
    * is not measured, then {@code seconds} measured.
    */
   private static List<Sample> run(
-      HttpClient http, GatewayFixture f, FakeNode node, int clients, int seconds) throws Exception {
+      FakeNode node, int clients, int seconds, java.util.function.Supplier<Sample> once)
+      throws Exception {
     long measureFrom = System.nanoTime() + RAMP_UP_SECONDS * 1_000_000_000L;
     long end = measureFrom + seconds * 1_000_000_000L;
     long spreadMillis = Math.max(1, (long) TOKENS * node.delayMillis);
@@ -142,7 +145,7 @@ class GatewayBenchmark {
                   List<Sample> mine = new ArrayList<>();
                   while (System.nanoTime() < end) {
                     boolean measured = System.nanoTime() >= measureFrom;
-                    Sample sample = once(http, f, node);
+                    Sample sample = once.get();
                     if (measured) {
                       mine.add(sample);
                     }
@@ -203,7 +206,52 @@ class GatewayBenchmark {
     }
   }
 
-  private static void report(int concurrency, List<Sample> samples) {
+  /**
+   * The same stream asked of the node directly, as the marketplace would: the harness's own share
+   * of "added" (the client's HTTP stack and thread hand-offs on these shared cores), for context.
+   */
+  private static Sample direct(HttpClient http, FakeNode node) {
+    String id = java.util.UUID.randomUUID().toString();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(node.url() + "/v1/generate/stream"))
+            .header("Authorization", "Bearer " + node.dispatchToken)
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(30))
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"request_id\":\""
+                        + id
+                        + "\",\"max_tokens\":"
+                        + TOKENS
+                        + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}"))
+            .build();
+    long sent = System.nanoTime();
+    try {
+      HttpResponse<Stream<String>> response =
+          http.send(request, HttpResponse.BodyHandlers.ofLines());
+      long firstContent = 0;
+      try (Stream<String> lines = response.body()) {
+        for (String line : (Iterable<String>) lines::iterator) {
+          if (firstContent == 0 && line.contains("\"delta\":\"w1 ")) {
+            firstContent = System.nanoTime();
+          }
+        }
+      }
+      long[] nodeTimes = node.firstByteTimes.remove(id);
+      if (response.statusCode() != 200 || firstContent == 0 || nodeTimes == null) {
+        return Sample.failed("direct " + response.statusCode());
+      }
+      long clientTtfb = firstContent - sent;
+      long nodeTtfb = nodeTimes[1] - nodeTimes[0];
+      return new Sample(clientTtfb - nodeTtfb, clientTtfb, nodeTtfb, true, null);
+    } catch (Exception e) {
+      return Sample.failed("direct " + e.getClass().getSimpleName());
+    }
+  }
+
+  private static void report(int concurrency, List<Sample> samples, List<Sample> direct) {
+    long[] harness =
+        direct.stream().filter(Sample::ok).mapToLong(Sample::addedNanos).sorted().toArray();
     long[] added =
         samples.stream().filter(Sample::ok).mapToLong(Sample::addedNanos).sorted().toArray();
     long[] client =
@@ -224,7 +272,8 @@ class GatewayBenchmark {
             + "\"requests\":%d,"
             + "\"errors\":%d,\"requests_per_s\":%.1f,\"added_p50_ms\":%.2f,\"added_p99_ms\":%.2f,"
             + "\"client_first_byte_p50_ms\":%.2f,\"node_first_byte_p50_ms\":%.3f,"
-            + "\"errors_by_kind\":\"%s\"}%n",
+            + "\"errors_by_kind\":\"%s\",\"direct_to_node_p50_ms\":%.2f,"
+            + "\"direct_to_node_p99_ms\":%.2f}%n",
         concurrency,
         SECONDS,
         TOKENS,
@@ -241,7 +290,9 @@ class GatewayBenchmark {
             .collect(
                 java.util.stream.Collectors.groupingBy(
                     Sample::error, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
-            .toString());
+            .toString(),
+        percentile(harness, 0.50),
+        percentile(harness, 0.99));
   }
 
   /** The nearest-rank percentile of sorted nanoseconds, in milliseconds (NaN when empty). */
