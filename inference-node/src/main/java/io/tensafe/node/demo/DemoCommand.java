@@ -55,10 +55,11 @@ public final class DemoCommand implements Runnable {
 
   /**
    * The demo adapter's version. 1.1.0 counts DP budgets in releases (noise multiplier 50); a
-   * database seeded with 1.0.0 (noise multiplier 10) gets it published beside, and requests use
-   * the newest.
+   * database seeded with 1.0.0 (noise multiplier 10) gets it published beside, and requests use the
+   * newest.
    */
   static final String VERSION = "1.1.0";
+
   static final String BASE_MODEL = "tensafe/qwen3-tiny";
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
