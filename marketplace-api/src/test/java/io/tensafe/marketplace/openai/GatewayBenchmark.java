@@ -164,35 +164,76 @@ class GatewayBenchmark {
   }
 
   private static Sample once(HttpClient http, GatewayFixture f, FakeNode node) {
+    return timed(
+        http,
+        URI.create("http://localhost:" + RestAssured.port + "/v1/chat/completions"),
+        f.apiKey(),
+        "{\"model\":\""
+            + f.adapterId()
+            + "\",\"stream\":true,\"max_tokens\":"
+            + TOKENS
+            + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}",
+        "\"content\":\"w1 ",
+        null,
+        node);
+  }
+
+  /**
+   * The same stream asked of the node directly, as the marketplace would: the harness's own share
+   * of "added" (the client's HTTP stack and thread hand-offs on these shared cores), for context.
+   */
+  private static Sample direct(HttpClient http, FakeNode node) {
+    String id = java.util.UUID.randomUUID().toString();
+    return timed(
+        http,
+        URI.create(node.url() + "/v1/generate/stream"),
+        node.dispatchToken,
+        "{\"request_id\":\""
+            + id
+            + "\",\"max_tokens\":"
+            + TOKENS
+            + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}",
+        "\"delta\":\"w1 ",
+        id,
+        node);
+  }
+
+  /**
+   * Streams one request and times it: the client's time to the line holding {@code firstText} minus
+   * the node's time to its first delta. {@code requestId} null: the gateway's, from its {@code
+   * X-Request-Id} header, and the stream must end with {@code [DONE]}.
+   */
+  private static Sample timed(
+      HttpClient http,
+      URI uri,
+      String bearer,
+      String body,
+      String firstText,
+      String requestId,
+      FakeNode node) {
     HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create("http://localhost:" + RestAssured.port + "/v1/chat/completions"))
-            .header("Authorization", "Bearer " + f.apiKey())
+        HttpRequest.newBuilder(uri)
+            .header("Authorization", "Bearer " + bearer)
             .header("Content-Type", "application/json")
             .timeout(Duration.ofSeconds(30))
-            .POST(
-                HttpRequest.BodyPublishers.ofString(
-                    "{\"model\":\""
-                        + f.adapterId()
-                        + "\",\"stream\":true,\"max_tokens\":"
-                        + TOKENS
-                        + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}"))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     long sent = System.nanoTime();
     try {
       HttpResponse<Stream<String>> response =
           http.send(request, HttpResponse.BodyHandlers.ofLines());
       long firstContent = 0;
-      boolean done = false;
+      boolean done = requestId != null;
       try (Stream<String> lines = response.body()) {
         for (String line : (Iterable<String>) lines::iterator) {
-          if (firstContent == 0 && line.contains("\"content\":\"w1 ")) {
+          if (firstContent == 0 && line.contains(firstText)) {
             firstContent = System.nanoTime();
           }
           done |= line.equals("data: [DONE]");
         }
       }
-      String id = response.headers().firstValue("X-Request-Id").orElse("");
+      String id =
+          requestId != null ? requestId : response.headers().firstValue("X-Request-Id").orElse("");
       long[] nodeTimes = node.firstByteTimes.remove(id);
       if (response.statusCode() != 200 || !done || firstContent == 0 || nodeTimes == null) {
         return Sample.failed(
@@ -203,49 +244,6 @@ class GatewayBenchmark {
       return new Sample(clientTtfb - nodeTtfb, clientTtfb, nodeTtfb, true, null);
     } catch (Exception e) {
       return Sample.failed(e.getClass().getSimpleName());
-    }
-  }
-
-  /**
-   * The same stream asked of the node directly, as the marketplace would: the harness's own share
-   * of "added" (the client's HTTP stack and thread hand-offs on these shared cores), for context.
-   */
-  private static Sample direct(HttpClient http, FakeNode node) {
-    String id = java.util.UUID.randomUUID().toString();
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(node.url() + "/v1/generate/stream"))
-            .header("Authorization", "Bearer " + node.dispatchToken)
-            .header("Content-Type", "application/json")
-            .timeout(Duration.ofSeconds(30))
-            .POST(
-                HttpRequest.BodyPublishers.ofString(
-                    "{\"request_id\":\""
-                        + id
-                        + "\",\"max_tokens\":"
-                        + TOKENS
-                        + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}"))
-            .build();
-    long sent = System.nanoTime();
-    try {
-      HttpResponse<Stream<String>> response =
-          http.send(request, HttpResponse.BodyHandlers.ofLines());
-      long firstContent = 0;
-      try (Stream<String> lines = response.body()) {
-        for (String line : (Iterable<String>) lines::iterator) {
-          if (firstContent == 0 && line.contains("\"delta\":\"w1 ")) {
-            firstContent = System.nanoTime();
-          }
-        }
-      }
-      long[] nodeTimes = node.firstByteTimes.remove(id);
-      if (response.statusCode() != 200 || firstContent == 0 || nodeTimes == null) {
-        return Sample.failed("direct " + response.statusCode());
-      }
-      long clientTtfb = firstContent - sent;
-      long nodeTtfb = nodeTimes[1] - nodeTimes[0];
-      return new Sample(clientTtfb - nodeTtfb, clientTtfb, nodeTtfb, true, null);
-    } catch (Exception e) {
-      return Sample.failed("direct " + e.getClass().getSimpleName());
     }
   }
 
