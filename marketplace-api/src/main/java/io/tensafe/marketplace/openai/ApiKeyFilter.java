@@ -23,10 +23,14 @@ import java.util.Optional;
 public class ApiKeyFilter implements ContainerRequestFilter {
   public static final String PROPERTY = "apiKey";
 
+  /** The request property holding {@code System.nanoTime()} when this filter saw the request. */
+  public static final String ARRIVED_NANOS = "arrivedNanos";
+
   @Inject ApiKeyVerifier verifier;
 
   @Override
   public void filter(ContainerRequestContext request) {
+    request.setProperty(ARRIVED_NANOS, System.nanoTime());
     String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
     Optional<ApiKeyPrincipal> key =
         header != null && header.startsWith("Bearer ")

@@ -36,6 +36,7 @@ import java.nio.charset.StandardCharsets;
 public class CompletionsResource {
   @Inject MeteredCompletions metered;
   @Inject ObjectMapper json;
+  @Inject GatewayMetrics metrics;
 
   @POST
   @Path("/chat/completions")
@@ -43,7 +44,7 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response chat(JsonNode body, @Context ContainerRequestContext context) {
-    return serve(CompletionRequest.parse(body, true), context);
+    return serve(body, true, context);
   }
 
   @POST
@@ -52,14 +53,23 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response completions(JsonNode body, @Context ContainerRequestContext context) {
-    return serve(CompletionRequest.parse(body, false), context);
+    return serve(body, false, context);
   }
 
-  private Response serve(CompletionRequest r, ContainerRequestContext context) {
+  private Response serve(JsonNode body, boolean chat, ContainerRequestContext context) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
-    MeteredCompletions.Started s = metered.start(key, r);
+    long arrived = (Long) context.getProperty(ApiKeyFilter.ARRIVED_NANOS);
+    CompletionRequest r;
+    MeteredCompletions.Started s;
+    try {
+      r = CompletionRequest.parse(body, chat);
+      s = metered.start(key, r);
+    } catch (io.tensafe.marketplace.problem.ApiProblem e) {
+      metrics.refused(e.status());
+      throw e;
+    }
     if (r.stream()) {
-      StreamingOutput out = o -> stream(r, key, s, o);
+      StreamingOutput out = o -> stream(r, key, s, o, arrived);
       return Response.ok(out, MediaType.SERVER_SENT_EVENTS)
           .header("Cache-Control", "no-cache")
           .header("X-Request-Id", s.requestId())
@@ -137,7 +147,11 @@ public class CompletionsResource {
   }
 
   private void stream(
-      CompletionRequest r, ApiKeyPrincipal key, MeteredCompletions.Started s, OutputStream out)
+      CompletionRequest r,
+      ApiKeyPrincipal key,
+      MeteredCompletions.Started s,
+      OutputStream out,
+      long arrivedNanos)
       throws IOException {
     boolean finished = false;
     Delivered delivered = new Delivered();
@@ -161,6 +175,9 @@ public class CompletionsResource {
               new StringBuilder(),
               (delta, promptTokens, completionTokens) -> {
                 sendToClient(out, deltas.event(delta));
+                if (delivered.completionTokens() == 0) {
+                  metrics.firstToken(System.nanoTime() - arrivedNanos);
+                }
                 delivered.sent(promptTokens, completionTokens);
               });
       RequestSettlement.Settled charge = finish(s, key, last);

@@ -46,6 +46,7 @@ public class MeteredCompletions {
   @Inject GatewayRequests requests;
   @Inject RequestSettlement settlement;
   @Inject RequestAdmission admission;
+  @Inject GatewayMetrics metrics;
 
   @ConfigProperty(name = "tensafe.gateway.default-adapter")
   Optional<String> defaultAdapter;
@@ -261,7 +262,9 @@ public class MeteredCompletions {
    */
   public RequestSettlement.Settled finish(Started s, ApiKeyPrincipal key, NodeUsage usage) {
     try {
-      return settlement.completed(s, key, usage);
+      RequestSettlement.Settled settled = settlement.completed(s, key, usage);
+      metrics.ended(RequestOutcome.COMPLETED, usage.completionTokens());
+      return settled;
     } finally {
       release(s);
     }
@@ -275,6 +278,7 @@ public class MeteredCompletions {
   public void endEarly(Started s, ApiKeyPrincipal key, RequestOutcome outcome, Delivered sent) {
     try {
       settlement.endedEarly(s, key, outcome, sent);
+      metrics.ended(outcome, sent.completionTokens());
     } finally {
       s.call().close();
       release(s);

@@ -207,6 +207,30 @@ class CompletionsTest {
   }
 
   @Test
+  void metrics_countOutcomesTokensAndTheFirstTokenLatency() {
+    double completed = metric("tensafe_gateway_requests_total{outcome=\"completed\"");
+    double refused = metric("tensafe_gateway_requests_total{outcome=\"refused_404\"");
+    double tokens = metric("tensafe_gateway_completion_tokens_total");
+    double firstTokens = metric("tensafe_gateway_first_token_seconds_count");
+    chat(message(adapterId, "hi", ",\"stream\":true")).then().statusCode(200);
+    chat(message("no-such-adapter", "hi", "")).then().statusCode(404);
+    assertEquals(completed + 1, metric("tensafe_gateway_requests_total{outcome=\"completed\""));
+    assertEquals(refused + 1, metric("tensafe_gateway_requests_total{outcome=\"refused_404\""));
+    assertEquals(tokens + 2, metric("tensafe_gateway_completion_tokens_total"));
+    assertEquals(firstTokens + 1, metric("tensafe_gateway_first_token_seconds_count"));
+  }
+
+  /** The value of the first /metrics sample whose line starts with {@code prefix}; 0 if none. */
+  private static double metric(String prefix) {
+    String text = given().get("/metrics").then().statusCode(200).extract().asString();
+    return Arrays.stream(text.split("\n"))
+        .filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .findFirst()
+        .orElse(0);
+  }
+
+  @Test
   void auto_routesByKeyword_andRecordsWhy() {
     chat(message("auto", "Tell me about " + keyword + " please", ""))
         .then()
