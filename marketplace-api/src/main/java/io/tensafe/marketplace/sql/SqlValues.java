@@ -19,4 +19,13 @@ public final class SqlValues {
       default -> throw new IllegalStateException("unexpected timestamp type " + value.getClass());
     };
   }
+
+  /** A {@code date} column as a {@link java.time.LocalDate}. */
+  public static java.time.LocalDate toLocalDate(Object value) {
+    return switch (value) {
+      case java.time.LocalDate d -> d;
+      case java.sql.Date d -> d.toLocalDate();
+      default -> throw new IllegalStateException("unexpected date type " + value.getClass());
+    };
+  }
 }

@@ -1,0 +1,98 @@
+package io.tensafe.marketplace.dashboard;
+
+import io.tensafe.marketplace.openai.GatewayMetrics;
+import io.tensafe.marketplace.sql.SqlValues;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * {@code GET /api/admin/overview?days=14}: the figures of the admin dashboard's overview (issue 9),
+ * for admins: node health, charged requests and tokens per second over the last 5 minutes, per-day
+ * series of requests, tokens and revenue from the charge ledger for the last {@code days} UTC days
+ * (1 to 90, today included), and this instance's gateway meters.
+ */
+@Path("/api/admin/overview")
+@RolesAllowed("admin")
+@Produces(MediaType.APPLICATION_JSON)
+public class AdminOverviewResource {
+  static final Duration RATE_WINDOW = Duration.ofMinutes(5);
+
+  @Inject EntityManager em;
+  @Inject GatewayMetrics gateway;
+
+  @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
+  Duration heartbeatTimeout;
+
+  @GET
+  @Transactional
+  public AdminOverview overview(@QueryParam("days") @DefaultValue("14") @Min(1) @Max(90) int days) {
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    Object[] nodes =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT count(*) FILTER (WHERE suspended_at IS NULL AND endpoint IS NOT NULL"
+                        + " AND last_heartbeat_at > :fresh), count(*) FROM node")
+                .setParameter("fresh", now.minus(heartbeatTimeout))
+                .getSingleResult();
+    Object[] recent =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT count(*), coalesce(sum(prompt_tokens + completion_tokens), 0)"
+                        + " FROM charge WHERE started_at > :since")
+                .setParameter("since", now.minus(RATE_WINDOW))
+                .getSingleResult();
+    LocalDate first = now.toLocalDate().minusDays(days - 1L);
+    List<AdminOverview.Day> series = new ArrayList<>();
+    for (Object row :
+        em.createNativeQuery(
+                """
+                SELECT (started_at AT TIME ZONE 'UTC')::date AS day, currency, count(*),
+                       sum(prompt_tokens), sum(completion_tokens), sum(amount_micros),
+                       sum(platform_micros)
+                FROM charge WHERE started_at >= :from
+                GROUP BY 1, 2 ORDER BY 1, 2
+                """)
+            .setParameter("from", first.atStartOfDay().atOffset(ZoneOffset.UTC))
+            .getResultList()) {
+      Object[] r = (Object[]) row;
+      series.add(
+          new AdminOverview.Day(
+              SqlValues.toLocalDate(r[0]),
+              ((String) r[1]).trim(),
+              number(r[2]),
+              number(r[3]),
+              number(r[4]),
+              number(r[5]),
+              number(r[6])));
+    }
+    double seconds = RATE_WINDOW.toSeconds();
+    return new AdminOverview(
+        number(nodes[0]),
+        number(nodes[1]),
+        number(recent[0]) / seconds,
+        number(recent[1]) / seconds,
+        List.copyOf(series),
+        gateway.figures());
+  }
+
+  private static long number(Object value) {
+    return ((Number) value).longValue();
+  }
+}
