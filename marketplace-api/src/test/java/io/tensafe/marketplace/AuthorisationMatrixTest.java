@@ -124,6 +124,7 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/admin/adapter-versions", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/overview", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/reports/revenue", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/budgets", null, null, Set.of("admin"), null),
         new Endpoint(
