@@ -63,15 +63,6 @@ public class ChargeLedger {
     return write(charge).view();
   }
 
-  /** The charge of {@code requestId}, if it was billed. */
-  public java.util.Optional<ChargeView> find(String requestId) {
-    return em.createNativeQuery(VIEW)
-        .setParameter("request", requestId)
-        .getResultStream()
-        .findFirst()
-        .map(row -> view((Object[]) row));
-  }
-
   private record Written(ChargeView view, boolean inserted, boolean sameUsage) {}
 
   private Written write(NewCharge charge) {

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.openai;
 
+import io.tensafe.marketplace.sql.SqlValues;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -94,17 +95,13 @@ public class GatewayRequests {
         .map(
             row -> {
               Object[] r = (Object[]) row;
-              OffsetDateTime started =
-                  r[5] instanceof OffsetDateTime t
-                      ? t
-                      : ((java.time.Instant) r[5]).atOffset(java.time.ZoneOffset.UTC);
               return new Context(
                   (UUID) r[0],
                   (UUID) r[1],
                   (String) r[2],
                   (String) r[3],
                   (String) r[4],
-                  started,
+                  SqlValues.toOffset(r[5]),
                   (Boolean) r[6]);
             });
   }

@@ -10,7 +10,6 @@ import io.tensafe.marketplace.privacy.ReleaseCount;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.util.Optional;
 
 /**
  * Bills a dispatched request when the gateway ends it, in one transaction with its end record
@@ -61,14 +60,13 @@ public class RequestSettlement {
     return new Settled(charge, epsilon);
   }
 
-  /** Bills what {@code delivered} says the client got; returns the charge, if any. */
+  /** Bills what {@code delivered} says the client got (nothing when it got no token). */
   @Transactional
-  public Optional<ChargeView> endedEarly(
+  public void endedEarly(
       MeteredCompletions.Started s,
       ApiKeyPrincipal key,
       RequestOutcome outcome,
       Delivered delivered) {
-    Optional<ChargeView> charge;
     if (delivered.completionTokens() > 0) {
       ChargeView c =
           charges.recordUnlessBilled(
@@ -79,12 +77,8 @@ public class RequestSettlement {
                 + " bill the %d it delivered; the first charge stands",
             s.requestId(), c.completionTokens(), delivered.completionTokens());
       }
-      charge = Optional.of(c);
-    } else {
-      charge = charges.find(s.requestId());
     }
     requests.end(s.requestId(), outcome, delivered.promptTokens(), delivered.completionTokens());
-    return charge;
   }
 
   private static NewCharge charge(

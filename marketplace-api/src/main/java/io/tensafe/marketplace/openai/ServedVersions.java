@@ -44,9 +44,9 @@ public class ServedVersions {
             + " > (v.version_major, v.version_minor, v.version_patch))"
             + " ORDER BY a.created_at, a.adapter_ref";
     for (Object row : em.createNativeQuery(sql).getResultList()) {
-      ServedVersion v = of((Object[]) row);
-      if (allowed(key, v.adapterUuid())) {
-        all.add(v);
+      Object[] r = (Object[]) row;
+      if (allowed(key, (UUID) r[1])) {
+        all.add(of(r));
       }
     }
     return all;

@@ -91,14 +91,10 @@ public class PrivacyBudgets {
     if (inserted == 0) {
       List<?> existing = event(requestId, "reserve");
       if (!existing.isEmpty()) {
-        Object[] budget = budgetRow(clientOrganisationId, policy.adapterId(), start);
-        double delta = decimal(budget[4]).doubleValue();
-        return new Reservation(
+        return reservation(
             requestId,
             ((Number) ((Object[]) existing.getFirst())[1]).longValue(),
-            epsilon(decimal(budget[3]), delta),
-            epsilon(decimal(budget[1]).add(decimal(budget[2])), delta),
-            SqlValues.toOffset(budget[5]));
+            budgetRow(clientOrganisationId, policy.adapterId(), start));
       }
       ensureBudget(clientOrganisationId, policy, now);
       insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
@@ -121,7 +117,13 @@ public class PrivacyBudgets {
       throw exhausted(
           adapterRef, policy, budgetRow(clientOrganisationId, policy.adapterId(), start), releases);
     }
-    Object[] budget = (Object[]) after.getFirst();
+    return reservation(requestId, releases, (Object[]) after.getFirst());
+  }
+
+  /**
+   * A reservation of {@code releases}, with ε figures from a budget row (as {@link #budgetRow}).
+   */
+  private static Reservation reservation(String requestId, long releases, Object[] budget) {
     double delta = decimal(budget[4]).doubleValue();
     return new Reservation(
         requestId,
@@ -339,8 +341,13 @@ public class PrivacyBudgets {
 
   /** A budget row, unlocked: id, rho_limit, rho_top_up, rho_spent, delta, period_end. */
   private Object[] budgetRow(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
+    return budgetRow(BUDGET_ROW, clientOrganisationId, adapterId, start);
+  }
+
+  private Object[] budgetRow(
+      String sql, UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
     return (Object[])
-        em.createNativeQuery(BUDGET_ROW)
+        em.createNativeQuery(sql)
             .setParameter("org", clientOrganisationId)
             .setParameter("adapter", adapterId)
             .setParameter("start", start)
@@ -352,12 +359,7 @@ public class PrivacyBudgets {
    * this lock; reservations lock the row only in their final balance update.
    */
   Object[] lockBudget(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
-    return (Object[])
-        em.createNativeQuery(BUDGET_ROW + " FOR UPDATE")
-            .setParameter("org", clientOrganisationId)
-            .setParameter("adapter", adapterId)
-            .setParameter("start", start)
-            .getSingleResult();
+    return budgetRow(BUDGET_ROW + " FOR UPDATE", clientOrganisationId, adapterId, start);
   }
 
   /** The policy of the adapter's newest published version. */
