@@ -1,0 +1,96 @@
+// The pages' actions: a form with data-api="URL" is sent to the JSON API from the browser, with the
+// session cookie and the X-Requested-With header the server requires of such calls (ADR 0014).
+// Success reloads the page and shows data-success; failure shows the problem+json's own words.
+const FLASH_KEY = "tensafe.flash";
+
+export function showError(text) {
+  const box = document.getElementById("error");
+  box.textContent = text;
+  box.hidden = false;
+  box.focus?.();
+}
+
+export function showFlash(text) {
+  const box = document.getElementById("flash");
+  box.textContent = text;
+  box.hidden = false;
+}
+
+/** The readable message of a failed response: its problem's title and detail, and field errors. */
+export async function problemText(response) {
+  if (response.status === 499 || response.status === 401) {
+    return "Your session has expired. Reload the page to sign in again.";
+  }
+  let problem = null;
+  try {
+    problem = await response.json();
+  } catch (e) {
+    return `The server answered ${response.status} ${response.statusText}.`;
+  }
+  return problemMessage(problem, response.status);
+}
+
+export function problemMessage(problem, status) {
+  const parts = [problem.title || `Error ${status}`];
+  if (problem.detail) parts.push(problem.detail);
+  for (const e of problem.errors || []) parts.push(`${e.field}: ${e.message}`);
+  return parts.join(": ");
+}
+
+function bodyOf(form) {
+  if (!form.hasAttribute("data-json")) return null;
+  const body = {};
+  for (const el of form.elements) {
+    if (!el.name || el.disabled) continue;
+    const kind = el.dataset.type;
+    if (kind === "number") body[el.name] = Number(el.value);
+    else if (kind === "micros") body[el.name] = Math.round(Number(el.value) * 1_000_000);
+    else if (kind === "local-time") body[el.name] = new Date(el.value).toISOString();
+    else body[el.name] = el.value;
+  }
+  return JSON.stringify(body);
+}
+
+async function submit(event) {
+  const form = event.target.closest("form[data-api]");
+  if (!form) return;
+  event.preventDefault();
+  if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+  document.getElementById("error").hidden = true;
+  const button = form.querySelector("button[type=submit]");
+  if (button) button.disabled = true;
+  try {
+    let body;
+    try {
+      body = bodyOf(form);
+    } catch (e) {
+      showError(`Please check the form: ${e.message}`);
+      return;
+    }
+    const headers = { "X-Requested-With": "TenSafe", Accept: "application/json" };
+    if (body !== null) headers["Content-Type"] = "application/json";
+    const response = await fetch(form.dataset.api, {
+      method: form.dataset.method || "POST",
+      headers,
+      body,
+      credentials: "same-origin",
+    });
+    if (response.ok) {
+      sessionStorage.setItem(FLASH_KEY, form.dataset.success || "Done.");
+      window.location.reload();
+    } else {
+      showError(await problemText(response));
+    }
+  } catch (e) {
+    showError(`The request could not be sent: ${e.message}`);
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+document.addEventListener("submit", submit);
+const flash = sessionStorage.getItem(FLASH_KEY);
+if (flash) {
+  sessionStorage.removeItem(FLASH_KEY);
+  showFlash(flash);
+}
