@@ -37,14 +37,21 @@ export function problemMessage(problem, status) {
   return parts.join(": ");
 }
 
+/** An amount typed in currency units ("1.25") as exact integer micro-units (1250000). */
+export function micros(text, label) {
+  const m = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.trim());
+  if (!m) throw new Error(`${label || "amount"}: "${text}" is not an amount with at most 6 decimals`);
+  return Number(m[1]) * 1_000_000 + Number((m[2] || "").padEnd(6, "0"));
+}
+
 function bodyOf(form) {
   if (!form.hasAttribute("data-json")) return null;
   const body = {};
   for (const el of form.elements) {
-    if (!el.name || el.disabled) continue;
+    if (!el.name || el.disabled || el.name.startsWith("_")) continue;
     const kind = el.dataset.type;
     if (kind === "number") body[el.name] = Number(el.value);
-    else if (kind === "micros") body[el.name] = Math.round(Number(el.value) * 1_000_000);
+    else if (kind === "micros") body[el.name] = micros(el.value, el.labels?.[0]?.textContent);
     else if (kind === "local-time") body[el.name] = new Date(el.value).toISOString();
     else body[el.name] = el.value;
   }
@@ -69,7 +76,9 @@ async function submit(event) {
     }
     const headers = { "X-Requested-With": "TenSafe", Accept: "application/json" };
     if (body !== null) headers["Content-Type"] = "application/json";
-    const response = await fetch(form.dataset.api, {
+    // A form may choose its endpoint with a field named _api (e.g. which version to price).
+    const url = form.elements._api ? form.elements._api.value : form.dataset.api;
+    const response = await fetch(url, {
       method: form.dataset.method || "POST",
       headers,
       body,

@@ -57,7 +57,10 @@ public class AuditSearch {
     }
     long total = ((Number) count.getSingleResult()).longValue();
     List<?> rows =
-        select.setParameter("limit", size).setParameter("offset", (long) page * size).getResultList();
+        select
+            .setParameter("limit", size)
+            .setParameter("offset", (long) page * size)
+            .getResultList();
     List<Row> out = new ArrayList<>();
     for (Object o : rows) {
       Object[] r = (Object[]) o;

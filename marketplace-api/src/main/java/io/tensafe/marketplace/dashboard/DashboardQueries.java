@@ -23,8 +23,8 @@ public class DashboardQueries {
    * A node's live load and its HE cost.
    *
    * @param inFlight requests dispatched to it and not yet ended (started in the last 10 minutes)
-   * @param heMillisPerToken HE milliseconds per processed token (prompt + completion) over its usage
-   *     reports of the last 24 hours; negative when it reported none
+   * @param heMillisPerToken HE milliseconds per processed token (prompt + completion) over its
+   *     usage reports of the last 24 hours; negative when it reported none
    */
   public record NodeLoad(long inFlight, double heMillisPerToken, long reports) {}
 

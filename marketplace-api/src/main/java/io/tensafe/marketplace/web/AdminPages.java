@@ -107,7 +107,10 @@ public class AdminPages {
     Map<String, DashboardQueries.NodeLoad> loads = dashboard.nodeLoads();
     List<NodeRow> rows =
         nodes.all(0, 200).items().stream()
-            .map(n -> new NodeRow(n, loads.getOrDefault(n.id(), new DashboardQueries.NodeLoad(0, -1, 0))))
+            .map(
+                n ->
+                    new NodeRow(
+                        n, loads.getOrDefault(n.id(), new DashboardQueries.NodeLoad(0, -1, 0))))
             .toList();
     return Templates.nodes(viewer.get(), "/admin/nodes", rows).render();
   }
@@ -134,7 +137,8 @@ public class AdminPages {
         dashboard.clientUsage(period.from(), period.to()).stream()
             .collect(Collectors.groupingBy(DashboardQueries.ClientUsage::organisation));
     Map<String, List<ApiKeyView>> keys =
-        apiKeys.all(0, 200).items().stream().collect(Collectors.groupingBy(ApiKeyView::organisation));
+        apiKeys.all(0, 200).items().stream()
+            .collect(Collectors.groupingBy(ApiKeyView::organisation));
     List<ClientRow> rows = new ArrayList<>();
     for (String org : dashboard.clientOrganisations()) {
       rows.add(

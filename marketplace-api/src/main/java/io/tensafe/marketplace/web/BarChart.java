@@ -52,8 +52,20 @@ public record BarChart(String id, String title, List<Bar> bars, DoubleFunction<S
     for (int i = 0; i <= 2; i++) {
       double value = scaleMax * i / 2;
       double y = TOP + plotHeight - plotHeight * i / 2.0;
-      s.append(String.format(Locale.ROOT, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", LEFT, WIDTH - 8, y, y));
-      s.append(String.format(Locale.ROOT, "<text class=\"axis\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LEFT - 6, y + 4))
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>",
+              LEFT,
+              WIDTH - 8,
+              y,
+              y));
+      s.append(
+              String.format(
+                  Locale.ROOT,
+                  "<text class=\"axis\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+                  LEFT - 6,
+                  y + 4))
           .append(escape(max > 0 ? format.apply(value) : i == 0 ? format.apply(0) : ""))
           .append("</text>");
     }
@@ -64,12 +76,24 @@ public record BarChart(String id, String title, List<Bar> bars, DoubleFunction<S
       Bar bar = bars.get(i);
       double h = plotHeight * bar.value() / scaleMax;
       double x = LEFT + slot * i + (slot - barWidth) / 2;
-      s.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", x, TOP + plotHeight - h, barWidth, h))
+      s.append(
+              String.format(
+                  Locale.ROOT,
+                  "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
+                  x,
+                  TOP + plotHeight - h,
+                  barWidth,
+                  h))
           .append("<title>")
           .append(escape(bar.label() + ": " + format.apply(bar.value())))
           .append("</title></rect>");
       if (i == 0 || i == bars.size() - 1 || (bars.size() > 4 && i == bars.size() / 2)) {
-        s.append(String.format(Locale.ROOT, "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + barWidth / 2, HEIGHT - 8))
+        s.append(
+                String.format(
+                    Locale.ROOT,
+                    "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+                    x + barWidth / 2,
+                    HEIGHT - 8))
             .append(escape(bar.label()))
             .append("</text>");
       }
@@ -82,8 +106,16 @@ public record BarChart(String id, String title, List<Bar> bars, DoubleFunction<S
       return "No data.";
     }
     double total = bars.stream().mapToDouble(Bar::value).sum();
-    return bars.size() + " bars from " + bars.getFirst().label() + " to " + bars.getLast().label()
-        + "; highest " + format.apply(max) + ", total " + format.apply(total) + ".";
+    return bars.size()
+        + " bars from "
+        + bars.getFirst().label()
+        + " to "
+        + bars.getLast().label()
+        + "; highest "
+        + format.apply(max)
+        + ", total "
+        + format.apply(total)
+        + ".";
   }
 
   static String escape(String text) {

@@ -12,7 +12,8 @@ public class CurrentViewer {
   @Inject JsonWebToken token;
 
   public Viewer get() {
-    String name = token.<String>claim("preferred_username").orElse(identity.getPrincipal().getName());
+    String name =
+        token.<String>claim("preferred_username").orElse(identity.getPrincipal().getName());
     return Viewer.of(identity, name);
   }
 }

@@ -8,9 +8,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * How the pages write numbers, money and times. Money is exact: integer micro-units are shown
- * with every non-zero digit (at least two decimals), never rounded, so a page's figures add up
- * to the ledger's. Times are UTC.
+ * How the pages write numbers, money and times. Money is exact: integer micro-units are shown with
+ * every non-zero digit (at least two decimals), never rounded, so a page's figures add up to the
+ * ledger's. Times are UTC.
  */
 @TemplateExtension
 public final class Formats {

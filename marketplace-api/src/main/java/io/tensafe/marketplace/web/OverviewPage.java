@@ -11,8 +11,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The admin overview as the page shows it: the headline figures and one chart per series, all
- * from {@link AdminOverview} (charge ledger, node registry, gateway meters).
+ * The admin overview as the page shows it: the headline figures and one chart per series, all from
+ * {@link AdminOverview} (charge ledger, node registry, gateway meters).
  *
  * @param days the period's length in UTC days, today included (1..90)
  * @param revenue per currency: today's and the period's charges, and the platform's share
@@ -36,6 +36,18 @@ public record OverviewPage(
   /** More than 1% of this instance's requests failed: the tile is highlighted. */
   public boolean errorRateHigh() {
     return figures.gateway().errorRate() > 0.01;
+  }
+
+  /**
+   * The first-token p99 as the tile writes it: the histogram bucket bound that holds it, "no
+   * streams yet" before any, or "beyond the largest bucket" when the meters cannot bound it.
+   */
+  public String firstTokenP99() {
+    double p99 = figures.gateway().firstTokenP99Millis();
+    if (figures.gateway().streams() == 0) {
+      return "no streams yet";
+    }
+    return Double.isNaN(p99) ? "beyond the largest bucket" : "≤ " + Formats.fixed(p99, 0) + " ms";
   }
 
   /** One currency's revenue; money in micro-units. */
@@ -65,7 +77,9 @@ public record OverviewPage(
       long[] c = counts.computeIfAbsent(day.date(), d -> new long[2]);
       c[0] += day.requests();
       c[1] += day.promptTokens() + day.completionTokens();
-      amounts.computeIfAbsent(day.date(), d -> new TreeMap<>()).merge(day.currency(), day.amountMicros(), Long::sum);
+      amounts
+          .computeIfAbsent(day.date(), d -> new TreeMap<>())
+          .merge(day.currency(), day.amountMicros(), Long::sum);
       long[] r = revenue.computeIfAbsent(day.currency(), k -> new long[3]);
       if (day.date().equals(today)) {
         r[0] += day.amountMicros();
@@ -85,7 +99,8 @@ public record OverviewPage(
     List<BarChart> revenueCharts = new ArrayList<>();
     for (String currency : currencies) {
       List<BarChart.Bar> bars = new ArrayList<>();
-      amounts.forEach((date, m) -> bars.add(new BarChart.Bar(date.toString(), m.getOrDefault(currency, 0L))));
+      amounts.forEach(
+          (date, m) -> bars.add(new BarChart.Bar(date.toString(), m.getOrDefault(currency, 0L))));
       revenueCharts.add(
           new BarChart(
               "revenue-" + currency.toLowerCase(java.util.Locale.ROOT),
@@ -101,8 +116,10 @@ public record OverviewPage(
         List.copyOf(revenueRows),
         List.copyOf(rows),
         List.copyOf(currencies),
-        new BarChart("requests", "Charged requests per day", requests, v -> Formats.count((long) v)),
-        new BarChart("tokens", "Tokens per day (prompt + completion)", tokens, v -> Formats.count((long) v)),
+        new BarChart(
+            "requests", "Charged requests per day", requests, v -> Formats.count((long) v)),
+        new BarChart(
+            "tokens", "Tokens per day (prompt + completion)", tokens, v -> Formats.count((long) v)),
         List.copyOf(revenueCharts));
   }
 }

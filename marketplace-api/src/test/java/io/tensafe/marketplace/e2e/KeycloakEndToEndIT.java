@@ -5,16 +5,15 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
 import io.quarkus.test.junit.QuarkusIntegrationTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.tensafe.marketplace.testing.Actors;
+import io.tensafe.marketplace.testing.RealKeycloak;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.KeyFiles;
 import io.tensafe.tgsp.json.CanonicalJson;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -24,36 +23,12 @@ import org.junit.jupiter.api.Test;
  * and uploads a package, an admin sees the upload, the creator publishes it, a client finds it.
  */
 @QuarkusIntegrationTest
-@TestProfile(KeycloakEndToEndIT.RealKeycloak.class)
+@TestProfile(RealKeycloak.Profile.class)
 class KeycloakEndToEndIT {
-  static final String KEYCLOAK = System.getenv("TENSAFE_KEYCLOAK_URL");
-
-  /** Points the packaged app at the real Keycloak and leaves the WireMock OIDC server out. */
-  public static class RealKeycloak implements QuarkusTestProfile {
-    @Override
-    public Map<String, String> getConfigOverrides() {
-      String base = KEYCLOAK == null ? "http://127.0.0.1:8180" : KEYCLOAK;
-      return Map.of("%test.quarkus.oidc.auth-server-url", base + "/realms/tensafe");
-    }
-
-    @Override
-    public boolean disableGlobalTestResources() {
-      return true;
-    }
-  }
+  static final String KEYCLOAK = RealKeycloak.URL;
 
   static String token(String user) {
-    return given()
-        .baseUri(KEYCLOAK)
-        .formParam("grant_type", "password")
-        .formParam("client_id", "tensafe-web")
-        .formParam("username", user)
-        .formParam("password", user)
-        .post("/realms/tensafe/protocol/openid-connect/token")
-        .then()
-        .statusCode(200)
-        .extract()
-        .path("access_token");
+    return RealKeycloak.token(user);
   }
 
   @Test
@@ -125,17 +100,7 @@ class KeycloakEndToEndIT {
     // An inference node, with the tensafe-node client's own credentials (client-credentials
     // grant, as the node's ClientCredentials does): registers, fetches the creators' keys and its
     // fleet's package, and reports usage once.
-    String node =
-        given()
-            .baseUri(KEYCLOAK)
-            .formParam("grant_type", "client_credentials")
-            .formParam("client_id", "tensafe-node")
-            .formParam("client_secret", "tensafe-node-dev-secret")
-            .post("/realms/tensafe/protocol/openid-connect/token")
-            .then()
-            .statusCode(200)
-            .extract()
-            .path("access_token");
+    String node = RealKeycloak.nodeToken();
     String nodeName = "e2e-node-" + suffix;
     given()
         .auth()
