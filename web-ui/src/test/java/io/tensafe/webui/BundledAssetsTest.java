@@ -17,15 +17,26 @@ import org.junit.jupiter.api.Test;
 /** Everything the browser loads ships in this jar: no CDN, no remote fonts, no dangling links. */
 class BundledAssetsTest {
   private static final Pattern REMOTE = Pattern.compile("(?i)(https?:)?//[a-z0-9.-]+\\.[a-z]{2,}");
+
+  /** Paths marketplace-api serves itself: the pages, the JSON API, sign-out and the root. */
+  private static final Pattern SERVED =
+      Pattern.compile("/(admin|creator)(/[a-z/-]*)?$|/api/|/logout$|/$");
+
   private static final Pattern LOCAL_REF = Pattern.compile("(?:href|src)=\"(/[^\"#?]*)\"");
 
   private static Path webRoot() throws URISyntaxException {
     return Path.of(BundledAssetsTest.class.getResource("/META-INF/resources").toURI());
   }
 
+  private static Path templates() throws URISyntaxException {
+    return Path.of(BundledAssetsTest.class.getResource("/templates").toURI());
+  }
+
+  /** Static files and the pages' Qute templates. */
   private static List<Path> files() throws IOException, URISyntaxException {
-    try (Stream<Path> walk = Files.walk(webRoot())) {
-      return walk.filter(Files::isRegularFile).toList();
+    try (Stream<Path> assets = Files.walk(webRoot());
+        Stream<Path> pages = Files.walk(templates())) {
+      return Stream.concat(assets, pages).filter(Files::isRegularFile).toList();
     }
   }
 
@@ -52,6 +63,9 @@ class BundledAssetsTest {
         String ref = m.group(1);
         if (ref.startsWith("/q/")) {
           continue; // served by the Quarkus management endpoints, not by this jar
+        }
+        if (SERVED.matcher(ref).lookingAt()) {
+          continue; // pages and API of marketplace-api
         }
         assertTrue(
             Files.isRegularFile(root.resolve(ref.substring(1))), page + " links to missing " + ref);

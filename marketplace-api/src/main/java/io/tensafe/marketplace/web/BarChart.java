@@ -19,17 +19,18 @@ public record BarChart(String id, String title, List<Bar> bars, DoubleFunction<S
   /** One bar: its label (a day, an adapter) and its value (≥ 0). */
   public record Bar(String label, double value) {}
 
-  private static final int WIDTH = 640;
-  private static final int HEIGHT = 220;
+  private static final int WIDTH = 480;
+  private static final int HEIGHT = 210;
   private static final int LEFT = 64;
+  private static final int RIGHT = 8;
   private static final int BOTTOM = 28;
-  private static final int TOP = 12;
+  private static final int TOP = 14;
 
   /** The SVG element, safe to insert unescaped: every text in it is escaped here. */
   public RawString svg() {
     double max = bars.stream().mapToDouble(Bar::value).max().orElse(0);
     double scaleMax = max > 0 ? max : 1;
-    int plotWidth = WIDTH - LEFT - 8;
+    int plotWidth = WIDTH - LEFT - RIGHT;
     int plotHeight = HEIGHT - TOP - BOTTOM;
     StringBuilder s = new StringBuilder(4096);
     s.append("<svg class=\"chart\" viewBox=\"0 0 ")
@@ -87,18 +88,28 @@ public record BarChart(String id, String title, List<Bar> bars, DoubleFunction<S
           .append("<title>")
           .append(escape(bar.label() + ": " + format.apply(bar.value())))
           .append("</title></rect>");
-      if (i == 0 || i == bars.size() - 1 || (bars.size() > 4 && i == bars.size() / 2)) {
+      boolean first = i == 0;
+      boolean last = i == bars.size() - 1;
+      if (first || last || (bars.size() > 4 && i == bars.size() / 2)) {
+        String anchor = first && !last ? "start" : last && !first ? "end" : "middle";
+        double at = first && !last ? LEFT : last && !first ? WIDTH - RIGHT : x + barWidth / 2;
         s.append(
                 String.format(
                     Locale.ROOT,
-                    "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-                    x + barWidth / 2,
-                    HEIGHT - 8))
-            .append(escape(bar.label()))
+                    "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">",
+                    at,
+                    HEIGHT - 8,
+                    anchor))
+            .append(escape(axisLabel(bar.label())))
             .append("</text>");
       }
     }
     return new RawString(s.append("</svg>").toString());
+  }
+
+  /** A day's label on the axis without its year ("11-23"); other labels as they are. */
+  private static String axisLabel(String label) {
+    return label.matches("\\d{4}-\\d{2}-\\d{2}") ? label.substring(5) : label;
   }
 
   private String description(double max) {

@@ -38,6 +38,11 @@ public final class Formats {
     return String.format(Locale.ROOT, "%,d", value);
   }
 
+  /** A count, or an axis tick between counts (one decimal when not whole). */
+  public static String quantity(double value) {
+    return value == Math.rint(value) ? count((long) value) : fixed(value, 1);
+  }
+
   /** A rate or measurement with {@code digits} decimals. */
   public static String fixed(double value, int digits) {
     return String.format(Locale.ROOT, "%,." + digits + "f", value);

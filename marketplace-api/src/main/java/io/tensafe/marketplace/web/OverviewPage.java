@@ -106,7 +106,7 @@ public record OverviewPage(
               "revenue-" + currency.toLowerCase(java.util.Locale.ROOT),
               "Revenue per day (" + currency + ")",
               bars,
-              v -> Formats.money((long) v, currency)));
+              v -> Formats.money((long) v)));
     }
     List<Revenue> revenueRows = new ArrayList<>();
     revenue.forEach((currency, r) -> revenueRows.add(new Revenue(currency, r[0], r[1], r[2])));
@@ -116,10 +116,8 @@ public record OverviewPage(
         List.copyOf(revenueRows),
         List.copyOf(rows),
         List.copyOf(currencies),
-        new BarChart(
-            "requests", "Charged requests per day", requests, v -> Formats.count((long) v)),
-        new BarChart(
-            "tokens", "Tokens per day (prompt + completion)", tokens, v -> Formats.count((long) v)),
+        new BarChart("requests", "Charged requests per day", requests, Formats::quantity),
+        new BarChart("tokens", "Tokens per day (prompt + completion)", tokens, Formats::quantity),
         List.copyOf(revenueCharts));
   }
 }

@@ -4,7 +4,6 @@ import io.tensafe.marketplace.dashboard.DashboardQueries.CreatorDay;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -67,12 +66,12 @@ public record SalesPage(DayRange period, List<AdapterSeries> adapters) {
                   "payout-" + n,
                   "Payout per day: " + first.adapterId() + " (" + currency + ")",
                   payout,
-                  v -> Formats.money((long) v, currency)),
+                  v -> Formats.money((long) v)),
               new BarChart(
                   "tokens-" + n,
                   "Tokens per day: " + first.adapterId(),
                   tokens,
-                  v -> String.format(Locale.ROOT, "%,d", (long) v))));
+                  Formats::quantity)));
     }
     return new SalesPage(period, List.copyOf(out));
   }

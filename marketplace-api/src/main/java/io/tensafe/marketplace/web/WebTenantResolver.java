@@ -13,12 +13,15 @@ import jakarta.enterprise.context.ApplicationScoped;
  * cookie. A call to {@code /api} uses it too when it is the pages' own: no {@code Authorization}
  * header, the session cookie present, and for anything but GET or HEAD the {@code X-Requested-With}
  * header, which a cross-site form cannot send (so a forged form post never carries the session).
- * Everything else uses the default tenant: bearer tokens only.
+ * Everything else uses the default tenant, by name: bearer tokens only.
  */
 @ApplicationScoped
 public class WebTenantResolver implements TenantResolver {
   /** The tenant's name in {@code quarkus.oidc.web.*}. */
   public static final String WEB = "web";
+
+  /** The bearer-token tenant ({@code quarkus.oidc.*}); Quarkus names it {@code Default}. */
+  static final String DEFAULT = io.quarkus.oidc.runtime.OidcUtils.DEFAULT_TENANT_ID;
 
   /** Quarkus names a tenant's session cookie {@code q_session_<tenant>}. */
   static final String SESSION_COOKIE = "q_session_" + WEB;
@@ -35,7 +38,9 @@ public class WebTenantResolver implements TenantResolver {
     if (path.startsWith("/api/") && isPagesOwnCall(context)) {
       return WEB;
     }
-    return null;
+    // Named, never null: on null Quarkus would pick the tenant whose session cookie the request
+    // carries, and a forged cross-site POST carrying the cookie would then be authenticated.
+    return DEFAULT;
   }
 
   static boolean isPage(String path) {
