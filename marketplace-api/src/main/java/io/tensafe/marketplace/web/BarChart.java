@@ -21,7 +21,7 @@ public record BarChart(String id, String title, List<Bar> bars, DoubleFunction<S
 
   private static final int WIDTH = 480;
   private static final int HEIGHT = 210;
-  private static final int LEFT = 64;
+  private static final int LEFT = 80;
   private static final int RIGHT = 8;
   private static final int BOTTOM = 28;
   private static final int TOP = 14;

@@ -316,8 +316,25 @@ class WebUiBrowserTest {
   }
 
   @Test
-  void admin_topsUpABudget() {
+  void admin_seesClientsKeysByPrefixOnly_andTopsUpABudget() {
+    var created =
+        given()
+            .auth()
+            .oauth2(RealKeycloak.token("client"))
+            .contentType("application/json")
+            .body("{\"name\":\"ui test key\"}")
+            .post("/api/client/api-keys")
+            .then()
+            .statusCode(201)
+            .extract()
+            .jsonPath();
+    String secret = created.getString("key");
+    String prefix = created.getString("details.prefix");
+    String keyOrg = created.getString("details.organisation");
+
     Page page = chromium.signIn("admin", "/admin/clients");
+    assertContains(page.locator("[data-organisation=" + keyOrg + "]"), prefix);
+    assertFalse(page.content().contains(secret), "the key's secret never reaches a page");
     Locator budget = page.locator("[data-budget=\"" + clientOrg + "/" + adapter + "\"]");
     double before =
         Double.parseDouble(
