@@ -261,6 +261,20 @@ class WebUiBrowserTest {
     Chromium.screenshot(page, "admin-billing");
     page.navigate(chromium.url("/admin/audit"));
     Chromium.screenshot(page, "admin-audit");
+    // A bad period is answered with the problem's own words, as a page.
+    Response bad = page.navigate(chromium.url("/admin/billing?from=yesterday"));
+    assertEquals(400, bad.status());
+    assertContains(page.locator("[role=alert]"), "from must be a date like 2026-11-01");
+    // Signing out ends the session: the pages ask for Keycloak's login again.
+    page.navigate(chromium.url("/admin"));
+    page.getByRole(
+            com.microsoft.playwright.options.AriaRole.BUTTON,
+            new Page.GetByRoleOptions().setName("Sign out"))
+        .click();
+    page.waitForURL(u -> u.startsWith(chromium.url("/?")) || u.equals(chromium.url("/")));
+    assertContains(page.locator("h1"), "TenSafe marketplace");
+    page.navigate(chromium.url("/admin"));
+    PlaywrightAssertions.assertThat(page.locator("#username")).isVisible();
     page.context().close();
     phone.context().close();
   }
