@@ -141,13 +141,24 @@ public final class NegacyclicNtt {
    * Forward transform, leaving values partly reduced.
    *
    * <p>Range: input in [0, 4q); output in [0, 4q), congruent to the exact transform.
+   *
+   * <p>The {@code log2 n} radix-2 stages run two at a time (one pass over the array for each pair
+   * of stages, half the memory traffic); every element still goes through exactly the radix-2
+   * butterflies, in the same order and with the same twiddles, so the lazy output is bit for bit
+   * that of one stage per pass (accelerator backends match it).
    */
   public void forwardLazyInPlace(long[] a) {
     checkLength(a);
     final long q = modulus.value();
     final long twoQ = 2 * q;
     int m = 1;
-    for (int t = degree >>> 1; t > 2; m <<= 1, t >>>= 1) {
+    int t = degree >>> 1;
+    if (t < 2) {
+      lastForwardStage(a, m, q, twoQ);
+      return;
+    }
+    // Stages with t >= 4 go in pairs (t, t/2); with an odd count, the first runs alone.
+    if (((logDegree - 2) & 1) == 1) {
       for (int i = 0; i < m; i++) {
         final long w = rootPowers[m + i];
         final long wShoup = rootPowersShoup[m + i];
@@ -162,28 +173,80 @@ public final class NegacyclicNtt {
           a[j + t] = x - product + twoQ; // (0, 4q)
         }
       }
+      m <<= 1;
+      t >>>= 1;
     }
-    if (m < degree / 2) {
-      // Stage t = 2: two butterflies per twiddle.
-      for (int i = 0, j = 0; i < m; i++, j += 4) {
+    for (; t >= 8; m <<= 2, t >>>= 2) {
+      final int h = t >>> 1;
+      for (int i = 0; i < m; i++) {
+        // Stage t: one twiddle for the group; stage t/2: one for each half of it.
         final long w = rootPowers[m + i];
         final long wShoup = rootPowersShoup[m + i];
-        long x0 = a[j];
-        long x1 = a[j + 1];
-        long y0 = a[j + 2];
-        long y1 = a[j + 3];
-        x0 = x0 >= twoQ ? x0 - twoQ : x0;
-        x1 = x1 >= twoQ ? x1 - twoQ : x1;
-        long p0 = y0 * w - Math.unsignedMultiplyHigh(y0, wShoup) * q;
-        long p1 = y1 * w - Math.unsignedMultiplyHigh(y1, wShoup) * q;
-        a[j] = x0 + p0;
-        a[j + 1] = x1 + p1;
-        a[j + 2] = x0 - p0 + twoQ;
-        a[j + 3] = x1 - p1 + twoQ;
+        final long wLeft = rootPowers[2 * m + 2 * i];
+        final long wLeftShoup = rootPowersShoup[2 * m + 2 * i];
+        final long wRight = rootPowers[2 * m + 2 * i + 1];
+        final long wRightShoup = rootPowersShoup[2 * m + 2 * i + 1];
+        final int start = 2 * i * t;
+        final int end = start + h;
+        for (int j = start; j < end; j++) {
+          long a0 = a[j];
+          long a1 = a[j + h];
+          long a2 = a[j + t];
+          long a3 = a[j + t + h];
+          // Stage t: (a0, a2) and (a1, a3), all in [0, 4q).
+          a0 = a0 >= twoQ ? a0 - twoQ : a0;
+          long p = a2 * w - Math.unsignedMultiplyHigh(a2, wShoup) * q;
+          long b0 = a0 + p;
+          long b2 = a0 - p + twoQ;
+          a1 = a1 >= twoQ ? a1 - twoQ : a1;
+          p = a3 * w - Math.unsignedMultiplyHigh(a3, wShoup) * q;
+          long b1 = a1 + p;
+          long b3 = a1 - p + twoQ;
+          // Stage t/2: (b0, b1) and (b2, b3).
+          b0 = b0 >= twoQ ? b0 - twoQ : b0;
+          p = b1 * wLeft - Math.unsignedMultiplyHigh(b1, wLeftShoup) * q;
+          a[j] = b0 + p;
+          a[j + h] = b0 - p + twoQ;
+          b2 = b2 >= twoQ ? b2 - twoQ : b2;
+          p = b3 * wRight - Math.unsignedMultiplyHigh(b3, wRightShoup) * q;
+          a[j + t] = b2 + p;
+          a[j + t + h] = b2 - p + twoQ;
+        }
       }
-      m <<= 1;
     }
-    // Last stage (t = 1): butterflies on adjacent pairs, one twiddle each.
+    // Stages t = 2 and t = 1 together, on blocks of four.
+    for (int i = 0, j = 0; i < m; i++, j += 4) {
+      final long w = rootPowers[m + i];
+      final long wShoup = rootPowersShoup[m + i];
+      long a0 = a[j];
+      long a1 = a[j + 1];
+      long a2 = a[j + 2];
+      long a3 = a[j + 3];
+      a0 = a0 >= twoQ ? a0 - twoQ : a0;
+      a1 = a1 >= twoQ ? a1 - twoQ : a1;
+      long p0 = a2 * w - Math.unsignedMultiplyHigh(a2, wShoup) * q;
+      long p1 = a3 * w - Math.unsignedMultiplyHigh(a3, wShoup) * q;
+      long b0 = a0 + p0;
+      long b1 = a1 + p1;
+      long b2 = a0 - p0 + twoQ;
+      long b3 = a1 - p1 + twoQ;
+      b0 = b0 >= twoQ ? b0 - twoQ : b0;
+      long p =
+          b1 * rootPowers[2 * m + 2 * i]
+              - Math.unsignedMultiplyHigh(b1, rootPowersShoup[2 * m + 2 * i]) * q;
+      a[j] = b0 + p;
+      a[j + 1] = b0 - p + twoQ;
+      b2 = b2 >= twoQ ? b2 - twoQ : b2;
+      p =
+          b3 * rootPowers[2 * m + 2 * i + 1]
+              - Math.unsignedMultiplyHigh(b3, rootPowersShoup[2 * m + 2 * i + 1]) * q;
+      a[j + 2] = b2 + p;
+      a[j + 3] = b2 - p + twoQ;
+    }
+  }
+
+  /** The t = 1 stage alone (ring degree 2): butterflies on adjacent pairs. */
+  private void lastForwardStage(long[] a, int m, long q, long twoQ) {
     for (int i = 0, j = 0; i < m; i++, j += 2) {
       long x = a[j];
       x = x >= twoQ ? x - twoQ : x;

@@ -136,6 +136,25 @@ class NegacyclicNttTest {
     }
   }
 
+  /** Every degree from 2 to 2^16: odd and even stage counts, and the smallest special cases. */
+  static Stream<Arguments> everyDegree() {
+    return java.util.stream.IntStream.rangeClosed(1, 16)
+        .mapToObj(log -> Arguments.of(1 << log, log % 2 == 0 ? 60 : 50));
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyDegree")
+  void forwardLazy_fusedStages_giveTheRadixTwoWordsExactly(int n, int bits) {
+    NegacyclicNtt ntt = ntt(n, bits);
+    long q = ntt.modulus().value();
+    long[] input = random(new SplittableRandom(n * 13L + bits), n, 4 * q);
+    long[] fused = input.clone();
+    long[] reference = input.clone();
+    ntt.forwardLazyInPlace(fused);
+    RadixTwoForward.forwardLazyInPlace(ntt, reference);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(reference, fused);
+  }
+
   @ParameterizedTest
   @MethodSource("largeRings")
   void lazyTransforms_inputsAtTopOfRange_stayInRangeAndCongruent(int n, int bits) {

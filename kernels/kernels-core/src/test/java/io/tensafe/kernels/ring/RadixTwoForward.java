@@ -1,0 +1,33 @@
+package io.tensafe.kernels.ring;
+
+/**
+ * The forward lazy transform one radix-2 stage per pass, as {@link NegacyclicNtt} computed it
+ * before stages were fused: the fused transform must give these exact words.
+ */
+final class RadixTwoForward {
+  private RadixTwoForward() {}
+
+  static void forwardLazyInPlace(NegacyclicNtt ntt, long[] a) {
+    final int degree = ntt.degree();
+    final long[] rootPowers = ntt.forwardTwiddles();
+    final long[] rootPowersShoup = ntt.forwardTwiddlesShoup();
+    final long q = ntt.modulus().value();
+    final long twoQ = 2 * q;
+    int m = 1;
+    for (int t = degree >>> 1; t >= 1; m <<= 1, t >>>= 1) {
+      for (int i = 0; i < m; i++) {
+        final long w = rootPowers[m + i];
+        final long wShoup = rootPowersShoup[m + i];
+        final int start = 2 * i * t;
+        for (int j = start; j < start + t; j++) {
+          long x = a[j];
+          x = x >= twoQ ? x - twoQ : x;
+          long y = a[j + t];
+          long product = y * w - Math.unsignedMultiplyHigh(y, wShoup) * q;
+          a[j] = x + product;
+          a[j + t] = x - product + twoQ;
+        }
+      }
+    }
+  }
+}
