@@ -245,6 +245,19 @@ public final class NegacyclicNtt {
     }
   }
 
+  /** Gentleman-Sande butterflies (j, j + t) for j in [start, start + t), one twiddle. */
+  private static void inverseButterflies(
+      long[] a, int start, int t, long w, long wShoup, long q, long twoQ) {
+    for (int j = start; j < start + t; j++) {
+      long x = a[j];
+      long y = a[j + t];
+      long sum = x + y; // [0, 4q)
+      a[j] = sum >= twoQ ? sum - twoQ : sum; // [0, 2q)
+      long difference = x - y + twoQ; // (0, 4q)
+      a[j + t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q; // [0, 2q)
+    }
+  }
+
   /** The t = 1 stage alone (ring degree 2): butterflies on adjacent pairs. */
   private void lastForwardStage(long[] a, int m, long q, long twoQ) {
     for (int i = 0, j = 0; i < m; i++, j += 2) {
@@ -279,33 +292,83 @@ public final class NegacyclicNtt {
     checkLength(a);
     final long q = modulus.value();
     final long twoQ = 2 * q;
-    // First stage (t = 1): butterflies on adjacent pairs, one twiddle each.
     int m = degree >>> 1;
-    for (int i = 0, j = 0; i < m; i++, j += 2) {
-      long x = a[j];
-      long y = a[j + 1];
-      long sum = x + y;
-      a[j] = sum >= twoQ ? sum - twoQ : sum;
-      long difference = x - y + twoQ;
-      a[j + 1] =
-          difference * inverseRootPowers[m + i]
-              - Math.unsignedMultiplyHigh(difference, inverseRootPowersShoup[m + i]) * q;
-    }
-    m >>>= 1;
-    for (int t = 2; m >= 1; m >>>= 1, t <<= 1) {
-      for (int i = 0; i < m; i++) {
-        final long w = inverseRootPowers[m + i];
-        final long wShoup = inverseRootPowersShoup[m + i];
-        final int start = 2 * i * t;
-        final int end = start + t;
-        for (int j = start; j < end; j++) {
-          long x = a[j];
-          long y = a[j + t];
-          long sum = x + y; // [0, 4q)
-          a[j] = sum >= twoQ ? sum - twoQ : sum; // [0, 2q)
-          long difference = x - y + twoQ; // (0, 4q)
-          a[j + t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q; // [0, 2q)
+    if (m < 2) {
+      // Ring degree 2: the one stage (t = 1).
+      inverseButterflies(a, 0, 1, inverseRootPowers[1], inverseRootPowersShoup[1], q, twoQ);
+    } else {
+      // Stages t = 1 and t = 2 together, on blocks of four.
+      final int m2 = m >>> 1;
+      for (int k = 0, j = 0; k < m2; k++, j += 4) {
+        long a0 = a[j];
+        long a1 = a[j + 1];
+        long a2 = a[j + 2];
+        long a3 = a[j + 3];
+        long sum = a0 + a1;
+        long b0 = sum >= twoQ ? sum - twoQ : sum;
+        long difference = a0 - a1 + twoQ;
+        long b1 =
+            difference * inverseRootPowers[m + 2 * k]
+                - Math.unsignedMultiplyHigh(difference, inverseRootPowersShoup[m + 2 * k]) * q;
+        sum = a2 + a3;
+        long b2 = sum >= twoQ ? sum - twoQ : sum;
+        difference = a2 - a3 + twoQ;
+        long b3 =
+            difference * inverseRootPowers[m + 2 * k + 1]
+                - Math.unsignedMultiplyHigh(difference, inverseRootPowersShoup[m + 2 * k + 1]) * q;
+        final long w = inverseRootPowers[m2 + k];
+        final long wShoup = inverseRootPowersShoup[m2 + k];
+        sum = b0 + b2;
+        a[j] = sum >= twoQ ? sum - twoQ : sum;
+        difference = b0 - b2 + twoQ;
+        a[j + 2] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
+        sum = b1 + b3;
+        a[j + 1] = sum >= twoQ ? sum - twoQ : sum;
+        difference = b1 - b3 + twoQ;
+        a[j + 3] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
+      }
+      m = m2 >>> 1;
+      int t = 4;
+      // The remaining stages in pairs (t, 2t), each element through the same radix-2 butterflies
+      // in the same order as one stage per pass (bit for bit the same words).
+      for (; m >= 2; m >>>= 2, t <<= 2) {
+        final int half = m >>> 1;
+        for (int i = 0; i < half; i++) {
+          final long wLeft = inverseRootPowers[m + 2 * i];
+          final long wLeftShoup = inverseRootPowersShoup[m + 2 * i];
+          final long wRight = inverseRootPowers[m + 2 * i + 1];
+          final long wRightShoup = inverseRootPowersShoup[m + 2 * i + 1];
+          final long w = inverseRootPowers[half + i];
+          final long wShoup = inverseRootPowersShoup[half + i];
+          final int start = 4 * i * t;
+          final int end = start + t;
+          for (int j = start; j < end; j++) {
+            long a0 = a[j];
+            long a1 = a[j + t];
+            long a2 = a[j + 2 * t];
+            long a3 = a[j + 3 * t];
+            long sum = a0 + a1; // [0, 4q)
+            long b0 = sum >= twoQ ? sum - twoQ : sum; // [0, 2q)
+            long difference = a0 - a1 + twoQ; // (0, 4q)
+            long b1 = difference * wLeft - Math.unsignedMultiplyHigh(difference, wLeftShoup) * q;
+            sum = a2 + a3;
+            long b2 = sum >= twoQ ? sum - twoQ : sum;
+            difference = a2 - a3 + twoQ;
+            long b3 = difference * wRight - Math.unsignedMultiplyHigh(difference, wRightShoup) * q;
+            sum = b0 + b2;
+            a[j] = sum >= twoQ ? sum - twoQ : sum;
+            difference = b0 - b2 + twoQ;
+            a[j + 2 * t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
+            sum = b1 + b3;
+            a[j + t] = sum >= twoQ ? sum - twoQ : sum;
+            difference = b1 - b3 + twoQ;
+            a[j + 3 * t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
+          }
         }
+      }
+      if (m == 1) {
+        // An odd number of stages after the first two: the last (t = n/2) alone.
+        inverseButterflies(a, 0, t, inverseRootPowers[1], inverseRootPowersShoup[1], q, twoQ);
       }
     }
     for (int j = 0; j < degree; j++) {
