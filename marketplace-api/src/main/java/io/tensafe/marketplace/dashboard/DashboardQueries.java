@@ -5,11 +5,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The admin pages' per-node, per-adapter and per-client figures, read from the ledgers (charge,
@@ -144,7 +146,7 @@ public class DashboardQueries {
    */
   @Transactional
   public List<CreatorDay> creatorDays(
-      java.util.UUID creatorOrganisation, OffsetDateTime from, OffsetDateTime to) {
+      UUID creatorOrganisation, OffsetDateTime from, OffsetDateTime to) {
     List<?> rows =
         em.createNativeQuery(
                 """
@@ -179,7 +181,7 @@ public class DashboardQueries {
 
   /** One UTC day of one adapter's sales in one currency; {@code payoutMicros} is the creator's. */
   public record CreatorDay(
-      java.time.LocalDate date,
+      LocalDate date,
       String adapterId,
       String currency,
       long requests,
@@ -278,7 +280,7 @@ public class DashboardQueries {
 
   /** The future prices of a creator's versions, soonest first. */
   @Transactional
-  public List<ScheduledPrice> scheduledPrices(java.util.UUID creatorOrganisation) {
+  public List<ScheduledPrice> scheduledPrices(UUID creatorOrganisation) {
     List<?> rows =
         em.createNativeQuery(
                 """

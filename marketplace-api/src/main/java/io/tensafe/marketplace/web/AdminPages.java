@@ -26,6 +26,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
@@ -148,7 +149,7 @@ public class AdminPages {
               keys.getOrDefault(org, List.of()),
               budgets.of(org)));
     }
-    String reference = "ui-" + java.util.UUID.randomUUID().toString().substring(0, 13);
+    String reference = "ui-" + UUID.randomUUID().toString().substring(0, 13);
     return Templates.clients(viewer.get(), "/admin/clients", period, rows, reference).render();
   }
 

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.web;
 
 import io.quarkus.qute.TemplateExtension;
+import io.tensafe.marketplace.privacy.BudgetView;
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -59,7 +60,7 @@ public final class Formats {
   }
 
   /** What is left of a DP budget this period: its limit (top-ups included) less what was spent. */
-  public static double epsilonLeft(io.tensafe.marketplace.privacy.BudgetView budget) {
+  public static double epsilonLeft(BudgetView budget) {
     return Math.max(0, budget.epsilonLimit() - budget.epsilonSpent());
   }
 

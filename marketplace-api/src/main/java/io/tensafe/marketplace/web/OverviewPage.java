@@ -6,6 +6,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -103,7 +104,7 @@ public record OverviewPage(
           (date, m) -> bars.add(new BarChart.Bar(date.toString(), m.getOrDefault(currency, 0L))));
       revenueCharts.add(
           new BarChart(
-              "revenue-" + currency.toLowerCase(java.util.Locale.ROOT),
+              "revenue-" + currency.toLowerCase(Locale.ROOT),
               "Revenue per day (" + currency + ")",
               bars,
               v -> Formats.money((long) v)));

@@ -10,6 +10,7 @@ import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Response;
 import com.microsoft.playwright.assertions.PlaywrightAssertions;
+import com.microsoft.playwright.options.AriaRole;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -240,9 +241,7 @@ class WebUiBrowserTest {
         "no sideways scrolling at phone width");
     Chromium.screenshot(phone, "admin-overview-phone");
 
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.LINK,
-            new Page.GetByRoleOptions().setName("Nodes").setExact(true))
+    page.getByRole(AriaRole.LINK, new Page.GetByRoleOptions().setName("Nodes").setExact(true))
         .click();
     Locator node = page.locator("[data-node=ui-node-" + suffix + "]");
     assertContains(node, "healthy");
@@ -267,10 +266,7 @@ class WebUiBrowserTest {
     assertContains(page.locator("[role=alert]"), "from must be a date like 2026-11-01");
     // Signing out ends the session: the pages ask for Keycloak's login again.
     page.navigate(chromium.url("/admin"));
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Sign out"))
-        .click();
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Sign out")).click();
     page.waitForURL(u -> u.startsWith(chromium.url("/?")) || u.equals(chromium.url("/")));
     assertContains(page.locator("h1"), "TenSafe marketplace");
     page.navigate(chromium.url("/admin"));
@@ -283,9 +279,7 @@ class WebUiBrowserTest {
   void admin_suspendsAndRestoresAnAdapter() {
     Page page = chromium.signIn("admin", "/admin/adapters");
     page.onDialog(dialog -> dialog.accept());
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Suspend " + adapter))
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Suspend " + adapter))
         .click();
     assertContains(page.locator("#flash"), "Adapter " + adapter + " suspended");
     assertContains(page.locator("[data-adapter=" + adapter + "]"), "suspended");
@@ -295,9 +289,7 @@ class WebUiBrowserTest {
             "SELECT count(*) FROM adapter WHERE adapter_ref = ?1 AND suspended_at IS NOT NULL",
             adapter));
 
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Restore " + adapter))
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Restore " + adapter))
         .click();
     assertContains(page.locator("#flash"), "Adapter " + adapter + " restored");
     assertContains(page.locator("[data-adapter=" + adapter + "]"), "active");
@@ -354,11 +346,7 @@ class WebUiBrowserTest {
         Double.parseDouble(
             budget.locator("[data-figure=epsilon-left]").textContent().replace(",", ""));
     budget.getByLabel("Add ε").fill("1.5");
-    budget
-        .getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Locator.GetByRoleOptions().setName("Top up"))
-        .click();
+    budget.getByRole(AriaRole.BUTTON, new Locator.GetByRoleOptions().setName("Top up")).click();
     assertContains(page.locator("#flash"), "topped up");
     budget = page.locator("[data-budget=\"" + clientOrg + "/" + adapter + "\"]");
     double after =
@@ -410,9 +398,7 @@ class WebUiBrowserTest {
     Path good = Files.createTempFile("ui-", ".tgsp");
     Files.write(good, Actors.pack(adapter, "1.1.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
     page.getByLabel("Package file (.tgsp)").setInputFiles(good);
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Upload and verify"))
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Upload and verify"))
         .click();
     assertText(page.locator("#result-title"), "Package verified and stored");
     assertContains(page.locator("#result-text"), adapter + " 1.1.0");
@@ -424,9 +410,7 @@ class WebUiBrowserTest {
     Path bad = Files.createTempFile("ui-tampered-", ".tgsp");
     Files.write(bad, tampered);
     page.getByLabel("Package file (.tgsp)").setInputFiles(bad);
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Upload and verify"))
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Upload and verify"))
         .click();
     assertText(page.locator("#result-title"), "Package rejected");
     assertContains(page.locator("#result-text"), "Invalid signature");
@@ -446,20 +430,14 @@ class WebUiBrowserTest {
     page.getByLabel("Completion price per 1,000 tokens").fill("1.5");
     page.getByLabel("Effective from (your local time)")
         .fill(LocalDateTime.now().minusDays(1).format(local));
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Schedule price"))
-        .click();
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Schedule price")).click();
     PlaywrightAssertions.assertThat(page.locator("#error")).isVisible();
     String refusal = page.locator("#error").textContent();
     assertFalse(refusal.isBlank());
 
     page.getByLabel("Effective from (your local time)")
         .fill(LocalDateTime.now().plusDays(2).format(local));
-    page.getByRole(
-            com.microsoft.playwright.options.AriaRole.BUTTON,
-            new Page.GetByRoleOptions().setName("Schedule price"))
-        .click();
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Schedule price")).click();
     assertContains(page.locator("#flash"), "Price scheduled");
     Locator scheduled = page.locator("[data-scheduled=\"" + adapter + "@1.0.0\"]");
     assertContains(scheduled, "USD 0.75");
@@ -485,11 +463,7 @@ class WebUiBrowserTest {
   void creator_cannotOpenAdminPages_evenByUrl() {
     Page page = chromium.signIn("creator", "/creator");
     assertEquals(
-        0,
-        page.getByRole(
-                com.microsoft.playwright.options.AriaRole.LINK,
-                new Page.GetByRoleOptions().setName("Billing"))
-            .count());
+        0, page.getByRole(AriaRole.LINK, new Page.GetByRoleOptions().setName("Billing")).count());
     for (String path :
         new String[] {"/admin", "/admin/billing", "/admin/clients", "/admin/audit"}) {
       Response response = page.navigate(chromium.url(path));
