@@ -125,6 +125,7 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/overview", null, null, Set.of("admin"), null),
+        new Endpoint("GET", "/api/admin/audit?q=suspend", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/reports/revenue", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/budgets", null, null, Set.of("admin"), null),
         new Endpoint(

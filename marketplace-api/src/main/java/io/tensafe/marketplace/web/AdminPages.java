@@ -4,6 +4,7 @@ import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.tensafe.marketplace.apikey.AdminApiKeyResource;
 import io.tensafe.marketplace.apikey.ApiKeyView;
+import io.tensafe.marketplace.audit.AdminAuditResource;
 import io.tensafe.marketplace.audit.AuditSearch;
 import io.tensafe.marketplace.dashboard.AdminOverviewResource;
 import io.tensafe.marketplace.dashboard.DashboardQueries;
@@ -93,7 +94,7 @@ public class AdminPages {
   @Inject DashboardQueries dashboard;
   @Inject AdminApiKeyResource apiKeys;
   @Inject AdminBudgetResource budgets;
-  @Inject AuditSearch audit;
+  @Inject AdminAuditResource audit;
 
   @GET
   public String overview(@QueryParam("days") @DefaultValue("14") @Min(1) @Max(90) int days) {

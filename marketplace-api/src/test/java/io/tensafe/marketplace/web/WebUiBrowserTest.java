@@ -316,6 +316,10 @@ class WebUiBrowserTest {
 
     page.navigate(chromium.url("/admin/audit?q=" + adapter));
     assertContains(page.locator("table"), "suspend");
+    // The page's search is the API's: the same rows as JSON.
+    var audit = request.get(chromium.url("/api/admin/audit?q=" + adapter));
+    assertEquals(200, audit.status());
+    assertTrue(audit.text().contains("\"targetId\":\"" + adapter + "\""), audit.text());
     page.navigate(chromium.url("/admin/audit?q=no-such-entry-" + suffix));
     assertContains(page.locator("main"), ": 0.");
     page.context().close();
