@@ -103,3 +103,20 @@ if (flash) {
   sessionStorage.removeItem(FLASH_KEY);
   showFlash(flash);
 }
+
+// The overview's "Refresh every 30 s" box: remembered in this browser, reloads while checked.
+const autoRefresh = document.getElementById("auto-refresh");
+if (autoRefresh) {
+  const KEY = "tensafe.auto-refresh";
+  autoRefresh.checked = localStorage.getItem(KEY) === "on";
+  let timer = null;
+  const schedule = () => {
+    clearTimeout(timer);
+    if (autoRefresh.checked) timer = setTimeout(() => window.location.reload(), 30_000);
+  };
+  autoRefresh.addEventListener("change", () => {
+    localStorage.setItem(KEY, autoRefresh.checked ? "on" : "off");
+    schedule();
+  });
+  schedule();
+}

@@ -96,6 +96,19 @@ public class AdminPages {
   @Inject AdminBudgetResource budgets;
   @Inject AdminAuditResource audit;
 
+  /** Every item of a paged admin listing, 200 at a time. */
+  private static <T> List<T> everyPage(
+      java.util.function.BiFunction<Integer, Integer, Page<T>> listing) {
+    List<T> all = new ArrayList<>();
+    for (int page = 0; ; page++) {
+      Page<T> next = listing.apply(page, 200);
+      all.addAll(next.items());
+      if (next.items().size() < 200 || all.size() >= next.total()) {
+        return all;
+      }
+    }
+  }
+
   @GET
   public String overview(@QueryParam("days") @DefaultValue("14") @Min(1) @Max(90) int days) {
     return Templates.overview(
@@ -108,7 +121,7 @@ public class AdminPages {
   public String nodes() {
     Map<String, DashboardQueries.NodeLoad> loads = dashboard.nodeLoads();
     List<NodeRow> rows =
-        nodes.all(0, 200).items().stream()
+        everyPage(nodes::all).stream()
             .map(
                 n ->
                     new NodeRow(

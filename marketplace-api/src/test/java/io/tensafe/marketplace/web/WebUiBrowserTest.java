@@ -233,6 +233,16 @@ class WebUiBrowserTest {
     page.keyboard().press("Tab");
     assertEquals("Skip to content", page.evaluate("document.activeElement.textContent"));
 
+    // "Refresh every 30 s": remembered by the browser, and the page reloads itself.
+    page.clock().install();
+    page.reload();
+    page.getByLabel("Refresh every 30 s").check();
+    page.evaluate("window.tensafeMarker = 1");
+    page.clock().runFor(31_000);
+    page.waitForFunction("() => window.tensafeMarker === undefined");
+    PlaywrightAssertions.assertThat(page.getByLabel("Refresh every 30 s")).isChecked();
+    page.getByLabel("Refresh every 30 s").uncheck();
+
     Page phone = chromium.signIn("admin", "/admin", 390, 844);
     assertText(phone.locator("[data-figure=revenue-today-USD]"), Formats.money(today, "USD"));
     assertEquals(
