@@ -381,8 +381,13 @@ class WebUiBrowserTest {
     double before =
         Double.parseDouble(
             budget.locator("[data-figure=epsilon-left]").textContent().replace(",", ""));
-    budget.getByLabel("Add ε").fill("1.5");
-    budget.getByRole(AriaRole.BUTTON, new Locator.GetByRoleOptions().setName("Top up")).click();
+    // By keyboard only: type the amount, Tab past the reference to the button, press Enter.
+    budget.getByLabel("Add ε").focus();
+    page.keyboard().type("1.5");
+    page.keyboard().press("Tab");
+    page.keyboard().press("Tab");
+    assertEquals("Top up", page.evaluate("document.activeElement.textContent"));
+    page.keyboard().press("Enter");
     assertContains(page.locator("#flash"), "topped up");
     budget = page.locator("[data-budget=\"" + clientOrg + "/" + adapter + "\"]");
     double after =
@@ -487,6 +492,14 @@ class WebUiBrowserTest {
                 + " AND p.effective_from > now()",
             adapter));
     Chromium.screenshot(page, "creator-adapters");
+
+    Page phone = chromium.signIn("creator", "/creator", 390, 844);
+    assertEquals(
+        Boolean.TRUE,
+        phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth"),
+        "no sideways scrolling at phone width (wide tables scroll inside their own box)");
+    Chromium.screenshot(phone, "creator-adapters-phone");
+    phone.context().close();
 
     page.navigate(chromium.url("/creator/sales"));
     long payout = sql("SELECT sum(creator_micros) FROM charge");
