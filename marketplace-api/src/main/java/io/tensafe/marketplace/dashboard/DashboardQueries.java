@@ -4,6 +4,7 @@ import io.tensafe.marketplace.sql.SqlValues;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
 import jakarta.transaction.Transactional;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * The admin pages' per-node, per-adapter and per-client figures, read from the ledgers (charge,
@@ -47,32 +49,24 @@ public class DashboardQueries {
   /** By node id (as text). */
   @Transactional
   public Map<String, NodeLoad> nodeLoads() {
-    List<?> rows =
+    Query query =
         em.createNativeQuery(
-                """
+            """
                 SELECT n.id::text,
                   (SELECT count(*) FROM gateway_request g WHERE g.node_id = n.id AND g.ended_at IS NULL
                      AND g.started_at > now() - interval '10 minutes'),
-                  (SELECT coalesce(sum(u.he_millis), 0) FROM usage_event u
-                     WHERE u.node_id = n.id AND u.received_at > now() - interval '24 hours'),
-                  (SELECT coalesce(sum(u.prompt_tokens + u.completion_tokens), 0) FROM usage_event u
-                     WHERE u.node_id = n.id AND u.received_at > now() - interval '24 hours'),
-                  (SELECT count(*) FROM usage_event u
-                     WHERE u.node_id = n.id AND u.received_at > now() - interval '24 hours')
-                FROM node n
-                """)
-            .getResultList();
+                  u.he_millis, u.tokens, u.reports
+                FROM node n CROSS JOIN LATERAL (
+                  SELECT coalesce(sum(he_millis), 0) AS he_millis,
+                         coalesce(sum(prompt_tokens + completion_tokens), 0) AS tokens,
+                         count(*) AS reports
+                  FROM usage_event WHERE node_id = n.id AND received_at > now() - interval '24 hours') u
+                """);
     Map<String, NodeLoad> out = new LinkedHashMap<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
+    for (Object[] r : rows(query, r -> r)) {
       double heMillis = ((Number) r[2]).doubleValue();
-      long tokens = ((Number) r[3]).longValue();
-      out.put(
-          (String) r[0],
-          new NodeLoad(
-              ((Number) r[1]).longValue(),
-              tokens == 0 ? -1 : heMillis / tokens,
-              ((Number) r[4]).longValue()));
+      long tokens = n(r[3]);
+      out.put((String) r[0], new NodeLoad(n(r[1]), tokens == 0 ? -1 : heMillis / tokens, n(r[4])));
     }
     return out;
   }
@@ -80,7 +74,7 @@ public class DashboardQueries {
   /** Charges of requests started in [from, to), per adapter and currency, by adapter id. */
   @Transactional
   public List<AdapterSales> adapterSales(OffsetDateTime from, OffsetDateTime to) {
-    List<?> rows =
+    return rows(
         em.createNativeQuery(
                 """
                 SELECT a.adapter_ref, c.currency, count(*), sum(c.prompt_tokens + c.completion_tokens),
@@ -92,28 +86,16 @@ public class DashboardQueries {
                 GROUP BY a.adapter_ref, c.currency ORDER BY a.adapter_ref, c.currency
                 """)
             .setParameter("from", from)
-            .setParameter("to", to)
-            .getResultList();
-    List<AdapterSales> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(
-          new AdapterSales(
-              (String) r[0],
-              r[1].toString(),
-              ((Number) r[2]).longValue(),
-              ((Number) r[3]).longValue(),
-              ((Number) r[4]).longValue(),
-              ((Number) r[5]).longValue(),
-              ((Number) r[6]).longValue()));
-    }
-    return out;
+            .setParameter("to", to),
+        r ->
+            new AdapterSales(
+                (String) r[0], r[1].toString(), n(r[2]), n(r[3]), n(r[4]), n(r[5]), n(r[6])));
   }
 
   /** Charges of requests started in [from, to), per client organisation and currency. */
   @Transactional
   public List<ClientUsage> clientUsage(OffsetDateTime from, OffsetDateTime to) {
-    List<?> rows =
+    return rows(
         em.createNativeQuery(
                 """
                 SELECT o.slug, c.currency, count(*), sum(c.prompt_tokens + c.completion_tokens),
@@ -123,20 +105,8 @@ public class DashboardQueries {
                 GROUP BY o.slug, c.currency ORDER BY o.slug, c.currency
                 """)
             .setParameter("from", from)
-            .setParameter("to", to)
-            .getResultList();
-    List<ClientUsage> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(
-          new ClientUsage(
-              (String) r[0],
-              r[1].toString(),
-              ((Number) r[2]).longValue(),
-              ((Number) r[3]).longValue(),
-              ((Number) r[4]).longValue()));
-    }
-    return out;
+            .setParameter("to", to),
+        r -> new ClientUsage((String) r[0], r[1].toString(), n(r[2]), n(r[3]), n(r[4])));
   }
 
   /**
@@ -147,7 +117,7 @@ public class DashboardQueries {
   @Transactional
   public List<CreatorDay> creatorDays(
       UUID creatorOrganisation, OffsetDateTime from, OffsetDateTime to) {
-    List<?> rows =
+    return rows(
         em.createNativeQuery(
                 """
                 SELECT (c.started_at AT TIME ZONE 'UTC')::date, a.adapter_ref, c.currency, count(*),
@@ -161,22 +131,16 @@ public class DashboardQueries {
                 """)
             .setParameter("org", creatorOrganisation)
             .setParameter("from", from)
-            .setParameter("to", to)
-            .getResultList();
-    List<CreatorDay> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(
-          new CreatorDay(
-              SqlValues.toLocalDate(r[0]),
-              (String) r[1],
-              r[2].toString(),
-              ((Number) r[3]).longValue(),
-              ((Number) r[4]).longValue(),
-              ((Number) r[5]).longValue(),
-              ((Number) r[6]).longValue()));
-    }
-    return out;
+            .setParameter("to", to),
+        r ->
+            new CreatorDay(
+                SqlValues.toLocalDate(r[0]),
+                (String) r[1],
+                r[2].toString(),
+                n(r[3]),
+                n(r[4]),
+                n(r[5]),
+                n(r[6])));
   }
 
   /** One UTC day of one adapter's sales in one currency; {@code payoutMicros} is the creator's. */
@@ -198,23 +162,17 @@ public class DashboardQueries {
 
   @Transactional
   public List<AdapterRow> adapters() {
-    List<?> rows =
+    return rows(
         em.createNativeQuery(
-                """
+            """
                 SELECT a.adapter_ref, c.creator_ref, a.suspended_at IS NOT NULL,
                        coalesce(string_agg(v.version || ' ' || v.state, ', '
                          ORDER BY v.version_major, v.version_minor, v.version_patch), '')
                 FROM adapter a JOIN creator c ON c.id = a.creator_id
                 LEFT JOIN adapter_version v ON v.adapter_id = a.id
                 GROUP BY a.adapter_ref, c.creator_ref, a.suspended_at ORDER BY a.adapter_ref
-                """)
-            .getResultList();
-    List<AdapterRow> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(new AdapterRow((String) r[0], (String) r[1], (Boolean) r[2], (String) r[3]));
-    }
-    return out;
+                """),
+        r -> new AdapterRow((String) r[0], (String) r[1], (Boolean) r[2], (String) r[3]));
   }
 
   /** Per creator, in one currency, over a period: what clients paid and the creator's share. */
@@ -223,7 +181,7 @@ public class DashboardQueries {
 
   @Transactional
   public List<CreatorPayout> creatorPayouts(OffsetDateTime from, OffsetDateTime to) {
-    List<?> rows =
+    return rows(
         em.createNativeQuery(
                 """
                 SELECT cr.creator_ref, c.currency, count(*), sum(c.amount_micros), sum(c.creator_micros)
@@ -234,20 +192,8 @@ public class DashboardQueries {
                 GROUP BY cr.creator_ref, c.currency ORDER BY cr.creator_ref, c.currency
                 """)
             .setParameter("from", from)
-            .setParameter("to", to)
-            .getResultList();
-    List<CreatorPayout> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(
-          new CreatorPayout(
-              (String) r[0],
-              r[1].toString(),
-              ((Number) r[2]).longValue(),
-              ((Number) r[3]).longValue(),
-              ((Number) r[4]).longValue()));
-    }
-    return out;
+            .setParameter("to", to),
+        r -> new CreatorPayout((String) r[0], r[1].toString(), n(r[2]), n(r[3]), n(r[4])));
   }
 
   /** Organisations that act as clients: they hold an API key, a charge or a DP budget. */
@@ -281,7 +227,7 @@ public class DashboardQueries {
   /** The future prices of a creator's versions, soonest first. */
   @Transactional
   public List<ScheduledPrice> scheduledPrices(UUID creatorOrganisation) {
-    List<?> rows =
+    return rows(
         em.createNativeQuery(
                 """
                 SELECT a.adapter_ref, v.version, p.currency, p.prompt_micros_per_1k_tokens,
@@ -291,20 +237,27 @@ public class DashboardQueries {
                 WHERE cr.organisation_id = :org AND p.effective_from > now()
                 ORDER BY p.effective_from, a.adapter_ref, v.version
                 """)
-            .setParameter("org", creatorOrganisation)
-            .getResultList();
-    List<ScheduledPrice> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(
-          new ScheduledPrice(
-              (String) r[0],
-              (String) r[1],
-              r[2].toString(),
-              ((Number) r[3]).longValue(),
-              ((Number) r[4]).longValue(),
-              SqlValues.toOffset(r[5])));
+            .setParameter("org", creatorOrganisation),
+        r ->
+            new ScheduledPrice(
+                (String) r[0],
+                (String) r[1],
+                r[2].toString(),
+                n(r[3]),
+                n(r[4]),
+                SqlValues.toOffset(r[5])));
+  }
+
+  /** Runs a native query and maps each row (its columns in select order). */
+  private static <T> List<T> rows(Query query, Function<Object[], T> row) {
+    List<T> out = new ArrayList<>();
+    for (Object o : query.getResultList()) {
+      out.add(row.apply((Object[]) o));
     }
     return out;
+  }
+
+  private static long n(Object value) {
+    return ((Number) value).longValue();
   }
 }

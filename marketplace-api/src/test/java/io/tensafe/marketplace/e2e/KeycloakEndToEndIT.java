@@ -10,8 +10,6 @@ import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.marketplace.testing.RealKeycloak;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
-import io.tensafe.tgsp.crypto.KeyFiles;
-import io.tensafe.tgsp.json.CanonicalJson;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Assumptions;
@@ -43,23 +41,9 @@ class KeycloakEndToEndIT {
     String client = token("client");
 
     FleetKeyPair fleet = FleetKeyPair.generate("e2e-fleet-" + suffix, random);
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(CanonicalJson.encode(KeyFiles.fleetPublicJson(fleet.publicKey())))
-        .post("/api/admin/fleets")
-        .then()
-        .statusCode(201);
+    Actors.registerFleetWith(admin, fleet);
     CreatorKeyPair key = CreatorKeyPair.generate("e2e-" + suffix, random);
-    given()
-        .auth()
-        .oauth2(creator)
-        .contentType("application/json")
-        .body(CanonicalJson.encode(KeyFiles.creatorPublicJson(key.publicKey())))
-        .post("/api/creator/keys")
-        .then()
-        .statusCode(201);
+    Actors.registerKeyWith(creator, key);
 
     String adapterId = "e2e-adapter-" + suffix;
     given()

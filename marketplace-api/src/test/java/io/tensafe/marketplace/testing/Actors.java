@@ -57,9 +57,14 @@ public final class Actors {
   }
 
   public static void registerFleet(String admin, FleetKeyPair fleet) {
+    registerFleetWith(token(admin, "admin"), fleet);
+  }
+
+  /** Registers a fleet's public key with an admin's bearer token (any issuer); asserts 201. */
+  public static void registerFleetWith(String adminToken, FleetKeyPair fleet) {
     given()
         .auth()
-        .oauth2(token(admin, "admin"))
+        .oauth2(adminToken)
         .contentType("application/json")
         .body(CanonicalJson.encode(KeyFiles.fleetPublicJson(fleet.publicKey())))
         .post("/api/admin/fleets")
@@ -68,9 +73,14 @@ public final class Actors {
   }
 
   public static void registerKey(String creator, CreatorKeyPair key) {
+    registerKeyWith(token(creator, "creator"), key);
+  }
+
+  /** Registers a creator's signing key with the creator's bearer token; asserts 201. */
+  public static void registerKeyWith(String creatorToken, CreatorKeyPair key) {
     given()
         .auth()
-        .oauth2(token(creator, "creator"))
+        .oauth2(creatorToken)
         .contentType("application/json")
         .body(CanonicalJson.encode(KeyFiles.creatorPublicJson(key.publicKey())))
         .post("/api/creator/keys")
@@ -80,9 +90,14 @@ public final class Actors {
 
   /** Uploads bytes as {@code creator}; returns nothing, asserts 201. */
   public static void upload(String creator, byte[] pkg) {
+    uploadWith(token(creator, "creator"), pkg);
+  }
+
+  /** Uploads bytes with the creator's bearer token; asserts 201. */
+  public static void uploadWith(String creatorToken, byte[] pkg) {
     given()
         .auth()
-        .oauth2(token(creator, "creator"))
+        .oauth2(creatorToken)
         .contentType("application/octet-stream")
         .body(pkg)
         .post("/api/creator/packages")

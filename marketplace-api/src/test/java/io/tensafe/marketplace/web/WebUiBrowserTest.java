@@ -21,8 +21,6 @@ import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.marketplace.testing.RealKeycloak;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
-import io.tensafe.tgsp.crypto.KeyFiles;
-import io.tensafe.tgsp.json.CanonicalJson;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.net.URL;
@@ -75,31 +73,10 @@ class WebUiBrowserTest {
     String admin = RealKeycloak.token("admin");
     String creator = RealKeycloak.token("creator");
     fleet = FleetKeyPair.generate("ui-fleet-" + suffix, Actors.RANDOM);
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(CanonicalJson.encode(KeyFiles.fleetPublicJson(fleet.publicKey())))
-        .post("/api/admin/fleets")
-        .then()
-        .statusCode(201);
+    Actors.registerFleetWith(admin, fleet);
     key = CreatorKeyPair.generate("ui-" + suffix, Actors.RANDOM);
-    given()
-        .auth()
-        .oauth2(creator)
-        .contentType("application/json")
-        .body(CanonicalJson.encode(KeyFiles.creatorPublicJson(key.publicKey())))
-        .post("/api/creator/keys")
-        .then()
-        .statusCode(201);
-    given()
-        .auth()
-        .oauth2(creator)
-        .contentType("application/octet-stream")
-        .body(Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"))
-        .post("/api/creator/packages")
-        .then()
-        .statusCode(201);
+    Actors.registerKeyWith(creator, key);
+    Actors.uploadWith(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
     given()
         .auth()
         .oauth2(creator)
@@ -220,6 +197,13 @@ class WebUiBrowserTest {
             });
   }
 
+  /** 1 when the adapter is suspended, else 0. */
+  private long suspended(String adapterRef) {
+    return sql(
+        "SELECT count(*) FROM adapter WHERE adapter_ref = ?1 AND suspended_at IS NOT NULL",
+        adapterRef);
+  }
+
   private static void assertText(Locator locator, String expected) {
     PlaywrightAssertions.assertThat(locator).hasText(expected);
   }
@@ -315,32 +299,20 @@ class WebUiBrowserTest {
         .click();
     assertContains(page.locator("#flash"), "Adapter " + adapter + " suspended");
     assertContains(page.locator("[data-adapter=" + adapter + "]"), "suspended");
-    assertEquals(
-        1,
-        sql(
-            "SELECT count(*) FROM adapter WHERE adapter_ref = ?1 AND suspended_at IS NOT NULL",
-            adapter));
+    assertEquals(1, suspended(adapter));
 
     page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Restore " + adapter))
         .click();
     assertContains(page.locator("#flash"), "Adapter " + adapter + " restored");
     assertContains(page.locator("[data-adapter=" + adapter + "]"), "active");
-    assertEquals(
-        0,
-        sql(
-            "SELECT count(*) FROM adapter WHERE adapter_ref = ?1 AND suspended_at IS NOT NULL",
-            adapter));
+    assertEquals(0, suspended(adapter));
 
     // The session cookie alone does not authorise a state change: without the X-Requested-With
     // header (which no cross-site form can send) the call is anonymous to the API.
     var request = page.context().request();
     String suspend = chromium.url("/api/admin/adapters/" + adapter + "/suspend");
     assertEquals(401, request.post(suspend).status());
-    assertEquals(
-        0,
-        sql(
-            "SELECT count(*) FROM adapter WHERE adapter_ref = ?1 AND suspended_at IS NOT NULL",
-            adapter));
+    assertEquals(0, suspended(adapter));
     assertEquals(
         200,
         request.get(chromium.url("/api/admin/overview")).status(),
