@@ -4,6 +4,11 @@
 
 TENSAFE_JDK_MIN=25
 
+# Options for every JVM that runs the project's code: native access for DJL and JCuda, and the
+# incubating Vector API that the CPU NTT runs on (kernels-core NttImplementation; without it the
+# NTT falls back to scalar loops, about 3 times slower, and logs a warning).
+TENSAFE_JVM_OPTIONS=(--enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector)
+
 # Prints the feature release (e.g. 25) of the JDK at $1, or nothing if it is not a JDK.
 tensafe_jdk_feature() {
   local home=$1 version=""

@@ -48,7 +48,7 @@ tensafe_service_start() {
   mkdir -p "$TENSAFE_RUN_DIR"
   # setsid: the service gets its own process group, so a terminal Ctrl-C reaches only ./tensafe,
   # which then stops each service in order instead of racing them.
-  setsid "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$jar" \
+  setsid "$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}" -jar "$jar" \
     >"$TENSAFE_RUN_DIR/$name.log" 2>&1 </dev/null &
   echo $! >"$TENSAFE_RUN_DIR/$name.pid"
 }

@@ -11,13 +11,13 @@ java=$runtime/jdk/bin/java
 lib=.device/lib
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 "$java" -version 2>&1 | head -n 1 | tee -a "$out/device.txt"
-"$java" --enable-native-access=ALL-UNNAMED -jar "$lib"/junit-platform-console-standalone-*.jar execute \
+"$java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -jar "$lib"/junit-platform-console-standalone-*.jar execute \
   --class-path "$lib/kernels-cuda-tests.jar:$lib/kernels-core-tests.jar:$lib/benchmarks.jar" \
   --select-class io.tensafe.kernels.cuda.CudaBackendContractTest \
   --select-class io.tensafe.kernels.cuda.CudaProbeTest \
   --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$out/contract.txt"
 status=${PIPESTATUS[0]}
-bench() { "$java" --enable-native-access=ALL-UNNAMED -cp "$lib/benchmarks.jar" io.tensafe.kernels.bench.BenchCommand "$@"; }
+bench() { "$java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp "$lib/benchmarks.jar" io.tensafe.kernels.bench.BenchCommand "$@"; }
 if [ "${DEVICE_RUN_BENCH:-1}" = 1 ]; then
   bench ntt --backend cuda --log-n 14 --batch 1,64,1024 --json 2>&1 | tee "$out/bench-ntt.jsonl"
   bench ntt --backend cuda --log-n 16 --batch 1,64,256 --json 2>&1 | tee -a "$out/bench-ntt.jsonl"

@@ -25,7 +25,7 @@ cp kernels/kernels-core/target/kernels-core-*-tests.jar "$out/lib/kernels-core-t
 "$JAVA_HOME/bin/jar" --create --file "$out/lib/kernels-cuda-tests.jar" -C kernels/kernels-cuda/target/test-classes .
 ./mvnw -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:6.1.1 \
   -DoutputDirectory="$root/$out/lib"
-"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.xml,jdk.unsupported,java.naming \
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.xml,jdk.unsupported,java.naming,jdk.incubator.vector \
   --strip-debug --no-header-files --no-man-pages --compress zip-9 --output "$out/jdk"
 # The runtime travels compressed (the transfer limit is 64 MiB); device-run.sh unpacks it.
 tar -C "$out" -cJf "$out/jdk.tar.xz" jdk

@@ -2,6 +2,7 @@ package io.tensafe.kernels.bench;
 
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
+import io.tensafe.kernels.ring.NttImplementation;
 import io.tensafe.kernels.ring.Primes;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +32,17 @@ final class NttBenchCommand implements Runnable {
       description = "bit length of the limb's prime, 20..60 (default: ${DEFAULT-VALUE})")
   int bits;
 
-  @Option(names = "--json", description = "print one JSON object instead of a table")
+  @Option(
+      names = "--implementation",
+      defaultValue = "configured",
+      description =
+          "configured (this JVM's choice, see -D"
+              + NttImplementation.PROPERTY
+              + "), scalar, vector, or both: scalar and vector timed in the same run (default:"
+              + " ${DEFAULT-VALUE})")
+  String implementation;
+
+  @Option(names = "--json", description = "print one JSON object per line instead of a table")
   boolean json;
 
   @Option(
@@ -86,37 +97,73 @@ final class NttBenchCommand implements Runnable {
       new BatchedNttBench(ntt, bits, sizes, json, seconds).run(backend);
       return;
     }
+    List<NegacyclicNtt> transforms = transforms(ntt);
+    if (!json) {
+      System.err.printf(
+          "timing the NTT at N = 2^%d, %d-bit prime (about %d s) ...%n",
+          logN, bits, 2 * (seconds + 1) * transforms.size());
+      System.out.printf(
+          Locale.ROOT,
+          "%-10s %-10s %-15s %14s %14s%n",
+          "log N",
+          "prime bits",
+          "implementation",
+          "forward µs",
+          "inverse µs");
+    }
+    for (NegacyclicNtt transform : transforms) {
+      time(transform);
+    }
+  }
+
+  private List<NegacyclicNtt> transforms(NegacyclicNtt configured) {
+    return switch (implementation) {
+      case "configured" -> List.of(configured);
+      case "scalar" -> List.of(withImplementation(configured, NttImplementation.SCALAR));
+      case "vector" -> List.of(withImplementation(configured, NttImplementation.VECTOR));
+      case "both" ->
+          List.of(
+              withImplementation(configured, NttImplementation.SCALAR),
+              withImplementation(configured, NttImplementation.VECTOR));
+      default ->
+          throw new CommandLine.ParameterException(
+              spec.commandLine(),
+              "--implementation must be configured, scalar, vector or both, was " + implementation);
+    };
+  }
+
+  private NegacyclicNtt withImplementation(NegacyclicNtt ntt, NttImplementation wanted) {
+    try {
+      return NegacyclicNtt.of(ntt.modulus(), ntt.degree(), wanted);
+    } catch (IllegalStateException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private void time(NegacyclicNtt ntt) {
+    int n = ntt.degree();
     long[] data = new long[n];
     SplittableRandom random = new SplittableRandom(42);
     for (int i = 0; i < n; i++) {
       data[i] = random.nextLong(ntt.modulus().value());
     }
     Stopwatch stopwatch = new Stopwatch(1000, 9, Math.max(1, seconds * 1000L / 9));
-    if (!json) {
-      System.err.printf(
-          "timing the NTT at N = 2^%d, %d-bit prime (about %d s) ...%n",
-          logN, bits, 2 * (seconds + 1));
-    }
     double forwardUs = stopwatch.medianNanosPerCall(() -> ntt.forwardInPlace(data)) / 1000;
     double inverseUs = stopwatch.medianNanosPerCall(() -> ntt.inverseInPlace(data)) / 1000;
+    String name = ntt.implementation().name().toLowerCase(Locale.ROOT);
     if (json) {
       System.out.printf(
           Locale.ROOT,
-          "{\"log_n\":%d,\"prime_bits\":%d,\"forward_us\":%.2f,\"inverse_us\":%.2f,\"threads\":1}%n",
+          "{\"log_n\":%d,\"prime_bits\":%d,\"implementation\":\"%s\",\"forward_us\":%.2f,"
+              + "\"inverse_us\":%.2f,\"threads\":1}%n",
           logN,
           bits,
+          name,
           forwardUs,
           inverseUs);
     } else {
       System.out.printf(
-          Locale.ROOT,
-          "%-10s %-10s %14s %14s%n",
-          "log N",
-          "prime bits",
-          "forward µs",
-          "inverse µs");
-      System.out.printf(
-          Locale.ROOT, "%-10d %-10d %14.2f %14.2f%n", logN, bits, forwardUs, inverseUs);
+          Locale.ROOT, "%-10d %-10d %-15s %14.2f %14.2f%n", logN, bits, name, forwardUs, inverseUs);
     }
   }
 }

@@ -2,11 +2,13 @@ package io.tensafe.kernels.bench;
 
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
+import io.tensafe.kernels.ring.NttImplementation;
 import io.tensafe.kernels.ring.Primes;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -18,6 +20,7 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
 public class NttBenchmark {
 
   @Param({"12", "13", "14", "15", "16"})
@@ -26,6 +29,10 @@ public class NttBenchmark {
   @Param({"60"})
   public int primeBits;
 
+  /** A {@link NttImplementation} name: both are timed in the same run. */
+  @Param({"VECTOR", "SCALAR"})
+  public String implementation;
+
   private NegacyclicNtt ntt;
   private long[] input;
   private long[] work;
@@ -33,7 +40,11 @@ public class NttBenchmark {
   @Setup
   public void setUp() {
     int n = 1 << logN;
-    ntt = NegacyclicNtt.of(Modulus.of(Primes.nttPrimes(primeBits, n, 1).getFirst()), n);
+    ntt =
+        NegacyclicNtt.of(
+            Modulus.of(Primes.nttPrimes(primeBits, n, 1).getFirst()),
+            n,
+            NttImplementation.valueOf(implementation));
     input = new long[n];
     SplittableRandom random = new SplittableRandom(42);
     for (int i = 0; i < n; i++) {

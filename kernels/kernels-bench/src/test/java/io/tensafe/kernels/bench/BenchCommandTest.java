@@ -41,8 +41,27 @@ class BenchCommandTest {
     String line = result.out().strip();
     assertTrue(
         line.matches(
-            "\\{\"log_n\":11,\"prime_bits\":40,\"forward_us\":[0-9.]+,\"inverse_us\":[0-9.]+,\"threads\":1}"),
+            "\\{\"log_n\":11,\"prime_bits\":40,\"implementation\":\"vector\","
+                + "\"forward_us\":[0-9.]+,\"inverse_us\":[0-9.]+,\"threads\":1}"),
         line);
+  }
+
+  @Test
+  void ntt_both_timesScalarAndVectorInOneRun() {
+    Result result =
+        run("ntt", "--log-n", "11", "--seconds", "0", "--implementation", "both", "--json");
+    assertEquals(0, result.exitCode(), result.err());
+    String[] lines = result.out().strip().split("\n");
+    assertEquals(2, lines.length, result.out());
+    assertTrue(lines[0].contains("\"implementation\":\"scalar\""), lines[0]);
+    assertTrue(lines[1].contains("\"implementation\":\"vector\""), lines[1]);
+  }
+
+  @Test
+  void ntt_unknownImplementation_isAUsageError() {
+    Result result = run("ntt", "--implementation", "gpu", "--seconds", "0");
+    assertEquals(2, result.exitCode());
+    assertTrue(result.err().contains("--implementation must be"), result.err());
   }
 
   @Test

@@ -14,6 +14,9 @@ package io.tensafe.kernels.ring;
  * (mod 2n)} and fewer than {@link Modulus#MAX_BITS} + 1 bits, so {@code 4q < 2^62} and lazy values
  * never overflow. Instances are immutable after construction and thread-safe; the arrays passed to
  * the transforms belong to the caller.
+ *
+ * <p>The butterflies run in plain loops or on SIMD lanes ({@link NttImplementation}); both give the
+ * same words, lazy ones included.
  */
 public final class NegacyclicNtt {
   /** Largest ring degree this class accepts. */
@@ -31,8 +34,10 @@ public final class NegacyclicNtt {
   private final long[] inverseRootPowersShoup;
   private final long inverseDegree;
   private final long inverseDegreeShoup;
+  // The SIMD loops, or null where this instance runs the scalar ones.
+  private final VectorNtt vector;
 
-  private NegacyclicNtt(Modulus modulus, int degree) {
+  private NegacyclicNtt(Modulus modulus, int degree, NttImplementation implementation) {
     this.modulus = modulus;
     this.degree = degree;
     this.logDegree = Integer.numberOfTrailingZeros(degree);
@@ -55,15 +60,43 @@ public final class NegacyclicNtt {
     }
     inverseDegree = modulus.pow(degree, modulus.value() - 2);
     inverseDegreeShoup = modulus.shoupPrecompute(inverseDegree);
+    vector =
+        implementation == NttImplementation.VECTOR && degree >= 2 * VectorNtt.lanes()
+            ? new VectorNtt(
+                degree,
+                modulus.value(),
+                rootPowers,
+                rootPowersShoup,
+                inverseRootPowers,
+                inverseRootPowersShoup,
+                inverseDegree,
+                inverseDegreeShoup)
+            : null;
   }
 
   /**
-   * Builds the tables for ring degree {@code n} modulo {@code q}.
+   * Builds the tables for ring degree {@code n} modulo {@code q}, with the implementation this JVM
+   * is configured for ({@link NttImplementation}).
    *
    * @throws IllegalArgumentException if {@code n} is not a power of two in [2, MAX_DEGREE], or
    *     {@code q} is not a prime congruent to 1 modulo {@code 2n}
    */
   public static NegacyclicNtt of(Modulus q, int n) {
+    return of(q, n, NttImplementation.configured());
+  }
+
+  /**
+   * As {@link #of(Modulus, int)}, with the given implementation (for side-by-side measurements and
+   * tests). A ring smaller than two SIMD vectors runs scalar whatever is asked.
+   *
+   * @throws IllegalStateException if {@code VECTOR} is asked for and the {@value
+   *     NttImplementation#VECTOR_MODULE} module is not loaded
+   */
+  public static NegacyclicNtt of(Modulus q, int n, NttImplementation implementation) {
+    if (implementation == NttImplementation.VECTOR && !NttImplementation.vectorModulePresent()) {
+      throw new IllegalStateException(
+          "the vector NTT needs the JVM option --add-modules " + NttImplementation.VECTOR_MODULE);
+    }
     if (n < 2 || n > MAX_DEGREE || Integer.bitCount(n) != 1) {
       throw new IllegalArgumentException(
           "ring degree must be a power of two in [2, " + MAX_DEGREE + "], was " + n);
@@ -75,7 +108,7 @@ public final class NegacyclicNtt {
     if (!Primes.isPrime(q.value())) {
       throw new IllegalArgumentException("modulus " + q.value() + " is not prime");
     }
-    return new NegacyclicNtt(q, n);
+    return new NegacyclicNtt(q, n, implementation);
   }
 
   /**
@@ -96,6 +129,13 @@ public final class NegacyclicNtt {
 
   public Modulus modulus() {
     return modulus;
+  }
+
+  /**
+   * The loops this instance runs: {@code VECTOR} only if asked for and the ring is large enough.
+   */
+  public NttImplementation implementation() {
+    return vector == null ? NttImplementation.SCALAR : NttImplementation.VECTOR;
   }
 
   /** The ring degree {@code n}. */
@@ -149,6 +189,10 @@ public final class NegacyclicNtt {
    */
   public void forwardLazyInPlace(long[] a) {
     checkLength(a);
+    if (vector != null) {
+      vector.forwardLazy(a);
+      return;
+    }
     final long q = modulus.value();
     final long twoQ = 2 * q;
     int m = 1;
@@ -273,6 +317,11 @@ public final class NegacyclicNtt {
 
   /** Forward transform. Range: input in [0, 4q); output in [0, q). */
   public void forwardInPlace(long[] a) {
+    if (vector != null) {
+      checkLength(a);
+      vector.forward(a);
+      return;
+    }
     forwardLazyInPlace(a);
     final long q = modulus.value();
     final long twoQ = 2 * q;
@@ -290,6 +339,10 @@ public final class NegacyclicNtt {
    */
   public void inverseLazyInPlace(long[] a) {
     checkLength(a);
+    if (vector != null) {
+      vector.inverseLazy(a);
+      return;
+    }
     final long q = modulus.value();
     final long twoQ = 2 * q;
     int m = degree >>> 1;
@@ -379,6 +432,11 @@ public final class NegacyclicNtt {
 
   /** Inverse transform including {@code n^-1}. Range: input in [0, 2q); output in [0, q). */
   public void inverseInPlace(long[] a) {
+    if (vector != null) {
+      checkLength(a);
+      vector.inverse(a);
+      return;
+    }
     inverseLazyInPlace(a);
     final long q = modulus.value();
     for (int j = 0; j < degree; j++) {

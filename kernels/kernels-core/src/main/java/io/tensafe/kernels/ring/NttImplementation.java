@@ -1,0 +1,89 @@
+package io.tensafe.kernels.ring;
+
+import java.util.Locale;
+
+/**
+ * Which loops run {@link NegacyclicNtt}'s butterflies. Both give the same words, lazy ones
+ * included, so the choice changes speed only.
+ *
+ * <p>The choice is made once per JVM from the system property {@value #PROPERTY}: {@code auto} (the
+ * default) picks {@link #VECTOR} when the {@value #VECTOR_MODULE} module is in the boot layer
+ * (start the JVM with {@code --add-modules jdk.incubator.vector}; the project's scripts and test
+ * runs do) and a vector holds at least four 64-bit lanes, else {@link #SCALAR} with one warning in
+ * the log; {@code scalar} and {@code vector} force one ({@code vector} without the module is an
+ * error, not a silent fallback). Rings smaller than two vectors always run scalar.
+ */
+public enum NttImplementation {
+  /** Plain Java loops, one butterfly at a time (the reference). */
+  SCALAR,
+  /** The JDK's Vector API on the machine's preferred SIMD width. */
+  VECTOR;
+
+  /**
+   * System property that chooses the implementation: {@code auto}, {@code scalar}, {@code vector}.
+   */
+  public static final String PROPERTY = "tensafe.kernels.ntt";
+
+  /** The JDK module the vector loops need at run time. */
+  public static final String VECTOR_MODULE = "jdk.incubator.vector";
+
+  private static final int MIN_LANES = 4;
+
+  /** The implementation this JVM's setting asks for, before the per-ring size check. */
+  static NttImplementation configured() {
+    return Configured.VALUE;
+  }
+
+  /** Whether the vector module is in the boot layer, so {@link VectorNtt} can load. */
+  static boolean vectorModulePresent() {
+    return ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent();
+  }
+
+  private static final class Configured {
+    static final NttImplementation VALUE = resolve(System.getProperty(PROPERTY, "auto"));
+
+    private static NttImplementation resolve(String setting) {
+      switch (setting.toLowerCase(Locale.ROOT)) {
+        case "scalar":
+          return SCALAR;
+        case "vector":
+          if (!vectorModulePresent()) {
+            throw new IllegalStateException(
+                PROPERTY
+                    + "=vector, but the "
+                    + VECTOR_MODULE
+                    + " module is not loaded: start the JVM with --add-modules "
+                    + VECTOR_MODULE);
+          }
+          return VECTOR;
+        case "auto":
+          if (!vectorModulePresent()) {
+            warn(
+                "the "
+                    + VECTOR_MODULE
+                    + " module is not loaded, so the NTT runs scalar (about 3 times slower);"
+                    + " start the JVM with --add-modules "
+                    + VECTOR_MODULE);
+            return SCALAR;
+          }
+          if (VectorNtt.lanes() < MIN_LANES) {
+            warn(
+                "this machine's SIMD vectors hold "
+                    + VectorNtt.lanes()
+                    + " 64-bit lanes (fewer than "
+                    + MIN_LANES
+                    + "), so the NTT runs scalar");
+            return SCALAR;
+          }
+          return VECTOR;
+        default:
+          throw new IllegalStateException(
+              PROPERTY + " must be auto, scalar or vector, was '" + setting + "'");
+      }
+    }
+
+    private static void warn(String message) {
+      System.getLogger(NegacyclicNtt.class.getName()).log(System.Logger.Level.WARNING, message);
+    }
+  }
+}

@@ -1,0 +1,344 @@
+package io.tensafe.kernels.ring;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The negacyclic NTT's butterflies on SIMD lanes (the JDK's incubating Vector API), word for word
+ * the same lazy results as {@link NegacyclicNtt}'s scalar loops: every element goes through the
+ * same radix-2 butterflies, with the same twiddles and the same Shoup quotients.
+ *
+ * <p>The API has no 64×64→128-bit multiply, so {@link #multiplyHigh} builds the exact high word
+ * from four 32×32→64-bit lane products. Stages whose butterfly span {@code t} is at least the lane
+ * count {@code L} read whole vectors at {@code j} and {@code j + t} with one broadcast twiddle per
+ * group. The last {@code log2 L} stages ({@code t < L}) gather each chunk of {@code 2L} words into
+ * the butterflies' two operand vectors with two-vector permutes, multiply by a per-lane twiddle
+ * table laid out for that gather, and scatter back.
+ *
+ * <p>Invariants: as {@link NegacyclicNtt} ({@code 4q < 2^62}); the ring degree is at least {@code
+ * 2L}. Only {@link NegacyclicNtt} loads this class, and only when the {@code jdk.incubator.vector}
+ * module is in the boot layer. Instances are immutable and thread-safe.
+ */
+final class VectorNtt {
+  static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_PREFERRED;
+  private static final long LOW_WORD = 0xFFFF_FFFFL;
+
+  private final int degree;
+  private final long q;
+  private final long[] forward;
+  private final long[] forwardShoup;
+  private final long[] inverse;
+  private final long[] inverseShoup;
+  private final long inverseDegree;
+  private final long inverseDegreeShoup;
+  private final Tail[] forwardTail;
+  private final Tail[] inverseTail;
+
+  // Inlining barriers: see passBarrier(). Instance fields, so C2 does not treat them as constants.
+  private final MethodHandle forwardWidePass = passBarrier("forwardWideStages");
+  private final MethodHandle forwardTailPass = passBarrier("forwardTailStage", Tail.class);
+  private final MethodHandle inverseTailPass = passBarrier("inverseTailStage", Tail.class);
+  private final MethodHandle inverseWidePass = passBarrier("inverseWideStages");
+  private final MethodHandle scalePass = passBarrier("scaleByInverseDegree");
+  private final MethodHandle reduceFromFourQPass = passBarrier("reduceFromFourQ");
+  private final MethodHandle reduceFromTwoQPass = passBarrier("reduceFromTwoQ");
+
+  /**
+   * One stage with {@code t < L}, indexed by {@code log2 t}: the permutes that gather a chunk's
+   * {@code x} and {@code y} operands and scatter the results, and per-lane twiddles ({@code n/2}
+   * words: chunk {@code c}'s lanes at {@code [c·L, (c+1)·L)}).
+   */
+  private record Tail(
+      LongVector gatherX,
+      LongVector gatherY,
+      LongVector scatterLow,
+      LongVector scatterHigh,
+      long[] twiddles,
+      long[] twiddlesShoup) {}
+
+  /** Lanes of one vector of 64-bit words on this machine ({@code L}). */
+  static int lanes() {
+    return SPECIES.length();
+  }
+
+  VectorNtt(
+      int degree,
+      long q,
+      long[] forward,
+      long[] forwardShoup,
+      long[] inverse,
+      long[] inverseShoup,
+      long inverseDegree,
+      long inverseDegreeShoup) {
+    if (degree < 2 * lanes()) {
+      throw new IllegalArgumentException(
+          "the vector NTT needs a ring degree of at least " + 2 * lanes() + ", was " + degree);
+    }
+    this.degree = degree;
+    this.q = q;
+    this.forward = forward;
+    this.forwardShoup = forwardShoup;
+    this.inverse = inverse;
+    this.inverseShoup = inverseShoup;
+    this.inverseDegree = inverseDegree;
+    this.inverseDegreeShoup = inverseDegreeShoup;
+    int tailStages = Integer.numberOfTrailingZeros(lanes());
+    forwardTail = new Tail[tailStages];
+    inverseTail = new Tail[tailStages];
+    for (int logT = 0; logT < tailStages; logT++) {
+      forwardTail[logT] = tail(1 << logT, forward, forwardShoup);
+      inverseTail[logT] = tail(1 << logT, inverse, inverseShoup);
+    }
+  }
+
+  private Tail tail(int t, long[] table, long[] tableShoup) {
+    int lanes = lanes();
+    int groups = degree / (2 * t);
+    long[] twiddles = new long[degree / 2];
+    long[] twiddlesShoup = new long[degree / 2];
+    for (int chunk = 0; chunk < degree / (2 * lanes); chunk++) {
+      for (int k = 0; k < lanes; k++) {
+        // Lane k's butterfly is in group chunk·L/t + k/t of the stage's `groups`.
+        int index = groups + chunk * lanes / t + k / t;
+        twiddles[chunk * lanes + k] = table[index];
+        twiddlesShoup[chunk * lanes + k] = tableShoup[index];
+      }
+    }
+    long[] gatherX = new long[lanes];
+    long[] gatherY = new long[lanes];
+    long[] positionInPair = new long[2 * lanes]; // chunk position -> lane of concat(x, y)
+    for (int k = 0; k < lanes; k++) {
+      gatherX[k] = (k / t) * 2L * t + k % t;
+      gatherY[k] = gatherX[k] + t;
+      positionInPair[(int) gatherX[k]] = k;
+      positionInPair[(int) gatherY[k]] = lanes + k;
+    }
+    long[] scatterLow = java.util.Arrays.copyOfRange(positionInPair, 0, lanes);
+    long[] scatterHigh = java.util.Arrays.copyOfRange(positionInPair, lanes, 2 * lanes);
+    return new Tail(
+        LongVector.fromArray(SPECIES, gatherX, 0),
+        LongVector.fromArray(SPECIES, gatherY, 0),
+        LongVector.fromArray(SPECIES, scatterLow, 0),
+        LongVector.fromArray(SPECIES, scatterHigh, 0),
+        twiddles,
+        twiddlesShoup);
+  }
+
+  /** The high 64 bits of the unsigned 128-bit product, per lane, exactly. */
+  private static LongVector multiplyHigh(LongVector a, LongVector b) {
+    LongVector aLow = a.and(LOW_WORD);
+    LongVector aHigh = a.lanewise(VectorOperators.LSHR, 32);
+    LongVector bLow = b.and(LOW_WORD);
+    LongVector bHigh = b.lanewise(VectorOperators.LSHR, 32);
+    LongVector lowLow = aLow.mul(bLow);
+    LongVector lowHigh = aLow.mul(bHigh);
+    LongVector highLow = aHigh.mul(bLow);
+    LongVector middle =
+        lowLow
+            .lanewise(VectorOperators.LSHR, 32)
+            .add(lowHigh.and(LOW_WORD))
+            .add(highLow.and(LOW_WORD)); // < 3·2^32
+    return aHigh
+        .mul(bHigh)
+        .add(lowHigh.lanewise(VectorOperators.LSHR, 32))
+        .add(highLow.lanewise(VectorOperators.LSHR, 32))
+        .add(middle.lanewise(VectorOperators.LSHR, 32));
+  }
+
+  /** {@code y·w mod q} in [0, 2q) for y in [0, 2^64), Shoup form: as {@link Modulus}'s scalar. */
+  private static LongVector mulShoupLazy(
+      LongVector y, LongVector w, LongVector wShoup, LongVector vq) {
+    return y.mul(w).sub(multiplyHigh(y, wShoup).mul(vq));
+  }
+
+  /** {@code x - 2q} where {@code x >= 2q}, else {@code x}. Range: [0, 4q) to [0, 2q). */
+  private static LongVector reduceTwice(LongVector x, LongVector twoQ) {
+    return x.lanewise(VectorOperators.UMIN, x.sub(twoQ));
+  }
+
+  /**
+   * A handle on one pass method ({@code (VectorNtt, long[], extra...) void}), called through a
+   * non-constant handle so that C2 compiles each pass on its own. Called directly, the passes were
+   * inlined into their driver until C2's node budget ran out; the vector operations past that point
+   * were then not inlined, so their vectors were boxed on the heap: the inverse took 450 µs at N =
+   * 2^14 instead of about 80.
+   */
+  private static MethodHandle passBarrier(String name, Class<?>... extra) {
+    try {
+      MethodType type = MethodType.methodType(void.class, long[].class, extra);
+      return MethodHandles.lookup().findVirtual(VectorNtt.class, name, type);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("missing NTT pass " + name, e);
+    }
+  }
+
+  private static IllegalStateException passFailed(Throwable e) {
+    if (e instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (e instanceof Error error) {
+      throw error;
+    }
+    return new IllegalStateException("NTT pass failed", e);
+  }
+
+  /** As {@link NegacyclicNtt#forwardLazyInPlace}. Range: input and output in [0, 4q). */
+  void forwardLazy(long[] a) {
+    try {
+      forwardWidePass.invokeExact(this, a);
+      for (int logT = forwardTail.length - 1; logT >= 0; logT--) {
+        forwardTailPass.invokeExact(this, a, forwardTail[logT]);
+      }
+    } catch (Throwable e) {
+      throw passFailed(e);
+    }
+  }
+
+  /** Stages with {@code t >= L}: whole vectors at {@code j} and {@code j + t}. */
+  private void forwardWideStages(long[] a) {
+    final int lanes = lanes();
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+    for (int m = 1, t = degree >>> 1; t >= lanes; m <<= 1, t >>>= 1) {
+      for (int i = 0; i < m; i++) {
+        LongVector w = LongVector.broadcast(SPECIES, forward[m + i]);
+        LongVector wShoup = LongVector.broadcast(SPECIES, forwardShoup[m + i]);
+        final int start = 2 * i * t;
+        final int end = start + t;
+        for (int j = start; j < end; j += lanes) {
+          LongVector x = reduceTwice(LongVector.fromArray(SPECIES, a, j), twoQ);
+          LongVector product = mulShoupLazy(LongVector.fromArray(SPECIES, a, j + t), w, wShoup, vq);
+          x.add(product).intoArray(a, j);
+          x.sub(product).add(twoQ).intoArray(a, j + t);
+        }
+      }
+    }
+  }
+
+  /** One stage with {@code t < L}, on chunks of two vectors. */
+  private void forwardTailStage(long[] a, Tail stage) {
+    final int lanes = lanes();
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+    for (int j = 0, c = 0; j < degree; j += 2 * lanes, c += lanes) {
+      LongVector low = LongVector.fromArray(SPECIES, a, j);
+      LongVector high = LongVector.fromArray(SPECIES, a, j + lanes);
+      LongVector x = reduceTwice(stage.gatherX().selectFrom(low, high), twoQ);
+      LongVector y = stage.gatherY().selectFrom(low, high);
+      LongVector w = LongVector.fromArray(SPECIES, stage.twiddles(), c);
+      LongVector wShoup = LongVector.fromArray(SPECIES, stage.twiddlesShoup(), c);
+      LongVector product = mulShoupLazy(y, w, wShoup, vq);
+      LongVector sum = x.add(product);
+      LongVector difference = x.sub(product).add(twoQ);
+      stage.scatterLow().selectFrom(sum, difference).intoArray(a, j);
+      stage.scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
+    }
+  }
+
+  /** As {@link NegacyclicNtt#forwardInPlace}. Range: input in [0, 4q); output in [0, q). */
+  void forward(long[] a) {
+    forwardLazy(a);
+    try {
+      reduceFromFourQPass.invokeExact(this, a);
+    } catch (Throwable e) {
+      throw passFailed(e);
+    }
+  }
+
+  /** As {@link NegacyclicNtt#inverseInPlace}. Range: input in [0, 2q); output in [0, q). */
+  void inverse(long[] a) {
+    inverseLazy(a);
+    try {
+      reduceFromTwoQPass.invokeExact(this, a);
+    } catch (Throwable e) {
+      throw passFailed(e);
+    }
+  }
+
+  /** [0, 4q) to [0, q). */
+  private void reduceFromFourQ(long[] a) {
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+    for (int j = 0; j < degree; j += lanes()) {
+      LongVector x = reduceTwice(LongVector.fromArray(SPECIES, a, j), twoQ);
+      x.lanewise(VectorOperators.UMIN, x.sub(vq)).intoArray(a, j);
+    }
+  }
+
+  /** [0, 2q) to [0, q). */
+  private void reduceFromTwoQ(long[] a) {
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    for (int j = 0; j < degree; j += lanes()) {
+      LongVector x = LongVector.fromArray(SPECIES, a, j);
+      x.lanewise(VectorOperators.UMIN, x.sub(vq)).intoArray(a, j);
+    }
+  }
+
+  /** As {@link NegacyclicNtt#inverseLazyInPlace}. Range: input and output in [0, 2q). */
+  void inverseLazy(long[] a) {
+    try {
+      for (Tail stage : inverseTail) {
+        inverseTailPass.invokeExact(this, a, stage);
+      }
+      inverseWidePass.invokeExact(this, a);
+      scalePass.invokeExact(this, a);
+    } catch (Throwable e) {
+      throw passFailed(e);
+    }
+  }
+
+  /** One stage with {@code t < L}, on chunks of two vectors. */
+  private void inverseTailStage(long[] a, Tail stage) {
+    final int lanes = lanes();
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+    for (int j = 0, c = 0; j < degree; j += 2 * lanes, c += lanes) {
+      LongVector low = LongVector.fromArray(SPECIES, a, j);
+      LongVector high = LongVector.fromArray(SPECIES, a, j + lanes);
+      LongVector x = stage.gatherX().selectFrom(low, high);
+      LongVector y = stage.gatherY().selectFrom(low, high);
+      LongVector w = LongVector.fromArray(SPECIES, stage.twiddles(), c);
+      LongVector wShoup = LongVector.fromArray(SPECIES, stage.twiddlesShoup(), c);
+      LongVector sum = reduceTwice(x.add(y), twoQ);
+      LongVector difference = mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq);
+      stage.scatterLow().selectFrom(sum, difference).intoArray(a, j);
+      stage.scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
+    }
+  }
+
+  /** Stages with {@code t >= L}: whole vectors at {@code j} and {@code j + t}. */
+  private void inverseWideStages(long[] a) {
+    final int lanes = lanes();
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+    for (int t = lanes, m = degree / (2 * lanes); m >= 1; t <<= 1, m >>>= 1) {
+      for (int i = 0; i < m; i++) {
+        LongVector w = LongVector.broadcast(SPECIES, inverse[m + i]);
+        LongVector wShoup = LongVector.broadcast(SPECIES, inverseShoup[m + i]);
+        final int start = 2 * i * t;
+        final int end = start + t;
+        for (int j = start; j < end; j += lanes) {
+          LongVector x = LongVector.fromArray(SPECIES, a, j);
+          LongVector y = LongVector.fromArray(SPECIES, a, j + t);
+          reduceTwice(x.add(y), twoQ).intoArray(a, j);
+          mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq).intoArray(a, j + t);
+        }
+      }
+    }
+  }
+
+  /** {@code a[j]·n^-1}, lazily: [0, 2^64) to [0, 2q). */
+  private void scaleByInverseDegree(long[] a) {
+    final int lanes = lanes();
+    final LongVector vq = LongVector.broadcast(SPECIES, q);
+    LongVector scale = LongVector.broadcast(SPECIES, inverseDegree);
+    LongVector scaleShoup = LongVector.broadcast(SPECIES, inverseDegreeShoup);
+    for (int j = 0; j < degree; j += lanes) {
+      mulShoupLazy(LongVector.fromArray(SPECIES, a, j), scale, scaleShoup, vq).intoArray(a, j);
+    }
+  }
+}

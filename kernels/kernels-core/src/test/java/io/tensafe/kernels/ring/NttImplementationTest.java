@@ -1,0 +1,130 @@
+package io.tensafe.kernels.ring;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The scalar and the SIMD loops give the radix-2 reference's words exactly, lazy ones included. */
+class NttImplementationTest {
+
+  /** Every degree from 2 to 2^16, each with both implementations and a few prime sizes. */
+  static Stream<Arguments> everyDegreeBothWays() {
+    return IntStream.rangeClosed(1, 16)
+        .boxed()
+        .flatMap(
+            log ->
+                Stream.of(NttImplementation.values())
+                    .flatMap(
+                        implementation ->
+                            IntStream.of(24, 50, 60)
+                                .filter(bits -> bits > log + 1)
+                                .mapToObj(bits -> Arguments.of(1 << log, bits, implementation))));
+  }
+
+  private static NegacyclicNtt ntt(int n, int bits, NttImplementation implementation) {
+    return NegacyclicNtt.of(Modulus.of(Primes.nttPrimes(bits, n, 1).getFirst()), n, implementation);
+  }
+
+  /** Random words below {@code bound}, with the range's extremes at the first positions. */
+  private static long[] inputs(SplittableRandom random, int n, long bound) {
+    long[] a = new long[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = random.nextLong(bound);
+    }
+    a[0] = bound - 1;
+    a[n - 1] = 0;
+    if (n > 2) {
+      a[n / 2] = bound - 1;
+    }
+    return a;
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyDegreeBothWays")
+  void forwardLazy_givesTheRadixTwoWords(int n, int bits, NttImplementation implementation) {
+    NegacyclicNtt ntt = ntt(n, bits, implementation);
+    long q = ntt.modulus().value();
+    for (int seed = 0; seed < 3; seed++) {
+      long[] input = inputs(new SplittableRandom(seed * 7919L + n + bits), n, 4 * q);
+      long[] actual = input.clone();
+      long[] reference = input.clone();
+      ntt.forwardLazyInPlace(actual);
+      RadixTwoForward.forwardLazyInPlace(ntt, reference);
+      assertArrayEquals(reference, actual);
+    }
+    long[] top = new long[n];
+    Arrays.fill(top, 4 * q - 1);
+    long[] reference = top.clone();
+    ntt.forwardLazyInPlace(top);
+    RadixTwoForward.forwardLazyInPlace(ntt, reference);
+    assertArrayEquals(reference, top, "every input at 4q - 1");
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyDegreeBothWays")
+  void inverseLazy_givesTheRadixTwoWords(int n, int bits, NttImplementation implementation) {
+    NegacyclicNtt ntt = ntt(n, bits, implementation);
+    long q = ntt.modulus().value();
+    for (int seed = 0; seed < 3; seed++) {
+      long[] input = inputs(new SplittableRandom(seed * 104729L + n + bits), n, 2 * q);
+      long[] actual = input.clone();
+      long[] reference = input.clone();
+      ntt.inverseLazyInPlace(actual);
+      RadixTwoForward.inverseLazyInPlace(ntt, reference);
+      assertArrayEquals(reference, actual);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyDegreeBothWays")
+  void reducedTransforms_agreeAcrossImplementations_andRoundTrip(
+      int n, int bits, NttImplementation implementation) {
+    NegacyclicNtt ntt = ntt(n, bits, implementation);
+    NegacyclicNtt scalar = NegacyclicNtt.of(ntt.modulus(), n, NttImplementation.SCALAR);
+    long q = ntt.modulus().value();
+    long[] input = inputs(new SplittableRandom(n * 31L + bits), n, 4 * q);
+    long[] actual = input.clone();
+    long[] expected = input.clone();
+    ntt.forwardInPlace(actual);
+    scalar.forwardInPlace(expected);
+    assertArrayEquals(expected, actual, "forward, reduced to [0, q)");
+    ntt.inverseInPlace(actual);
+    for (int i = 0; i < n; i++) {
+      assertEquals(input[i] % q, actual[i], "inverse of forward at " + i);
+    }
+  }
+
+  @Test
+  void vector_isUsedForRealRings_andSmallRingsRunScalar() {
+    int lanes = VectorNtt.lanes();
+    Modulus q = Modulus.of(Primes.nttPrimes(60, 1 << 14, 1).getFirst());
+    assertEquals(
+        NttImplementation.VECTOR,
+        NegacyclicNtt.of(q, 1 << 14, NttImplementation.VECTOR).implementation());
+    assertEquals(
+        NttImplementation.SCALAR,
+        NegacyclicNtt.of(q, 1 << 14, NttImplementation.SCALAR).implementation());
+    int small = lanes; // fewer than two vectors of words
+    Modulus smallQ = Modulus.of(Primes.nttPrimes(30, small, 1).getFirst());
+    assertEquals(
+        NttImplementation.SCALAR,
+        NegacyclicNtt.of(smallQ, small, NttImplementation.VECTOR).implementation());
+  }
+
+  @Test
+  void testJvm_loadsTheVectorModule_soTheDefaultIsVectorOnSimdMachines() {
+    // The build's surefire argLine adds the module; without it this project's NTT runs 3x slower.
+    assertEquals(true, NttImplementation.vectorModulePresent());
+    NttImplementation expected =
+        VectorNtt.lanes() >= 4 ? NttImplementation.VECTOR : NttImplementation.SCALAR;
+    assertEquals(expected, NttImplementation.configured());
+  }
+}
