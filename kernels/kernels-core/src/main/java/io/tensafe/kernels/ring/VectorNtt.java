@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -12,20 +11,19 @@ import jdk.incubator.vector.VectorSpecies;
  * the same lazy results as {@link NegacyclicNtt}'s scalar loops: every element goes through the
  * same radix-2 butterflies, with the same twiddles and the same Shoup quotients.
  *
- * <p>The API has no 64×64→128-bit multiply, so {@link #multiplyHigh} builds the exact high word
- * from four 32×32→64-bit lane products. Stages whose butterfly span {@code t} is at least the lane
- * count {@code L} read whole vectors at {@code j} and {@code j + t} with one broadcast twiddle per
- * group. The last {@code log2 L} stages ({@code t < L}) gather each chunk of {@code 2L} words into
- * the butterflies' two operand vectors with two-vector permutes, multiply by a per-lane twiddle
- * table laid out for that gather, and scatter back.
+ * <p>The API has no 64×64→128-bit multiply, so {@link LaneMath#multiplyHigh} builds the exact high
+ * word from four 32×32→64-bit lane products. Stages whose butterfly span {@code t} is at least the
+ * lane count {@code L} read whole vectors at {@code j} and {@code j + t} with one broadcast twiddle
+ * per group. The last {@code log2 L} stages ({@code t < L}) gather each chunk of {@code 2L} words
+ * into the butterflies' two operand vectors with two-vector permutes, multiply by a per-lane
+ * twiddle table laid out for that gather, and scatter back.
  *
  * <p>Invariants: as {@link NegacyclicNtt} ({@code 4q < 2^62}); the ring degree is at least {@code
  * 2L}. Only {@link NegacyclicNtt} loads this class, and only when the {@code jdk.incubator.vector}
  * module is in the boot layer. Instances are immutable and thread-safe.
  */
 final class VectorNtt {
-  static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_PREFERRED;
-  private static final long LOW_WORD = 0xFFFF_FFFFL;
+  private static final VectorSpecies<Long> SPECIES = LaneMath.SPECIES;
 
   private final int degree;
   private final long q;
@@ -62,7 +60,7 @@ final class VectorNtt {
 
   /** Lanes of one vector of 64-bit words on this machine ({@code L}). */
   static int lanes() {
-    return SPECIES.length();
+    return LaneMath.lanes();
   }
 
   VectorNtt(
@@ -128,36 +126,14 @@ final class VectorNtt {
         twiddlesShoup);
   }
 
-  /** The high 64 bits of the unsigned 128-bit product, per lane, exactly. */
-  private static LongVector multiplyHigh(LongVector a, LongVector b) {
-    LongVector aLow = a.and(LOW_WORD);
-    LongVector aHigh = a.lanewise(VectorOperators.LSHR, 32);
-    LongVector bLow = b.and(LOW_WORD);
-    LongVector bHigh = b.lanewise(VectorOperators.LSHR, 32);
-    LongVector lowLow = aLow.mul(bLow);
-    LongVector lowHigh = aLow.mul(bHigh);
-    LongVector highLow = aHigh.mul(bLow);
-    LongVector middle =
-        lowLow
-            .lanewise(VectorOperators.LSHR, 32)
-            .add(lowHigh.and(LOW_WORD))
-            .add(highLow.and(LOW_WORD)); // < 3·2^32
-    return aHigh
-        .mul(bHigh)
-        .add(lowHigh.lanewise(VectorOperators.LSHR, 32))
-        .add(highLow.lanewise(VectorOperators.LSHR, 32))
-        .add(middle.lanewise(VectorOperators.LSHR, 32));
-  }
-
-  /** {@code y·w mod q} in [0, 2q) for y in [0, 2^64), Shoup form: as {@link Modulus}'s scalar. */
   private static LongVector mulShoupLazy(
       LongVector y, LongVector w, LongVector wShoup, LongVector vq) {
-    return y.mul(w).sub(multiplyHigh(y, wShoup).mul(vq));
+    return LaneMath.mulShoupLazy(y, w, wShoup, vq);
   }
 
   /** {@code x - 2q} where {@code x >= 2q}, else {@code x}. Range: [0, 4q) to [0, 2q). */
   private static LongVector reduceTwice(LongVector x, LongVector twoQ) {
-    return x.lanewise(VectorOperators.UMIN, x.sub(twoQ));
+    return LaneMath.reduceOnce(x, twoQ);
   }
 
   /**
@@ -265,7 +241,7 @@ final class VectorNtt {
     final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
     for (int j = 0; j < degree; j += lanes()) {
       LongVector x = reduceTwice(LongVector.fromArray(SPECIES, a, j), twoQ);
-      x.lanewise(VectorOperators.UMIN, x.sub(vq)).intoArray(a, j);
+      LaneMath.reduceOnce(x, vq).intoArray(a, j);
     }
   }
 
@@ -274,7 +250,7 @@ final class VectorNtt {
     final LongVector vq = LongVector.broadcast(SPECIES, q);
     for (int j = 0; j < degree; j += lanes()) {
       LongVector x = LongVector.fromArray(SPECIES, a, j);
-      x.lanewise(VectorOperators.UMIN, x.sub(vq)).intoArray(a, j);
+      LaneMath.reduceOnce(x, vq).intoArray(a, j);
     }
   }
 
