@@ -6,10 +6,9 @@ import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
 import io.tensafe.kernels.rlwe.Ciphertext;
-import io.tensafe.kernels.rlwe.Encryptor;
-import io.tensafe.kernels.rlwe.Evaluator;
-import io.tensafe.kernels.rlwe.Plaintext;
+import io.tensafe.kernels.rlwe.MaskedProduct;
 import io.tensafe.kernels.rlwe.PublicKey;
+import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -50,7 +49,7 @@ public final class PrivateNodeOperator {
 
   record Site(
       CoefficientLayout layout,
-      List<Plaintext> plaintexts,
+      List<ShoupPlaintext> plaintexts,
       List<BigInteger> floodBounds,
       PrivateNodeOperator owner)
       implements CoefficientSite {}
@@ -65,7 +64,7 @@ public final class PrivateNodeOperator {
     double maxRowL1 = RowChecks.maxRowL1(a);
     double scale = Math.pow(2, 30) / (maxRowL1 > 0 ? maxRowL1 : 1);
     int rows = layout.rowsPerPlaintext();
-    List<Plaintext> plaintexts = new ArrayList<>();
+    List<ShoupPlaintext> plaintexts = new ArrayList<>();
     List<BigInteger> floodBounds = new ArrayList<>();
     for (int p = 0; p < layout.plaintextCount(); p++) {
       double[] coefficients = new double[parameters.ringDegree()];
@@ -77,7 +76,9 @@ public final class PrivateNodeOperator {
           l1 += Math.abs(Math.rint(row[j] * scale));
         }
       }
-      plaintexts.add(CoefficientEncoder.encode(coefficients, scale, parameters, 2));
+      plaintexts.add(
+          new ShoupPlaintext(
+              CoefficientEncoder.encode(coefficients, scale, parameters, 2), parameters.moduli()));
       // F = 2^40 · 20 · ‖P‖₁, rounded up.
       floodBounds.add(
           BigInteger.valueOf((long) Math.ceil(l1) + 1)
@@ -97,12 +98,10 @@ public final class PrivateNodeOperator {
     }
     List<Ciphertext> outputs = new ArrayList<>(site.plaintexts().size());
     for (int p = 0; p < site.plaintexts().size(); p++) {
-      Ciphertext product = Evaluator.multiplyPlain(input, site.plaintexts().get(p));
       // M joins e0 in coefficient form, so it costs no transform of its own.
-      Ciphertext maskEncryption =
-          Encryptor.encryptCoefficients(
-              maskPolynomial(site, p), product.scale(), clientKey, random);
-      outputs.add(Evaluator.add(product, maskEncryption));
+      outputs.add(
+          MaskedProduct.compute(
+              input, site.plaintexts().get(p), maskPolynomial(site, p), clientKey, random));
     }
     return outputs;
   }

@@ -15,6 +15,9 @@ public final class PublicKey {
   private final RnsPoly b;
   private final byte[] seed;
   private final RnsPoly a;
+  // Shoup companions of b and a, limb by limb: the key multiplies a fresh u for every encryption.
+  private final long[][] bShoup;
+  private final long[][] aShoup;
 
   /** A key whose {@code a} has already been expanded from {@code seed}. */
   PublicKey(Parameters parameters, RnsPoly b, byte[] seed, RnsPoly a) {
@@ -22,6 +25,12 @@ public final class PublicKey {
     this.b = b;
     this.seed = seed.clone();
     this.a = a;
+    this.bShoup = new long[b.limbCount()][];
+    this.aShoup = new long[a.limbCount()][];
+    for (int l = 0; l < bShoup.length; l++) {
+      bShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(b.limb(l));
+      aShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(a.limb(l));
+    }
   }
 
   /** A key read back from {@code b} and the seed: expands {@code a}. */
@@ -44,6 +53,14 @@ public final class PublicKey {
 
   RnsPoly a() {
     return a;
+  }
+
+  long[] bShoup(int limb) {
+    return bShoup[limb];
+  }
+
+  long[] aShoup(int limb) {
+    return aShoup[limb];
   }
 
   /** A copy of the seed {@code a} is expanded from. */
