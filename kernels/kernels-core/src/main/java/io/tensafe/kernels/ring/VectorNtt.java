@@ -36,14 +36,22 @@ final class VectorNtt {
   private final Tail[] forwardTail;
   private final Tail[] inverseTail;
 
-  // Inlining barriers: see passBarrier(). Instance fields, so C2 does not treat them as constants.
-  private final MethodHandle forwardWidePass = passBarrier("forwardWideStages");
-  private final MethodHandle forwardTailPass = passBarrier("forwardTailStage", Tail.class);
-  private final MethodHandle inverseTailPass = passBarrier("inverseTailStage", Tail.class);
-  private final MethodHandle inverseWidePass = passBarrier("inverseWideStages");
-  private final MethodHandle scalePass = passBarrier("scaleByInverseDegree");
-  private final MethodHandle reduceFromFourQPass = passBarrier("reduceFromFourQ");
-  private final MethodHandle reduceFromTwoQPass = passBarrier("reduceFromTwoQ");
+  // Inlining barriers, see passBarrier(). Looked up once; each instance keeps its own copies in
+  // instance fields, which C2 does not treat as constants (a static final would be inlined).
+  private static final MethodHandle FORWARD_WIDE = passBarrier("forwardWideStages");
+  private static final MethodHandle FORWARD_TAIL = passBarrier("forwardTailStage", Tail.class);
+  private static final MethodHandle INVERSE_TAIL = passBarrier("inverseTailStage", Tail.class);
+  private static final MethodHandle INVERSE_WIDE = passBarrier("inverseWideStages");
+  private static final MethodHandle SCALE = passBarrier("scaleByInverseDegree");
+  private static final MethodHandle REDUCE_FROM_FOUR_Q = passBarrier("reduceFromFourQ");
+  private static final MethodHandle REDUCE_FROM_TWO_Q = passBarrier("reduceFromTwoQ");
+  private final MethodHandle forwardWidePass = FORWARD_WIDE;
+  private final MethodHandle forwardTailPass = FORWARD_TAIL;
+  private final MethodHandle inverseTailPass = INVERSE_TAIL;
+  private final MethodHandle inverseWidePass = INVERSE_WIDE;
+  private final MethodHandle scalePass = SCALE;
+  private final MethodHandle reduceFromFourQPass = REDUCE_FROM_FOUR_Q;
+  private final MethodHandle reduceFromTwoQPass = REDUCE_FROM_TWO_Q;
 
   /**
    * One stage with {@code t < L}, indexed by {@code log2 t}: the permutes that gather a chunk's
