@@ -51,11 +51,10 @@ public final class Samplers {
   public static long[] ternary(int degree, SecureRandom random) {
     long[] s = new long[degree];
     Cipher stream = keystream(freshSeed(random), TERNARY_DOMAIN, 0);
-    byte[] zeros = new byte[degree];
     int filled = 0;
     while (filled < degree) {
-      byte[] buffer = stream.update(zeros);
-      for (int i = 0; i < buffer.length && filled < degree; i++) {
+      byte[] buffer = nextKeystream(stream, degree);
+      for (int i = 0; i < degree && filled < degree; i++) {
         int b = Byte.toUnsignedInt(buffer[i]);
         if (b < 255) { // 255 = 3·85: reject the one value that would bias the residue
           s[filled++] = b % 3 - 1;
@@ -88,7 +87,7 @@ public final class Samplers {
     }
     long[] u = new long[degree]; // 63 uniform bits per sample
     long[] sign = new long[degree]; // +1 or -1
-    byte[] bytes = keystream(seed, GAUSSIAN_DOMAIN, 0).update(new byte[8 * degree]);
+    byte[] bytes = nextKeystream(keystream(seed, GAUSSIAN_DOMAIN, 0), 8 * degree);
     for (int i = 0; i < degree; i++) {
       long word = (long) BIG_ENDIAN_LONG.get(bytes, 8 * i);
       u[i] = word >>> 1;
@@ -193,14 +192,43 @@ public final class Samplers {
     }
   }
 
+  /**
+   * This thread's reusable buffers: [0] stays all zeros (the plaintext whose encryption is the
+   * keystream), [1] receives the keystream. Allocating both for every sample cost more than the AES
+   * itself.
+   */
+  private static final ThreadLocal<byte[][]> KEYSTREAM_BUFFERS =
+      ThreadLocal.withInitial(() -> new byte[][] {new byte[0], new byte[0]});
+
+  /**
+   * The next {@code length} keystream bytes of {@code cipher}, in positions [0, length) of this
+   * thread's buffer, which the thread's next call overwrites.
+   */
+  private static byte[] nextKeystream(Cipher cipher, int length) {
+    byte[][] buffers = KEYSTREAM_BUFFERS.get();
+    if (buffers[0].length < length) {
+      buffers[0] = new byte[length];
+      buffers[1] = new byte[length];
+    }
+    try {
+      int written = cipher.update(buffers[0], 0, length, buffers[1], 0);
+      if (written != length) {
+        throw new IllegalStateException("AES/CTR returned " + written + " of " + length + " bytes");
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES/CTR output buffer too small", e);
+    }
+    return buffers[1];
+  }
+
   private static void fillUniform(long[] limb, Modulus modulus, Cipher keystream) {
     long q = modulus.value();
     long mask = (1L << modulus.bitLength()) - 1;
-    byte[] zeros = new byte[8 * (limb.length + limb.length / 16 + 8)]; // one update, usually
+    int length = 8 * (limb.length + limb.length / 16 + 8); // one update, usually
     int filled = 0;
     while (filled < limb.length) {
-      byte[] block = keystream.update(zeros);
-      for (int off = 0; off + 8 <= block.length && filled < limb.length; off += 8) {
+      byte[] block = nextKeystream(keystream, length);
+      for (int off = 0; off + 8 <= length && filled < limb.length; off += 8) {
         long word = (long) BIG_ENDIAN_LONG.get(block, off) & mask;
         if (word < q) {
           limb[filled++] = word;

@@ -101,6 +101,64 @@ class SamplersTest {
   };
 
   @Test
+  void gaussianFromSeed_matchesItsDefinition_andRepeatsAcrossCalls() throws Exception {
+    // Definition: AES-256-CTR keyed by the seed, IV = "gaus" as a big-endian 64-bit domain, limb 0,
+    // counter 0; 8 keystream bytes per sample, big-endian; magnitude = the number of table entries
+    // at or below the top 63 bits, sign from the low bit. Checked here with a fresh JDK cipher.
+    byte[] seed = new byte[32];
+    for (int i = 0; i < seed.length; i++) {
+      seed[i] = (byte) (31 * i + 7);
+    }
+    byte[] iv = new byte[16];
+    long domain = 0x67617573L;
+    for (int b = 0; b < 8; b++) {
+      iv[b] = (byte) (domain >>> (56 - 8 * b));
+    }
+    javax.crypto.Cipher aes = javax.crypto.Cipher.getInstance("AES/CTR/NoPadding");
+    aes.init(
+        javax.crypto.Cipher.ENCRYPT_MODE,
+        new javax.crypto.spec.SecretKeySpec(seed, "AES"),
+        new javax.crypto.spec.IvParameterSpec(iv));
+    int n = 4096;
+    byte[] keystream = aes.doFinal(new byte[8 * n]);
+    long[] table = cumulativeTableForTest();
+    long[] expected = new long[n];
+    for (int i = 0; i < n; i++) {
+      long word = java.nio.ByteBuffer.wrap(keystream, 8 * i, 8).getLong();
+      long top = word >>> 1;
+      int magnitude = 0;
+      for (long threshold : table) {
+        if (top >= threshold) {
+          magnitude++;
+        }
+      }
+      expected[i] = (word & 1) == 0 ? magnitude : -magnitude;
+    }
+    assertArrayEquals(expected, Samplers.gaussianFromSeed(n, seed));
+    // A smaller call in between reuses the thread's buffers; the next one must be unaffected.
+    Samplers.gaussianFromSeed(16, new byte[32]);
+    assertArrayEquals(expected, Samplers.gaussianFromSeed(n, seed));
+  }
+
+  /** The sampler's table, rebuilt from its documented definition. */
+  private static long[] cumulativeTableForTest() {
+    double[] weight = new double[Samplers.ERROR_BOUND + 1];
+    double total = 0;
+    for (int k = 0; k <= Samplers.ERROR_BOUND; k++) {
+      double sigma = Samplers.ERROR_SIGMA;
+      weight[k] = Math.exp(-(double) k * k / (2 * sigma * sigma)) * (k == 0 ? 1 : 2);
+      total += weight[k];
+    }
+    long[] table = new long[Samplers.ERROR_BOUND];
+    double cumulative = 0;
+    for (int k = 0; k < Samplers.ERROR_BOUND; k++) {
+      cumulative += weight[k] / total;
+      table[k] = (long) Math.min(cumulative * 0x1p63, (double) Long.MAX_VALUE);
+    }
+    return table;
+  }
+
+  @Test
   void uniformFromSeed_wrongSeedLength_refused() {
     assertThrows(
         IllegalArgumentException.class,
