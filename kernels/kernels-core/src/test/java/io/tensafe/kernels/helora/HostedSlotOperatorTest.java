@@ -20,16 +20,18 @@ class HostedSlotOperatorTest {
   }
 
   @Test
-  void parametersFor_needsTwiceTheDimensionInRingDegree() {
-    assertEquals(11, HostedSlotOperator.parametersFor(1024).logN());
-    assertEquals(12, HostedSlotOperator.parametersFor(1025).logN());
+  void parametersFor_needsTwiceTheDimensionInRingDegree_andAtLeastN4096() {
+    assertEquals(12, HostedSlotOperator.parametersFor(64).logN());
+    assertEquals(12, HostedSlotOperator.parametersFor(1024).logN());
     assertEquals(12, HostedSlotOperator.parametersFor(2048).logN());
+    assertEquals(13, HostedSlotOperator.parametersFor(2049).logN());
+    assertEquals(60, HostedSlotOperator.parametersFor(896).moduli().getFirst().bitLength());
   }
 
   @Test
   void prepare_dimensionOverSlots_refused() {
     HostedSlotOperator operator =
         new HostedSlotOperator(HostedSlotOperator.parametersFor(64), new SecureRandom());
-    assertThrows(IllegalArgumentException.class, () -> operator.prepare(new double[1][2048]));
+    assertThrows(IllegalArgumentException.class, () -> operator.prepare(new double[1][4096]));
   }
 }
