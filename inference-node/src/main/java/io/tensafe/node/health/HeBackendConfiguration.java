@@ -4,6 +4,7 @@ import io.quarkus.logging.Log;
 import io.tensafe.kernels.backend.HeBackend;
 import io.tensafe.kernels.cuda.CudaBackend;
 import io.tensafe.kernels.cuda.CudaProbe;
+import io.tensafe.kernels.ring.NttImplementation;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -24,6 +25,7 @@ class HeBackendConfiguration {
     } else {
       Log.infof("HE backend: %s (%s)", choice.backend(), choice.cuda().describe());
     }
+    Log.infof("CPU NTT: %s", NttImplementation.describeConfigured());
     return choice;
   }
 

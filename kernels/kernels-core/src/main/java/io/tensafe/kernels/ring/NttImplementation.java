@@ -34,6 +34,14 @@ public enum NttImplementation {
     return Configured.VALUE;
   }
 
+  /**
+   * This JVM's choice in words, for start-up logs: {@code "vector, 8 × 64-bit lanes"} or {@code
+   * "scalar"} (the reason for scalar under {@code auto} is logged when the choice is made).
+   */
+  public static String describeConfigured() {
+    return configured() == VECTOR ? "vector, " + VectorNtt.lanes() + " × 64-bit lanes" : "scalar";
+  }
+
   /** Whether the vector module is in the boot layer, so {@link VectorNtt} can load. */
   static boolean vectorModulePresent() {
     return ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent();

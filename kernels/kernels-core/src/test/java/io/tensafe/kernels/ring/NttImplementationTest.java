@@ -126,5 +126,10 @@ class NttImplementationTest {
     NttImplementation expected =
         VectorNtt.lanes() >= 4 ? NttImplementation.VECTOR : NttImplementation.SCALAR;
     assertEquals(expected, NttImplementation.configured());
+    assertEquals(
+        expected == NttImplementation.VECTOR
+            ? "vector, " + VectorNtt.lanes() + " × 64-bit lanes"
+            : "scalar",
+        NttImplementation.describeConfigured());
   }
 }
