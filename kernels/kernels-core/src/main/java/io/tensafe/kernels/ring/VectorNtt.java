@@ -134,16 +134,6 @@ final class VectorNtt {
         twiddlesShoup);
   }
 
-  private static LongVector mulShoupLazy(
-      LongVector y, LongVector w, LongVector wShoup, LongVector vq) {
-    return LaneMath.mulShoupLazy(y, w, wShoup, vq);
-  }
-
-  /** {@code x - 2q} where {@code x >= 2q}, else {@code x}. Range: [0, 4q) to [0, 2q). */
-  private static LongVector reduceTwice(LongVector x, LongVector twoQ) {
-    return LaneMath.reduceOnce(x, twoQ);
-  }
-
   /**
    * A handle on one pass method ({@code (VectorNtt, long[], extra...) void}), called through a
    * non-constant handle so that C2 compiles each pass on its own. Called directly, the passes were
@@ -160,9 +150,27 @@ final class VectorNtt {
     }
   }
 
-  private static IllegalStateException passFailed(Throwable e) {
+  /** Runs a pass of type {@code (VectorNtt, long[]) void}. */
+  private void run(MethodHandle pass, long[] a) {
+    try {
+      pass.invokeExact(this, a);
+    } catch (Throwable e) {
+      throw passFailed(e);
+    }
+  }
+
+  /** Runs a tail pass of type {@code (VectorNtt, long[], Tail) void}. */
+  private void run(MethodHandle pass, long[] a, Tail stage) {
+    try {
+      pass.invokeExact(this, a, stage);
+    } catch (Throwable e) {
+      throw passFailed(e);
+    }
+  }
+
+  private static RuntimeException passFailed(Throwable e) {
     if (e instanceof RuntimeException runtime) {
-      throw runtime;
+      return runtime;
     }
     if (e instanceof Error error) {
       throw error;
@@ -172,13 +180,9 @@ final class VectorNtt {
 
   /** As {@link NegacyclicNtt#forwardLazyInPlace}. Range: input and output in [0, 4q). */
   void forwardLazy(long[] a) {
-    try {
-      forwardWidePass.invokeExact(this, a);
-      for (int logT = forwardTail.length - 1; logT >= 0; logT--) {
-        forwardTailPass.invokeExact(this, a, forwardTail[logT]);
-      }
-    } catch (Throwable e) {
-      throw passFailed(e);
+    run(forwardWidePass, a);
+    for (int logT = forwardTail.length - 1; logT >= 0; logT--) {
+      run(forwardTailPass, a, forwardTail[logT]);
     }
   }
 
@@ -194,8 +198,9 @@ final class VectorNtt {
         final int start = 2 * i * t;
         final int end = start + t;
         for (int j = start; j < end; j += lanes) {
-          LongVector x = reduceTwice(LongVector.fromArray(SPECIES, a, j), twoQ);
-          LongVector product = mulShoupLazy(LongVector.fromArray(SPECIES, a, j + t), w, wShoup, vq);
+          LongVector x = LaneMath.reduceOnce(LongVector.fromArray(SPECIES, a, j), twoQ);
+          LongVector product =
+              LaneMath.mulShoupLazy(LongVector.fromArray(SPECIES, a, j + t), w, wShoup, vq);
           x.add(product).intoArray(a, j);
           x.sub(product).add(twoQ).intoArray(a, j + t);
         }
@@ -211,11 +216,11 @@ final class VectorNtt {
     for (int j = 0, c = 0; j < degree; j += 2 * lanes, c += lanes) {
       LongVector low = LongVector.fromArray(SPECIES, a, j);
       LongVector high = LongVector.fromArray(SPECIES, a, j + lanes);
-      LongVector x = reduceTwice(stage.gatherX().selectFrom(low, high), twoQ);
+      LongVector x = LaneMath.reduceOnce(stage.gatherX().selectFrom(low, high), twoQ);
       LongVector y = stage.gatherY().selectFrom(low, high);
       LongVector w = LongVector.fromArray(SPECIES, stage.twiddles(), c);
       LongVector wShoup = LongVector.fromArray(SPECIES, stage.twiddlesShoup(), c);
-      LongVector product = mulShoupLazy(y, w, wShoup, vq);
+      LongVector product = LaneMath.mulShoupLazy(y, w, wShoup, vq);
       LongVector sum = x.add(product);
       LongVector difference = x.sub(product).add(twoQ);
       stage.scatterLow().selectFrom(sum, difference).intoArray(a, j);
@@ -226,21 +231,13 @@ final class VectorNtt {
   /** As {@link NegacyclicNtt#forwardInPlace}. Range: input in [0, 4q); output in [0, q). */
   void forward(long[] a) {
     forwardLazy(a);
-    try {
-      reduceFromFourQPass.invokeExact(this, a);
-    } catch (Throwable e) {
-      throw passFailed(e);
-    }
+    run(reduceFromFourQPass, a);
   }
 
   /** As {@link NegacyclicNtt#inverseInPlace}. Range: input in [0, 2q); output in [0, q). */
   void inverse(long[] a) {
     inverseLazy(a);
-    try {
-      reduceFromTwoQPass.invokeExact(this, a);
-    } catch (Throwable e) {
-      throw passFailed(e);
-    }
+    run(reduceFromTwoQPass, a);
   }
 
   /** [0, 4q) to [0, q). */
@@ -248,7 +245,7 @@ final class VectorNtt {
     final LongVector vq = LongVector.broadcast(SPECIES, q);
     final LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
     for (int j = 0; j < degree; j += lanes()) {
-      LongVector x = reduceTwice(LongVector.fromArray(SPECIES, a, j), twoQ);
+      LongVector x = LaneMath.reduceOnce(LongVector.fromArray(SPECIES, a, j), twoQ);
       LaneMath.reduceOnce(x, vq).intoArray(a, j);
     }
   }
@@ -264,15 +261,11 @@ final class VectorNtt {
 
   /** As {@link NegacyclicNtt#inverseLazyInPlace}. Range: input and output in [0, 2q). */
   void inverseLazy(long[] a) {
-    try {
-      for (Tail stage : inverseTail) {
-        inverseTailPass.invokeExact(this, a, stage);
-      }
-      inverseWidePass.invokeExact(this, a);
-      scalePass.invokeExact(this, a);
-    } catch (Throwable e) {
-      throw passFailed(e);
+    for (Tail stage : inverseTail) {
+      run(inverseTailPass, a, stage);
     }
+    run(inverseWidePass, a);
+    run(scalePass, a);
   }
 
   /** One stage with {@code t < L}, on chunks of two vectors. */
@@ -287,8 +280,8 @@ final class VectorNtt {
       LongVector y = stage.gatherY().selectFrom(low, high);
       LongVector w = LongVector.fromArray(SPECIES, stage.twiddles(), c);
       LongVector wShoup = LongVector.fromArray(SPECIES, stage.twiddlesShoup(), c);
-      LongVector sum = reduceTwice(x.add(y), twoQ);
-      LongVector difference = mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq);
+      LongVector sum = LaneMath.reduceOnce(x.add(y), twoQ);
+      LongVector difference = LaneMath.mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq);
       stage.scatterLow().selectFrom(sum, difference).intoArray(a, j);
       stage.scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
     }
@@ -308,8 +301,8 @@ final class VectorNtt {
         for (int j = start; j < end; j += lanes) {
           LongVector x = LongVector.fromArray(SPECIES, a, j);
           LongVector y = LongVector.fromArray(SPECIES, a, j + t);
-          reduceTwice(x.add(y), twoQ).intoArray(a, j);
-          mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq).intoArray(a, j + t);
+          LaneMath.reduceOnce(x.add(y), twoQ).intoArray(a, j);
+          LaneMath.mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq).intoArray(a, j + t);
         }
       }
     }
@@ -322,7 +315,8 @@ final class VectorNtt {
     LongVector scale = LongVector.broadcast(SPECIES, inverseDegree);
     LongVector scaleShoup = LongVector.broadcast(SPECIES, inverseDegreeShoup);
     for (int j = 0; j < degree; j += lanes) {
-      mulShoupLazy(LongVector.fromArray(SPECIES, a, j), scale, scaleShoup, vq).intoArray(a, j);
+      LaneMath.mulShoupLazy(LongVector.fromArray(SPECIES, a, j), scale, scaleShoup, vq)
+          .intoArray(a, j);
     }
   }
 }

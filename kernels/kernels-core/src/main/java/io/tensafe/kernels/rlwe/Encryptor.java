@@ -2,7 +2,6 @@ package io.tensafe.kernels.rlwe;
 
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
-import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
 import java.security.SecureRandom;
@@ -47,7 +46,9 @@ public final class Encryptor {
     int limbs = requireNtt(plaintext, p);
     RnsPoly e0 = error(p, limbs, random);
     e0.addInPlace(plaintext.poly(), p.moduli().subList(0, limbs));
-    return encryptWithPublicKey(e0, plaintext.scale(), key, random);
+    PublicKeyDraws draws =
+        new PublicKeyDraws(e0, ternary(p, limbs, random), error(p, limbs, random));
+    return encryptWithPublicKey(draws, plaintext.scale(), key);
   }
 
   /**
@@ -64,30 +65,47 @@ public final class Encryptor {
       throw new IllegalArgumentException(
           "message must be a coefficient-form polynomial of the key's ring");
     }
+    return encryptWithPublicKey(drawsForCoefficients(message, p, random), scale, key);
+  }
+
+  /** The fresh randomness of one public-key encryption, all in NTT form: e0 + m, u and e1. */
+  record PublicKeyDraws(RnsPoly errorPlusMessage, RnsPoly u, RnsPoly e1) {}
+
+  /**
+   * Draws e0, u and e1, in that order, for a coefficient-form {@code message} (consumed: it is
+   * added to e0 before the transform). {@link MaskedProduct} draws through here too, so both give
+   * the same words for the same randomness.
+   */
+  static PublicKeyDraws drawsForCoefficients(RnsPoly message, Parameters p, SecureRandom random) {
     int limbs = message.limbCount();
     RnsPoly e0 =
         RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), p.moduli().subList(0, limbs));
     e0.addInPlace(message, p.moduli().subList(0, limbs));
     e0.toNttInPlace(p.ntts().subList(0, limbs));
-    return encryptWithPublicKey(e0, scale, key, random);
+    return new PublicKeyDraws(e0, ternary(p, limbs, random), error(p, limbs, random));
   }
 
-  /** {@code (b·u + errorPlusMessage, a·u + e1)}; the first argument is NTT-form and consumed. */
+  /** {@code (b·u + e0 + m, a·u + e1)}; the draws are consumed. */
   private static Ciphertext encryptWithPublicKey(
-      RnsPoly errorPlusMessage, double scale, PublicKey key, SecureRandom random) {
+      PublicKeyDraws draws, double scale, PublicKey key) {
     Parameters p = key.parameters();
-    int limbs = errorPlusMessage.limbCount();
+    int limbs = draws.u().limbCount();
     List<Modulus> moduli = p.moduli().subList(0, limbs);
-    List<NegacyclicNtt> ntts = p.ntts().subList(0, limbs);
-    RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), moduli);
-    u.toNttInPlace(ntts);
     RnsPoly c0 = key.b().firstLimbs(limbs);
-    c0.multiplyInPlace(u, moduli);
-    c0.addInPlace(errorPlusMessage, moduli);
+    c0.multiplyInPlace(draws.u(), moduli);
+    c0.addInPlace(draws.errorPlusMessage(), moduli);
     RnsPoly c1 = key.a().firstLimbs(limbs);
-    c1.multiplyInPlace(u, moduli);
-    c1.addInPlace(error(p, limbs, random), moduli);
+    c1.multiplyInPlace(draws.u(), moduli);
+    c1.addInPlace(draws.e1(), moduli);
     return new Ciphertext(p, c0, c1, scale, null);
+  }
+
+  /** A ternary u in NTT form over the first {@code limbs} primes. */
+  private static RnsPoly ternary(Parameters p, int limbs, SecureRandom random) {
+    RnsPoly u =
+        RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), p.moduli().subList(0, limbs));
+    u.toNttInPlace(p.ntts().subList(0, limbs));
+    return u;
   }
 
   private static RnsPoly error(Parameters p, int limbs, SecureRandom random) {

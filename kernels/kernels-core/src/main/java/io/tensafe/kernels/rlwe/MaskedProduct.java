@@ -3,7 +3,6 @@ package io.tensafe.kernels.rlwe;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
-import io.tensafe.kernels.ring.Samplers;
 import java.security.SecureRandom;
 
 /**
@@ -11,8 +10,8 @@ import java.security.SecureRandom;
  * Enc_pk(M)}, in one pass per limb.
  *
  * <p>Word for word {@code Evaluator.add(Evaluator.multiplyPlain(ct, P),
- * Encryptor.encryptCoefficients(M, scale, pk, random))}, drawing the same randomness in the same
- * order (e0, then u, then e1): every word is a fully reduced residue, and only the way it is
+ * Encryptor.encryptCoefficients(M, scale, pk, random))}: it draws through the same {@code
+ * Encryptor.drawsForCoefficients}, every word is a fully reduced residue, and only the way it is
  * computed differs (Shoup multiplies by the fixed P and key, no intermediate ciphertexts).
  */
 public final class MaskedProduct {
@@ -37,15 +36,7 @@ public final class MaskedProduct {
           "ciphertext, plaintext, mask and key must share parameters and limbs");
     }
     var moduli = p.moduli().subList(0, limbs);
-    var ntts = p.ntts().subList(0, limbs);
-    // The same draws, in the same order, as Encryptor.encryptCoefficients.
-    RnsPoly errorPlusMask = RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), moduli);
-    errorPlusMask.addInPlace(mask, moduli);
-    errorPlusMask.toNttInPlace(ntts);
-    RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), moduli);
-    u.toNttInPlace(ntts);
-    RnsPoly e1 = RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), moduli);
-    e1.toNttInPlace(ntts);
+    Encryptor.PublicKeyDraws draws = Encryptor.drawsForCoefficients(mask, p, random);
     long[][] c0 = new long[limbs][];
     long[][] c1 = new long[limbs][];
     for (int l = 0; l < limbs; l++) {
@@ -58,13 +49,20 @@ public final class MaskedProduct {
               ct.c0().limb(l),
               w,
               wShoup,
-              u.limb(l),
+              draws.u().limb(l),
               key.b().limb(l),
               key.bShoup(l),
-              errorPlusMask.limb(l));
+              draws.errorPlusMessage().limb(l));
       c1[l] =
           productPlusEncryption(
-              q, ct.c1().limb(l), w, wShoup, u.limb(l), key.a().limb(l), key.aShoup(l), e1.limb(l));
+              q,
+              ct.c1().limb(l),
+              w,
+              wShoup,
+              draws.u().limb(l),
+              key.a().limb(l),
+              key.aShoup(l),
+              draws.e1().limb(l));
     }
     return new Ciphertext(
         p,

@@ -15,9 +15,11 @@ public final class PublicKey {
   private final RnsPoly b;
   private final byte[] seed;
   private final RnsPoly a;
-  // Shoup companions of b and a, limb by limb: the key multiplies a fresh u for every encryption.
-  private final long[][] bShoup;
-  private final long[][] aShoup;
+  // Shoup companions of b and a, limb by limb, computed on the first public-key encryption (a
+  // key that only travels or decrypts never needs them). A race computes the same words twice.
+  private volatile ShoupForm shoupForm;
+
+  private record ShoupForm(long[][] b, long[][] a) {}
 
   /** A key whose {@code a} has already been expanded from {@code seed}. */
   PublicKey(Parameters parameters, RnsPoly b, byte[] seed, RnsPoly a) {
@@ -25,12 +27,6 @@ public final class PublicKey {
     this.b = b;
     this.seed = seed.clone();
     this.a = a;
-    this.bShoup = new long[b.limbCount()][];
-    this.aShoup = new long[a.limbCount()][];
-    for (int l = 0; l < bShoup.length; l++) {
-      bShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(b.limb(l));
-      aShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(a.limb(l));
-    }
   }
 
   /** A key read back from {@code b} and the seed: expands {@code a}. */
@@ -56,11 +52,26 @@ public final class PublicKey {
   }
 
   long[] bShoup(int limb) {
-    return bShoup[limb];
+    return shoupForm().b()[limb];
   }
 
   long[] aShoup(int limb) {
-    return aShoup[limb];
+    return shoupForm().a()[limb];
+  }
+
+  private ShoupForm shoupForm() {
+    ShoupForm form = shoupForm;
+    if (form == null) {
+      long[][] bShoup = new long[b.limbCount()][];
+      long[][] aShoup = new long[a.limbCount()][];
+      for (int l = 0; l < bShoup.length; l++) {
+        bShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(b.limb(l));
+        aShoup[l] = parameters.moduli().get(l).shoupPrecomputeAll(a.limb(l));
+      }
+      form = new ShoupForm(bShoup, aShoup);
+      shoupForm = form;
+    }
+    return form;
   }
 
   /** A copy of the seed {@code a} is expanded from. */

@@ -27,16 +27,33 @@ class MaskedProductTest {
     return v;
   }
 
+  /** Two-limb N = 4096 keys, an input ciphertext and weights, all from {@code seed}. */
+  private record Fixture(
+      Parameters p,
+      PublicKey pk,
+      Ciphertext input,
+      Plaintext weights,
+      ShoupPlaintext shoupWeights) {
+    static Fixture of(long seed) throws Exception {
+      Parameters p = Parameters.of(new ParameterSpec(12, List.of(54, 54), 25));
+      SecureRandom random = TestRandoms.seeded(seed);
+      SecretKey sk = KeyGenerator.secretKey(p, random);
+      PublicKey pk = KeyGenerator.publicKey(sk, random);
+      Ciphertext input =
+          Encryptor.encrypt(CoefficientEncoder.encode(values(4096, 1), 0x1p30, p, 2), sk, random);
+      Plaintext weights = CoefficientEncoder.encode(values(4096, 2), 0x1p20, p, 2);
+      return new Fixture(p, pk, input, weights, new ShoupPlaintext(weights, p.moduli()));
+    }
+  }
+
   @Test
   void compute_equalsProductPlusPublicKeyEncryption_wordForWord() throws Exception {
-    Parameters p = Parameters.of(new ParameterSpec(12, List.of(54, 54), 25));
-    SecureRandom keys = TestRandoms.seeded(7);
-    SecretKey sk = KeyGenerator.secretKey(p, keys);
-    PublicKey pk = KeyGenerator.publicKey(sk, keys);
-    Ciphertext input =
-        Encryptor.encrypt(CoefficientEncoder.encode(values(4096, 1), 0x1p30, p, 2), sk, keys);
-    Plaintext weights = CoefficientEncoder.encode(values(4096, 2), 0x1p20, p, 2);
-    ShoupPlaintext shoupWeights = new ShoupPlaintext(weights, p.moduli());
+    Fixture f = Fixture.of(7);
+    Parameters p = f.p();
+    PublicKey pk = f.pk();
+    Ciphertext input = f.input();
+    Plaintext weights = f.weights();
+    ShoupPlaintext shoupWeights = f.shoupWeights();
     RnsPoly uniform = Samplers.uniformFromSeed(new byte[Samplers.SEED_BYTES], 0, p.moduli(), 4096);
     // Uniform residues are uniform in either domain: take them as coefficients, as the node does.
     RnsPoly mask = RnsPoly.wrap(new long[][] {uniform.limb(0), uniform.limb(1)}, false);
@@ -58,17 +75,12 @@ class MaskedProductTest {
 
   @Test
   void compute_refusesAMaskInNttForm() throws Exception {
-    Parameters p = Parameters.of(new ParameterSpec(12, List.of(54, 54), 25));
-    SecureRandom random = TestRandoms.seeded(3);
-    SecretKey sk = KeyGenerator.secretKey(p, random);
-    PublicKey pk = KeyGenerator.publicKey(sk, random);
-    Ciphertext input =
-        Encryptor.encrypt(CoefficientEncoder.encode(values(4096, 1), 0x1p30, p, 2), sk, random);
-    ShoupPlaintext weights =
-        new ShoupPlaintext(CoefficientEncoder.encode(values(4096, 2), 0x1p20, p, 2), p.moduli());
+    Fixture f = Fixture.of(3);
     RnsPoly nttMask = RnsPoly.zero(2, 4096, true);
     assertThrows(
         IllegalArgumentException.class,
-        () -> MaskedProduct.compute(input, weights, nttMask, pk, random));
+        () ->
+            MaskedProduct.compute(
+                f.input(), f.shoupWeights(), nttMask, f.pk(), TestRandoms.seeded(4)));
   }
 }
