@@ -140,6 +140,10 @@ class AuthorisationMatrixTest {
         new Endpoint("GET", "/api/admin/organisations", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/api-keys", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/admin/users", null, null, Set.of("admin"), null),
+        new Endpoint(
+            "POST", "/api/admin/users/no-such-user/suspend", null, null, Set.of("admin"), null),
+        new Endpoint(
+            "POST", "/api/admin/users/no-such-user/unsuspend", null, null, Set.of("admin"), null),
         new Endpoint("POST", "/api/admin/fleets", "{}", "application/json", Set.of("admin"), null),
         new Endpoint(
             "POST",

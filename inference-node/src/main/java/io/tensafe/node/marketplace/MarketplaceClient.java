@@ -119,20 +119,15 @@ public final class MarketplaceClient {
   /**
    * {@code POST /api/node/usage} with one report (JSON bytes as stored in the outbox).
    *
-   * @return the marketplace's status code: 200 or 201 acknowledge the report; 409 means a different
-   *     report already holds its request id (never acknowledged, never retried)
-   * @throws IOException if the marketplace cannot be reached or answers anything else
+   * @return the marketplace's answer, whatever its status: 200 or 201 acknowledge the report; a
+   *     refusal's body (problem+json) says why
+   * @throws IOException if the marketplace cannot be reached
    */
-  public int postUsage(byte[] report) throws IOException {
-    HttpResponse<String> r =
-        call(
-            "api/node/usage",
-            b -> b.POST(HttpRequest.BodyPublishers.ofByteArray(report)),
-            HttpResponse.BodyHandlers.ofString());
-    if (r.statusCode() == 200 || r.statusCode() == 201 || r.statusCode() == 409) {
-      return r.statusCode();
-    }
-    throw new IOException("usage report answered " + r.statusCode() + ": " + r.body());
+  public HttpResponse<String> postUsage(byte[] report) throws IOException {
+    return call(
+        "api/node/usage",
+        b -> b.POST(HttpRequest.BodyPublishers.ofByteArray(report)),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private void postJson(String path, Object value, String what) throws IOException {

@@ -96,10 +96,15 @@ public final class UsageOutbox {
     forceFolder();
   }
 
-  /** Moves a report the marketplace refused for good to {@code rejected/}. */
-  public void reject(String requestId) throws IOException {
+  /**
+   * Moves a report the marketplace refused for good to {@code rejected/}, with {@code reason} (at
+   * most 4,096 characters of it) beside it in {@code <requestId>.reason.txt}.
+   */
+  public void reject(String requestId, String reason) throws IOException {
     Path rejected = folder.resolve("rejected");
     Files.createDirectories(rejected);
+    String kept = reason.length() > 4096 ? reason.substring(0, 4096) : reason;
+    Files.writeString(rejected.resolve(requestId + ".reason.txt"), kept + "\n");
     Files.move(
         file(requestId),
         rejected.resolve(requestId + ".json"),

@@ -51,7 +51,11 @@ public class UsageService {
         var client = marketplace.client().get();
         delivery =
             new UsageDelivery(
-                outbox, client::postUsage, Duration.ofSeconds(1), Duration.ofMinutes(1), Log::warn);
+                outbox,
+                report -> UsageDelivery.Answer.of(client.postUsage(report)),
+                Duration.ofSeconds(1),
+                Duration.ofMinutes(1),
+                Log::warn);
         delivery.start();
         Log.infof("usage outbox %s: %d report(s) waiting, delivering", outboxDir, waiting);
       } else {

@@ -23,7 +23,11 @@ public final class OutboxCrashDrill {
     MarketplaceClient client =
         new MarketplaceClient(HttpClient.newHttpClient(), URI.create(args[1]), () -> "t");
     new UsageDelivery(
-            outbox, client::postUsage, Duration.ofSeconds(1), Duration.ofSeconds(1), s -> {})
+            outbox,
+            report -> UsageDelivery.Answer.of(client.postUsage(report)),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            s -> {})
         .start();
     Thread.sleep(Long.MAX_VALUE);
   }

@@ -43,7 +43,7 @@ class UsageDeliveryTest {
               if (attempts.incrementAndGet() <= 3) {
                 throw new IOException("connection refused");
               }
-              return 201;
+              return new UsageDelivery.Answer(201, "");
             },
             Duration.ofMillis(10),
             Duration.ofMillis(40),
@@ -64,11 +64,70 @@ class UsageDeliveryTest {
     outbox.put(id, "{}".getBytes(StandardCharsets.UTF_8));
     try (UsageDelivery d =
         new UsageDelivery(
-            outbox, bytes -> 409, Duration.ofMillis(10), Duration.ofMillis(10), s -> {})) {
+            outbox,
+            bytes -> new UsageDelivery.Answer(409, "{}"),
+            Duration.ofMillis(10),
+            Duration.ofMillis(10),
+            s -> {})) {
       d.start();
       await(() -> Files.exists(dir.resolve("rejected").resolve(id + ".json")));
     }
     assertEquals(List.of(), outbox.pending());
+  }
+
+  @Test
+  void aReportRefusedWith400_isSetAsideWithItsReason_andTheNextIsStillDelivered() throws Exception {
+    UsageOutbox outbox = new UsageOutbox(dir);
+    String refused = UUID.randomUUID().toString();
+    String good = UUID.randomUUID().toString();
+    outbox.put(refused, "{\"bad\":1}".getBytes(StandardCharsets.UTF_8));
+    Thread.sleep(20); // oldest first: the refused report is sent first
+    outbox.put(good, "{\"good\":2}".getBytes(StandardCharsets.UTF_8));
+    List<String> sent = new CopyOnWriteArrayList<>();
+    try (UsageDelivery d =
+        new UsageDelivery(
+            outbox,
+            bytes -> {
+              String body = new String(bytes, StandardCharsets.UTF_8);
+              sent.add(body);
+              return body.contains("bad")
+                  ? new UsageDelivery.Answer(400, "{\"detail\":\"completionTokens too large\"}")
+                  : new UsageDelivery.Answer(201, "");
+            },
+            Duration.ofMillis(10),
+            Duration.ofMillis(10),
+            s -> {})) {
+      d.start();
+      await(() -> d.delivered() == 1);
+      assertEquals(1, d.rejected());
+      assertEquals(0, d.failures());
+    }
+    assertEquals(List.of(), outbox.pending());
+    assertEquals(List.of("{\"bad\":1}", "{\"good\":2}"), sent);
+    assertTrue(
+        Files.readString(dir.resolve("rejected").resolve(refused + ".reason.txt"))
+            .contains("400 {\"detail\":\"completionTokens too large\"}"));
+  }
+
+  @Test
+  void aServerError_isRetried_notSetAside() throws Exception {
+    UsageOutbox outbox = new UsageOutbox(dir);
+    String id = UUID.randomUUID().toString();
+    outbox.put(id, "{}".getBytes(StandardCharsets.UTF_8));
+    AtomicInteger attempts = new AtomicInteger();
+    try (UsageDelivery d =
+        new UsageDelivery(
+            outbox,
+            bytes -> new UsageDelivery.Answer(attempts.incrementAndGet() <= 2 ? 503 : 201, "busy"),
+            Duration.ofMillis(10),
+            Duration.ofMillis(10),
+            s -> {})) {
+      d.start();
+      await(() -> d.delivered() == 1);
+      assertEquals(2, d.failures());
+      assertEquals(0, d.rejected());
+    }
+    assertTrue(Files.notExists(dir.resolve("rejected")));
   }
 
   @Test

@@ -86,7 +86,7 @@ class UsageOutboxCrashTest {
               arrived.add(body);
               int status = recorded.add(body) ? 201 : 200;
               answers.add(status);
-              return status;
+              return new UsageDelivery.Answer(status, "");
             },
             Duration.ofMillis(50),
             Duration.ofMillis(200),

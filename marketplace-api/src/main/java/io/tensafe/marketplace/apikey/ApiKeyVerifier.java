@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 
 /**
  * Checks a presented API key: well-formed, known prefix, SHA-256 equal in constant time, not
- * revoked, not suspended, its organisation's users not all suspended. Reads the database on every
- * call, so a revocation takes effect on the very next request.
+ * revoked, not suspended, the user who created it not suspended, and at least one member of its
+ * organisation not suspended. Reads the database on every call, so a revocation or a suspension
+ * takes effect on the very next request.
  */
 @ApplicationScoped
 public class ApiKeyVerifier {
@@ -34,7 +35,13 @@ public class ApiKeyVerifier {
         em.createNativeQuery(
                 """
                 SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
-                       k.revoked_at IS NULL AND k.suspended_at IS NULL,
+                       k.revoked_at IS NULL AND k.suspended_at IS NULL
+                         AND NOT EXISTS (SELECT 1 FROM app_user u
+                                         WHERE u.id = k.created_by AND u.suspended_at IS NOT NULL)
+                         AND EXISTS (SELECT 1 FROM organisation_member m
+                                     JOIN app_user u ON u.id = m.user_id
+                                     WHERE m.organisation_id = k.organisation_id
+                                       AND u.suspended_at IS NULL),
                        (SELECT coalesce(string_agg(s.adapter_id::text, ','), '')
                         FROM api_key_adapter s WHERE s.api_key_id = k.id)
                 FROM api_key k WHERE k.prefix = :p

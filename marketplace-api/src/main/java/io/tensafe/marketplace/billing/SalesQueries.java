@@ -101,6 +101,6 @@ public class SalesQueries {
   }
 
   private static long number(Object value) {
-    return ((Number) value).longValue();
+    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
   }
 }

@@ -93,6 +93,6 @@ public class AdminOverviewResource {
   }
 
   private static long number(Object value) {
-    return ((Number) value).longValue();
+    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
   }
 }

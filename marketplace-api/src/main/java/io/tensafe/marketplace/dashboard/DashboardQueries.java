@@ -258,6 +258,6 @@ public class DashboardQueries {
   }
 
   private static long n(Object value) {
-    return ((Number) value).longValue();
+    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
   }
 }

@@ -2,35 +2,43 @@ package io.tensafe.marketplace.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.stream.Stream;
 
 /**
  * One streamed generation on a node ({@code POST /v1/generate/stream}): {@link #next} returns the
  * node's events in order, {@code {"delta": ...}} chunks and then one final {@code {"usage", ...}}
- * event. {@link #close} abandons the stream, which makes the node cancel the generation.
+ * event. {@link #close} abandons the stream, which makes the node cancel the generation. A node's
+ * lines are read at most {@link #MAX_LINE_BYTES} at a time, and at most {@link #MAX_ERROR_BYTES} of
+ * an error answer, so a node cannot make the marketplace buffer without bound.
  */
 public final class NodeCall implements AutoCloseable {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private final Stream<String> lines;
-  private final Iterator<String> iterator;
+  /** The longest event line accepted from a node, in bytes. */
+  public static final int MAX_LINE_BYTES = 256 * 1024;
 
-  private NodeCall(Stream<String> lines) {
-    this.lines = lines;
-    this.iterator = lines.iterator();
+  /** How much of a node's error answer is read (for the log only), in bytes. */
+  public static final int MAX_ERROR_BYTES = 4096;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final InputStream body;
+
+  private NodeCall(InputStream body) {
+    this.body = body;
   }
 
   /**
    * Starts the generation on {@code target}.
    *
-   * @throws IOException if the node cannot be reached or does not answer 200 in time (the caller
-   *     may try another node: nothing was generated for the client yet)
+   * @throws java.net.http.HttpTimeoutException if the node does not answer within {@code
+   *     firstByteTimeout} (it may be running the request)
+   * @throws IOException if the node cannot be reached or does not answer 200 (the caller may try
+   *     another node: nothing was generated for the client yet)
    */
   public static NodeCall start(
       HttpClient http, NodeTarget target, byte[] body, Duration firstByteTimeout)
@@ -43,43 +51,62 @@ public final class NodeCall implements AutoCloseable {
             .header("Authorization", "Bearer " + target.dispatchToken())
             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
             .build();
-    HttpResponse<Stream<String>> response;
+    HttpResponse<InputStream> response;
     try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+      response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
     if (response.statusCode() != 200) {
-      String detail = String.join("\n", response.body().limit(20).toList());
-      response.body().close();
+      String detail;
+      try (InputStream in = response.body()) {
+        detail = new String(in.readNBytes(MAX_ERROR_BYTES), StandardCharsets.UTF_8);
+      }
       throw new IOException(
           "node " + target.name() + " answered " + response.statusCode() + ": " + detail);
     }
-    return new NodeCall(response.body());
+    return new NodeCall(new java.io.BufferedInputStream(response.body(), 8192));
   }
 
   /**
    * The next event, or null when the stream ended.
    *
-   * @throws IOException if the node failed mid-stream
+   * @throws IOException if the node failed mid-stream or sent a line longer than {@link
+   *     #MAX_LINE_BYTES}
    */
   public JsonNode next() throws IOException {
-    try {
-      while (iterator.hasNext()) {
-        String line = iterator.next();
-        if (line.startsWith("data:")) {
-          return JSON.readTree(line.substring(5).strip());
-        }
+    for (String line = line(); line != null; line = line()) {
+      if (line.startsWith("data:")) {
+        return JSON.readTree(line.substring(5).strip());
       }
-      return null;
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
+    }
+    return null;
+  }
+
+  /** The next line without its terminator, or null at the end of the stream. */
+  private String line() throws IOException {
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    for (int b = body.read(); ; b = body.read()) {
+      if (b < 0) {
+        return line.size() == 0 ? null : line.toString(StandardCharsets.UTF_8);
+      }
+      if (b == '\n') {
+        return line.toString(StandardCharsets.UTF_8).stripTrailing();
+      }
+      if (line.size() >= MAX_LINE_BYTES) {
+        throw new IOException("the node sent a line longer than " + MAX_LINE_BYTES + " bytes");
+      }
+      line.write(b);
     }
   }
 
   @Override
   public void close() {
-    lines.close();
+    try {
+      body.close();
+    } catch (IOException ignored) {
+      // abandoning the stream: nothing more to do
+    }
   }
 }

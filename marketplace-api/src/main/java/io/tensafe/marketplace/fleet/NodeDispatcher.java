@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.fleet;
 
+import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,19 +61,18 @@ public class NodeDispatcher {
     List<NodeTarget> targets = new ArrayList<>();
     for (Object[] n : serving) {
       UUID id = (UUID) n[0];
+      StringBuilder why = new StringBuilder();
+      Optional<URI> endpoint = NodeEndpoint.parse((String) n[2], why);
+      if (endpoint.isEmpty()) {
+        Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n[1], why);
+        continue;
+      }
       AtomicInteger count = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
       if (count.incrementAndGet() > ((Number) n[4]).intValue()) {
         count.decrementAndGet();
         continue;
       }
-      String endpoint = (String) n[2];
-      targets.add(
-          new NodeTarget(
-              id,
-              (String) n[1],
-              URI.create(endpoint.endsWith("/") ? endpoint : endpoint + "/"),
-              (Boolean) n[5],
-              (String) n[3]));
+      targets.add(new NodeTarget(id, (String) n[1], endpoint.get(), (Boolean) n[5], (String) n[3]));
     }
     return targets;
   }

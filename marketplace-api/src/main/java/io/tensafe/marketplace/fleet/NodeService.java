@@ -40,6 +40,19 @@ public class NodeService {
       throw ProblemTypes.validation(
           "a node with a url must give the dispatchToken the marketplace will present to it");
     }
+    if (r.url() != null) {
+      StringBuilder why = new StringBuilder();
+      if (NodeEndpoint.parse(r.url(), why).isEmpty()) {
+        throw ProblemTypes.validation("url '" + r.url() + "' is not a usable endpoint: " + why);
+      }
+    }
+    if (credentialSuspended()) {
+      throw new ApiProblem(
+          ProblemTypes.FORBIDDEN,
+          403,
+          "Forbidden",
+          "a node of this credential is suspended: it may not register a node");
+    }
     Node node = own(r.name()).orElseGet(Node::new);
     if (node.id == null) {
       node.id = UUID.randomUUID();
@@ -73,6 +86,20 @@ public class NodeService {
       node.loadedAdapters = loadedAdapters.toArray(String[]::new);
     }
     return view(node, em.find(NodeFleet.class, node.fleetId).fleetRef);
+  }
+
+  /**
+   * Whether any node of this credential is suspended: a suspension binds the credential, so it
+   * cannot come back under another name.
+   */
+  boolean credentialSuspended() {
+    return !em.createQuery(
+            "select n.id from Node n where n.clientId = :c and n.suspendedAt is not null",
+            UUID.class)
+        .setParameter("c", token.getSubject())
+        .setMaxResults(1)
+        .getResultList()
+        .isEmpty();
   }
 
   /** This credential's node with this name, if registered. */

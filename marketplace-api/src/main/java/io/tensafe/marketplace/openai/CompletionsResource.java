@@ -88,7 +88,8 @@ public class CompletionsResource {
           "Node failed",
           "the node failed mid-generation: " + e.getMessage());
     }
-    RequestSettlement.Settled charge = finish(s, key, last);
+    NodeUsage billed = BillableTokens.of(r).bound(NodeUsage.of(last), BillableTokens.bytes(text));
+    RequestSettlement.Settled charge = metered.finish(s, key, billed);
     ObjectNode answer = envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
@@ -99,7 +100,7 @@ public class CompletionsResource {
       choice.putNull("logprobs");
     }
     choice.put("finish_reason", last.path("finish_reason").asText());
-    answer.set("usage", usage(last));
+    answer.set("usage", usage(billed));
     answer.set("tensafe", tensafe(s, charge, last));
     return Response.ok(answer, MediaType.APPLICATION_JSON)
         .header("X-Request-Id", s.requestId())
@@ -141,11 +142,6 @@ public class CompletionsResource {
     }
   }
 
-  private RequestSettlement.Settled finish(
-      MeteredCompletions.Started s, ApiKeyPrincipal key, JsonNode last) {
-    return metered.finish(s, key, NodeUsage.of(last));
-  }
-
   private void stream(
       CompletionRequest r,
       ApiKeyPrincipal key,
@@ -155,6 +151,8 @@ public class CompletionsResource {
       throws IOException {
     boolean finished = false;
     Delivered delivered = new Delivered();
+    BillableTokens bounds = BillableTokens.of(r);
+    StringBuilder relayed = new StringBuilder();
     DeltaChunks deltas = new DeltaChunks(json, chunk(r, s), r.chat());
     try {
       ObjectNode first = chunk(r, s);
@@ -172,15 +170,18 @@ public class CompletionsResource {
       JsonNode last =
           collect(
               s,
-              new StringBuilder(),
+              relayed,
               (delta, promptTokens, completionTokens) -> {
                 sendToClient(out, deltas.event(delta));
                 if (delivered.completionTokens() == 0) {
                   metrics.firstToken(System.nanoTime() - arrivedNanos);
                 }
-                delivered.sent(promptTokens, completionTokens);
+                delivered.sent(
+                    bounds.prompt(promptTokens),
+                    bounds.completion(completionTokens, BillableTokens.bytes(relayed)));
               });
-      RequestSettlement.Settled charge = finish(s, key, last);
+      NodeUsage billed = bounds.bound(NodeUsage.of(last), BillableTokens.bytes(relayed));
+      RequestSettlement.Settled charge = metered.finish(s, key, billed);
       finished = true;
       ObjectNode end = chunk(r, s);
       ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
@@ -195,7 +196,7 @@ public class CompletionsResource {
       if (r.includeUsage()) {
         ObjectNode usage = chunk(r, s);
         usage.putArray("choices");
-        usage.set("usage", usage(last));
+        usage.set("usage", usage(billed));
         send(out, usage);
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
@@ -259,13 +260,12 @@ public class CompletionsResource {
     return o;
   }
 
-  private ObjectNode usage(JsonNode last) {
+  /** OpenAI's usage object: the counts billed. */
+  private ObjectNode usage(NodeUsage billed) {
     ObjectNode u = json.createObjectNode();
-    int prompt = last.path("usage").path("prompt_tokens").asInt();
-    int completion = last.path("usage").path("completion_tokens").asInt();
-    u.put("prompt_tokens", prompt);
-    u.put("completion_tokens", completion);
-    u.put("total_tokens", prompt + completion);
+    u.put("prompt_tokens", billed.promptTokens());
+    u.put("completion_tokens", billed.completionTokens());
+    u.put("total_tokens", billed.promptTokens() + billed.completionTokens());
     return u;
   }
 

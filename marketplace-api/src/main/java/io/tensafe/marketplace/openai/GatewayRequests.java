@@ -23,6 +23,8 @@ public class GatewayRequests {
    *
    * @param ended whether the gateway ended the request itself (and so billed it); false when the
    *     request is still streaming or the marketplace restarted before it ended
+   * @param limits the most the request may bill; {@link Limits#NONE} for requests recorded before
+   *     the gateway kept them
    */
   public record Context(
       UUID clientOrganisationId,
@@ -31,7 +33,33 @@ public class GatewayRequests {
       String version,
       String routeReason,
       OffsetDateTime startedAt,
-      boolean ended) {}
+      boolean ended,
+      Limits limits) {}
+
+  /**
+   * The most a request may bill, fixed by the gateway before dispatch from what the client sent.
+   *
+   * @param maxPromptTokens the prompt-token bound the node was told ({@code max_prompt_tokens}), ≥
+   *     1
+   * @param maxCompletionTokens the client's {@code max_tokens}, 1..4096
+   */
+  public record Limits(long maxPromptTokens, int maxCompletionTokens) {
+    /** No bound recorded (rows from before the gateway kept them). */
+    public static final Limits NONE = new Limits(Long.MAX_VALUE, Integer.MAX_VALUE);
+
+    /** {@code promptTokens} bounded by {@link #maxPromptTokens}. */
+    public int prompt(int promptTokens) {
+      return (int) Math.min(promptTokens, maxPromptTokens);
+    }
+
+    /** {@code completionTokens} bounded by {@link #maxCompletionTokens}. */
+    public int completion(int completionTokens) {
+      return Math.min(completionTokens, maxCompletionTokens);
+    }
+  }
+
+  /** Where a dispatched request was sent, and whether the gateway ended it. */
+  public record Dispatched(Context context, UUID nodeId) {}
 
   /** Records a request about to be dispatched to {@code node}. */
   @Transactional
@@ -39,9 +67,13 @@ public class GatewayRequests {
     em.createNativeQuery(
             """
             INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id,
-                adapter_ref, adapter_version, route_reason, started_at, node_id)
-            VALUES (:r, :org, :key, :ref, :version, :reason, :started, :node)
+                adapter_ref, adapter_version, route_reason, started_at, node_id,
+                max_prompt_tokens, max_completion_tokens)
+            VALUES (:r, :org, :key, :ref, :version, :reason, :started, :node, :maxPrompt,
+                :maxCompletion)
             """)
+        .setParameter("maxPrompt", c.limits().maxPromptTokens())
+        .setParameter("maxCompletion", c.limits().maxCompletionTokens())
         .setParameter("r", UUID.fromString(requestId))
         .setParameter("org", c.clientOrganisationId())
         .setParameter("key", c.apiKeyId())
@@ -83,26 +115,33 @@ public class GatewayRequests {
         == 1;
   }
 
-  /** The context of {@code requestId}, if the gateway dispatched it. */
-  public Optional<Context> find(String requestId) {
+  /** The context of {@code requestId} and the node it went to, if the gateway dispatched it. */
+  public Optional<Dispatched> find(String requestId) {
     return em.createNativeQuery(
             "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
-                + " route_reason, started_at, ended_at IS NOT NULL FROM gateway_request"
-                + " WHERE request_id = :r")
+                + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
+                + " max_completion_tokens, node_id FROM gateway_request WHERE request_id = :r")
         .setParameter("r", UUID.fromString(requestId))
         .getResultStream()
         .findFirst()
         .map(
             row -> {
               Object[] r = (Object[]) row;
-              return new Context(
-                  (UUID) r[0],
-                  (UUID) r[1],
-                  (String) r[2],
-                  (String) r[3],
-                  (String) r[4],
-                  SqlValues.toOffset(r[5]),
-                  (Boolean) r[6]);
+              Limits limits =
+                  r[7] == null
+                      ? Limits.NONE
+                      : new Limits(SqlValues.toLongExact(r[7]), (int) SqlValues.toLongExact(r[8]));
+              return new Dispatched(
+                  new Context(
+                      (UUID) r[0],
+                      (UUID) r[1],
+                      (String) r[2],
+                      (String) r[3],
+                      (String) r[4],
+                      SqlValues.toOffset(r[5]),
+                      (Boolean) r[6],
+                      limits),
+                  (UUID) r[9]);
             });
   }
 }

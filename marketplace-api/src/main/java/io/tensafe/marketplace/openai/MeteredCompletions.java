@@ -17,6 +17,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -210,50 +212,101 @@ public class MeteredCompletions {
                 version.version(),
                 reason,
                 started,
-                false),
+                false,
+                new GatewayRequests.Limits(r.promptTokenBound(), r.maxTokens())),
             claimed.getFirst().id(),
             releases);
     return new Admitted(version, reason, requestId, started, reservation, List.copyOf(claimed));
   }
 
+  /**
+   * Calls the admitted nodes in turn until one starts answering. A node that cannot be reached or
+   * refuses before generating is failed over from; a node that does not answer within the
+   * first-byte timeout may be running the request, so it is not: its connection is dropped (which
+   * cancels the generation there), the request ends as {@link RequestOutcome#NODE_TIMEOUT} with
+   * nothing billed and its reservation kept for that node's report to settle. Every slot taken is
+   * given back on every path; node names and node answers go to the log, never to the client.
+   */
   private Started send(ApiKeyPrincipal key, CompletionRequest r, Admitted a) {
     ServedVersion version = a.version();
-    String reason = a.reason();
     String requestId = a.requestId();
-    OffsetDateTime started = a.started();
-    Reservation reservation = a.reservation();
     List<NodeTarget> targets = a.targets();
     byte[] body = r.nodeBody(version.adapterId() + "@" + version.version(), requestId);
-    IOException last = null;
-    for (int i = 0; i < targets.size(); i++) {
-      NodeTarget target = targets.get(i);
-      try {
-        if (i > 0) {
-          requests.assign(requestId, target.id());
+    int i = 0;
+    try {
+      for (; i < targets.size(); i++) {
+        NodeTarget target = targets.get(i);
+        try {
+          if (i > 0) {
+            requests.assign(requestId, target.id());
+          }
+          NodeCall call = NodeCall.start(http, target, body, firstByteTimeout);
+          releaseFrom(targets, i + 1);
+          i = targets.size(); // every other slot is given back; this one is the request's now
+          return new Started(
+              key.keyId(),
+              requestId,
+              version,
+              a.reason(),
+              a.reservation(),
+              target,
+              call,
+              a.started());
+        } catch (HttpTimeoutException e) {
+          if (e instanceof HttpConnectTimeoutException) {
+            failedBeforeGenerating(target, requestId, e);
+            continue;
+          }
+          Log.warnf(
+              "request %s: node %s did not answer within %s; ending the request, its reservation"
+                  + " kept for the node's report",
+              requestId, target.name(), firstByteTimeout);
+          releaseFrom(targets, i);
+          i = targets.size();
+          requests.end(requestId, RequestOutcome.NODE_TIMEOUT, 0, 0);
+          throw new ApiProblem(
+              ProblemTypes.HTTP,
+              504,
+              "Node timed out",
+              "the node chosen for this request did not start answering within "
+                  + firstByteTimeout.toSeconds()
+                  + " s; nothing was billed",
+              2);
+        } catch (IOException | RuntimeException e) {
+          failedBeforeGenerating(target, requestId, e);
         }
-        NodeCall call = NodeCall.start(http, target, body, firstByteTimeout);
-        for (NodeTarget other : targets.subList(i + 1, targets.size())) {
-          dispatcher.release(other);
-        }
-        return new Started(
-            key.keyId(), requestId, version, reason, reservation, target, call, started);
-      } catch (IOException e) {
-        Log.warnf(
-            "node %s failed before its first token, failing over: %s",
-            target.name(), e.getMessage());
-        dispatcher.release(target);
-        last = e;
       }
+    } finally {
+      releaseFrom(targets, i);
     }
     // No node took the request, so nothing of the client's was released: the budget comes back.
-    budgets.refund(requestId);
+    QuarkusTransaction.requiringNew()
+        .run(
+            () -> {
+              budgets.refund(requestId);
+              requests.end(requestId, RequestOutcome.NO_NODE, 0, 0);
+            });
     throw new ApiProblem(
         ProblemTypes.HTTP,
         503,
         "No node answered",
-        "every node that could serve the request failed before its first token: "
-            + last.getMessage(),
+        "every node that could serve the request failed before its first token; nothing was"
+            + " billed",
         2);
+  }
+
+  private void failedBeforeGenerating(NodeTarget target, String requestId, Exception e) {
+    Log.warnf(
+        "request %s: node %s failed before its first token, failing over: %s",
+        requestId, target.name(), e.toString());
+    dispatcher.release(target);
+  }
+
+  /** Gives back the slots of {@code targets} from index {@code from} on. */
+  private void releaseFrom(List<NodeTarget> targets, int from) {
+    for (NodeTarget other : targets.subList(Math.min(from, targets.size()), targets.size())) {
+      dispatcher.release(other);
+    }
   }
 
   /**

@@ -7,7 +7,18 @@ public enum RequestOutcome {
   /** The client stopped reading: billed for the text it was sent. */
   CLIENT_GONE,
   /** The node failed or vanished mid-generation: billed for the text the client was sent. */
-  NODE_FAILED;
+  NODE_FAILED,
+  /**
+   * No node took the request (none reachable, each refused before generating): nothing billed, the
+   * reservation refunded.
+   */
+  NO_NODE,
+  /**
+   * The node did not answer within the first-byte timeout, so it may be running the request: the
+   * connection is dropped (which cancels it there), nothing billed, the reservation kept until the
+   * node's report settles it to the releases it made.
+   */
+  NODE_TIMEOUT;
 
   String column() {
     return name().toLowerCase(java.util.Locale.ROOT);

@@ -140,6 +140,6 @@ public class ReportQueries {
   }
 
   private static long number(Object value) {
-    return ((Number) value).longValue();
+    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
   }
 }

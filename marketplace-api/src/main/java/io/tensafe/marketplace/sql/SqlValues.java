@@ -28,4 +28,31 @@ public final class SqlValues {
       default -> throw new IllegalStateException("unexpected date type " + value.getClass());
     };
   }
+
+  /**
+   * An integer column or aggregate as a {@code long}, exactly: {@code sum(bigint)} is a {@code
+   * numeric} that may pass 2^63 − 1, and is never wrapped or truncated.
+   *
+   * @throws ArithmeticException naming the value when it does not fit a {@code long} or has a
+   *     fraction
+   */
+  public static long toLongExact(Object value) {
+    return switch (value) {
+      case Long l -> l;
+      case Integer i -> i;
+      case Short s -> s;
+      case java.math.BigInteger b -> exact(new java.math.BigDecimal(b));
+      case java.math.BigDecimal d -> exact(d);
+      default -> throw new IllegalStateException("unexpected integer type " + value.getClass());
+    };
+  }
+
+  private static long exact(java.math.BigDecimal d) {
+    try {
+      return d.longValueExact();
+    } catch (ArithmeticException e) {
+      throw new ArithmeticException(
+          "the total " + d.toPlainString() + " does not fit a 64-bit count of micro-units");
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.usage;
 
+import io.quarkus.logging.Log;
 import io.tensafe.marketplace.billing.ChargeLedger;
 import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.fleet.Node;
@@ -8,6 +9,7 @@ import io.tensafe.marketplace.openai.GatewayRequests;
 import io.tensafe.marketplace.openai.ServedVersions;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseCount;
+import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -41,6 +43,10 @@ public class UsageEvents {
         nodes
             .own(r.node())
             .orElseThrow(() -> ProblemTypes.notFound("node " + r.node() + " (register first)"));
+    if (node.suspendedAt != null) {
+      throw new ApiProblem(
+          ProblemTypes.FORBIDDEN, 403, "Forbidden", "node " + r.node() + " is suspended");
+    }
     if ((r.adapterId() == null) != (r.adapterVersion() == null)) {
       throw ProblemTypes.validation("adapterId and adapterVersion go together");
     }
@@ -50,6 +56,11 @@ public class UsageEvents {
     if (r.adapterId() != null && !versionExists(r.adapterId(), r.adapterVersion())) {
       throw ProblemTypes.validation(
           "adapter version " + r.adapterId() + "@" + r.adapterVersion() + " does not exist");
+    }
+    var dispatched = requests.find(r.requestId());
+    if (dispatched.isPresent() && !node.id.equals(dispatched.get().nodeId())) {
+      throw ProblemTypes.conflict(
+          "request " + r.requestId() + " was not dispatched to node " + r.node());
     }
     String sha = sha256(r);
     int inserted =
@@ -84,7 +95,7 @@ public class UsageEvents {
             .setParameter("sha", sha)
             .executeUpdate();
     if (inserted == 1) {
-      chargeIfDispatched(r);
+      dispatched.ifPresent(d -> chargeIfDispatched(r, d.context()));
       return new UsageAck(r.requestId(), "recorded");
     }
     Object[] stored =
@@ -101,20 +112,26 @@ public class UsageEvents {
   }
 
   /**
-   * Settles the DP reservation of a request the gateway dispatched to the releases its node made
-   * ({@link ReleaseCount}), and charges the request from this report unless the gateway ended it
-   * itself: then the gateway has billed what it delivered ({@code RequestSettlement}) and the
-   * report's token counts are the node's side of the cross-check only. A report is what bills a
-   * request when the marketplace restarted mid-stream, and one that arrives while the stream is
-   * still open bills the same final counts the gateway will (the node stores its report before
-   * sending its final event; charges and settlements are idempotent by request id).
+   * Settles the DP reservation of a request the gateway dispatched (to this node: a report from any
+   * other node was refused) to the releases its node made ({@link ReleaseCount}; never more than
+   * the reservation), and charges the request from this report unless the gateway ended it itself:
+   * then the gateway has billed what it delivered ({@code RequestSettlement}) and the report's
+   * token counts are the node's side of the cross-check only. A report is what bills a request when
+   * the marketplace restarted mid-stream, and one that arrives while the stream is still open bills
+   * the same final counts the gateway will (the node stores its report before sending its final
+   * event; charges and settlements are idempotent by request id). Token counts are billed at most
+   * the request's limits (the prompt bound and {@code max_tokens} the gateway recorded), whatever
+   * the node claims.
    */
-  private void chargeIfDispatched(NodeUsageReport r) {
-    var dispatched = requests.find(r.requestId());
-    if (dispatched.isEmpty()) {
-      return;
+  private void chargeIfDispatched(NodeUsageReport r, GatewayRequests.Context c) {
+    int prompt = c.limits().prompt(r.promptTokens());
+    int completion = c.limits().completion(r.completionTokens());
+    if (prompt != r.promptTokens() || completion != r.completionTokens()) {
+      Log.warnf(
+          "request %s: node %s reported %d + %d tokens, more than the request allows; billing"
+              + " %d + %d",
+          r.requestId(), r.node(), r.promptTokens(), r.completionTokens(), prompt, completion);
     }
-    GatewayRequests.Context c = dispatched.get();
     if (!c.adapterRef().equals(r.adapterId()) || !c.version().equals(r.adapterVersion())) {
       throw ProblemTypes.conflict(
           "request " + r.requestId() + " was dispatched for " + c.adapterRef() + "@" + c.version());
@@ -127,8 +144,8 @@ public class UsageEvents {
               c.apiKeyId(),
               c.adapterRef(),
               c.version(),
-              r.promptTokens(),
-              r.completionTokens(),
+              prompt,
+              completion,
               c.startedAt(),
               c.routeReason()));
     }
@@ -136,8 +153,8 @@ public class UsageEvents {
         r.requestId(),
         ReleaseCount.settled(
             r.dpReleases(),
-            r.promptTokens(),
-            r.completionTokens(),
+            prompt,
+            completion,
             versions.releasesPerToken(c.adapterRef(), c.version())));
   }
 

@@ -177,4 +177,31 @@ class ApiKeyTest {
         .statusCode(403)
         .contentType("application/problem+json");
   }
+
+  @Test
+  void aSuspendedUsersKeys_areRefused_untilTheUserIsRestored() {
+    String client = user();
+    String key = createKey(client, "suspended-owner");
+    given().header("Authorization", "Bearer " + key).get("/v1/models").then().statusCode(200);
+    String admin = "admin-" + user();
+    given()
+        .auth()
+        .oauth2(token(admin, "admin"))
+        .post("/api/admin/users/" + client + "/suspend")
+        .then()
+        .statusCode(200);
+    given()
+        .header("Authorization", "Bearer " + key)
+        .get("/v1/models")
+        .then()
+        .statusCode(401)
+        .contentType("application/problem+json");
+    given()
+        .auth()
+        .oauth2(token(admin, "admin"))
+        .post("/api/admin/users/" + client + "/unsuspend")
+        .then()
+        .statusCode(200);
+    given().header("Authorization", "Bearer " + key).get("/v1/models").then().statusCode(200);
+  }
 }

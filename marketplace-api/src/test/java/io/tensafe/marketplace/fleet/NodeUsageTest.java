@@ -149,4 +149,40 @@ class NodeUsageTest {
     post(report(id, -1)).then().statusCode(400);
     assertEquals(0, events.count(id));
   }
+
+  @Test
+  void aSuspendedNode_hasItsReportsRefused_andItsCredentialCannotRegisterAnotherName() {
+    String nodeId =
+        given()
+            .auth()
+            .oauth2(Actors.token("admin-" + suffix, "admin"))
+            .get("/api/admin/nodes?size=200")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath()
+            .getString("items.find { it.fleetId == 'fleet-" + suffix + "' }.id");
+    given()
+        .auth()
+        .oauth2(Actors.token("admin-" + suffix, "admin"))
+        .post("/api/admin/nodes/" + nodeId + "/suspend")
+        .then()
+        .statusCode(200);
+    String id = UUID.randomUUID().toString();
+    post(report(id, 3)).then().statusCode(403).contentType("application/problem+json");
+    assertEquals(0, events.count(id));
+    given()
+        .auth()
+        .oauth2(Actors.token(credential, "node"))
+        .contentType("application/json")
+        .body(
+            "{\"fleetId\":\"fleet-"
+                + suffix
+                + "\",\"name\":\"node-2\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
+                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4}")
+        .post("/api/node/register")
+        .then()
+        .statusCode(403)
+        .contentType("application/problem+json");
+  }
 }

@@ -29,6 +29,15 @@ final class FakeNode implements AutoCloseable {
 
   volatile long delayMillis;
 
+  /** Milliseconds the node waits, after reading a request, before it answers at all. */
+  volatile long answerDelayMillis;
+
+  /**
+   * When ≥ 0, the token counts the final event claims for both the prompt and the completion,
+   * instead of the true ones (a lying node).
+   */
+  volatile int claimedTokens = -1;
+
   /** When set, the node drops the connection after its first token, as a killed node would. */
   volatile boolean dieAfterFirstToken;
 
@@ -59,6 +68,13 @@ final class FakeNode implements AutoCloseable {
           }
           JsonNode body = JSON.readTree(x.getRequestBody().readAllBytes());
           requests.add(body);
+          if (answerDelayMillis > 0) {
+            try {
+              Thread.sleep(answerDelayMillis);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
           x.getResponseHeaders().add("Content-Type", "text/event-stream");
           x.sendResponseHeaders(200, 0);
           String id = body.path("request_id").asText();
@@ -82,16 +98,20 @@ final class FakeNode implements AutoCloseable {
               }
               pause();
             }
+            int prompt = claimedTokens >= 0 ? claimedTokens : 5;
+            int completion = claimedTokens >= 0 ? claimedTokens : tokens;
             write(
                 out,
                 "{\"request_id\":\""
                     + id
                     + "\",\"finish_reason\":\""
                     + (countToMaxTokens ? "length" : "stop")
-                    + "\",\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":"
-                    + tokens
+                    + "\",\"usage\":{\"prompt_tokens\":"
+                    + prompt
+                    + ",\"completion_tokens\":"
+                    + completion
                     + ",\"total_tokens\":"
-                    + (5 + tokens)
+                    + (prompt + completion)
                     + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
                     + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
                     + "\"dpReleases\":"

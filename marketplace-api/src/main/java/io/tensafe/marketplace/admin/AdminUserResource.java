@@ -1,5 +1,6 @@
-package io.tensafe.marketplace.identity;
+package io.tensafe.marketplace.admin;
 
+import io.tensafe.marketplace.identity.UserSummary;
 import io.tensafe.marketplace.paging.Page;
 import io.tensafe.marketplace.sql.SqlValues;
 import jakarta.annotation.security.RolesAllowed;
@@ -8,7 +9,10 @@ import jakarta.persistence.EntityManager;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.ws.rs.DefaultValue;
+import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
@@ -16,12 +20,29 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code GET /api/admin/users}: every person known to the marketplace, oldest first. */
+/**
+ * {@code GET /api/admin/users}: every person known to the marketplace, oldest first; and their
+ * suspension by OIDC subject. The suspension endpoints live here because this class's literal path
+ * wins over {@link AdminResource}'s template for {@code /api/admin/users/...}.
+ */
 @Path("/api/admin/users")
 @RolesAllowed("admin")
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminUserResource {
   @Inject EntityManager em;
+  @Inject SuspensionService suspensions;
+
+  @POST
+  @Path("/{id}/suspend")
+  public SuspensionState suspend(@PathParam("id") @Size(min = 1, max = 255) String id) {
+    return suspensions.set("users", id, true);
+  }
+
+  @POST
+  @Path("/{id}/unsuspend")
+  public SuspensionState unsuspend(@PathParam("id") @Size(min = 1, max = 255) String id) {
+    return suspensions.set("users", id, false);
+  }
 
   @GET
   public Page<UserSummary> all(
