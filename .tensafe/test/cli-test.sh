@@ -55,6 +55,13 @@ run env TENSAFE_PG_PORT=1 TENSAFE_PG_WAIT_SECONDS=1 "$tensafe" db
 check "unreachable PostgreSQL exits 1" test "$(rc)" = 1
 check "unreachable PostgreSQL says what to do" grep -q "PostgreSQL is still unreachable on 127.0.0.1:1" "$err"
 
+# The production profile refuses the demo's secrets before it serves anything.
+jdk_java=$(bash -c ". '$root/.tensafe/lib/common.sh'; . '$root/.tensafe/lib/jdk.sh'; tensafe_use_jdk >/dev/null 2>&1; echo \$JAVA_HOME")/bin/java
+run env QUARKUS_PROFILE=production TENSAFE_MARKETPLACE_PORT=18079 timeout 120 "$jdk_java" \
+  -jar "$root/marketplace-api/target/quarkus-app/quarkus-run.jar"
+check "the production profile refuses to start with the demo's secrets" \
+  bash -c "[ $(rc) != 0 ] && grep -q 'production profile refuses to start' '$out' '$err'"
+
 # The TGSP v2 creator and operator flow, exactly as the acceptance checks drive it.
 work=$(mktemp -d)
 tgsp() { run "$tensafe" tgsp "$@"; }

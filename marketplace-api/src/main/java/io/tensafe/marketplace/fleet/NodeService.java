@@ -24,6 +24,7 @@ public class NodeService {
   @Inject EntityManager em;
   @Inject JsonWebToken token;
   @Inject FleetService fleets;
+  @Inject io.tensafe.marketplace.health.ProductionGuard guard;
 
   @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
   Duration heartbeatTimeout;
@@ -44,6 +45,10 @@ public class NodeService {
       StringBuilder why = new StringBuilder();
       if (NodeEndpoint.parse(r.url(), why).isEmpty()) {
         throw ProblemTypes.validation("url '" + r.url() + "' is not a usable endpoint: " + why);
+      }
+      if (guard.requiresTls() && !r.url().startsWith("https://")) {
+        throw ProblemTypes.validation(
+            "url must be https in production: the dispatch token must not travel in the clear");
       }
     }
     if (credentialSuspended()) {

@@ -20,6 +20,8 @@ import java.util.Set;
  * clients send it). Anything else is refused by name with 400, never ignored.
  *
  * @param routingText the text the step-gate reads: the prompt, or the user messages joined
+ * @param promptTokenBound an upper bound on the tokens of the prompt the node will run (see {@link
+ *     #promptTokenBound(JsonNode, boolean)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
  */
 public record CompletionRequest(
     String model,
@@ -32,9 +34,16 @@ public record CompletionRequest(
     List<String> stop,
     boolean stream,
     boolean includeUsage,
-    String routingText) {
+    String routingText,
+    long promptTokenBound) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
+
+  /**
+   * The largest rendered prompt, in UTF-8 bytes (so also the largest prompt-token bound): 1 MiB, a
+   * quarter of the body limit, beyond every model context this marketplace serves.
+   */
+  public static final int MAX_PROMPT_BYTES = 1 << 20;
 
   private static final List<String> COMMON_FIELDS =
       List.of(
@@ -147,6 +156,18 @@ public record CompletionRequest(
       }
     }
     boolean includeUsage = options != null && options.path("include_usage").asBoolean(false);
+    long bound = promptTokenBound(content, chat);
+    if (bound > MAX_PROMPT_BYTES) {
+      throw new io.tensafe.marketplace.problem.ApiProblem(
+          io.tensafe.marketplace.problem.ProblemTypes.REQUEST_TOO_LARGE,
+          413,
+          "Prompt too large",
+          "the prompt renders to "
+              + bound
+              + " UTF-8 bytes; at most "
+              + MAX_PROMPT_BYTES
+              + " are accepted");
+    }
     return new CompletionRequest(
         model,
         content,
@@ -158,7 +179,8 @@ public record CompletionRequest(
         stop,
         stream,
         includeUsage,
-        routing);
+        routing,
+        bound);
   }
 
   /**
@@ -169,7 +191,7 @@ public record CompletionRequest(
    * this bound ({@code max_prompt_tokens}) and refuses a prompt above it, so privacy budgets
    * reserved from it hold whatever the tokenizer. Range: 1 to the body's size limit.
    */
-  public long promptTokenBound() {
+  static long promptTokenBound(JsonNode messagesOrPrompt, boolean chat) {
     StringBuilder text = new StringBuilder();
     if (chat) {
       for (JsonNode m : messagesOrPrompt) {

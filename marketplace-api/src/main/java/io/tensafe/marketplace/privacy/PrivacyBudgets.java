@@ -46,10 +46,20 @@ public class PrivacyBudgets {
   record Policy(
       UUID adapterId, BigDecimal noiseMultiplier, BigDecimal delta, BigDecimal epsilon, int days) {}
 
-  /** zCDP cost of one release at noise multiplier z: 1/(2z²). */
+  /**
+   * The L2 sensitivity of one release in clip norms. Neighbouring inputs (ADR 0010): one LoRA input
+   * replaced by any other, so two inputs clipped to norm C differ by at most 2C.
+   */
+  static final BigDecimal SENSITIVITY_IN_CLIP_NORMS = BigDecimal.TWO;
+
+  /**
+   * zCDP cost of one release at noise multiplier z (σ = zC) and sensitivity Δ = 2C: Δ²/(2σ²) =
+   * 2/z².
+   */
   static BigDecimal rhoPerRelease(BigDecimal noiseMultiplier) {
-    return BigDecimal.ONE.divide(
-        noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
+    return SENSITIVITY_IN_CLIP_NORMS
+        .multiply(SENSITIVITY_IN_CLIP_NORMS)
+        .divide(noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
   }
 
   /** The largest ρ whose zCDP conversion at δ is at most ε. */

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The gateway against nodes that lie, stall or were registered with broken URLs: what a node
- * claims never bills more than the gateway saw, a report comes only from the node a request went
- * to, a stalled node ends its request without billing it, and no slot or reservation leaks.
+ * The gateway against nodes that lie, stall or were registered with broken URLs: what a node claims
+ * never bills more than the gateway saw, a report comes only from the node a request went to, a
+ * stalled node ends its request without billing it, and no slot or reservation leaks.
  */
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
@@ -89,7 +89,8 @@ class UntrustedNodeTest {
     assertEquals(List.of(PROMPT_BOUND, 6L), charged(requestId));
     assertEquals(6, answer.getInt("usage.completion_tokens"));
     assertEquals(
-        Math.ceilDiv(PROMPT_BOUND * 1500 + 6 * 2000, 1000), answer.getLong("tensafe.amount_micros"));
+        Math.ceilDiv(PROMPT_BOUND * 1500 + 6 * 2000, 1000),
+        answer.getLong("tensafe.amount_micros"));
 
     String streamed = chat(true).then().statusCode(200).extract().asString();
     String streamedId = streamed.replaceAll("(?s).*\"request_id\":\"([0-9a-f-]{36})\".*", "$1");
@@ -124,13 +125,16 @@ class UntrustedNodeTest {
         .then()
         .statusCode(409)
         .contentType("application/problem+json");
-    assertEquals(0L, count("SELECT count(*) FROM usage_event WHERE request_id = CAST(?1 AS uuid)", requestId));
+    assertEquals(
+        0L,
+        count("SELECT count(*) FROM usage_event WHERE request_id = CAST(?1 AS uuid)", requestId));
     assertEquals(List.of(5L, 2L), charged(requestId));
   }
 
   @Test
-  void aNodeThatAnswersAfterTheFirstByteTimeout_endsTheRequest_billsNothing_andItsLateReportSettles()
-      throws Exception {
+  void
+      aNodeThatAnswersAfterTheFirstByteTimeout_endsTheRequest_billsNothing_andItsLateReportSettles()
+          throws Exception {
     node.answerDelayMillis = 2000;
     chat(false)
         .then()

@@ -104,4 +104,28 @@ class PrivacyAccountingTest {
     assertThrows(IllegalArgumentException.class, () -> RdpAccountant.empty().compose(0, 1));
     assertThrows(IllegalArgumentException.class, () -> RdpAccountant.empty().epsilon(0));
   }
+
+  /**
+   * A budget spent to its limit is (ε, δ)-DP for the policy's ε and δ at the true sensitivity of a
+   * release: clipped inputs differ by up to 2C (ADR 0010). k Gaussian releases with noise σ = zC
+   * compose exactly to one with σ/√k (μ-GDP), whose δ at ε Balle and Wang give exactly. At ρ =
+   * 1/(2z²), the accounting for sensitivity C, this fails: 4× the releases fit.
+   */
+  @ParameterizedTest(name = "z = {0}, ε = {1}, δ = {2}")
+  @CsvSource({"2, 10, 1e-5", "50, 3, 1e-6", "16, 1, 1e-5", "200, 0.5, 1e-7"})
+  void aBudgetSpentToItsLimit_isDifferentiallyPrivateAtTheTrueSensitivity(
+      double z, double epsilon, double delta) {
+    java.math.BigDecimal limit = PrivacyBudgets.rhoLimit(epsilon, delta);
+    long releases =
+        limit
+            .divide(
+                PrivacyBudgets.rhoPerRelease(java.math.BigDecimal.valueOf(z)), PrivacyBudgets.MATH)
+            .longValue();
+    assertTrue(releases >= 1, "at least one release fits");
+    double clip = 1;
+    double sensitivity = PrivacyBudgets.SENSITIVITY_IN_CLIP_NORMS.doubleValue() * clip;
+    double composedSigma = z * clip / Math.sqrt(releases);
+    double exactDelta = GaussianMechanism.delta(composedSigma, epsilon, sensitivity);
+    assertTrue(exactDelta <= delta, "δ at the reported ε: " + exactDelta + " > " + delta);
+  }
 }

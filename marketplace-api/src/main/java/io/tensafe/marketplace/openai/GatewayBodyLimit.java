@@ -1,0 +1,90 @@
+package io.tensafe.marketplace.openai;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tensafe.marketplace.problem.ProblemMappers;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The metered API's own body limit, {@code tensafe.gateway.max-body-bytes} (default 4 MiB), far
+ * below the 2 GiB meant for package uploads. Checked on the request line and headers, before any
+ * byte of the body is read, authenticated or parsed: a larger {@code Content-Length} is answered
+ * 413 at once, and a body without one (chunked) 411, since its size could not be bounded before
+ * reading it. Both are problem+json.
+ */
+@ApplicationScoped
+public class GatewayBodyLimit {
+  @ConfigProperty(name = "tensafe.gateway.max-body-bytes", defaultValue = "4194304")
+  long maxBodyBytes;
+
+  @Inject ObjectMapper json;
+
+  void install(@Observes Router router) {
+    router.route("/v1/*").order(-1000).handler(this::check);
+  }
+
+  /** The limit in bytes, ≥ 1. */
+  public long maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  private void check(RoutingContext ctx) {
+    if (ctx.request().method() != HttpMethod.POST) {
+      ctx.next();
+      return;
+    }
+    String length = ctx.request().getHeader("Content-Length");
+    if (length == null) {
+      refuse(
+          ctx,
+          411,
+          "Length required",
+          "a request body to /v1 needs a Content-Length of at most " + maxBodyBytes + " bytes");
+      return;
+    }
+    long bytes;
+    try {
+      bytes = Long.parseLong(length.trim());
+    } catch (NumberFormatException e) {
+      bytes = -1;
+    }
+    if (bytes < 0) {
+      refuse(ctx, 400, "Invalid request", "Content-Length '" + length + "' is not a byte count");
+    } else if (bytes > maxBodyBytes) {
+      refuse(
+          ctx,
+          413,
+          "Request too large",
+          "the body has " + bytes + " bytes; requests to /v1 may have at most " + maxBodyBytes);
+    } else {
+      ctx.next();
+    }
+  }
+
+  private void refuse(RoutingContext ctx, int status, String title, String detail) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("type", status == 400 ? ProblemTypes.VALIDATION : ProblemTypes.REQUEST_TOO_LARGE);
+    body.put("title", title);
+    body.put("status", status);
+    body.put("detail", detail);
+    String text;
+    try {
+      text = json.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    ctx.response()
+        .setStatusCode(status)
+        .putHeader("Content-Type", ProblemMappers.MEDIA_TYPE)
+        .end(text);
+  }
+}
