@@ -119,6 +119,8 @@ class AuthorisationMatrixTest {
         new Endpoint("POST", version + "/publish", null, null, creator, Actor.CREATOR),
         new Endpoint("POST", "/api/node/register", "{}", "application/json", Set.of("node"), null),
         new Endpoint(
+            "POST", "/api/node/register/challenge", "{}", "application/json", Set.of("node"), null),
+        new Endpoint(
             "POST", "/api/admin/creators/no-such/suspend", null, null, Set.of("admin"), null),
         new Endpoint("GET", "/api/catalog", null, null, Set.of("client", "creator", "admin"), null),
         new Endpoint("GET", "/api/admin/adapter-versions", null, null, Set.of("admin"), null),

@@ -11,13 +11,15 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Keeps the node registered with the marketplace: registers, then heartbeats every {@code period}
- * with the adapters it holds; registers again when the marketplace forgot it (404), and keeps
- * trying, logging each failure, while the marketplace cannot be reached.
+ * Keeps the node registered with the marketplace: registers (answering a fresh fleet challenge each
+ * time), then heartbeats every {@code period} with the adapters it holds; registers again when the
+ * marketplace forgot it (404), and keeps trying, logging each failure, while the marketplace cannot
+ * be reached.
  */
 public final class FleetLink implements AutoCloseable {
   private final MarketplaceClient marketplace;
   private final Map<String, Object> registration;
+  private final FleetProver prover;
   private final Supplier<List<String>> loadedAdapters;
   private final Duration period;
   private final Consumer<String> log;
@@ -30,15 +32,18 @@ public final class FleetLink implements AutoCloseable {
   /**
    * @param registration the marketplace's registration body: fleetId, name, baseModels,
    *     accelerator, maxConcurrency
+   * @param prover answers a fresh fleet challenge before each registration
    */
   public FleetLink(
       MarketplaceClient marketplace,
       Map<String, Object> registration,
+      FleetProver prover,
       Supplier<List<String>> loadedAdapters,
       Duration period,
       Consumer<String> log) {
     this.marketplace = marketplace;
     this.registration = Map.copyOf(registration);
+    this.prover = prover;
     this.loadedAdapters = loadedAdapters;
     this.period = period;
     this.log = log;
@@ -67,6 +72,7 @@ public final class FleetLink implements AutoCloseable {
       }
       java.util.HashMap<String, Object> body = new java.util.HashMap<>(registration);
       body.put("loadedAdapters", loadedAdapters.get());
+      body.put("fleetProof", prover.prove(name));
       marketplace.register(body);
       if (!registered) {
         log.accept("registered with " + marketplace.base() + " as " + name);

@@ -17,7 +17,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Registers a connected node with the marketplace at startup and heartbeats every {@code
  * tensafe.node.heartbeat-period}, reporting the adapter ids it holds. The registration carries the
- * node's {@link DispatchToken}, which the marketplace presents on every request it dispatches.
+ * node's {@link DispatchToken}, which the marketplace presents on every request it dispatches, and
+ * a proof that the node holds its fleet's private key ({@link FleetProver}).
  */
 @Startup
 @ApplicationScoped
@@ -44,6 +45,9 @@ public class FleetService {
 
   @ConfigProperty(name = "tensafe.node.public-url")
   String publicUrl;
+
+  @ConfigProperty(name = "tensafe.node.fleet-key-file")
+  Optional<java.nio.file.Path> fleetKeyFile;
 
   private FleetLink link;
 
@@ -74,10 +78,30 @@ public class FleetService {
             publicUrl,
             "dispatchToken",
             dispatchToken.value());
+    var client = marketplace.client().get();
     link =
         new FleetLink(
-            marketplace.client().get(), registration, model::heldAdapterIds, period, Log::info);
+            client,
+            registration,
+            FleetProver.of(client, fleetKey()),
+            model::heldAdapterIds,
+            period,
+            Log::info);
     link.start();
+  }
+
+  private io.tensafe.tgsp.crypto.FleetKeyPair fleetKey() {
+    java.nio.file.Path file =
+        fleetKeyFile.orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
+    try {
+      return io.tensafe.tgsp.crypto.KeyFiles.readFleetPrivate(file);
+    } catch (java.io.IOException | io.tensafe.tgsp.TgspException e) {
+      throw new IllegalStateException(
+          "cannot read the fleet key " + file + ": " + e.getMessage(), e);
+    }
   }
 
   /** Whether the node is registered now (false for a standalone node). */

@@ -7,6 +7,7 @@ import io.tensafe.node.adapter.UnknownAdapterException;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.CreatorPublicKey;
 import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.crypto.RecipientEntry;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -46,6 +47,32 @@ public final class MarketplaceClient {
 
   public URI base() {
     return base;
+  }
+
+  /** A registration challenge: its id and the nonce wrapped to the fleet's public key. */
+  public record Challenge(String id, RecipientEntry wrapped) {}
+
+  /** {@code POST /api/node/register/challenge} for joining {@code fleetId} as {@code name}. */
+  public Challenge challenge(String fleetId, String name) throws IOException {
+    HttpResponse<String> r =
+        call(
+            "api/node/register/challenge",
+            b -> b.POST(body(Map.of("fleetId", fleetId, "name", name))),
+            HttpResponse.BodyHandlers.ofString());
+    expectOk(r, "registration challenge");
+    JsonNode c = json.readTree(r.body());
+    java.util.Base64.Decoder b64 = java.util.Base64.getUrlDecoder();
+    try {
+      return new Challenge(
+          c.path("challengeId").asText(),
+          new RecipientEntry(
+              c.path("fleetKeyId").asText(),
+              b64.decode(c.path("x25519Ephemeral").asText()),
+              b64.decode(c.path("mlKemCiphertext").asText()),
+              b64.decode(c.path("wrappedNonce").asText())));
+    } catch (IllegalArgumentException e) {
+      throw new IOException("the registration challenge is malformed: " + e.getMessage(), e);
+    }
   }
 
   /** {@code POST /api/node/register}. */

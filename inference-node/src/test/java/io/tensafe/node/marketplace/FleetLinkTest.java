@@ -27,6 +27,7 @@ class FleetLinkTest {
           new FleetLink(
               client,
               Map.of("fleetId", "fleet-a", "name", "node-1", "accelerator", "cpu"),
+              name -> Map.of("challengeId", "c-" + name, "nonce", "n"),
               () -> List.of("bank-qa"),
               Duration.ofHours(1),
               logs::add);
@@ -36,6 +37,7 @@ class FleetLinkTest {
       assertEquals(1, link.heartbeats());
       assertTrue(marketplace.posts.get(0).startsWith("/api/node/register "));
       assertTrue(marketplace.posts.get(0).contains("\"loadedAdapters\":[\"bank-qa\"]"));
+      assertTrue(marketplace.posts.get(0).contains("\"challengeId\":\"c-node-1\""));
       assertTrue(marketplace.posts.get(1).startsWith("/api/node/heartbeat "));
       marketplace.close();
       link.beat();
@@ -56,6 +58,7 @@ class FleetLinkTest {
                   marketplace.base(),
                   new ClientCredentials(http, marketplace.tokenUrl(), "node-a", "wrong")),
               Map.of("name", "node-1"),
+              name -> Map.of(),
               List::of,
               Duration.ofHours(1),
               logs::add);

@@ -22,6 +22,8 @@ import java.util.List;
  * @param dispatchToken the secret (43 characters of base64url, 256 bits) the marketplace must
  *     present as {@code Authorization: Bearer} on each request it sends the node; required with
  *     {@code url}, never shown back
+ * @param fleetProof the answer to a fresh registration challenge for this fleet and name: proof
+ *     that the node holds the fleet's private key
  */
 public record NodeRegistration(
     @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId,
@@ -32,7 +34,8 @@ public record NodeRegistration(
     @Min(1) @Max(4096) int maxConcurrency,
     @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters,
     @Pattern(regexp = "https?://[^\\s/]{1,200}") String url,
-    @Pattern(regexp = "[A-Za-z0-9_-]{43}") String dispatchToken) {
+    @Pattern(regexp = "[A-Za-z0-9_-]{43}") String dispatchToken,
+    @NotNull @jakarta.validation.Valid FleetProof fleetProof) {
   @Override
   public String toString() {
     return "NodeRegistration[" + fleetId + "/" + name + " at " + url + "]";

@@ -29,6 +29,7 @@ import java.util.List;
 @Path("/api")
 public class NodeResource {
   @Inject NodeService nodes;
+  @Inject NodeChallenges challenges;
   @Inject PackageDownload downloads;
   @Inject CreatorService creators;
   @Inject UsageEvents usage;
@@ -56,6 +57,19 @@ public class NodeResource {
   public Response usage(@NotNull @Valid NodeUsageReport report) {
     UsageAck ack = usage.record(report);
     return Response.status(ack.status().equals("recorded") ? 201 : 200).entity(ack).build();
+  }
+
+  /**
+   * A registration challenge for this credential, fleet and name: a nonce wrapped to the fleet's
+   * public key, to be sent back in {@code fleetProof} of the registration within two minutes.
+   */
+  @POST
+  @Path("/node/register/challenge")
+  @RolesAllowed("node")
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response challenge(@NotNull @Valid NodeChallengeRequest request) {
+    return Response.status(201).entity(challenges.issue(request)).build();
   }
 
   @POST

@@ -5,6 +5,7 @@ import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -15,15 +16,18 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
- * Node registration and heartbeats. A node is identified by its credential (the token subject) and
- * the name it registers; it is healthy while its last heartbeat is younger than {@code
- * tensafe.nodes.heartbeat-timeout}.
+ * Node registration and heartbeats. A node is identified by its credential (the token subject; each
+ * node has its own) and the name it registers. Registering needs a fresh fleet proof ({@link
+ * NodeChallenges}): only a holder of the fleet's private key joins the fleet. Within a fleet a name
+ * belongs to the credential that first registered it. A node is healthy while its last heartbeat is
+ * younger than {@code tensafe.nodes.heartbeat-timeout}.
  */
 @ApplicationScoped
 public class NodeService {
   @Inject EntityManager em;
   @Inject JsonWebToken token;
   @Inject FleetService fleets;
+  @Inject NodeChallenges challenges;
   @Inject io.tensafe.marketplace.health.ProductionGuard guard;
 
   @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
@@ -33,10 +37,14 @@ public class NodeService {
   @Transactional
   public NodeView register(NodeRegistration r) {
     NodeFleet fleet =
-        fleets
-            .byRef(r.fleetId())
-            .orElseThrow(
-                () -> ProblemTypes.validation("fleet '" + r.fleetId() + "' is not registered"));
+        em.find(
+            NodeFleet.class,
+            fleets
+                .byRef(r.fleetId())
+                .orElseThrow(
+                    () -> ProblemTypes.validation("fleet '" + r.fleetId() + "' is not registered"))
+                .id,
+            LockModeType.PESSIMISTIC_WRITE);
     if (r.url() != null && r.dispatchToken() == null) {
       throw ProblemTypes.validation(
           "a node with a url must give the dispatchToken the marketplace will present to it");
@@ -57,6 +65,15 @@ public class NodeService {
           403,
           "Forbidden",
           "a node of this credential is suspended: it may not register a node");
+    }
+    challenges.consume(r.fleetProof(), fleet, r.name());
+    if (nameHeldByAnotherCredential(fleet, r.name())) {
+      throw ProblemTypes.conflict(
+          "node name '"
+              + r.name()
+              + "' in fleet "
+              + fleet.fleetRef
+              + " belongs to another credential");
     }
     Node node = own(r.name()).orElseGet(Node::new);
     if (node.id == null) {
@@ -91,6 +108,19 @@ public class NodeService {
       node.loadedAdapters = loadedAdapters.toArray(String[]::new);
     }
     return view(node, em.find(NodeFleet.class, node.fleetId).fleetRef);
+  }
+
+  /** Whether a node named {@code name} in {@code fleet} was registered by another credential. */
+  private boolean nameHeldByAnotherCredential(NodeFleet fleet, String name) {
+    return !em.createQuery(
+            "select n.id from Node n where n.fleetId = :f and n.name = :n and n.clientId <> :c",
+            UUID.class)
+        .setParameter("f", fleet.id)
+        .setParameter("n", name)
+        .setParameter("c", token.getSubject())
+        .setMaxResults(1)
+        .getResultList()
+        .isEmpty();
   }
 
   /**

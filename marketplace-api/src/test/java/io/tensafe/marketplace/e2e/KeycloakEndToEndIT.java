@@ -86,18 +86,16 @@ class KeycloakEndToEndIT {
     // fleet's package, and reports usage once.
     String node = RealKeycloak.nodeToken();
     String nodeName = "e2e-node-" + suffix;
-    given()
-        .auth()
-        .oauth2(node)
-        .contentType("application/json")
-        .body(
+    Actors.registerNode(
+            node,
+            fleet,
+            nodeName,
             "{\"fleetId\":\"e2e-fleet-"
                 + suffix
                 + "\",\"name\":\""
                 + nodeName
                 + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],\"accelerator\":\"cpu\","
                 + "\"maxConcurrency\":4}")
-        .post("/api/node/register")
         .then()
         .statusCode(200)
         .body("healthy", equalTo(true));

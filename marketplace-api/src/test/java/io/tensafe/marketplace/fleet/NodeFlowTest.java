@@ -37,25 +37,21 @@ class NodeFlowTest {
     pkg = Actors.pack(adapterId, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B");
     Actors.upload("creator-" + suffix, pkg);
     nodeCredential = "node-client-" + suffix;
-    register(nodeCredential, "fleet-" + suffix, "node-1")
-        .then()
-        .statusCode(200)
-        .body("healthy", equalTo(true));
+    register(nodeCredential, fleet, "node-1").then().statusCode(200).body("healthy", equalTo(true));
   }
 
-  private io.restassured.response.Response register(String credential, String fleet, String name) {
-    return given()
-        .auth()
-        .oauth2(Actors.token(credential, "node"))
-        .contentType("application/json")
-        .body(
-            "{\"fleetId\":\""
-                + fleet
-                + "\",\"name\":\""
-                + name
-                + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
-                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4,\"loadedAdapters\":[]}")
-        .post("/api/node/register");
+  private io.restassured.response.Response register(
+      String credential, FleetKeyPair fleet, String name) throws Exception {
+    return Actors.registerNode(
+        Actors.token(credential, "node"),
+        fleet,
+        name,
+        "{\"fleetId\":\""
+            + fleet.publicKey().fleetId()
+            + "\",\"name\":\""
+            + name
+            + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
+            + "\"accelerator\":\"cpu\",\"maxConcurrency\":4,\"loadedAdapters\":[]}");
   }
 
   @Test
@@ -123,11 +119,11 @@ class NodeFlowTest {
   }
 
   @Test
-  void download_byANodeOfAnotherFleet_isNotFound() {
+  void download_byANodeOfAnotherFleet_isNotFound() throws Exception {
     FleetKeyPair other = FleetKeyPair.generate("other-" + suffix, Actors.RANDOM);
     Actors.registerFleet("admin-" + suffix, other);
     String stranger = "stranger-" + suffix;
-    register(stranger, "other-" + suffix, "node-x").then().statusCode(200);
+    register(stranger, other, "node-x").then().statusCode(200);
     given()
         .auth()
         .oauth2(Actors.token(stranger, "node"))

@@ -32,11 +32,12 @@ class NodeUsageTest {
   String credential;
   String adapterId;
   CreatorKeyPair key;
+  FleetKeyPair fleet;
 
   @BeforeEach
   void registerANodeAndAnAdapter() throws Exception {
     suffix = Actors.suffix();
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
+    fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
     key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
     Actors.registerFleet("admin-" + suffix, fleet);
     Actors.registerKey("creator-" + suffix, key);
@@ -44,18 +45,7 @@ class NodeUsageTest {
     Actors.upload(
         "creator-" + suffix, Actors.pack(adapterId, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
     credential = "node-client-" + suffix;
-    given()
-        .auth()
-        .oauth2(Actors.token(credential, "node"))
-        .contentType("application/json")
-        .body(
-            "{\"fleetId\":\"fleet-"
-                + suffix
-                + "\",\"name\":\"node-1\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
-                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4}")
-        .post("/api/node/register")
-        .then()
-        .statusCode(200);
+    register("node-1").then().statusCode(200);
   }
 
   private String report(String requestId, int completionTokens) {
@@ -151,7 +141,8 @@ class NodeUsageTest {
   }
 
   @Test
-  void aSuspendedNode_hasItsReportsRefused_andItsCredentialCannotRegisterAnotherName() {
+  void aSuspendedNode_hasItsReportsRefused_andItsCredentialCannotRegisterAnotherName()
+      throws Exception {
     String nodeId =
         given()
             .auth()
@@ -171,18 +162,20 @@ class NodeUsageTest {
     String id = UUID.randomUUID().toString();
     post(report(id, 3)).then().statusCode(403).contentType("application/problem+json");
     assertEquals(0, events.count(id));
-    given()
-        .auth()
-        .oauth2(Actors.token(credential, "node"))
-        .contentType("application/json")
-        .body(
-            "{\"fleetId\":\"fleet-"
-                + suffix
-                + "\",\"name\":\"node-2\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
-                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4}")
-        .post("/api/node/register")
-        .then()
-        .statusCode(403)
-        .contentType("application/problem+json");
+    register("node-2").then().statusCode(403).contentType("application/problem+json");
+  }
+
+  /** Registers {@code name} in this test's fleet with its credential and a fleet proof. */
+  private io.restassured.response.Response register(String name) throws Exception {
+    return Actors.registerNode(
+        Actors.token(credential, "node"),
+        fleet,
+        name,
+        "{\"fleetId\":\"fleet-"
+            + suffix
+            + "\",\"name\":\""
+            + name
+            + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],"
+            + "\"accelerator\":\"cpu\",\"maxConcurrency\":4}");
   }
 }

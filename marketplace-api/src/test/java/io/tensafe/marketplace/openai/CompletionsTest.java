@@ -76,7 +76,7 @@ class CompletionsTest {
     node.close();
   }
 
-  private void register(String name, String url, List<String> loaded) {
+  private void register(String name, String url, List<String> loaded) throws Exception {
     fixture.registerNode(name, url, loaded, 4, node.dispatchToken);
   }
 
@@ -259,7 +259,7 @@ class CompletionsTest {
   }
 
   @Test
-  void aDeadNodeBeforeTheFirstToken_failsOverToAnother() {
+  void aDeadNodeBeforeTheFirstToken_failsOverToAnother() throws Exception {
     register("node-0-dead", "http://127.0.0.1:9", List.of(adapterId));
     chat(message(adapterId, "hi", ""))
         .then()
@@ -268,7 +268,7 @@ class CompletionsTest {
   }
 
   @Test
-  void everyNodeFailingBeforeItsFirstToken_is503WithRetryAfter() {
+  void everyNodeFailingBeforeItsFirstToken_is503WithRetryAfter() throws Exception {
     node.close();
     register("node-1", "http://127.0.0.1:9", List.of());
     chat(message(adapterId, "hi", ""))

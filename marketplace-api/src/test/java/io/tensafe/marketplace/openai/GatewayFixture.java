@@ -13,7 +13,12 @@ import java.util.List;
  * credential, and a client's API key, all under a fresh {@code suffix}.
  */
 record GatewayFixture(
-    String suffix, String adapterId, String keyword, String apiKey, String nodeToken) {
+    String suffix,
+    String adapterId,
+    String keyword,
+    String apiKey,
+    String nodeToken,
+    FleetKeyPair fleet) {
 
   static GatewayFixture create() throws Exception {
     return create("50");
@@ -56,7 +61,7 @@ record GatewayFixture(
             .extract()
             .path("key");
     return new GatewayFixture(
-        suffix, adapterId, keyword, apiKey, Actors.token("node-" + suffix, "node"));
+        suffix, adapterId, keyword, apiKey, Actors.token("node-" + suffix, "node"), fleet);
   }
 
   /**
@@ -64,32 +69,35 @@ record GatewayFixture(
    * the dispatch token it expects.
    */
   void registerNode(
-      String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken) {
+      String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken)
+      throws Exception {
     register(name, url, loaded, maxConcurrency, dispatchToken).then().statusCode(200);
   }
 
-  /** The registration call itself; {@code dispatchToken} null leaves it out. */
+  /**
+   * The registration call itself, with a fleet proof made with this fixture's fleet key; {@code
+   * dispatchToken} null leaves it out.
+   */
   io.restassured.response.Response register(
-      String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken) {
-    return given()
-        .auth()
-        .oauth2(nodeToken)
-        .contentType("application/json")
-        .body(
-            "{\"fleetId\":\"fleet-"
-                + suffix
-                + "\",\"name\":\""
-                + name
-                + "\",\"baseModels\":[\"tensafe/qwen3-tiny\"],\"accelerator\":\"cpu\","
-                + "\"maxConcurrency\":"
-                + maxConcurrency
-                + ",\"url\":\""
-                + url
-                + "\",\"loadedAdapters\":["
-                + String.join(",", loaded.stream().map(a -> "\"" + a + "\"").toList())
-                + "]"
-                + (dispatchToken == null ? "" : ",\"dispatchToken\":\"" + dispatchToken + "\"")
-                + "}")
-        .post("/api/node/register");
+      String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken)
+      throws Exception {
+    return Actors.registerNode(
+        nodeToken,
+        fleet,
+        name,
+        "{\"fleetId\":\"fleet-"
+            + suffix
+            + "\",\"name\":\""
+            + name
+            + "\",\"baseModels\":[\"tensafe/qwen3-tiny\"],\"accelerator\":\"cpu\","
+            + "\"maxConcurrency\":"
+            + maxConcurrency
+            + ",\"url\":\""
+            + url
+            + "\",\"loadedAdapters\":["
+            + String.join(",", loaded.stream().map(a -> "\"" + a + "\"").toList())
+            + "]"
+            + (dispatchToken == null ? "" : ",\"dispatchToken\":\"" + dispatchToken + "\"")
+            + "}");
   }
 }

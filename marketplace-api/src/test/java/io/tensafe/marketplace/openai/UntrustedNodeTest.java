@@ -99,21 +99,19 @@ class UntrustedNodeTest {
   }
 
   @Test
-  void aReportFromANodeTheRequestWasNotSentTo_isRefusedAndBillsNothing() {
+  void aReportFromANodeTheRequestWasNotSentTo_isRefusedAndBillsNothing() throws Exception {
     String requestId =
         chat(false).then().statusCode(200).extract().jsonPath().getString("tensafe.request_id");
     // A second credential registers a node into the same fleet and reports the request.
     String other = Actors.token("node-other-" + fixture.suffix(), "node");
-    given()
-        .auth()
-        .oauth2(other)
-        .contentType("application/json")
-        .body(
+    Actors.registerNode(
+            other,
+            fixture.fleet(),
+            "node-9",
             "{\"fleetId\":\"fleet-"
                 + fixture.suffix()
                 + "\",\"name\":\"node-9\",\"baseModels\":[\"tensafe/qwen3-tiny\"],"
                 + "\"accelerator\":\"cpu\",\"maxConcurrency\":4}")
-        .post("/api/node/register")
         .then()
         .statusCode(200);
     given()
@@ -168,8 +166,96 @@ class UntrustedNodeTest {
     assertEquals(0, dispatcher.load(nodeId("node-1")));
   }
 
+  private String registration(String name, FakeNode at) {
+    return "{\"fleetId\":\"fleet-"
+        + fixture.suffix()
+        + "\",\"name\":\""
+        + name
+        + "\",\"baseModels\":[\"tensafe/qwen3-tiny\"],\"accelerator\":\"cpu\","
+        + "\"maxConcurrency\":4,\"url\":\""
+        + at.url()
+        + "\",\"dispatchToken\":\""
+        + at.dispatchToken
+        + "\"}";
+  }
+
+  private io.restassured.response.Response postRegistration(String token, String body) {
+    return given()
+        .auth()
+        .oauth2(token)
+        .contentType("application/json")
+        .body(body)
+        .post("/api/node/register");
+  }
+
   @Test
-  void malformedNodeUrls_areRefusedAtRegistration() {
+  void aSecondCredentialWithoutTheFleetKey_cannotJoinTheFleet_andItsRecordingNodeGetsNoPrompt()
+      throws Exception {
+    try (FakeNode recorder = new FakeNode()) {
+      String intruder = Actors.token("intruder-" + fixture.suffix(), "node");
+      // Without a proof: 400. With a proof made with another key of the same fleet id: the
+      // challenge does not even unwrap, so it sends a guess: 403.
+      postRegistration(intruder, registration("node-x", recorder))
+          .then()
+          .statusCode(400)
+          .contentType("application/problem+json");
+      io.tensafe.tgsp.crypto.FleetKeyPair forged =
+          io.tensafe.tgsp.crypto.FleetKeyPair.generate("fleet-" + fixture.suffix(), Actors.RANDOM);
+      org.junit.jupiter.api.Assertions.assertThrows(
+          io.tensafe.tgsp.crypto.KeyUnwrapException.class,
+          () -> Actors.registerNode(intruder, forged, "node-x", registration("node-x", recorder)));
+      String challenge =
+          given()
+              .auth()
+              .oauth2(intruder)
+              .contentType("application/json")
+              .body("{\"fleetId\":\"fleet-" + fixture.suffix() + "\",\"name\":\"node-x\"}")
+              .post("/api/node/register/challenge")
+              .then()
+              .statusCode(201)
+              .extract()
+              .path("challengeId");
+      String guess = registration("node-x", recorder);
+      guess =
+          guess.substring(0, guess.length() - 1)
+              + ",\"fleetProof\":{\"challengeId\":\""
+              + challenge
+              + "\",\"nonce\":\""
+              + "A".repeat(43)
+              + "\"}}";
+      postRegistration(intruder, guess)
+          .then()
+          .statusCode(403)
+          .contentType("application/problem+json");
+      // Taking over node-1's name with the real fleet key is refused too: the name is held.
+      Actors.registerNode(intruder, fixture.fleet(), "node-1", registration("node-1", recorder))
+          .then()
+          .statusCode(409);
+      for (int i = 0; i < 4; i++) {
+        chat(false).then().statusCode(200).body("tensafe.node", equalTo("node-1"));
+      }
+      assertEquals(List.of(), recorder.requests, "the intruder's node received a prompt");
+    }
+  }
+
+  @Test
+  void aChallenge_answersOneRegistration_ofItsOwnCredentialAndName() throws Exception {
+    String proof = Actors.fleetProof(fixture.nodeToken(), fixture.fleet(), "node-1");
+    String body = registration("node-1", node);
+    String proved = body.substring(0, body.length() - 1) + ",\"fleetProof\":" + proof + "}";
+    String otherName = registration("node-7", node);
+    String misused =
+        otherName.substring(0, otherName.length() - 1) + ",\"fleetProof\":" + proof + "}";
+    postRegistration(fixture.nodeToken(), misused).then().statusCode(403);
+    postRegistration(Actors.token("someone-" + fixture.suffix(), "node"), proved)
+        .then()
+        .statusCode(403);
+    postRegistration(fixture.nodeToken(), proved).then().statusCode(200);
+    postRegistration(fixture.nodeToken(), proved).then().statusCode(403); // used once
+  }
+
+  @Test
+  void malformedNodeUrls_areRefusedAtRegistration() throws Exception {
     for (String url : List.of("http://a^b", "http://h:99999", "http://h:0", "ftp://h:80")) {
       fixture
           .register("node-bad", url, List.of(), 4, node.dispatchToken)
@@ -181,7 +267,8 @@ class UntrustedNodeTest {
   }
 
   @Test
-  void storedNodesWithMalformedUrls_failOverOrAnswer503_leakNoSlot_andSpendNoBudget() {
+  void storedNodesWithMalformedUrls_failOverOrAnswer503_leakNoSlot_andSpendNoBudget()
+      throws Exception {
     fixture.registerNode("node-2", node.url(), List.of(), 4, node.dispatchToken);
     setEndpoint("node-2", "http://a^b");
     for (int i = 0; i < 3; i++) {

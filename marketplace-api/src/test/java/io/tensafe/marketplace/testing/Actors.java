@@ -4,8 +4,10 @@ import static io.restassured.RestAssured.given;
 
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.crypto.FleetChallenge;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.crypto.RecipientEntry;
 import io.tensafe.tgsp.json.CanonicalJson;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterPacker;
@@ -58,6 +60,57 @@ public final class Actors {
 
   public static void registerFleet(String admin, FleetKeyPair fleet) {
     registerFleetWith(token(admin, "admin"), fleet);
+  }
+
+  /**
+   * A registration challenge for {@code name} in {@code fleet}, answered with the fleet's private
+   * key, as the node does: the {@code fleetProof} JSON object.
+   */
+  public static String fleetProof(String nodeToken, FleetKeyPair fleet, String name)
+      throws Exception {
+    io.restassured.path.json.JsonPath c =
+        given()
+            .auth()
+            .oauth2(nodeToken)
+            .contentType("application/json")
+            .body("{\"fleetId\":\"" + fleet.publicKey().fleetId() + "\",\"name\":\"" + name + "\"}")
+            .post("/api/node/register/challenge")
+            .then()
+            .statusCode(201)
+            .extract()
+            .jsonPath();
+    java.util.Base64.Decoder b64 = java.util.Base64.getUrlDecoder();
+    RecipientEntry entry =
+        new RecipientEntry(
+            c.getString("fleetKeyId"),
+            b64.decode(c.getString("x25519Ephemeral")),
+            b64.decode(c.getString("mlKemCiphertext")),
+            b64.decode(c.getString("wrappedNonce")));
+    byte[] nonce = FleetChallenge.answer(fleet, c.getString("challengeId"), name, entry);
+    return "{\"challengeId\":\""
+        + c.getString("challengeId")
+        + "\",\"nonce\":\""
+        + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(nonce)
+        + "\"}";
+  }
+
+  /**
+   * {@code POST /api/node/register} with {@code body} (a registration JSON object for {@code name}
+   * in {@code fleet}, without its proof) and a fresh fleet proof made with {@code fleet}.
+   */
+  public static io.restassured.response.Response registerNode(
+      String nodeToken, FleetKeyPair fleet, String name, String body) throws Exception {
+    String proved =
+        body.substring(0, body.lastIndexOf('}'))
+            + ",\"fleetProof\":"
+            + fleetProof(nodeToken, fleet, name)
+            + "}";
+    return given()
+        .auth()
+        .oauth2(nodeToken)
+        .contentType("application/json")
+        .body(proved)
+        .post("/api/node/register");
   }
 
   /** Registers a fleet's public key with an admin's bearer token (any issuer); asserts 201. */
