@@ -99,6 +99,19 @@ class KeycloakEndToEndIT {
         .then()
         .statusCode(200)
         .body("healthy", equalTo(true));
+    // The second node's own credential holds the fleet key too, but not this node's name.
+    Actors.registerNode(
+            RealKeycloak.nodeToken("tensafe-node-2"),
+            fleet,
+            nodeName,
+            "{\"fleetId\":\"e2e-fleet-"
+                + suffix
+                + "\",\"name\":\""
+                + nodeName
+                + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],\"accelerator\":\"cpu\","
+                + "\"maxConcurrency\":4}")
+        .then()
+        .statusCode(409);
     given().auth().oauth2(node).get("/api/node/creator-keys").then().statusCode(200);
     given()
         .auth()

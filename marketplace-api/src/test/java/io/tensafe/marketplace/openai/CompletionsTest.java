@@ -158,7 +158,7 @@ class CompletionsTest {
 
   @Test
   void anExhaustedPrivacyBudget_is429NamingItAndItsReset_andNothingIsGenerated() throws Exception {
-    // Noise multiplier 1.1 at ε 10, δ 1e-5 allows 3 releases a period: no request fits.
+    // Noise multiplier 1.1 at ε 10, δ 1e-5 allows no release a period: no request fits.
     GatewayFixture tight = GatewayFixture.create("1.1");
     try (FakeNode other = new FakeNode()) {
       tight.registerNode("node-tight", other.url(), List.of(), 4, other.dispatchToken);

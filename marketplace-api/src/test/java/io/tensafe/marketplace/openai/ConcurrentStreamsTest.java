@@ -52,7 +52,9 @@ class ConcurrentStreamsTest {
 
   @Test
   void aHundredConcurrentStreams_areBilledExactlyTheTokensDelivered() throws Exception {
-    GatewayFixture f = GatewayFixture.create();
+    // z = 200: at ρ = 2/z² per release (ADR 0010) the period holds about 31,000 releases, room
+    // for every reservation of the hundred streams.
+    GatewayFixture f = GatewayFixture.create("200");
     try (FakeNode node = new FakeNode()) {
       node.countToMaxTokens = true;
       node.delayMillis = 20;

@@ -47,13 +47,21 @@ public final class RealKeycloak {
         .path("access_token");
   }
 
-  /** A token of the inference nodes' confidential client (client-credentials grant). */
+  /** A token of the first inference node's confidential client (client-credentials grant). */
   public static String nodeToken() {
+    return nodeToken("tensafe-node");
+  }
+
+  /**
+   * A token of the node client {@code clientId} ({@code tensafe-node} or {@code tensafe-node-2}:
+   * each node has its own credential, whose secret is the client id and {@code -dev-secret}).
+   */
+  public static String nodeToken(String clientId) {
     return given()
         .baseUri(URL)
         .formParam("grant_type", "client_credentials")
-        .formParam("client_id", "tensafe-node")
-        .formParam("client_secret", "tensafe-node-dev-secret")
+        .formParam("client_id", clientId)
+        .formParam("client_secret", clientId + "-dev-secret")
         .post("/realms/tensafe/protocol/openid-connect/token")
         .then()
         .statusCode(200)
