@@ -113,6 +113,22 @@ check "model tiny writes config, tokenizer and weights, identical for one seed" 
   bash -c "[ $(rc) = 0 ] && grep -q '\"model_type\": \"qwen3\"' '$work/model-a/config.json' \
     && [ -s '$work/model-a/tokenizer.json' ] && cmp -s '$work/model-a/model.safetensors' '$work/model-b/model.safetensors'"
 
+# An adapter is checked against its base model's config at pack time.
+tgsp pack --peft "$work/peft" --creator-key "$work/keys/creator.key" --recipient "$work/keys/fleet.pub" \
+  --adapter-id banking-helper --version 1.0.3 --base-model tensafe/qwen3-tiny --price-prompt 1 \
+  --price-completion 1 --keywords bank --domain finance --base-model-config "$work/model-a/config.json" \
+  --out "$work/misfit.tgsp"
+check "tgsp pack refuses an adapter that does not fit the base model's config, naming the tensor" \
+  bash -c "[ $(rc) = 1 ] && grep -q 'does not fit its base model' '$err' && grep -q 'v_proj' '$err' \
+    && [ ! -e '$work/misfit.tgsp' ]"
+tgsp example-adapter --out "$work/peft-tiny" --rank 4 --base-model tensafe/qwen3-tiny \
+  --base-model-config "$work/model-a/config.json"
+tgsp pack --peft "$work/peft-tiny" --creator-key "$work/keys/creator.key" --recipient "$work/keys/fleet.pub" \
+  --adapter-id banking-helper --version 1.0.4 --price-prompt 1 --price-completion 1 --keywords bank \
+  --domain finance --base-model-config "$work/model-a/config.json" --out "$work/tiny.tgsp"
+check "tgsp example-adapter --base-model-config makes an adapter that packs for that model" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'packed banking-helper@1.0.4' '$out'"
+
 # The CUDA kernels' build step: without nvcc the build goes on and records why there are no kernels.
 run env NVCC=none bash "$root/kernels/kernels-cuda/src/build/build-fatbin.sh" \
   "$root/kernels/kernels-cuda/src/main/cuda" "$work/cuda-none"

@@ -329,6 +329,28 @@ public class ModelService {
     return r == null ? List.of() : r.held();
   }
 
+  /**
+   * The served model's shape from its {@code config.json}, read without loading the weights; empty
+   * when no model is configured or its config does not parse (the load will say why).
+   */
+  public java.util.Optional<io.tensafe.tgsp.peft.BaseModelShape> modelShape() {
+    java.util.Optional<String> dir = modelDir.filter(d -> !d.isBlank());
+    if (dir.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    try {
+      Path config = Path.of(dir.get()).resolve("config.json");
+      if (java.nio.file.Files.size(config) > (1 << 20)) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of(
+          io.tensafe.tgsp.peft.BaseModelShape.fromConfig(java.nio.file.Files.readAllBytes(config)));
+    } catch (IOException | io.tensafe.tgsp.TgspException e) {
+      Log.warnf("the model's shape is not reported: %s", e.getMessage());
+      return java.util.Optional.empty();
+    }
+  }
+
   /** The served model's name (its folder's name), or "none". */
   public String modelName() {
     return modelDir

@@ -63,21 +63,35 @@ public class FleetService {
                     "a node connected to a marketplace needs tensafe.node.fleet-id"));
     String accelerator = backend.getClass().getSimpleName().startsWith("Cuda") ? "gpu" : "cpu";
     Map<String, Object> registration =
-        Map.of(
-            "fleetId",
-            fleet,
-            "name",
-            name,
-            "baseModels",
-            List.of(baseModel.orElse(model.modelName())),
-            "accelerator",
-            accelerator,
-            "maxConcurrency",
-            maxConcurrency,
-            "url",
-            publicUrl,
-            "dispatchToken",
-            dispatchToken.value());
+        new java.util.HashMap<>(
+            Map.of(
+                "fleetId",
+                fleet,
+                "name",
+                name,
+                "baseModels",
+                List.of(baseModel.orElse(model.modelName())),
+                "accelerator",
+                accelerator,
+                "maxConcurrency",
+                maxConcurrency,
+                "url",
+                publicUrl,
+                "dispatchToken",
+                dispatchToken.value()));
+    model
+        .modelShape()
+        .ifPresent(
+            shape ->
+                registration.put(
+                    "modelShape",
+                    Map.of(
+                        "hiddenSize", shape.hiddenSize(),
+                        "intermediateSize", shape.intermediateSize(),
+                        "layers", shape.layers(),
+                        "attentionHeads", shape.attentionHeads(),
+                        "keyValueHeads", shape.keyValueHeads(),
+                        "headDim", shape.headDim())));
     var client = marketplace.client().get();
     link =
         new FleetLink(

@@ -44,6 +44,7 @@ public class UploadService {
   @Inject CurrentUser current;
   @Inject CreatorService creators;
   @Inject FleetService fleets;
+  @Inject io.tensafe.marketplace.fleet.NodeService nodes;
   @Inject PackageStore store;
   @Inject AuditLog audit;
 
@@ -91,6 +92,7 @@ public class UploadService {
                           "the package's recipients are not fleets this marketplace serves; "
                               + "encrypt to a key from GET /api/fleets/keys"));
       checkManifest(verified.manifest());
+      checkShapes(verified.manifest(), fleet);
       VersionView view;
       try {
         view =
@@ -132,6 +134,33 @@ public class UploadService {
           "DP policy is not sane: the noise multiplier must be at least 0.3 and the budget at"
               + " most ε = 100 per period");
     }
+  }
+
+  /**
+   * Refuses an adapter whose tensors do not fit its base model, as a node of the package's fleet
+   * serving that model reported its shape; when none has, the upload is accepted unchecked (the
+   * node checks again when it loads the adapter, and the gateway answers its refusal with 422).
+   */
+  private void checkShapes(Manifest m, NodeFleet fleet) {
+    nodes
+        .reportedShape(m.baseModel().id(), fleet.id)
+        .ifPresent(
+            shape -> {
+              java.util.Map<String, java.util.List<Long>> shapes = new java.util.TreeMap<>();
+              m.lora().tensors().forEach(t -> shapes.put(t.name(), t.shape()));
+              java.util.List<String> problems = shape.incompatibilities(shapes);
+              if (!problems.isEmpty()) {
+                throw new ApiProblem(
+                    ProblemTypes.PACKAGE_INCOMPATIBLE,
+                    422,
+                    "Adapter does not fit its base model",
+                    "the adapter cannot run on "
+                        + m.baseModel().id()
+                        + " as its nodes serve it: "
+                        + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
+                        + (problems.size() > 5 ? "; and " + (problems.size() - 5) + " more" : ""));
+              }
+            });
   }
 
   private VersionView record(

@@ -56,4 +56,9 @@ public class Node {
 
   @Column(name = "suspended_at")
   public OffsetDateTime suspendedAt;
+
+  /** The served model's shape as {@link NodeModelShape#columns()}, or null if not reported. */
+  @Column(name = "model_shape")
+  @JdbcTypeCode(SqlTypes.ARRAY)
+  public Integer[] modelShape;
 }

@@ -37,8 +37,9 @@ public final class NodeCall implements AutoCloseable {
    *
    * @throws java.net.http.HttpTimeoutException if the node does not answer within {@code
    *     firstByteTimeout} (it may be running the request)
-   * @throws IOException if the node cannot be reached or does not answer 200 (the caller may try
-   *     another node: nothing was generated for the client yet)
+   * @throws NodeRefusal if the node answers an error status (nothing was generated)
+   * @throws IOException if the node cannot be reached (the caller may try another node: nothing was
+   *     generated for the client yet)
    */
   public static NodeCall start(
       HttpClient http, NodeTarget target, byte[] body, Duration firstByteTimeout)
@@ -63,8 +64,7 @@ public final class NodeCall implements AutoCloseable {
       try (InputStream in = response.body()) {
         detail = new String(in.readNBytes(MAX_ERROR_BYTES), StandardCharsets.UTF_8);
       }
-      throw new IOException(
-          "node " + target.name() + " answered " + response.statusCode() + ": " + detail);
+      throw new NodeRefusal(target.name(), response.statusCode(), detail);
     }
     return new NodeCall(new java.io.BufferedInputStream(response.body(), 8192));
   }

@@ -24,6 +24,8 @@ import java.util.List;
  *     {@code url}, never shown back
  * @param fleetProof the answer to a fresh registration challenge for this fleet and name: proof
  *     that the node holds the fleet's private key
+ * @param modelShape the shape of the model it serves (optional): uploads for its base model are
+ *     checked against it
  */
 public record NodeRegistration(
     @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId,
@@ -35,7 +37,8 @@ public record NodeRegistration(
     @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters,
     @Pattern(regexp = "https?://[^\\s/]{1,200}") String url,
     @Pattern(regexp = "[A-Za-z0-9_-]{43}") String dispatchToken,
-    @NotNull @jakarta.validation.Valid FleetProof fleetProof) {
+    @NotNull @jakarta.validation.Valid FleetProof fleetProof,
+    @jakarta.validation.Valid NodeModelShape modelShape) {
   @Override
   public String toString() {
     return "NodeRegistration[" + fleetId + "/" + name + " at " + url + "]";

@@ -88,6 +88,14 @@ public class NodeService {
     node.endpoint = r.url();
     node.dispatchToken = r.dispatchToken();
     node.maxConcurrency = r.maxConcurrency();
+    if (r.modelShape() != null) {
+      try {
+        r.modelShape().toShape();
+      } catch (IllegalArgumentException e) {
+        throw ProblemTypes.validation("modelShape: " + e.getMessage());
+      }
+      node.modelShape = r.modelShape().columns();
+    }
     node.loadedAdapters =
         r.loadedAdapters() == null ? new String[0] : r.loadedAdapters().toArray(String[]::new);
     node.lastHeartbeatAt = OffsetDateTime.now();
@@ -144,6 +152,23 @@ public class NodeService {
         .setParameter("n", name)
         .getResultStream()
         .findFirst();
+  }
+
+  /**
+   * The shape of {@code baseModel} as the node of {@code fleetId} that heartbeat most recently
+   * while serving it reported it, if any did.
+   */
+  public Optional<io.tensafe.tgsp.peft.BaseModelShape> reportedShape(
+      String baseModel, UUID fleetId) {
+    return em.createQuery(
+            "from Node n where n.fleetId = :f and n.modelShape is not null"
+                + " order by n.lastHeartbeatAt desc",
+            Node.class)
+        .setParameter("f", fleetId)
+        .getResultStream()
+        .filter(n -> List.of(n.baseModels).contains(baseModel))
+        .findFirst()
+        .map(n -> NodeModelShape.fromColumns(n.modelShape));
   }
 
   /** Every node (admins). */

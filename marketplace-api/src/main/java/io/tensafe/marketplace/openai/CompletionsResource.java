@@ -7,6 +7,7 @@ import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.vertx.core.http.HttpServerResponse;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -43,8 +44,11 @@ public class CompletionsResource {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
-  public Response chat(JsonNode body, @Context ContainerRequestContext context) {
-    return serve(body, true, context);
+  public Response chat(
+      JsonNode body,
+      @Context ContainerRequestContext context,
+      @Context HttpServerResponse connection) {
+    return serve(body, true, context, connection);
   }
 
   @POST
@@ -52,11 +56,15 @@ public class CompletionsResource {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
-  public Response completions(JsonNode body, @Context ContainerRequestContext context) {
-    return serve(body, false, context);
+  public Response completions(
+      JsonNode body,
+      @Context ContainerRequestContext context,
+      @Context HttpServerResponse connection) {
+    return serve(body, false, context, connection);
   }
 
-  private Response serve(JsonNode body, boolean chat, ContainerRequestContext context) {
+  private Response serve(
+      JsonNode body, boolean chat, ContainerRequestContext context, HttpServerResponse connection) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
     long arrived = (Long) context.getProperty(ApiKeyFilter.ARRIVED_NANOS);
     CompletionRequest r;
@@ -69,7 +77,7 @@ public class CompletionsResource {
       throw e;
     }
     if (r.stream()) {
-      StreamingOutput out = o -> stream(r, key, s, o, arrived);
+      StreamingOutput out = o -> stream(r, key, s, new ClientConnection(o, connection), arrived);
       return Response.ok(out, MediaType.SERVER_SENT_EVENTS)
           .header("Cache-Control", "no-cache")
           .header("X-Request-Id", s.requestId())

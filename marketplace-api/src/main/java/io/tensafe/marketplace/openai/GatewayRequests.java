@@ -58,8 +58,22 @@ public class GatewayRequests {
     }
   }
 
-  /** Where a dispatched request was sent, and whether the gateway ended it. */
-  public record Dispatched(Context context, UUID nodeId) {}
+  /**
+   * Where a dispatched request was sent, and how the gateway ended it.
+   *
+   * @param outcome the {@code gateway_request.outcome} ({@code client_gone}, ...), null while open
+   * @param deliveredCompletionTokens the completion tokens the client was sent, 0 while open
+   */
+  public record Dispatched(
+      Context context, UUID nodeId, String outcome, int deliveredCompletionTokens) {
+    /**
+     * Whether the client left before it was sent a token, after the node accepted the request: its
+     * prompt is billed from the node's report, as the OpenAI-style APIs bill prefill.
+     */
+    public boolean clientLeftBeforeFirstToken() {
+      return "client_gone".equals(outcome) && deliveredCompletionTokens == 0;
+    }
+  }
 
   /** Records a request about to be dispatched to {@code node}. */
   @Transactional
@@ -120,7 +134,8 @@ public class GatewayRequests {
     return em.createNativeQuery(
             "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
                 + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
-                + " max_completion_tokens, node_id FROM gateway_request WHERE request_id = :r")
+                + " max_completion_tokens, node_id, outcome, delivered_completion_tokens"
+                + " FROM gateway_request WHERE request_id = :r")
         .setParameter("r", UUID.fromString(requestId))
         .getResultStream()
         .findFirst()
@@ -141,7 +156,9 @@ public class GatewayRequests {
                       SqlValues.toOffset(r[5]),
                       (Boolean) r[6],
                       limits),
-                  (UUID) r[9]);
+                  (UUID) r[9],
+                  r[10] == null ? null : r[10].toString(),
+                  r[11] == null ? 0 : (int) SqlValues.toLongExact(r[11]));
             });
   }
 }

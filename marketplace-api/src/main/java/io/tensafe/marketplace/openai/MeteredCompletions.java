@@ -5,6 +5,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.fleet.NodeCall;
 import io.tensafe.marketplace.fleet.NodeDispatcher;
+import io.tensafe.marketplace.fleet.NodeRefusal;
 import io.tensafe.marketplace.fleet.NodeTarget;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.Reservation;
@@ -272,6 +273,25 @@ public class MeteredCompletions {
                   + firstByteTimeout.toSeconds()
                   + " s; nothing was billed",
               2);
+        } catch (NodeRefusal e) {
+          if (!e.adapterRefused()) {
+            failedBeforeGenerating(target, requestId, e);
+            continue;
+          }
+          Log.warnf("request %s: node %s refused the adapter: %s", requestId, target.name(), e);
+          releaseFrom(targets, i);
+          i = targets.size();
+          endUnserved(requestId, RequestOutcome.REJECTED);
+          throw new ApiProblem(
+              ProblemTypes.ADAPTER_INCOMPATIBLE,
+              422,
+              "Adapter cannot run",
+              "the node refused adapter "
+                  + version.adapterId()
+                  + "@"
+                  + version.version()
+                  + ": it does not fit its base model or does not open; nothing was billed, and"
+                  + " retrying will not help until its creator publishes a fixed version");
         } catch (IOException | RuntimeException e) {
           failedBeforeGenerating(target, requestId, e);
         }
@@ -279,13 +299,7 @@ public class MeteredCompletions {
     } finally {
       releaseFrom(targets, i);
     }
-    // No node took the request, so nothing of the client's was released: the budget comes back.
-    QuarkusTransaction.requiringNew()
-        .run(
-            () -> {
-              budgets.refund(requestId);
-              requests.end(requestId, RequestOutcome.NO_NODE, 0, 0);
-            });
+    endUnserved(requestId, RequestOutcome.NO_NODE);
     throw new ApiProblem(
         ProblemTypes.HTTP,
         503,
@@ -293,6 +307,16 @@ public class MeteredCompletions {
         "every node that could serve the request failed before its first token; nothing was"
             + " billed",
         2);
+  }
+
+  /** Ends a request no node ran: nothing of the client's was released, so the budget comes back. */
+  private void endUnserved(String requestId, RequestOutcome outcome) {
+    QuarkusTransaction.requiringNew()
+        .run(
+            () -> {
+              budgets.refund(requestId);
+              requests.end(requestId, outcome, 0, 0);
+            });
   }
 
   private void failedBeforeGenerating(NodeTarget target, String requestId, Exception e) {

@@ -18,7 +18,12 @@ public enum RequestOutcome {
    * connection is dropped (which cancels it there), nothing billed, the reservation kept until the
    * node's report settles it to the releases it made.
    */
-  NODE_TIMEOUT;
+  NODE_TIMEOUT,
+  /**
+   * The node refused the request's adapter (it does not fit its base model or does not open): a 422
+   * to the client, nothing billed, the reservation refunded.
+   */
+  REJECTED;
 
   String column() {
     return name().toLowerCase(java.util.Locale.ROOT);

@@ -125,7 +125,12 @@ public class PrivacyBudgets {
     if (after.isEmpty()) {
       // Rolled back with the transaction: the event above is not kept.
       throw exhausted(
-          adapterRef, policy, budgetRow(clientOrganisationId, policy.adapterId(), start), releases);
+          adapterRef,
+          policy,
+          budgetRow(clientOrganisationId, policy.adapterId(), start),
+          requestId,
+          releases,
+          cost);
     }
     return reservation(requestId, releases, (Object[]) after.getFirst());
   }
@@ -143,25 +148,54 @@ public class PrivacyBudgets {
         SqlValues.toOffset(budget[5]));
   }
 
-  private ApiProblem exhausted(String adapterRef, Policy policy, Object[] budget, long releases) {
+  /**
+   * Why a reservation of {@code releases} (costing {@code cost}) does not fit {@code budget}, as
+   * one of three answers ({@link BudgetRefusal}): it never can, it must wait for requests in
+   * flight, or the period's budget is spent.
+   */
+  private ApiProblem exhausted(
+      String adapterRef,
+      Policy policy,
+      Object[] budget,
+      String requestId,
+      long releases,
+      BigDecimal cost) {
     double delta = decimal(budget[4]).doubleValue();
-    return new ApiProblem(
-        ProblemTypes.PRIVACY_BUDGET_EXHAUSTED,
-        429,
-        "Privacy budget exhausted",
+    BigDecimal capacity = decimal(budget[1]).add(decimal(budget[2]));
+    BigDecimal spent = decimal(budget[3]);
+    BigDecimal inFlight = reservedInFlight((UUID) budget[0], requestId);
+    String figures =
         String.format(
             java.util.Locale.ROOT,
             "the privacy budget of this organisation for adapter %s (ε %.4f at δ %s per %d-day"
-                + " period, %.4f spent) cannot cover the %d releases (noised LoRA inputs) this"
-                + " request may make; ask for fewer max_tokens or a shorter prompt; it resets at"
-                + " %s",
+                + " period, %.4f spent or reserved) and the %d releases (noised LoRA inputs)"
+                + " this request may make",
             adapterRef,
-            epsilon(decimal(budget[1]).add(decimal(budget[2])), delta),
+            epsilon(capacity, delta),
             policy.delta().toPlainString(),
             policy.days(),
-            epsilon(decimal(budget[3]), delta),
-            releases,
-            SqlValues.toOffset(budget[5])));
+            epsilon(spent, delta),
+            releases);
+    return BudgetRefusal.of(cost, capacity, spent, inFlight)
+        .problem(figures, SqlValues.toOffset(budget[5]), java.time.OffsetDateTime.now());
+  }
+
+  /**
+   * ρ held by reservations of {@code budgetId} that are neither settled nor refunded, other than
+   * {@code requestId}'s own (whose event this transaction has written and will roll back).
+   */
+  private BigDecimal reservedInFlight(UUID budgetId, String requestId) {
+    return decimal(
+        em.createNativeQuery(
+                """
+                SELECT coalesce(sum(r.rho), 0) FROM dp_budget_event r
+                WHERE r.budget_id = :b AND r.kind = 'reserve' AND r.request_id <> :own
+                  AND NOT EXISTS (SELECT 1 FROM dp_budget_event e
+                                  WHERE e.request_id = r.request_id AND e.kind IN ('settle', 'refund'))
+                """)
+            .setParameter("b", budgetId)
+            .setParameter("own", requestId)
+            .getSingleResult());
   }
 
   /** Inserts the reservation's event; 0 when the request id has one or the budget is missing. */

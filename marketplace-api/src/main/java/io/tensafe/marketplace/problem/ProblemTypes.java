@@ -17,12 +17,16 @@ public final class ProblemTypes {
   public static final String PACKAGE_UNKNOWN_SIGNER = BASE + "package-unknown-signer";
   public static final String PACKAGE_WRONG_FLEET = BASE + "package-wrong-fleet";
   public static final String PACKAGE_MANIFEST = BASE + "package-manifest-rejected";
+  public static final String PACKAGE_INCOMPATIBLE = BASE + "package-incompatible";
+  public static final String ADAPTER_INCOMPATIBLE = BASE + "adapter-incompatible";
   public static final String VERSION_NOT_NEWER = BASE + "version-not-newer";
   public static final String HTTP = BASE + "http";
   public static final String INTERNAL = BASE + "internal";
   public static final String RATE_LIMITED = BASE + "rate-limited";
   public static final String REQUEST_TOO_LARGE = BASE + "request-too-large";
   public static final String PRIVACY_BUDGET_EXHAUSTED = BASE + "privacy-budget-exhausted";
+  public static final String PRIVACY_BUDGET_RESERVED = BASE + "privacy-budget-reserved";
+  public static final String PRIVACY_BUDGET_TOO_SMALL = BASE + "privacy-budget-too-small";
 
   private ProblemTypes() {}
 

@@ -95,7 +95,7 @@ public class UsageEvents {
             .setParameter("sha", sha)
             .executeUpdate();
     if (inserted == 1) {
-      dispatched.ifPresent(d -> chargeIfDispatched(r, d.context()));
+      dispatched.ifPresent(d -> chargeIfDispatched(r, d));
       return new UsageAck(r.requestId(), "recorded");
     }
     Object[] stored =
@@ -116,14 +116,16 @@ public class UsageEvents {
    * other node was refused) to the releases its node made ({@link ReleaseCount}; never more than
    * the reservation), and charges the request from this report unless the gateway ended it itself:
    * then the gateway has billed what it delivered ({@code RequestSettlement}) and the report's
-   * token counts are the node's side of the cross-check only. A report is what bills a request when
-   * the marketplace restarted mid-stream, and one that arrives while the stream is still open bills
-   * the same final counts the gateway will (the node stores its report before sending its final
-   * event; charges and settlements are idempotent by request id). Token counts are billed at most
-   * the request's limits (the prompt bound and {@code max_tokens} the gateway recorded), whatever
-   * the node claims.
+   * token counts are the node's side of the cross-check only, except for a client that left before
+   * its first token, whose prompt the report bills (the node ran it). A report is what bills a
+   * request when the marketplace restarted mid-stream, and one that arrives while the stream is
+   * still open bills the same final counts the gateway will (the node stores its report before
+   * sending its final event; charges and settlements are idempotent by request id). Token counts
+   * are billed at most the request's limits (the prompt bound and {@code max_tokens} the gateway
+   * recorded), whatever the node claims.
    */
-  private void chargeIfDispatched(NodeUsageReport r, GatewayRequests.Context c) {
+  private void chargeIfDispatched(NodeUsageReport r, GatewayRequests.Dispatched d) {
+    GatewayRequests.Context c = d.context();
     int prompt = c.limits().prompt(r.promptTokens());
     int completion = c.limits().completion(r.completionTokens());
     if (prompt != r.promptTokens() || completion != r.completionTokens()) {
@@ -137,17 +139,10 @@ public class UsageEvents {
           "request " + r.requestId() + " was dispatched for " + c.adapterRef() + "@" + c.version());
     }
     if (!c.ended()) {
-      charges.record(
-          new NewCharge(
-              r.requestId(),
-              c.clientOrganisationId(),
-              c.apiKeyId(),
-              c.adapterRef(),
-              c.version(),
-              prompt,
-              completion,
-              c.startedAt(),
-              c.routeReason()));
+      charges.record(charge(r, c, prompt, completion));
+    } else if (d.clientLeftBeforeFirstToken()) {
+      // The node accepted the request and ran the prompt; the client left before any token.
+      charges.recordUnlessBilled(charge(r, c, prompt, 0));
     }
     budgets.settleReported(
         r.requestId(),
@@ -156,6 +151,20 @@ public class UsageEvents {
             prompt,
             completion,
             versions.releasesPerToken(c.adapterRef(), c.version())));
+  }
+
+  private static NewCharge charge(
+      NodeUsageReport r, GatewayRequests.Context c, int promptTokens, int completionTokens) {
+    return new NewCharge(
+        r.requestId(),
+        c.clientOrganisationId(),
+        c.apiKeyId(),
+        c.adapterRef(),
+        c.version(),
+        promptTokens,
+        completionTokens,
+        c.startedAt(),
+        c.routeReason());
   }
 
   /** Usage events recorded for {@code requestId} (0 or 1). */

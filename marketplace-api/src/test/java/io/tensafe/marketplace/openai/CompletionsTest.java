@@ -157,8 +157,9 @@ class CompletionsTest {
   }
 
   @Test
-  void anExhaustedPrivacyBudget_is429NamingItAndItsReset_andNothingIsGenerated() throws Exception {
-    // Noise multiplier 1.1 at ε 10, δ 1e-5 allows no release a period: no request fits.
+  void aBudgetSmallerThanOneRequest_is422NotRetryable_andNothingIsGenerated() throws Exception {
+    // Noise multiplier 1.1 at ε 10, δ 1e-5 allows no release a period: no request ever fits, so
+    // the answer is not a 429 the SDKs would retry.
     GatewayFixture tight = GatewayFixture.create("1.1");
     try (FakeNode other = new FakeNode()) {
       tight.registerNode("node-tight", other.url(), List.of(), 4, other.dispatchToken);
@@ -168,11 +169,11 @@ class CompletionsTest {
           .body(message(tight.adapterId(), "hi", ""))
           .post("/v1/chat/completions")
           .then()
-          .statusCode(429)
+          .statusCode(422)
           .contentType("application/problem+json")
-          .body("type", containsString("privacy-budget-exhausted"))
+          .body("type", containsString("privacy-budget-too-small"))
           .body("detail", containsString(tight.adapterId()))
-          .body("detail", containsString("resets at"));
+          .body("detail", containsString("can never fit"));
       assertTrue(other.requests.isEmpty(), "nothing may be generated");
     }
   }
@@ -405,6 +406,63 @@ class CompletionsTest {
          "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
         """
         .formatted(requestId, adapterId, completionTokens);
+  }
+
+  @Test
+  void aClientThatLeavesBeforeTheFirstToken_paysForThePromptTheNodeRan() throws Exception {
+    node.firstTokenDelayMillis = 1000;
+    // A raw client: sends a streamed request and hangs up without reading the answer.
+    String body = message(adapterId, "hi", ",\"stream\":true");
+    try (java.net.Socket socket =
+        new java.net.Socket("127.0.0.1", io.restassured.RestAssured.port)) {
+      socket
+          .getOutputStream()
+          .write(
+              ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      + "Authorization: Bearer "
+                      + apiKey
+                      + "\r\nContent-Type: application/json\r\nContent-Length: "
+                      + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                      + "\r\n\r\n"
+                      + body)
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      socket.getOutputStream().flush();
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (node.requests.isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+    }
+    String requestId = node.requests.getLast().path("request_id").asText();
+    long deadline = System.nanoTime() + 15_000_000_000L;
+    while (!isEnded(requestId) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(List.of(0L, 0L, "client_gone"), endOf(requestId));
+    assertEquals(0, charges(requestId));
+    // The node reports the cancelled generation: its 5 prompt tokens are billed, nothing else.
+    given()
+        .auth()
+        .oauth2(nodeToken)
+        .contentType("application/json")
+        .body(report(requestId, 2))
+        .post("/api/node/usage")
+        .then()
+        .statusCode(201);
+    Object[] charge =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT prompt_tokens, completion_tokens FROM charge WHERE request_id = :r")
+                .setParameter("r", requestId)
+                .getSingleResult();
+    assertEquals(List.of(5L, 0L), List.of(num(charge[0]), num(charge[1])));
+  }
+
+  private boolean isEnded(String requestId) {
+    return !em.createNativeQuery(
+            "SELECT 1 FROM gateway_request WHERE request_id = :r AND ended_at IS NOT NULL")
+        .setParameter("r", java.util.UUID.fromString(requestId))
+        .getResultList()
+        .isEmpty();
   }
 
   @Test

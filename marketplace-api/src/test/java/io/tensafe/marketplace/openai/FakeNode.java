@@ -29,6 +29,12 @@ final class FakeNode implements AutoCloseable {
 
   volatile long delayMillis;
 
+  /** When non-zero, the node answers every request with this status and a problem body. */
+  volatile int refuseWith;
+
+  /** Milliseconds between the node's answer (200) and its first token. */
+  volatile long firstTokenDelayMillis;
+
   /** Milliseconds the node waits, after reading a request, before it answers at all. */
   volatile long answerDelayMillis;
 
@@ -75,10 +81,30 @@ final class FakeNode implements AutoCloseable {
               Thread.currentThread().interrupt();
             }
           }
+          if (refuseWith != 0) {
+            byte[] problem =
+                ("{\"type\":\"https://tensafe.io/node/problems/adapter-rejected\",\"status\":"
+                        + refuseWith
+                        + ",\"detail\":\"secret node detail\"}")
+                    .getBytes(StandardCharsets.UTF_8);
+            x.getResponseHeaders().add("Content-Type", "application/problem+json");
+            x.sendResponseHeaders(refuseWith, problem.length);
+            x.getResponseBody().write(problem);
+            x.close();
+            return;
+          }
           x.getResponseHeaders().add("Content-Type", "text/event-stream");
           x.sendResponseHeaders(200, 0);
           String id = body.path("request_id").asText();
           try (OutputStream out = x.getResponseBody()) {
+            out.flush();
+            if (firstTokenDelayMillis > 0) {
+              try {
+                Thread.sleep(firstTokenDelayMillis);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
             int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
             for (int i = 1; i <= tokens; i++) {
               String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";

@@ -111,8 +111,10 @@ class PrivacyBudgetTest {
                     reserve(id, tenth);
                     served.incrementAndGet();
                   } catch (ApiProblem e) {
+                    // Nothing is settled: the served ten hold the budget in flight.
                     assertEquals(429, e.status());
-                    assertEquals(ProblemTypes.PRIVACY_BUDGET_EXHAUSTED, e.type());
+                    assertEquals(ProblemTypes.PRIVACY_BUDGET_RESERVED, e.type());
+                    assertEquals(2, e.retryAfterSeconds());
                     refused.incrementAndGet();
                   }
                 }));
@@ -158,14 +160,36 @@ class PrivacyBudgetTest {
   }
 
   @Test
-  void reserve_exhausted_namesTheBudgetAndWhenItResets() {
+  void reserve_moreThanTheWholeBudget_is422_notRetryable() {
     ApiProblem problem =
         assertThrows(ApiProblem.class, () -> reserve("big-" + suffix, tokensPerPeriod + 1));
-    assertEquals(429, problem.status());
+    assertEquals(422, problem.status());
+    assertEquals(ProblemTypes.PRIVACY_BUDGET_TOO_SMALL, problem.type());
     assertTrue(problem.getMessage().contains(adapter), problem.getMessage());
-    assertTrue(problem.getMessage().contains("resets at"), problem.getMessage());
+    assertTrue(problem.getMessage().contains("can never fit"), problem.getMessage());
+  }
+
+  @Test
+  void reserve_heldByRequestsInFlight_is429WithAShortRetryAfter_andFitsOnceTheySettle() {
+    reserve("held-" + suffix, tokensPerPeriod * 3 / 4);
+    ApiProblem problem =
+        assertThrows(ApiProblem.class, () -> reserve("waits-" + suffix, tokensPerPeriod / 2));
+    assertEquals(429, problem.status());
+    assertEquals(ProblemTypes.PRIVACY_BUDGET_RESERVED, problem.type());
+    assertEquals(2, problem.retryAfterSeconds());
+    budgets.settle("held-" + suffix, tokensPerPeriod / 5);
+    reserve("waits-" + suffix, tokensPerPeriod / 2);
+  }
+
+  @Test
+  void reserve_spent_is429UntilThePeriodResets() {
     reserve("fits-" + suffix, tokensPerPeriod); // exactly the whole budget is allowed
-    assertThrows(ApiProblem.class, () -> reserve("one-more-" + suffix, 1));
+    budgets.settle("fits-" + suffix, tokensPerPeriod);
+    ApiProblem problem = assertThrows(ApiProblem.class, () -> reserve("one-more-" + suffix, 1));
+    assertEquals(429, problem.status());
+    assertEquals(ProblemTypes.PRIVACY_BUDGET_EXHAUSTED, problem.type());
+    assertTrue(problem.getMessage().contains("resets at"), problem.getMessage());
+    assertTrue(problem.retryAfterSeconds() > 60, "until the period ends");
   }
 
   @Test

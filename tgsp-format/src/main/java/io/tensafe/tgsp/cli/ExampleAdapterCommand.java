@@ -1,5 +1,6 @@
 package io.tensafe.tgsp.cli;
 
+import io.tensafe.tgsp.peft.BaseModelShape;
 import io.tensafe.tgsp.peft.SyntheticAdapter;
 import io.tensafe.tgsp.safetensors.DType;
 import java.io.IOException;
@@ -16,7 +17,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Write a random (untrained) PEFT LoRA folder for demos and tests.",
-      "q_proj and v_proj of every layer, Gaussian A and B with sigma 0.02, fixed by --seed."
+      "q_proj and v_proj of every layer, Gaussian A and B with sigma 0.02, fixed by --seed.",
+      "The modules have the base model's widths: those of --base-model-config, else of",
+      "Qwen2.5-0.5B (the default --base-model); --hidden instead makes square projections."
     })
 final class ExampleAdapterCommand implements Callable<Integer> {
   @Option(names = "--out", required = true, description = "the folder to create")
@@ -25,8 +28,15 @@ final class ExampleAdapterCommand implements Callable<Integer> {
   @Option(names = "--layers", defaultValue = "2", description = "layers (default: 2)")
   int layers;
 
-  @Option(names = "--hidden", defaultValue = "896", description = "hidden size (default: 896)")
-  int hidden;
+  @Option(
+      names = "--hidden",
+      description = "square hidden x hidden projections of this width, for tests (default: none)")
+  Integer hidden;
+
+  @Option(
+      names = "--base-model-config",
+      description = "the base model's config.json: the adapter gets its module widths")
+  Path baseModelConfig;
 
   @Option(names = "--rank", defaultValue = "8", description = "LoRA rank (default: 8)")
   int rank;
@@ -44,13 +54,25 @@ final class ExampleAdapterCommand implements Callable<Integer> {
   String baseModel;
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() throws IOException, io.tensafe.tgsp.TgspException {
     if (Files.exists(out)) {
       throw new IllegalArgumentException(out + " already exists");
     }
-    new SyntheticAdapter(
-            layers, hidden, rank, 2 * rank, List.of("q_proj", "v_proj"), dtype, baseModel)
-        .write(out, seed);
+    List<String> modules = List.of("q_proj", "v_proj");
+    SyntheticAdapter adapter;
+    if (baseModelConfig != null) {
+      BaseModelShape shape = PackCommand.readShape(baseModelConfig);
+      adapter =
+          SyntheticAdapter.fitting(
+              shape, Math.min(layers, shape.layers()), rank, 2 * rank, modules, dtype, baseModel);
+    } else if (hidden != null) {
+      adapter = new SyntheticAdapter(layers, hidden, rank, 2 * rank, modules, dtype, baseModel);
+    } else {
+      adapter =
+          SyntheticAdapter.fitting(
+              BaseModelShape.QWEN25_0_5B, layers, rank, 2 * rank, modules, dtype, baseModel);
+    }
+    adapter.write(out, seed);
     System.out.println("wrote a random rank-" + rank + " PEFT adapter to " + out);
     return 0;
   }

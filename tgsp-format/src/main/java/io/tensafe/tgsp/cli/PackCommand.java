@@ -9,8 +9,10 @@ import io.tensafe.tgsp.crypto.PayloadCipher;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterPacker;
 import io.tensafe.tgsp.packaging.PackOptions;
+import io.tensafe.tgsp.peft.BaseModelShape;
 import io.tensafe.tgsp.peft.PeftAdapter;
 import io.tensafe.tgsp.peft.RankReducer;
+import io.tensafe.tgsp.peft.UnsupportedAdapterException;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -64,7 +66,9 @@ final class PackCommand implements Callable<Integer> {
 
   @Option(
       names = "--base-model-config",
-      description = "the base model's config.json, whose SHA-256 the manifest records")
+      description =
+          "the base model's config.json: the adapter's shapes are checked against it, and the"
+              + " manifest records its SHA-256")
   Path baseModelConfig;
 
   @Option(
@@ -145,6 +149,7 @@ final class PackCommand implements Callable<Integer> {
     PayloadCipher.requireChunkSize(chunkSize);
     Optional<String> configHash = Optional.empty();
     if (baseModelConfig != null) {
+      requireFits(PeftAdapter.load(peft), readShape(baseModelConfig));
       configHash = Optional.of(Frames.hex(Frames.sha256(Files.readAllBytes(baseModelConfig))));
     }
     PackOptions options =
@@ -194,6 +199,29 @@ final class PackCommand implements Callable<Integer> {
         fleets.size(),
         out);
     return 0;
+  }
+
+  /** The shape in a base model's {@code config.json} (at most 1 MiB). */
+  static BaseModelShape readShape(Path config) throws IOException, TgspException {
+    if (Files.size(config) > PeftAdapter.MAX_CONFIG_BYTES) {
+      throw new UnsupportedAdapterException(
+          config + " is larger than " + PeftAdapter.MAX_CONFIG_BYTES + " bytes");
+    }
+    return BaseModelShape.fromConfig(Files.readAllBytes(config));
+  }
+
+  /** Refuses an adapter whose tensors do not fit {@code shape}, naming each that does not. */
+  static void requireFits(PeftAdapter adapter, BaseModelShape shape)
+      throws UnsupportedAdapterException {
+    java.util.Map<String, List<Long>> shapes = new java.util.TreeMap<>();
+    adapter.header().tensors().forEach(t -> shapes.put(t.name(), t.shape()));
+    List<String> problems = shape.incompatibilities(shapes);
+    if (!problems.isEmpty()) {
+      throw new UnsupportedAdapterException(
+          "the adapter does not fit its base model: "
+              + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
+              + (problems.size() > 5 ? "; and " + (problems.size() - 5) + " more" : ""));
+    }
   }
 
   /** "Bank, Mortgage ,interest rate" → [bank, mortgage, interest rate]. */

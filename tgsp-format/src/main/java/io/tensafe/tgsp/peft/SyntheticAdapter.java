@@ -15,11 +15,13 @@ import java.util.SplittableRandom;
 
 /**
  * Writes a PEFT LoRA folder with random weights, for demos, tests and benchmarks: {@code layers}
- * layers × the given modules, square {@code hidden × hidden} projections, Gaussian A and B with σ =
- * 0.02, fixed by {@code seed}. Not a trained adapter: it changes a model's outputs, but not
- * usefully.
+ * layers × the given modules, Gaussian A and B with σ = 0.02, fixed by {@code seed}. Each module
+ * has its base model's widths when {@code shape} is given (so the adapter fits that model), else
+ * square {@code hidden × hidden} projections. Not a trained adapter: it changes a model's outputs,
+ * but not usefully.
  *
  * @param baseModel written as {@code base_model_name_or_path}
+ * @param shape the base model's widths, or null for square projections of width {@code hidden}
  */
 public record SyntheticAdapter(
     int layers,
@@ -28,7 +30,33 @@ public record SyntheticAdapter(
     int alpha,
     List<String> modules,
     DType dtype,
-    String baseModel) {
+    String baseModel,
+    BaseModelShape shape) {
+  /** Square {@code hidden × hidden} projections. */
+  public SyntheticAdapter(
+      int layers,
+      int hidden,
+      int rank,
+      int alpha,
+      List<String> modules,
+      DType dtype,
+      String baseModel) {
+    this(layers, hidden, rank, alpha, modules, dtype, baseModel, null);
+  }
+
+  /** Modules of {@code shape}'s widths, for its first {@code layers} layers. */
+  public static SyntheticAdapter fitting(
+      BaseModelShape shape,
+      int layers,
+      int rank,
+      int alpha,
+      List<String> modules,
+      DType dtype,
+      String baseModel) {
+    return new SyntheticAdapter(
+        layers, shape.hiddenSize(), rank, alpha, modules, dtype, baseModel, shape);
+  }
+
   public SyntheticAdapter {
     modules = List.copyOf(modules);
     if (layers < 1
@@ -40,6 +68,15 @@ public record SyntheticAdapter(
     }
   }
 
+  private int[] widths(String module) {
+    if (shape == null) {
+      return new int[] {hidden, hidden};
+    }
+    return shape
+        .linearWidths(module)
+        .orElseThrow(() -> new IllegalArgumentException("the base model has no module " + module));
+  }
+
   /** Writes {@code adapter_config.json} and {@code adapter_model.safetensors} into {@code dir}. */
   public Path write(Path dir, long seed) throws IOException {
     Files.createDirectories(dir);
@@ -47,9 +84,11 @@ public record SyntheticAdapter(
     List<Tensor> tensors = new ArrayList<>();
     for (int layer = 0; layer < layers; layer++) {
       for (String module : modules) {
-        String site = "base_model.model.model.layers." + layer + ".self_attn." + module;
-        tensors.add(gaussian(site + ".lora_A.weight", rank, hidden, random));
-        tensors.add(gaussian(site + ".lora_B.weight", hidden, rank, random));
+        int[] widths = widths(module);
+        String block = BaseModelShape.isAttention(module) ? ".self_attn." : ".mlp.";
+        String site = "base_model.model.model.layers." + layer + block + module;
+        tensors.add(gaussian(site + ".lora_A.weight", rank, widths[0], random));
+        tensors.add(gaussian(site + ".lora_B.weight", widths[1], rank, random));
       }
     }
     try (OutputStream out = Files.newOutputStream(dir.resolve(PeftAdapter.WEIGHTS_FILE))) {

@@ -1,0 +1,100 @@
+package io.tensafe.tgsp.peft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.safetensors.TensorInfo;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BaseModelShapeTest {
+  /** The demo model's config (hidden 64, 4 heads and 2 key/value heads of 16). */
+  static final String TINY =
+      """
+      {"model_type": "qwen3", "hidden_size": 64, "intermediate_size": 128,
+       "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+       "head_dim": 16, "rope_theta": 1000000.0, "rope_scaling": null}
+      """;
+
+  @TempDir Path dir;
+
+  static BaseModelShape tiny() throws Exception {
+    return BaseModelShape.fromConfig(TINY.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Map<String, List<Long>> shapes(Path peft) throws Exception {
+    Map<String, List<Long>> shapes = new TreeMap<>();
+    for (TensorInfo t : PeftAdapter.load(peft).header().tensors()) {
+      shapes.put(t.name(), t.shape());
+    }
+    return shapes;
+  }
+
+  @Test
+  void fromConfig_readsTheWidths_withQwensDefaults() throws Exception {
+    BaseModelShape s = tiny();
+    assertEquals(new BaseModelShape(64, 128, 2, 4, 2, 16), s);
+    assertEquals(
+        List.of(64, 32),
+        List.of(s.linearWidths("v_proj").get()[0], s.linearWidths("v_proj").get()[1]));
+    BaseModelShape noKv =
+        BaseModelShape.fromConfig(
+            """
+            {"hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
+             "num_attention_heads": 14}"""
+                .getBytes(StandardCharsets.UTF_8));
+    assertEquals(14, noKv.keyValueHeads());
+    assertEquals(64, noKv.headDim());
+  }
+
+  @Test
+  void fromConfig_aMissingOrAbsurdField_isNamed() {
+    UnsupportedAdapterException e =
+        assertThrows(
+            UnsupportedAdapterException.class,
+            () ->
+                BaseModelShape.fromConfig(
+                    "{\"hidden_size\": 64, \"num_attention_heads\": 4}"
+                        .getBytes(StandardCharsets.UTF_8)));
+    assertTrue(e.getMessage().contains("intermediate_size"), e.getMessage());
+    assertThrows(
+        UnsupportedAdapterException.class,
+        () ->
+            BaseModelShape.fromConfig(
+                TINY.replace("\"hidden_size\": 64", "\"hidden_size\": 1e12")
+                    .getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void aSquareExampleAdapter_doesNotFitTheTinyModel_namingVProj() throws Exception {
+    Path peft =
+        new SyntheticAdapter(2, 64, 4, 8, List.of("q_proj", "v_proj"), DType.F32, "tiny")
+            .write(dir.resolve("square"), 1);
+    List<String> problems = tiny().incompatibilities(shapes(peft));
+    assertEquals(2, problems.size(), problems.toString()); // v_proj's B in each of two layers
+    assertTrue(problems.getFirst().contains("v_proj maps 64 to 32"), problems.toString());
+  }
+
+  @Test
+  void anAdapterFittingTheConfig_hasNoIncompatibilities_onEveryModule() throws Exception {
+    List<String> modules =
+        List.of("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj");
+    Path peft =
+        SyntheticAdapter.fitting(tiny(), 2, 4, 8, modules, DType.F32, "tiny")
+            .write(dir.resolve("fit"), 1);
+    assertEquals(List.of(), tiny().incompatibilities(shapes(peft)));
+    Path deeper =
+        SyntheticAdapter.fitting(tiny(), 3, 4, 8, List.of("q_proj"), DType.F32, "tiny")
+            .write(dir.resolve("deep"), 1);
+    assertTrue(
+        tiny().incompatibilities(shapes(deeper)).getFirst().contains("has 2 layers"),
+        "a layer the model does not have");
+  }
+}
