@@ -8,12 +8,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Price changes: appended to the version's history, effective from their time on; a price in effect
- * is never changed, and none can be scheduled in the past.
+ * is never changed, none can be scheduled in the past, and a rise only after a notice period (so a
+ * client sees it in the catalogue before it applies).
  */
 @ApplicationScoped
 public class PriceService {
@@ -21,6 +24,39 @@ public class PriceService {
   @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
+
+  /** How far ahead a price rise must be announced ({@code tensafe.catalog.price-rise-notice}). */
+  @ConfigProperty(name = "tensafe.catalog.price-rise-notice", defaultValue = "P7D")
+  Duration riseNotice;
+
+  /**
+   * Refuses a rise (either price above the one in force just before {@code change} would take
+   * effect) that takes effect sooner than {@link #riseNotice} from now. Cuts take effect whenever
+   * the creator says.
+   */
+  private void requireNoticeForRise(AdapterVersion v, PriceChange change, OffsetDateTime now) {
+    AdapterPrice before =
+        em.createQuery(
+                "from AdapterPrice p where p.adapterVersionId = :v and p.effectiveFrom < :t"
+                    + " order by p.effectiveFrom desc",
+                AdapterPrice.class)
+            .setParameter("v", v.id)
+            .setParameter("t", change.effectiveFrom())
+            .setMaxResults(1)
+            .getSingleResult();
+    boolean rise =
+        change.promptMicrosPer1kTokens() > before.promptMicrosPer1kTokens
+            || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens;
+    OffsetDateTime earliest = now.plus(riseNotice);
+    if (rise && change.effectiveFrom().isBefore(earliest)) {
+      throw ProblemTypes.validation(
+          "a price rise takes effect no sooner than "
+              + riseNotice.toDays()
+              + " days after it is announced, so that clients see it in the catalogue first:"
+              + " effectiveFrom must be at or after "
+              + earliest);
+    }
+  }
 
   @Transactional
   public PriceChange schedule(String adapterRef, String version, PriceChange change) {
@@ -51,6 +87,7 @@ public class PriceService {
     if (clash > 0) {
       throw ProblemTypes.conflict("a price already takes effect at " + change.effectiveFrom());
     }
+    requireNoticeForRise(v, change, now);
     AppUser user = current.user();
     AdapterPrice p = new AdapterPrice();
     p.adapterVersionId = v.id;

@@ -27,6 +27,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -122,6 +123,17 @@ public class UploadService {
     if (!currencies.contains(m.price().currency())) {
       throw PackageRejections.manifest(
           "currency " + m.price().currency() + " is not supported; supported: " + currencies);
+    }
+    List<String> stop =
+        m.routing().keywords().stream()
+            .filter(io.tensafe.marketplace.routing.StopWords::isStopKeyword)
+            .toList();
+    if (!stop.isEmpty()) {
+      throw PackageRejections.manifest(
+          "keywords "
+              + stop
+              + " are too common to route by (stop-words, ADR 0009); list words that say what the"
+              + " adapter is about");
     }
     if (!baseModels.contains(m.baseModel().id())) {
       throw PackageRejections.manifest(
@@ -257,7 +269,10 @@ public class UploadService {
         price.completionMicrosPer1kTokens,
         row.packageSha256,
         row.packageBytes,
-        row.uploadedAt);
+        row.uploadedAt,
+        null,
+        null,
+        null);
   }
 
   private Adapter newAdapter(Creator creator, String ref) {

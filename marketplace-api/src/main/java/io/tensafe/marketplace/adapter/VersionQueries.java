@@ -23,12 +23,15 @@ public class VersionQueries {
       """
       SELECT a.adapter_ref, v.version, v.state, v.base_model, v.rank, v.domain, p.currency,
              p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens, v.package_sha256,
-             v.package_bytes, v.uploaded_at
+             v.package_bytes, v.uploaded_at, n.prompt_micros_per_1k_tokens,
+             n.completion_micros_per_1k_tokens, n.effective_from
       FROM adapter_version v
       JOIN adapter a ON a.id = v.adapter_id
       JOIN creator c ON c.id = a.creator_id
       JOIN LATERAL (SELECT * FROM adapter_price p WHERE p.adapter_version_id = v.id
                     AND p.effective_from <= now() ORDER BY p.effective_from DESC LIMIT 1) p ON true
+      LEFT JOIN LATERAL (SELECT * FROM adapter_price q WHERE q.adapter_version_id = v.id
+                    AND q.effective_from > now() ORDER BY q.effective_from LIMIT 1) n ON true
       """;
 
   private static final String COUNT =
@@ -119,7 +122,10 @@ public class VersionQueries {
               ((Number) r[8]).longValue(),
               String.valueOf(r[9]).trim(),
               ((Number) r[10]).longValue(),
-              SqlValues.toOffset(r[11])));
+              SqlValues.toOffset(r[11]),
+              r[12] == null ? null : ((Number) r[12]).longValue(),
+              r[13] == null ? null : ((Number) r[13]).longValue(),
+              r[14] == null ? null : SqlValues.toOffset(r[14])));
     }
     return new Page<>(items, page, size, total);
   }

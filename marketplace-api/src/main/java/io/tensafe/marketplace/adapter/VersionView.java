@@ -2,7 +2,11 @@ package io.tensafe.marketplace.adapter;
 
 import java.time.OffsetDateTime;
 
-/** An adapter version as its creator sees it. Prices are micro-units per 1000 tokens. */
+/**
+ * An adapter version as its creator (and, published, the catalogue) shows it. Prices are
+ * micro-units per 1000 tokens: the price in force now, and the next scheduled one, if any, with the
+ * instant it takes effect (a rise is announced at least the notice period ahead).
+ */
 public record VersionView(
     String adapterId,
     String version,
@@ -15,4 +19,7 @@ public record VersionView(
     long completionMicrosPer1kTokens,
     String packageSha256,
     long packageBytes,
-    OffsetDateTime uploadedAt) {}
+    OffsetDateTime uploadedAt,
+    Long nextPromptMicrosPer1kTokens,
+    Long nextCompletionMicrosPer1kTokens,
+    OffsetDateTime nextPriceFrom) {}

@@ -38,4 +38,22 @@ public class ApiKey {
 
   @Column(name = "suspended_at")
   public OffsetDateTime suspendedAt;
+
+  @Column(name = "max_price_currency")
+  @org.hibernate.annotations.JdbcTypeCode(org.hibernate.type.SqlTypes.CHAR)
+  public String maxPriceCurrency;
+
+  @Column(name = "max_prompt_micros_per_1k_tokens")
+  public Long maxPromptMicrosPer1kTokens;
+
+  @Column(name = "max_completion_micros_per_1k_tokens")
+  public Long maxCompletionMicrosPer1kTokens;
+
+  /** The key's price cap, or null. */
+  PriceCap priceCap() {
+    return maxPriceCurrency == null
+        ? null
+        : new PriceCap(
+            maxPriceCurrency.trim(), maxPromptMicrosPer1kTokens, maxCompletionMicrosPer1kTokens);
+  }
 }

@@ -11,8 +11,10 @@ import java.util.List;
  * @param adapters null or empty for every published adapter
  * @param organisation the slug of an organisation the caller belongs to; null for their personal
  *     organisation
+ * @param maxPrice the most the key pays per 1,000 tokens; null for no cap
  */
 public record ApiKeyRequest(
     @NotBlank @Size(max = 200) String name,
     @Size(max = 100) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> adapters,
-    @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation) {}
+    @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
+    @jakarta.validation.Valid PriceCap maxPrice) {}

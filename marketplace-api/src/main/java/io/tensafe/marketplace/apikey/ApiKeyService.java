@@ -53,6 +53,11 @@ public class ApiKeyService {
     row.secretSha256 = sha256(key);
     row.name = request.name();
     row.createdAt = OffsetDateTime.now();
+    if (request.maxPrice() != null) {
+      row.maxPriceCurrency = request.maxPrice().currency();
+      row.maxPromptMicrosPer1kTokens = request.maxPrice().promptMicrosPer1kTokens();
+      row.maxCompletionMicrosPer1kTokens = request.maxPrice().completionMicrosPer1kTokens();
+    }
     row.createdBy = user.id;
     em.persist(row);
     List<String> adapters =
@@ -132,7 +137,8 @@ public class ApiKeyService {
   }
 
   private static ApiKeyView view(ApiKey k, String organisation, List<String> adapters) {
-    return new ApiKeyView(k.prefix, organisation, k.name, adapters, k.createdAt, k.revokedAt);
+    return new ApiKeyView(
+        k.prefix, organisation, k.name, adapters, k.createdAt, k.revokedAt, k.priceCap());
   }
 
   static byte[] sha256(String key) {

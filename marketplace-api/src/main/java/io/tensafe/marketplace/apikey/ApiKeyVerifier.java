@@ -43,7 +43,9 @@ public class ApiKeyVerifier {
                                      WHERE m.organisation_id = k.organisation_id
                                        AND u.suspended_at IS NULL),
                        (SELECT coalesce(string_agg(s.adapter_id::text, ','), '')
-                        FROM api_key_adapter s WHERE s.api_key_id = k.id)
+                        FROM api_key_adapter s WHERE s.api_key_id = k.id),
+                       k.max_price_currency, k.max_prompt_micros_per_1k_tokens,
+                       k.max_completion_micros_per_1k_tokens
                 FROM api_key k WHERE k.prefix = :p
                 """)
             .setParameter("p", presented.substring(0, 16))
@@ -57,7 +59,17 @@ public class ApiKeyVerifier {
       return Optional.empty();
     }
     return Optional.of(
-        new ApiKeyPrincipal((UUID) key[0], (String) key[1], (UUID) key[2], scope((String) key[5])));
+        new ApiKeyPrincipal(
+            (UUID) key[0],
+            (String) key[1],
+            (UUID) key[2],
+            scope((String) key[5]),
+            key[6] == null
+                ? null
+                : new PriceCap(
+                    key[6].toString().trim(),
+                    ((Number) key[7]).longValue(),
+                    ((Number) key[8]).longValue())));
   }
 
   /**

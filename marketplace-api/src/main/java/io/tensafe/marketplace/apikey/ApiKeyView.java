@@ -8,6 +8,7 @@ import java.util.List;
  *
  * @param adapters the adapter ids the key is limited to; empty means every published adapter
  * @param organisation the slug of the organisation the key belongs to and bills
+ * @param maxPrice its price cap, or null
  */
 public record ApiKeyView(
     String prefix,
@@ -15,4 +16,5 @@ public record ApiKeyView(
     String name,
     List<String> adapters,
     OffsetDateTime createdAt,
-    OffsetDateTime revokedAt) {}
+    OffsetDateTime revokedAt,
+    PriceCap maxPrice) {}

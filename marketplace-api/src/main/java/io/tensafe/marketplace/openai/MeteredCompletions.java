@@ -154,7 +154,9 @@ public class MeteredCompletions {
     ServedVersion version;
     String reason = null;
     if (r.model().equals("auto")) {
-      List<ServedVersion> candidates = versions.newestForKey(key);
+      // Routing never picks an adapter priced above the key's cap.
+      List<ServedVersion> candidates =
+          versions.newestForKey(key).stream().filter(v -> v.withinCap(key.maxPrice())).toList();
       RouteDecision decision =
           StepGate.route(
               r.routingText(),
@@ -374,14 +376,32 @@ public class MeteredCompletions {
     int at = model.indexOf('@');
     String id = at < 0 ? model : model.substring(0, at);
     String version = at < 0 ? null : model.substring(at + 1);
-    return versions
-        .find(key, id, version)
-        .orElseThrow(
-            () ->
-                new ApiProblem(
-                    ProblemTypes.NOT_FOUND,
-                    404,
-                    "Model not found",
-                    "model '" + model + "' does not exist or this API key may not use it"));
+    ServedVersion found =
+        versions
+            .find(key, id, version)
+            .orElseThrow(
+                () ->
+                    new ApiProblem(
+                        ProblemTypes.NOT_FOUND,
+                        404,
+                        "Model not found",
+                        "model '" + model + "' does not exist or this API key may not use it"));
+    if (!found.withinCap(key.maxPrice())) {
+      throw new ApiProblem(
+          ProblemTypes.PRICE_ABOVE_CAP,
+          422,
+          "Price above this key's cap",
+          "model '"
+              + model
+              + "' costs "
+              + found.currency()
+              + " "
+              + found.promptMicrosPer1kTokens()
+              + " / "
+              + found.completionMicrosPer1kTokens()
+              + " micro-units per 1k prompt / completion tokens; this API key pays at most "
+              + key.maxPrice());
+    }
+    return found;
   }
 }

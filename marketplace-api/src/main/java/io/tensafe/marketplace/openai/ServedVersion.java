@@ -14,6 +14,9 @@ import java.util.UUID;
  * @param keywords the step-gate keywords from its manifest
  * @param releasesPerToken DP releases (distinct noised LoRA inputs) per token the model processes,
  *     from the manifest's tensors ({@code LoraInputs}); at least 1
+ * @param currency the currency of its price in force now
+ * @param promptMicrosPer1kTokens its prompt price in force now
+ * @param completionMicrosPer1kTokens its completion price in force now
  */
 public record ServedVersion(
     String adapterId,
@@ -22,4 +25,13 @@ public record ServedVersion(
     UUID fleetId,
     String baseModel,
     List<String> keywords,
-    int releasesPerToken) {}
+    int releasesPerToken,
+    String currency,
+    long promptMicrosPer1kTokens,
+    long completionMicrosPer1kTokens) {
+  /** Whether {@code cap} (null: none) allows this version's price. */
+  public boolean withinCap(io.tensafe.marketplace.apikey.PriceCap cap) {
+    return cap == null
+        || cap.allows(currency, promptMicrosPer1kTokens, completionMicrosPer1kTokens);
+  }
+}

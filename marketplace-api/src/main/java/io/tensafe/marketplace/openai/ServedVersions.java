@@ -28,8 +28,11 @@ public class ServedVersions {
   private static final String SELECT =
       """
       SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model,
-             array_to_json(v.keywords)::text, v.id
+             array_to_json(v.keywords)::text, v.id, p.currency, p.prompt_micros_per_1k_tokens,
+             p.completion_micros_per_1k_tokens
       FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id JOIN creator c ON c.id = a.creator_id
+      JOIN LATERAL (SELECT * FROM adapter_price p WHERE p.adapter_version_id = v.id
+                    AND p.effective_from <= now() ORDER BY p.effective_from DESC LIMIT 1) p ON true
       WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL
       """;
 
@@ -86,7 +89,10 @@ public class ServedVersions {
         (UUID) r[3],
         (String) r[4],
         keywords,
-        releasesPerToken((UUID) r[6]));
+        releasesPerToken((UUID) r[6]),
+        r[7].toString().trim(),
+        ((Number) r[8]).longValue(),
+        ((Number) r[9]).longValue());
   }
 
   /**

@@ -17,18 +17,30 @@ import java.util.Locale;
  *       also matches a keyword word that it extends by a plural "s" or "es" ("stocks" matches
  *       "stock"). Nothing matches inside a word: "investigate" does not match "invest", nor
  *       "embankment" "bank".
- *   <li>A candidate's score is the number of its distinct keywords that match; repeats do not
- *       count.
+ *   <li>A candidate's keywords are its distinct ones that are not {@link StopWords} (a manifest
+ *       lists at most 64). Its score is the number of those that match, counting at most {@value
+ *       #MAX_COUNTED_MATCHES}, divided by the square root of how many it has: listing more keywords
+ *       widens what an adapter matches but lowers what each match is worth, and no list can score
+ *       more than {@value #MAX_COUNTED_MATCHES} matches, so stuffing does not pay.
+ *   <li>A candidate whose score is below {@value #MIN_SCORE} (one match among more than 16
+ *       keywords) is not chosen.
  *   <li>The strict maximum wins. Equal maxima go to the candidate that comes first in the list,
  *       which callers order by registration (first published first).
- *   <li>With no match at all, the configured default adapter is chosen.
+ *   <li>With no candidate chosen, the configured default adapter.
  * </ul>
  *
- * <p>Callers pass only the adapters the API key may use. Stateless and thread-safe.
+ * <p>Callers pass only the adapters the API key may use (and within its price cap). Stateless and
+ * thread-safe.
  */
 public final class StepGate {
   /** Prompts longer than this many characters are routed on their first this-many characters. */
   public static final int MAX_ROUTED_CHARS = 64 * 1024;
+
+  /** Matches of one candidate beyond this many do not add to its score. */
+  public static final int MAX_COUNTED_MATCHES = 3;
+
+  /** The least score that routes a prompt to a candidate: one match among 16 keywords. */
+  public static final double MIN_SCORE = 0.25;
 
   private StepGate() {}
 
@@ -43,17 +55,24 @@ public final class StepGate {
         words(prompt.length() > MAX_ROUTED_CHARS ? prompt.substring(0, MAX_ROUTED_CHARS) : prompt);
     GateCandidate best = null;
     List<String> bestMatched = List.of();
+    double bestScore = 0;
     boolean tie = false;
     for (GateCandidate candidate : candidates) {
-      List<String> matched = matchedKeywords(words, candidate.keywords());
+      List<String> counted = countedKeywords(candidate.keywords());
+      List<String> matched = matchedKeywords(words, counted);
       if (matched.isEmpty()) {
         continue;
       }
-      if (matched.size() > bestMatched.size()) {
+      double score = Math.min(matched.size(), MAX_COUNTED_MATCHES) / Math.sqrt(counted.size());
+      if (score < MIN_SCORE - 1e-12) {
+        continue;
+      }
+      if (score > bestScore + 1e-12) {
         best = candidate;
         bestMatched = matched;
+        bestScore = score;
         tie = false;
-      } else if (matched.size() == bestMatched.size()) {
+      } else if (Math.abs(score - bestScore) <= 1e-12) {
         tie = true;
       }
     }
@@ -83,6 +102,21 @@ public final class StepGate {
             RouteDecision.Reason.KEYWORDS,
             bestMatched,
             bestMatched.size() + " keyword(s) matched: " + list);
+  }
+
+  /** The keywords that count: distinct (by their words), not stop-words, non-blank. */
+  static List<String> countedKeywords(List<String> keywords) {
+    List<String> counted = new ArrayList<>();
+    List<List<String>> seen = new ArrayList<>();
+    for (String keyword : keywords) {
+      List<String> phrase = words(keyword);
+      if (phrase.isEmpty() || seen.contains(phrase) || StopWords.isStopKeyword(keyword)) {
+        continue;
+      }
+      seen.add(phrase);
+      counted.add(keyword);
+    }
+    return counted;
   }
 
   /** The distinct keywords (first spelling, manifest order) whose words occur in {@code words}. */

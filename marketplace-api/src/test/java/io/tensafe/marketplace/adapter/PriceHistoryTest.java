@@ -52,6 +52,11 @@ class PriceHistoryTest {
   }
 
   private io.restassured.response.ValidatableResponse schedule(OffsetDateTime at, long prompt) {
+    return schedule(at, prompt, 2000);
+  }
+
+  private io.restassured.response.ValidatableResponse schedule(
+      OffsetDateTime at, long prompt, long completion) {
     return given()
         .auth()
         .oauth2(Actors.token(creator, "creator"))
@@ -59,7 +64,9 @@ class PriceHistoryTest {
         .body(
             "{\"promptMicrosPer1kTokens\":"
                 + prompt
-                + ",\"completionMicrosPer1kTokens\":4000,"
+                + ",\"completionMicrosPer1kTokens\":"
+                + completion
+                + ","
                 + "\"effectiveFrom\":\""
                 + at
                 + "\"}")
@@ -68,14 +75,41 @@ class PriceHistoryTest {
   }
 
   @Test
-  void scheduledPrice_appliesAtItsTimeAndNotBefore() throws Exception {
+  void scheduledCut_appliesAtItsTimeAndNotBefore() throws Exception {
     OffsetDateTime at = OffsetDateTime.now().plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);
-    schedule(at, 3000).statusCode(201);
+    schedule(at, 1000).statusCode(201);
     assertEquals(1500, currentPromptPrice(), "the new price applied before its time");
     while (OffsetDateTime.now().isBefore(at.plusNanos(200_000_000))) {
       Thread.sleep(100);
     }
-    assertEquals(3000, currentPromptPrice(), "the new price did not apply at its time");
+    assertEquals(1000, currentPromptPrice(), "the new price did not apply at its time");
+  }
+
+  @Test
+  void aRise_needsSevenDaysNotice_andTheCatalogueShowsItAhead() {
+    OffsetDateTime soon = OffsetDateTime.now().plusMinutes(1).truncatedTo(ChronoUnit.MILLIS);
+    schedule(soon, 5_000_000)
+        .statusCode(400)
+        .body("detail", org.hamcrest.Matchers.containsString("no sooner than 7 days"));
+    schedule(soon, 1500, 2001).statusCode(400); // a rise of either price
+    OffsetDateTime later = OffsetDateTime.now().plusDays(8).truncatedTo(ChronoUnit.MILLIS);
+    schedule(later, 5_000_000).statusCode(201);
+    given()
+        .auth()
+        .oauth2(Actors.token(creator, "creator"))
+        .post("/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/publish")
+        .then()
+        .statusCode(200);
+    given()
+        .auth()
+        .oauth2(Actors.token("client-" + suffix, "client"))
+        .queryParam("q", "adapter-" + suffix)
+        .get("/api/catalog")
+        .then()
+        .statusCode(200)
+        .body("items[0].promptMicrosPer1kTokens", equalTo(1500))
+        .body("items[0].nextPromptMicrosPer1kTokens", equalTo(5_000_000))
+        .body("items[0].nextPriceFrom", org.hamcrest.Matchers.notNullValue());
   }
 
   @Test

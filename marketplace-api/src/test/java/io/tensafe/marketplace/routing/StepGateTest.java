@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.routing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -136,5 +137,126 @@ class StepGateTest {
   @Test
   void words_splitsOnEverythingButLettersAndDigits() {
     assertEquals(List.of("é", "crédit", "2025", "x1"), StepGate.words("É crédit—2025, x1?"));
+  }
+
+  /** 64 words common in prompts of every domain, none a stop-word, as a squatter would list. */
+  private static final List<String> STUFFED =
+      List.of(
+          "money",
+          "price",
+          "account",
+          "time",
+          "work",
+          "buy",
+          "pay",
+          "year",
+          "people",
+          "apply",
+          "plan",
+          "cost",
+          "rate",
+          "question",
+          "problem",
+          "data",
+          "business",
+          "home",
+          "family",
+          "service",
+          "system",
+          "information",
+          "company",
+          "number",
+          "order",
+          "change",
+          "life",
+          "day",
+          "week",
+          "month",
+          "market",
+          "bank",
+          "stock",
+          "loan",
+          "mortgage",
+          "deposit",
+          "portfolio",
+          "insurance",
+          "tax",
+          "credit",
+          "card",
+          "save",
+          "spend",
+          "cash",
+          "fund",
+          "income",
+          "debt",
+          "budget",
+          "risk",
+          "profit",
+          "sale",
+          "deal",
+          "offer",
+          "shop",
+          "store",
+          "product",
+          "job",
+          "house",
+          "car",
+          "travel",
+          "health",
+          "school",
+          "food",
+          "water");
+
+  @Test
+  void route_aSquatterStuffingSixtyFourCommonWords_losesTheFocusedAdapters_andMostPrompts() {
+    assertEquals(64, STUFFED.size());
+    GateCandidate squatter = new GateCandidate("squatter", "1.0.0", STUFFED);
+    // Registered first, so it would win every tie.
+    List<GateCandidate> market = List.of(squatter, BANKING, INVESTMENT);
+    List<String> prompts =
+        List.of(
+            "How do I apply for a mortgage?",
+            "What stocks should I buy?",
+            "Tell me about deposit insurance",
+            "How does portfolio diversification work?",
+            "Should I refinance my loan at a lower interest rate?",
+            "Which dividend stock fits a low risk portfolio?",
+            "Hello, how are you?",
+            "What time is it in Tokyo?",
+            "Write a poem about water",
+            "My car needs a new battery");
+    long squatterWins =
+        prompts.stream()
+            .filter(p -> StepGate.route(p, market, "shared").adapterId().equals("squatter"))
+            .count();
+    assertEquals(0, squatterWins, "the squatter won some of " + prompts);
+    // Counting distinct matches, as before (the squatter, registered first, wins ties too).
+    long byCount =
+        prompts.stream()
+            .filter(
+                p -> {
+                  List<String> words = StepGate.words(p);
+                  int own = StepGate.matchedKeywords(words, STUFFED).size();
+                  int others =
+                      Math.max(
+                          StepGate.matchedKeywords(words, BANKING.keywords()).size(),
+                          StepGate.matchedKeywords(words, INVESTMENT.keywords()).size());
+                  return own > 0 && own >= others;
+                })
+            .count();
+    assertEquals(7, byCount, "the old rule gave the squatter 7 of the 10");
+  }
+
+  @Test
+  void route_stopWordKeywords_neverCount() {
+    GateCandidate stop =
+        new GateCandidate("stop", "1.0.0", List.of("what", "current", "is the", "mortgage"));
+    RouteDecision d =
+        StepGate.route("What is the current mortgage rate?", List.of(stop, BANKING), "shared");
+    // "stop" counts only "mortgage" (1 of 1), banking "mortgage" and "interest rate"? No: "rate"
+    // alone is not the phrase. Both match one keyword; stop's list is shorter.
+    assertEquals(List.of("mortgage"), d.matched());
+    assertTrue(StopWords.isStopKeyword("is the"));
+    assertTrue(!StopWords.isStopKeyword("interest rate"));
   }
 }

@@ -179,6 +179,22 @@ public final class Actors {
       List<String> keywords,
       String noiseMultiplier)
       throws Exception {
+    return pack(
+        adapterId, version, recipient, signer, baseModel, keywords, noiseMultiplier, 1500, 2000);
+  }
+
+  /** As above, priced at these micro-units (USD) per 1k prompt and completion tokens. */
+  public static byte[] pack(
+      String adapterId,
+      String version,
+      FleetKeyPair recipient,
+      CreatorKeyPair signer,
+      String baseModel,
+      List<String> keywords,
+      String noiseMultiplier,
+      long promptPrice,
+      long completionPrice)
+      throws Exception {
     Path dir = Files.createTempDirectory("pkg");
     Path peft =
         new SyntheticAdapter(1, 32, 4, 8, List.of("q_proj"), DType.F32, baseModel)
@@ -190,7 +206,7 @@ public final class Actors {
             Optional.empty(),
             Optional.empty(),
             new Manifest.Routing(keywords, "finance"),
-            new Manifest.Price("USD", 1500, 2000),
+            new Manifest.Price("USD", promptPrice, completionPrice),
             "proprietary",
             new Manifest.DpPolicy(
                 BigDecimal.ONE,
