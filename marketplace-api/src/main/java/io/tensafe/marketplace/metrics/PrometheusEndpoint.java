@@ -2,18 +2,26 @@ package io.tensafe.marketplace.metrics;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tensafe.marketplace.problem.ProblemMappers;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Prometheus text exposition at {@code /metrics}. The Quarkus Prometheus registry extension does
- * not resolve from the Maven repository reachable here, so this service registers Micrometer's
- * Prometheus registry itself; quarkus-micrometer adds it to the global registry and feeds it the
- * HTTP server, JVM and connection-pool meters.
+ * Prometheus text exposition at {@code /metrics}, for loopback callers or the holder of the scrape
+ * token ({@link ScrapeAccess}). The Quarkus Prometheus registry extension does not resolve from the
+ * Maven repository reachable here, so this service registers Micrometer's Prometheus registry
+ * itself; quarkus-micrometer adds it to the global registry and feeds it the HTTP server, JVM and
+ * connection-pool meters.
  */
 @Path("/metrics")
 public class PrometheusEndpoint {
@@ -26,10 +34,25 @@ public class PrometheusEndpoint {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
+  @ConfigProperty(name = "tensafe.metrics.token")
+  java.util.Optional<String> token;
+
+  /** The exposition, for a caller {@link ScrapeAccess} allows; else 401 problem+json. */
   @GET
   @PermitAll
   @jakarta.ws.rs.Produces("text/plain; version=0.0.4; charset=utf-8")
-  public String scrape() {
-    return registry.scrape();
+  public Response scrape(
+      @Context HttpServerRequest request, @HeaderParam("Authorization") String authorization) {
+    String host = request.remoteAddress() == null ? null : request.remoteAddress().host();
+    if (!new ScrapeAccess(token).allows(host, authorization)) {
+      return ProblemMappers.problem(
+              ProblemTypes.UNAUTHORIZED,
+              401,
+              "Unauthorized",
+              "metrics are for the loopback interface, or for whoever presents the scrape token"
+                  + " as 'Authorization: Bearer ...'")
+          .build();
+    }
+    return Response.ok(registry.scrape()).build();
   }
 }

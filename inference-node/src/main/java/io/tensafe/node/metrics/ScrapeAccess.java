@@ -1,0 +1,30 @@
+package io.tensafe.node.metrics;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/**
+ * Who may read {@code /metrics}: with a scrape token configured ({@code
+ * TENSAFE_NODE_METRICS_TOKEN}), whoever presents it as {@code Authorization: Bearer <token>};
+ * without one, only callers on the loopback interface. Metrics name adapters and volumes, which are
+ * not for anyone who can reach the port.
+ */
+public record ScrapeAccess(Optional<String> token) {
+  /** Whether a request from {@code remoteHost} with this Authorization header may scrape. */
+  public boolean allows(String remoteHost, String authorization) {
+    if (token.isPresent()) {
+      byte[] expected = ("Bearer " + token.get()).getBytes(StandardCharsets.UTF_8);
+      byte[] given =
+          authorization == null ? new byte[0] : authorization.getBytes(StandardCharsets.UTF_8);
+      return MessageDigest.isEqual(expected, given);
+    }
+    try {
+      return remoteHost != null && InetAddress.getByName(remoteHost).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+}
