@@ -7,7 +7,7 @@ import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -22,6 +22,7 @@ import jakarta.ws.rs.core.StreamingOutput;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * OpenAI-compatible {@code POST /v1/chat/completions} and {@code POST /v1/completions}, metered
@@ -38,6 +39,7 @@ public class CompletionsResource {
   @Inject MeteredCompletions metered;
   @Inject ObjectMapper json;
   @Inject GatewayMetrics metrics;
+  @Inject org.eclipse.microprofile.context.ManagedExecutor background;
 
   @POST
   @Path("/chat/completions")
@@ -45,9 +47,7 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response chat(
-      JsonNode body,
-      @Context ContainerRequestContext context,
-      @Context HttpServerResponse connection) {
+      JsonNode body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
     return serve(body, true, context, connection);
   }
 
@@ -57,14 +57,12 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response completions(
-      JsonNode body,
-      @Context ContainerRequestContext context,
-      @Context HttpServerResponse connection) {
+      JsonNode body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
     return serve(body, false, context, connection);
   }
 
   private Response serve(
-      JsonNode body, boolean chat, ContainerRequestContext context, HttpServerResponse connection) {
+      JsonNode body, boolean chat, ContainerRequestContext context, RoutingContext connection) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
     long arrived = (Long) context.getProperty(ApiKeyFilter.ARRIVED_NANOS);
     CompletionRequest r;
@@ -77,7 +75,22 @@ public class CompletionsResource {
       throw e;
     }
     if (r.stream()) {
-      StreamingOutput out = o -> stream(r, key, s, new ClientConnection(o, connection), arrived);
+      // The stream is ended once: by stream() when it runs, or here if the client's connection
+      // ends before it ever does (the framework then never calls it).
+      AtomicBoolean claimed = new AtomicBoolean();
+      connection.addEndHandler(
+          ended -> {
+            if (claimed.compareAndSet(false, true)) {
+              background.execute(
+                  () -> metered.endEarly(s, key, RequestOutcome.CLIENT_GONE, new Delivered()));
+            }
+          });
+      StreamingOutput out =
+          o -> {
+            if (claimed.compareAndSet(false, true)) {
+              stream(r, key, s, new ClientConnection(o, connection.response()), arrived);
+            }
+          };
       return Response.ok(out, MediaType.SERVER_SENT_EVENTS)
           .header("Cache-Control", "no-cache")
           .header("X-Request-Id", s.requestId())

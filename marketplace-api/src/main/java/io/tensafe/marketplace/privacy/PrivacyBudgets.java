@@ -191,7 +191,7 @@ public class PrivacyBudgets {
                 SELECT coalesce(sum(r.rho), 0) FROM dp_budget_event r
                 WHERE r.budget_id = :b AND r.kind = 'reserve' AND r.request_id <> :own
                   AND NOT EXISTS (SELECT 1 FROM dp_budget_event e
-                                  WHERE e.request_id = r.request_id AND e.kind IN ('settle', 'refund'))
+                                  WHERE e.request_id = r.request_id AND e.kind IN ('settle', 'refund', 'bound'))
                 """)
             .setParameter("b", budgetId)
             .setParameter("own", requestId)
@@ -234,7 +234,8 @@ public class PrivacyBudgets {
   /**
    * Settles to the releases a node accounted for, which cannot exceed the reservation (the node
    * refuses prompts above the bound reserved for): should one ever, the whole reservation stays
-   * spent and the difference is logged, since the budget never goes over its limit.
+   * spent and the difference is logged, since the budget never goes over its limit. A report for a
+   * reservation already settled to its bound ({@link #settleToBound}) can only lower it.
    */
   @Transactional
   public OptionalDouble settleReported(String requestId, long releases) {
@@ -245,7 +246,7 @@ public class PrivacyBudgets {
   private OptionalDouble settle(String requestId, long releases, boolean reported) {
     Object[] reserve = openReservation(requestId);
     if (reserve == null) {
-      return OptionalDouble.empty();
+      return reported ? lowerBound(requestId, releases) : OptionalDouble.empty();
     }
     long reserved = ((Number) reserve[1]).longValue();
     if (!reported && (releases < 0 || releases > reserved)) {
@@ -264,11 +265,7 @@ public class PrivacyBudgets {
   private double settleOpen(Object[] reserve, String requestId, long releases) {
     long reserved = ((Number) reserve[1]).longValue();
     BigDecimal reservedRho = decimal(reserve[2]);
-    BigDecimal used =
-        reservedRho
-            .multiply(BigDecimal.valueOf(releases))
-            .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
-            .min(reservedRho);
+    BigDecimal used = share(reservedRho, releases, reserved);
     insertEvent((UUID) reserve[0], requestId, "settle", releases, used);
     return giveBack((UUID) reserve[0], reservedRho.subtract(used));
   }
@@ -302,11 +299,68 @@ public class PrivacyBudgets {
                 SELECT e.budget_id, e.releases, e.rho FROM dp_budget_event e
                 WHERE e.request_id = :r AND e.kind = 'reserve'
                   AND NOT EXISTS (SELECT 1 FROM dp_budget_event f
-                                  WHERE f.request_id = :r AND f.kind IN ('settle', 'refund'))
+                                  WHERE f.request_id = :r
+                                    AND f.kind IN ('settle', 'refund', 'bound'))
                 """)
             .setParameter("r", requestId)
             .getResultList();
     return rows.isEmpty() ? null : (Object[]) rows.getFirst();
+  }
+
+  /**
+   * Settles an open reservation whose node has not reported to {@code releases} at most (the most
+   * it can have released), as a {@code bound} event: the rest returns to the budget. A later report
+   * can only lower it ({@link #settleReported}). No-op when the reservation is closed.
+   *
+   * @return whether it settled
+   */
+  @Transactional
+  public boolean settleToBound(String requestId, long releases) {
+    Object[] reserve = openReservation(requestId);
+    if (reserve == null) {
+      return false;
+    }
+    long reserved = ((Number) reserve[1]).longValue();
+    long kept = Math.clamp(releases, 0, reserved);
+    BigDecimal reservedRho = decimal(reserve[2]);
+    BigDecimal used = share(reservedRho, kept, reserved);
+    insertEvent((UUID) reserve[0], requestId, "bound", kept, used);
+    giveBack((UUID) reserve[0], reservedRho.subtract(used));
+    return true;
+  }
+
+  /**
+   * A report for a request settled to its bound: lowers the settlement to {@code releases} when
+   * that is less, never raises it. Empty when there is no bound or it was already lowered.
+   */
+  private OptionalDouble lowerBound(String requestId, long releases) {
+    if (!event(requestId, "settle").isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    List<?> bound =
+        em.createNativeQuery(
+                "SELECT b.budget_id, b.releases, b.rho, r.releases, r.rho FROM dp_budget_event b"
+                    + " JOIN dp_budget_event r ON r.request_id = b.request_id AND r.kind = 'reserve'"
+                    + " WHERE b.request_id = :r AND b.kind = 'bound'")
+            .setParameter("r", requestId)
+            .getResultList();
+    if (bound.isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    Object[] b = (Object[]) bound.getFirst();
+    long boundReleases = ((Number) b[1]).longValue();
+    long settled = Math.clamp(releases, 0, boundReleases);
+    BigDecimal boundRho = decimal(b[2]);
+    BigDecimal used = share(decimal(b[4]), settled, ((Number) b[3]).longValue()).min(boundRho);
+    insertEvent((UUID) b[0], requestId, "settle", settled, used);
+    return OptionalDouble.of(giveBack((UUID) b[0], boundRho.subtract(used)));
+  }
+
+  /** {@code releases} of a reservation of {@code reserved} releases costing {@code rho}. */
+  private static BigDecimal share(BigDecimal rho, long releases, long reserved) {
+    return rho.multiply(BigDecimal.valueOf(releases))
+        .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
+        .min(rho);
   }
 
   /** Returns {@code rho} to the budget; the budget's ε spent afterwards. */
