@@ -85,6 +85,11 @@ public class CompletionsResource {
                   () -> metered.endEarly(s, key, RequestOutcome.CLIENT_GONE, new Delivered()));
             }
           });
+      if (connection.response().closed() && claimed.compareAndSet(false, true)) {
+        // Gone before the handler above was in place: it will never run.
+        metered.endEarly(s, key, RequestOutcome.CLIENT_GONE, new Delivered());
+        return Response.noContent().build();
+      }
       StreamingOutput out =
           o -> {
             if (claimed.compareAndSet(false, true)) {
