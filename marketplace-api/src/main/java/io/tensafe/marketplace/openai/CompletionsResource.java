@@ -114,7 +114,9 @@ public class CompletionsResource {
           "Node failed",
           "the node failed mid-generation: " + e.getMessage());
     }
-    NodeUsage billed = BillableTokens.of(r).bound(NodeUsage.of(last), BillableTokens.bytes(text));
+    NodeUsage billed =
+        BillableTokens.of(r, s.promptTokens())
+            .bound(NodeUsage.of(last), BillableTokens.bytes(text));
     RequestSettlement.Settled charge = metered.finish(s, key, billed);
     ObjectNode answer = envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
@@ -177,7 +179,7 @@ public class CompletionsResource {
       throws IOException {
     boolean finished = false;
     Delivered delivered = new Delivered();
-    BillableTokens bounds = BillableTokens.of(r);
+    BillableTokens bounds = BillableTokens.of(r, s.promptTokens());
     StringBuilder relayed = new StringBuilder();
     DeltaChunks deltas = new DeltaChunks(json, chunk(r, s), r.chat());
     try {

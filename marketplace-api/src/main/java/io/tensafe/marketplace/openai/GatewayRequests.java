@@ -42,14 +42,19 @@ public class GatewayRequests {
    * @param maxPromptTokens the prompt-token bound the node was told ({@code max_prompt_tokens}), ≥
    *     1
    * @param maxCompletionTokens the client's {@code max_tokens}, 1..4096
+   * @param promptTokens the prompt's tokens as the marketplace counted them with the nodes'
+   *     tokenizer, ≥ 0; -1 when not counted (rows from before it was)
    */
-  public record Limits(long maxPromptTokens, int maxCompletionTokens) {
+  public record Limits(long maxPromptTokens, int maxCompletionTokens, int promptTokens) {
     /** No bound recorded (rows from before the gateway kept them). */
-    public static final Limits NONE = new Limits(Long.MAX_VALUE, Integer.MAX_VALUE);
+    public static final Limits NONE = new Limits(Long.MAX_VALUE, Integer.MAX_VALUE, -1);
 
-    /** {@code promptTokens} bounded by {@link #maxPromptTokens}. */
-    public int prompt(int promptTokens) {
-      return (int) Math.min(promptTokens, maxPromptTokens);
+    /**
+     * The prompt tokens to bill for a node's claim: the marketplace's own count when it has one,
+     * else the claim bounded by {@link #maxPromptTokens}.
+     */
+    public int prompt(int claimed) {
+      return promptTokens >= 0 ? promptTokens : (int) Math.min(claimed, maxPromptTokens);
     }
 
     /** {@code completionTokens} bounded by {@link #maxCompletionTokens}. */
@@ -82,10 +87,11 @@ public class GatewayRequests {
             """
             INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id,
                 adapter_ref, adapter_version, route_reason, started_at, node_id,
-                max_prompt_tokens, max_completion_tokens)
+                max_prompt_tokens, max_completion_tokens, prompt_tokens)
             VALUES (:r, :org, :key, :ref, :version, :reason, :started, :node, :maxPrompt,
-                :maxCompletion)
+                :maxCompletion, :prompt)
             """)
+        .setParameter("prompt", c.limits().promptTokens())
         .setParameter("maxPrompt", c.limits().maxPromptTokens())
         .setParameter("maxCompletion", c.limits().maxCompletionTokens())
         .setParameter("r", UUID.fromString(requestId))
@@ -134,7 +140,8 @@ public class GatewayRequests {
     return em.createNativeQuery(
             "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
                 + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
-                + " max_completion_tokens, node_id, outcome, delivered_completion_tokens"
+                + " max_completion_tokens, node_id, outcome, delivered_completion_tokens,"
+                + " prompt_tokens"
                 + " FROM gateway_request WHERE request_id = :r")
         .setParameter("r", UUID.fromString(requestId))
         .getResultStream()
@@ -145,7 +152,10 @@ public class GatewayRequests {
               Limits limits =
                   r[7] == null
                       ? Limits.NONE
-                      : new Limits(SqlValues.toLongExact(r[7]), (int) SqlValues.toLongExact(r[8]));
+                      : new Limits(
+                          SqlValues.toLongExact(r[7]),
+                          (int) SqlValues.toLongExact(r[8]),
+                          r[12] == null ? -1 : (int) SqlValues.toLongExact(r[12]));
               return new Dispatched(
                   new Context(
                       (UUID) r[0],

@@ -50,6 +50,7 @@ public class MeteredCompletions {
   @Inject RequestSettlement settlement;
   @Inject RequestAdmission admission;
   @Inject GatewayMetrics metrics;
+  @Inject io.tensafe.marketplace.tokens.PromptTokenizer tokenizer;
 
   @ConfigProperty(name = "tensafe.gateway.default-adapter")
   Optional<String> defaultAdapter;
@@ -79,7 +80,12 @@ public class MeteredCompletions {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
 
-  /** A request dispatched to a node whose events the caller now reads. */
+  /**
+   * A request dispatched to a node whose events the caller now reads.
+   *
+   * @param promptTokens the prompt's tokens as the marketplace counted them with the nodes'
+   *     tokenizer: what the prompt is billed, whatever the node claims
+   */
   public record Started(
       UUID keyId,
       String requestId,
@@ -88,7 +94,8 @@ public class MeteredCompletions {
       Reservation reservation,
       NodeTarget node,
       NodeCall call,
-      OffsetDateTime startedAt) {}
+      OffsetDateTime startedAt,
+      int promptTokens) {}
 
   /**
    * Routes, records, reserves and dispatches {@code r} for {@code key}.
@@ -133,7 +140,8 @@ public class MeteredCompletions {
       String requestId,
       OffsetDateTime started,
       Reservation reservation,
-      List<NodeTarget> targets) {}
+      List<NodeTarget> targets,
+      int promptTokens) {}
 
   private Started dispatch(ApiKeyPrincipal key, CompletionRequest r) {
     // Routing, node choice, the request record and the DP reservation share one transaction, so
@@ -142,7 +150,9 @@ public class MeteredCompletions {
     List<NodeTarget> claimed = new ArrayList<>();
     Admitted a;
     try {
-      a = QuarkusTransaction.requiringNew().call(() -> admit(key, r, claimed));
+      // Counted before the transaction: tokenizing a long prompt holds no connection.
+      int promptTokens = tokenizer.count(r.renderedPrompt());
+      a = QuarkusTransaction.requiringNew().call(() -> admit(key, r, promptTokens, claimed));
     } catch (RuntimeException e) {
       claimed.forEach(dispatcher::release);
       throw e;
@@ -150,7 +160,8 @@ public class MeteredCompletions {
     return send(key, r, a);
   }
 
-  private Admitted admit(ApiKeyPrincipal key, CompletionRequest r, List<NodeTarget> claimed) {
+  private Admitted admit(
+      ApiKeyPrincipal key, CompletionRequest r, int promptTokens, List<NodeTarget> claimed) {
     ServedVersion version;
     String reason = null;
     if (r.model().equals("auto")) {
@@ -216,10 +227,11 @@ public class MeteredCompletions {
                 reason,
                 started,
                 false,
-                new GatewayRequests.Limits(r.promptTokenBound(), r.maxTokens())),
+                new GatewayRequests.Limits(r.promptTokenBound(), r.maxTokens(), promptTokens)),
             claimed.getFirst().id(),
             releases);
-    return new Admitted(version, reason, requestId, started, reservation, List.copyOf(claimed));
+    return new Admitted(
+        version, reason, requestId, started, reservation, List.copyOf(claimed), promptTokens);
   }
 
   /**
@@ -254,7 +266,8 @@ public class MeteredCompletions {
               a.reservation(),
               target,
               call,
-              a.started());
+              a.started(),
+              a.promptTokens());
         } catch (HttpTimeoutException e) {
           if (e instanceof HttpConnectTimeoutException) {
             failedBeforeGenerating(target, requestId, e);

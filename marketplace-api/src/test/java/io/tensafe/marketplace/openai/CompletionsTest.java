@@ -115,15 +115,19 @@ class CompletionsTest {
             .body("object", equalTo("chat.completion"))
             .body("choices[0].message.content", equalTo("Hello"))
             .body("choices[0].finish_reason", equalTo("stop"))
-            .body("usage.total_tokens", equalTo(7))
+            .body(
+                "usage.total_tokens",
+                equalTo(FakeNode.userPromptTokens("How do I apply for a mortgage?") + 2))
             .body("tensafe.adapter", equalTo(adapterId))
             .body("tensafe.node", equalTo("node-1"))
             .body("tensafe.he.calls", equalTo(24))
             .extract()
             .jsonPath();
     String requestId = answer.getString("tensafe.request_id");
-    // 5 prompt tokens at 1500 and 2 completion tokens at 2000 micro-units per 1k tokens.
-    long expected = Math.ceilDiv(5 * 1500 + 2 * 2000, 1000);
+    // The prompt's tokens (as the marketplace counts them) at 1500 and 2 completion tokens at 2000
+    // micro-units per 1k tokens.
+    int prompt = FakeNode.userPromptTokens("How do I apply for a mortgage?");
+    long expected = Math.ceilDiv(prompt * 1500L + 2 * 2000, 1000);
     assertEquals(expected, answer.getLong("tensafe.amount_micros"));
     assertEquals(1, charges(requestId));
     JsonPath sent = JsonPath.from(node.requests.getLast().toString());
@@ -136,10 +140,10 @@ class CompletionsTest {
             .getBytes(java.nio.charset.StandardCharsets.UTF_8)
             .length;
     assertEquals(bound, sent.getLong("max_prompt_tokens"));
-    // Reserved for (bound + max_tokens) releases of its one LoRA input, settled to the node's 6:
-    // 5 prompt tokens and the first of its 2 generated tokens.
+    // Reserved for (bound + max_tokens) releases of its one LoRA input, settled to the node's
+    // count: its prompt tokens and the first of its 2 generated tokens.
     assertEquals(
-        List.of(bound + 16, 6L),
+        List.of(bound + 16, prompt + 1L),
         List.of(releases(requestId, "reserve"), releases(requestId, "settle")));
     // The ε reported is the budget's after settlement, as the client's budget listing shows it.
     double listed =
@@ -203,7 +207,7 @@ class CompletionsTest {
     JsonPath end = JsonPath.from(data.get(data.size() - 3));
     assertEquals("stop", end.getString("choices[0].finish_reason"));
     JsonPath usage = JsonPath.from(data.get(data.size() - 2));
-    assertEquals(7, usage.getInt("usage.total_tokens"));
+    assertEquals(FakeNode.userPromptTokens("hi") + 2, usage.getInt("usage.total_tokens"));
     assertEquals(1, charges(end.getString("tensafe.request_id")));
   }
 
@@ -338,14 +342,15 @@ class CompletionsTest {
                 .setParameter("r", unanswered)
                 .getSingleResult()));
     // The streamed client got "Hel", one token of a 5-token prompt: exactly that is billed.
-    assertEquals(List.of(5L, 1L, "node_failed"), endOf(requestId));
+    long hi = FakeNode.userPromptTokens("hi");
+    assertEquals(List.of(hi, 1L, "node_failed"), endOf(requestId));
     Object[] charge =
         (Object[])
             em.createNativeQuery(
                     "SELECT prompt_tokens, completion_tokens FROM charge WHERE request_id = :r")
                 .setParameter("r", requestId)
                 .getSingleResult();
-    assertEquals(List.of(5L, 1L), List.of(num(charge[0]), num(charge[1])));
+    assertEquals(List.of(hi, 1L), List.of(num(charge[0]), num(charge[1])));
     assertEquals(0L, releases(requestId, "settle"));
 
     // The node comes back and flushes its outbox, counting the token it made but never sent:
@@ -367,7 +372,7 @@ class CompletionsTest {
             em.createNativeQuery("SELECT completion_tokens FROM charge WHERE request_id = :r")
                 .setParameter("r", requestId)
                 .getSingleResult()));
-    // Its report settles the budget: 28 releases reported, more than its tokens imply (5 + 1).
+    // Its report settles the budget: 28 releases reported, more than its tokens imply.
     assertEquals(28L, releases(requestId, "settle"));
   }
 
@@ -439,7 +444,8 @@ class CompletionsTest {
     }
     assertEquals(List.of(0L, 0L, "client_gone"), endOf(requestId));
     assertEquals(0, charges(requestId));
-    // The node reports the cancelled generation: its 5 prompt tokens are billed, nothing else.
+    // The node reports the cancelled generation: the prompt is billed (as the marketplace counts
+    // it), nothing else.
     given()
         .auth()
         .oauth2(nodeToken)
@@ -454,7 +460,9 @@ class CompletionsTest {
                     "SELECT prompt_tokens, completion_tokens FROM charge WHERE request_id = :r")
                 .setParameter("r", requestId)
                 .getSingleResult();
-    assertEquals(List.of(5L, 0L), List.of(num(charge[0]), num(charge[1])));
+    assertEquals(
+        List.of((long) FakeNode.userPromptTokens("hi"), 0L),
+        List.of(num(charge[0]), num(charge[1])));
   }
 
   private boolean isEnded(String requestId) {
@@ -509,7 +517,8 @@ class CompletionsTest {
     ChatResponse answer =
         model.chat(ChatRequest.builder().messages(UserMessage.from("Hello")).build());
     assertEquals("Hello", answer.aiMessage().text());
-    assertEquals(7, answer.tokenUsage().totalTokenCount());
+    assertEquals(
+        FakeNode.userPromptTokens("Hello") + 2, (int) answer.tokenUsage().totalTokenCount());
 
     OpenAiStreamingChatModel streaming =
         OpenAiStreamingChatModel.builder()
@@ -540,7 +549,8 @@ class CompletionsTest {
         });
     ChatResponse streamed = done.get(30, java.util.concurrent.TimeUnit.SECONDS);
     assertEquals("Hello", parts.toString());
-    assertEquals(7, streamed.tokenUsage().totalTokenCount());
+    assertEquals(
+        FakeNode.userPromptTokens("Hello") + 2, (int) streamed.tokenUsage().totalTokenCount());
   }
 
   @Test

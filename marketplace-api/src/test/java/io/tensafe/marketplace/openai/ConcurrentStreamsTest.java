@@ -121,7 +121,7 @@ class ConcurrentStreamsTest {
         // Each stream's budget is settled to the releases its node made: its 5 prompt tokens and
         // all
         // but the last of its generated tokens, through the adapter's one LoRA input.
-        assertEquals(delivered + STREAMS * (5 - 1), settled);
+        assertEquals(delivered + STREAMS * (FakeNode.userPromptTokens("count") - 1L), settled);
       } finally {
         pool.shutdownNow();
       }

@@ -13,9 +13,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A stand-in inference node for the marketplace's dispatch tests: {@code POST /v1/generate/stream}
  * answers the node's event format (deltas "Hel" and "lo", one token each, then the final usage
- * event with a usage report: 5 prompt tokens, and the DP releases of an adapter with one LoRA
- * input, (5 + completion − 1) × 1) and records each request body. Like the real node, it serves
- * only requests that present its dispatch token. The real node's side is tested in inference-node.
+ * event with a usage report: the prompt's tokens counted with the nodes' tokenizer as an honest
+ * node counts them ({@link #promptTokens}), and the DP releases of an adapter with one LoRA input,
+ * (prompt + completion − 1) × 1) and records each request body. Like the real node, it serves only
+ * requests that present its dispatch token. The real node's side is tested in inference-node.
  */
 final class FakeNode implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -74,6 +75,7 @@ final class FakeNode implements AutoCloseable {
           }
           JsonNode body = JSON.readTree(x.getRequestBody().readAllBytes());
           requests.add(body);
+          int promptTokens = promptTokens(body);
           if (answerDelayMillis > 0) {
             try {
               Thread.sleep(answerDelayMillis);
@@ -112,7 +114,9 @@ final class FakeNode implements AutoCloseable {
                   out,
                   "{\"delta\":\""
                       + text
-                      + "\",\"prompt_tokens\":5,\"completion_tokens\":"
+                      + "\",\"prompt_tokens\":"
+                      + promptTokens
+                      + ",\"completion_tokens\":"
                       + i
                       + "}");
               if (i == 1) {
@@ -124,7 +128,7 @@ final class FakeNode implements AutoCloseable {
               }
               pause();
             }
-            int prompt = claimedTokens >= 0 ? claimedTokens : 5;
+            int prompt = claimedTokens >= 0 ? claimedTokens : promptTokens;
             int completion = claimedTokens >= 0 ? claimedTokens : tokens;
             write(
                 out,
@@ -141,7 +145,7 @@ final class FakeNode implements AutoCloseable {
                     + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
                     + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
                     + "\"dpReleases\":"
-                    + (5 + tokens - 1)
+                    + (promptTokens + tokens - 1)
                     + "}}");
           }
         });
@@ -160,6 +164,31 @@ final class FakeNode implements AutoCloseable {
   private static void write(OutputStream out, String data) throws IOException {
     out.write(("data:" + data + "\n\n").getBytes(StandardCharsets.UTF_8));
     out.flush();
+  }
+
+  private static final io.tensafe.marketplace.tokens.PromptTokenizer TOKENIZER =
+      new io.tensafe.marketplace.tokens.PromptTokenizer();
+
+  /** The tokens of the prompt a request body carries, as an honest node counts them. */
+  static int promptTokens(JsonNode body) {
+    if (body.has("messages")) {
+      StringBuilder chatMl = new StringBuilder();
+      for (JsonNode m : body.get("messages")) {
+        chatMl
+            .append("<|im_start|>")
+            .append(m.path("role").asText())
+            .append('\n')
+            .append(m.path("content").asText())
+            .append("<|im_end|>\n");
+      }
+      return TOKENIZER.count(chatMl.append("<|im_start|>assistant\n").toString());
+    }
+    return TOKENIZER.count(body.path("prompt").asText());
+  }
+
+  /** The tokens of a chat request with one user message {@code content}. */
+  static int userPromptTokens(String content) {
+    return TOKENIZER.count("<|im_start|>user\n" + content + "<|im_end|>\n<|im_start|>assistant\n");
   }
 
   String url() {

@@ -95,7 +95,10 @@ class RoutingCaptureTest {
             "{\"model\":\""
                 + model
                 + "\",\"messages\":[{\"role\":\"user\",\"content\":"
-                + "\"What is the current mortgage rate?\"}],\"max_tokens\":8}")
+                + "\"What is the current mortgage rate? "
+                // This test's own honest adapter, among the other tests' published ones.
+                + fixture.keyword()
+                + "\"}],\"max_tokens\":8}")
         .post("/v1/chat/completions");
   }
 

@@ -19,7 +19,6 @@ import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.testing.Actors;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -75,26 +74,25 @@ class UntrustedNodeTest {
         .post("/v1/chat/completions");
   }
 
-  private static final long PROMPT_BOUND =
-      "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
-          .getBytes(StandardCharsets.UTF_8)
-          .length;
+  /** The prompt's tokens as the marketplace counts them with the nodes' tokenizer. */
+  private static final long PROMPT_TOKENS = FakeNode.userPromptTokens("hi");
 
   @Test
   void aNodeClaimingAMillionTokensForA16TokenRequest_isBilledAtMostWhatTheGatewaySaw() {
     node.claimedTokens = 1_000_000;
     JsonPath answer = chat(false).then().statusCode(200).extract().jsonPath();
     String requestId = answer.getString("tensafe.request_id");
-    // "Hello" was relayed: at most 5 bytes + the end-of-turn token; the prompt at most its bytes.
-    assertEquals(List.of(PROMPT_BOUND, 6L), charged(requestId));
+    // "Hello" was relayed: at most 5 bytes + the end-of-turn token; the prompt as the marketplace
+    // counted it.
+    assertEquals(List.of(PROMPT_TOKENS, 6L), charged(requestId));
     assertEquals(6, answer.getInt("usage.completion_tokens"));
     assertEquals(
-        Math.ceilDiv(PROMPT_BOUND * 1500 + 6 * 2000, 1000),
+        Math.ceilDiv(PROMPT_TOKENS * 1500 + 6 * 2000, 1000),
         answer.getLong("tensafe.amount_micros"));
 
     String streamed = chat(true).then().statusCode(200).extract().asString();
     String streamedId = streamed.replaceAll("(?s).*\"request_id\":\"([0-9a-f-]{36})\".*", "$1");
-    assertEquals(List.of(PROMPT_BOUND, 6L), charged(streamedId));
+    assertEquals(List.of(PROMPT_TOKENS, 6L), charged(streamedId));
     assertTrue(streamed.contains("\"completion_tokens\":6"), streamed);
   }
 
@@ -126,7 +124,7 @@ class UntrustedNodeTest {
     assertEquals(
         0L,
         count("SELECT count(*) FROM usage_event WHERE request_id = CAST(?1 AS uuid)", requestId));
-    assertEquals(List.of(5L, 2L), charged(requestId));
+    assertEquals(List.of(PROMPT_TOKENS, 2L), charged(requestId));
   }
 
   @Test
