@@ -69,18 +69,9 @@ public record ModelShape(
    * {@code down_proj}), or empty for a module this architecture does not have.
    */
   public java.util.Optional<int[]> linearWidths(String module) {
-    int q = attentionHeads * headDim;
-    int kv = keyValueHeads * headDim;
-    int[] widths =
-        switch (module) {
-          case "q_proj" -> new int[] {hiddenSize, q};
-          case "k_proj", "v_proj" -> new int[] {hiddenSize, kv};
-          case "o_proj" -> new int[] {q, hiddenSize};
-          case "gate_proj", "up_proj" -> new int[] {hiddenSize, intermediateSize};
-          case "down_proj" -> new int[] {intermediateSize, hiddenSize};
-          default -> null;
-        };
-    return java.util.Optional.ofNullable(widths);
+    return new io.tensafe.tgsp.peft.BaseModelShape(
+            hiddenSize, intermediateSize, layers, attentionHeads, keyValueHeads, headDim)
+        .linearWidths(module);
   }
 
   /** Parameters in the model (tied embeddings counted once). */

@@ -86,30 +86,19 @@ class KeycloakEndToEndIT {
     // fleet's package, and reports usage once.
     String node = RealKeycloak.nodeToken();
     String nodeName = "e2e-node-" + suffix;
-    Actors.registerNode(
-            node,
-            fleet,
-            nodeName,
-            "{\"fleetId\":\"e2e-fleet-"
-                + suffix
-                + "\",\"name\":\""
-                + nodeName
-                + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],\"accelerator\":\"cpu\","
-                + "\"maxConcurrency\":4}")
+    String registration =
+        "{\"fleetId\":\"e2e-fleet-"
+            + suffix
+            + "\",\"name\":\""
+            + nodeName
+            + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],\"accelerator\":\"cpu\","
+            + "\"maxConcurrency\":4}";
+    Actors.registerNode(node, fleet, nodeName, registration)
         .then()
         .statusCode(200)
         .body("healthy", equalTo(true));
     // The second node's own credential holds the fleet key too, but not this node's name.
-    Actors.registerNode(
-            RealKeycloak.nodeToken("tensafe-node-2"),
-            fleet,
-            nodeName,
-            "{\"fleetId\":\"e2e-fleet-"
-                + suffix
-                + "\",\"name\":\""
-                + nodeName
-                + "\",\"baseModels\":[\"Qwen/Qwen2.5-0.5B\"],\"accelerator\":\"cpu\","
-                + "\"maxConcurrency\":4}")
+    Actors.registerNode(RealKeycloak.nodeToken("tensafe-node-2"), fleet, nodeName, registration)
         .then()
         .statusCode(409);
     given().auth().oauth2(node).get("/api/node/creator-keys").then().statusCode(200);

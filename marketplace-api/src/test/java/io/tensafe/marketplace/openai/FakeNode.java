@@ -33,6 +33,9 @@ final class FakeNode implements AutoCloseable {
   /** When non-zero, the node answers every request with this status and a problem body. */
   volatile int refuseWith;
 
+  /** When set, the node sends one event line of this many bytes instead of its tokens. */
+  volatile int hugeLineBytes;
+
   /** Milliseconds between the node's answer (200) and its first token. */
   volatile long firstTokenDelayMillis;
 
@@ -106,6 +109,10 @@ final class FakeNode implements AutoCloseable {
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
+            }
+            if (hugeLineBytes > 0) {
+              write(out, "{\"delta\":\"" + "x".repeat(hugeLineBytes) + "\"}");
+              return;
             }
             int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
             for (int i = 1; i <= tokens; i++) {

@@ -253,6 +253,16 @@ class UntrustedNodeTest {
   }
 
   @Test
+  void aNodeLineOverTheLimit_isANodeFailure_notBuffered() {
+    node.hugeLineBytes = io.tensafe.marketplace.fleet.NodeCall.MAX_LINE_BYTES + 1;
+    chat(false)
+        .then()
+        .statusCode(502)
+        .contentType("application/problem+json")
+        .body("detail", containsString("longer than"));
+  }
+
+  @Test
   void malformedNodeUrls_areRefusedAtRegistration() throws Exception {
     for (String url : List.of("http://a^b", "http://h:99999", "http://h:0", "ftp://h:80")) {
       fixture
