@@ -218,8 +218,9 @@ public final class DemoCommand implements Runnable {
                     "finance"),
                 new Manifest.Price("USD", 2000, 6000),
                 "demo",
-                // Noise multiplier 50 at ε 100 per 30 days: about 257,000 DP releases a period,
-                // about 30,000 tokens through this adapter's 8 inputs per token (ADR 0010).
+                // Noise multiplier 50 at ε 100 per 30 days: about 64,000 DP releases a period at
+                // ρ = 2/z² each, about 8,000 tokens through this adapter's 8 inputs per token
+                // (ADR 0010).
                 new Manifest.DpPolicy(
                     BigDecimal.ONE,
                     BigDecimal.valueOf(50),
