@@ -446,8 +446,14 @@ class WebUiBrowserTest {
     String refusal = page.locator("#error").textContent();
     assertFalse(refusal.isBlank());
 
+    // A rise (from 0.0015 / 0.002 USD) needs seven days' notice: two days ahead is refused.
     page.getByLabel("Effective from (your local time)")
         .fill(LocalDateTime.now().plusDays(2).format(local));
+    page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Schedule price")).click();
+    assertContains(page.locator("#error"), "no sooner than 7 days");
+
+    page.getByLabel("Effective from (your local time)")
+        .fill(LocalDateTime.now().plusDays(8).format(local));
     page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Schedule price")).click();
     assertContains(page.locator("#flash"), "Price scheduled");
     Locator scheduled = page.locator("[data-scheduled=\"" + adapter + "@1.0.0\"]");
