@@ -23,6 +23,7 @@ public final class ProblemTypes {
   public static final String HTTP = BASE + "http";
   public static final String INTERNAL = BASE + "internal";
   public static final String RATE_LIMITED = BASE + "rate-limited";
+  public static final String SERVICE_BUSY = BASE + "service-busy";
   public static final String PRICE_ABOVE_CAP = BASE + "price-above-cap";
   public static final String REQUEST_TOO_LARGE = BASE + "request-too-large";
   public static final String PRIVACY_BUDGET_EXHAUSTED = BASE + "privacy-budget-exhausted";

@@ -37,11 +37,19 @@ import org.junit.jupiter.api.Test;
 class ConcurrentStreamsTest {
   static final int STREAMS = 100;
 
-  /** Room for all the streams on one key. */
+  /**
+   * Room for all the streams on one key. Their admissions queue on one budget row, so on a slow
+   * machine the last waits seconds for a connection: this test is about the ledger, so it waits
+   * (what a client sees when the wait runs out is {@link DatabaseBusyTest}'s subject).
+   */
   public static class ManyPerKey implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("tensafe.gateway.max-concurrency-per-key", String.valueOf(STREAMS));
+      return Map.of(
+          "tensafe.gateway.max-concurrency-per-key",
+          String.valueOf(STREAMS),
+          "quarkus.datasource.jdbc.acquisition-timeout",
+          "60s");
     }
   }
 
