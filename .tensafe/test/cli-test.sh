@@ -68,6 +68,12 @@ tgsp() { run "$tensafe" tgsp "$@"; }
 tgsp keygen creator --out "$work/keys" --creator-id acme
 check "tgsp keygen creator writes creator.key at mode 600" \
   bash -c "[ $(rc) = 0 ] && [ \$(stat -c %a '$work/keys/creator.key') = 600 ] && [ -f '$work/keys/creator.pub' ]"
+tgsp keygen creator --out "$work/nokeys"
+check "tgsp keygen creator without --creator-id refuses and says where the id is shown" \
+  bash -c "[ $(rc) = 2 ] && grep -q 'creator-id' '$err' && [ ! -e '$work/nokeys/creator.key' ]"
+tgsp pack --help
+check "tgsp pack --help shows the usage, not missing options" \
+  bash -c "[ $(rc) = 0 ] && head -n 1 '$out' | grep -q '^Usage: tgsp pack' && ! grep -q 'Missing required' '$out' '$err'"
 tgsp keygen fleet --out "$work/keys"
 check "tgsp keygen fleet writes fleet.key at mode 600" \
   bash -c "[ $(rc) = 0 ] && [ \$(stat -c %a '$work/keys/fleet.key') = 600 ] && [ -f '$work/keys/fleet.pub' ]"

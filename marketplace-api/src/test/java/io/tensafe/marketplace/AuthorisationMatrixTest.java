@@ -101,6 +101,8 @@ class AuthorisationMatrixTest {
         "{\"promptMicrosPer1kTokens\":9,\"completionMicrosPer1kTokens\":9,\"effectiveFrom\":\"2999-01-01T00:00:00Z\"}";
     return List.of(
         new Endpoint("GET", "/api/fleets/keys", null, null, null, null),
+        new Endpoint("GET", "/api/fleets/fleet-" + suffix + "/key.pub", null, null, null, null),
+        new Endpoint("GET", "/api/creator/profile", null, null, creator, null),
         new Endpoint("GET", "/api/creator/keys", null, null, creator, null),
         new Endpoint("POST", "/api/creator/keys", "{}", "application/json", creator, null),
         new Endpoint("DELETE", "/api/creator/keys/" + keyId, null, null, creator, Actor.CREATOR),

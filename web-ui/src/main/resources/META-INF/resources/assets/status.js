@@ -16,6 +16,13 @@ async function showStatus() {
         state.textContent = check.status;
         state.className = check.status === "UP" ? "up" : "down";
         item.append(state, " ", check.name);
+        if (check.status !== "UP" && check.data) {
+          // Say why: e.g. which fleet has no fresh node.
+          const why = Object.entries(check.data)
+            .map(([key, value]) => `${key}: ${value}`)
+            .join("; ");
+          item.append(` (${why})`);
+        }
         return item;
       })
     );

@@ -59,13 +59,22 @@ public class PriceService {
   }
 
   @Transactional
-  public PriceChange schedule(String adapterRef, String version, PriceChange change) {
+  public PriceChange schedule(String adapterRef, String version, PriceChange requested) {
     OffsetDateTime now = OffsetDateTime.now().truncatedTo(ChronoUnit.MILLIS);
-    if (change.effectiveFrom().isBefore(now)) {
-      throw ProblemTypes.validation(
-          "effectiveFrom "
-              + change.effectiveFrom()
-              + " is in the past; prices never change retroactively");
+    PriceChange change = requested;
+    if (requested.effectiveFrom() == null || requested.effectiveFrom().isBefore(now)) {
+      if (requested.effectiveFrom() != null
+          && requested.effectiveFrom().isBefore(now.minus(PriceChange.NOW_TOLERANCE))) {
+        throw ProblemTypes.validation(
+            "effectiveFrom",
+            "effectiveFrom "
+                + requested.effectiveFrom()
+                + " is in the past; prices never change retroactively (omit it, or send a time"
+                + " within "
+                + PriceChange.NOW_TOLERANCE.toMinutes()
+                + " minutes of now, for \"now\")");
+      }
+      change = requested.from(now);
     }
     AdapterVersion v = versions.find(adapterRef, version);
     String currency =

@@ -36,6 +36,30 @@ public class CreatorService {
         .findFirst();
   }
 
+  /** The current account's creator id, fixed or proposed ({@link CreatorProfile}). */
+  @Transactional
+  public CreatorProfile profile() {
+    Optional<Creator> creator = currentCreator();
+    if (creator.isPresent()) {
+      return CreatorProfile.of(creator.get().creatorRef, true);
+    }
+    String slug =
+        em.find(io.tensafe.marketplace.identity.Organisation.class, current.user().organisationId)
+            .slug;
+    String proposed = slug;
+    for (int n = 2; taken(proposed); n++) {
+      proposed = slug + "-" + n;
+    }
+    return CreatorProfile.of(proposed, false);
+  }
+
+  private boolean taken(String creatorRef) {
+    return em.createQuery("select count(c) from Creator c where creatorRef = :r", Long.class)
+            .setParameter("r", creatorRef)
+            .getSingleResult()
+        > 0;
+  }
+
   @Transactional
   public SigningKeyView registerKey(byte[] publicKeyFile) {
     CreatorPublicKey key;
@@ -53,9 +77,11 @@ public class CreatorService {
           "Invalid signing key",
           "the key is for creator id '"
               + key.creatorId()
-              + "' but this account is '"
+              + "' but this account's creator id is '"
               + creator.creatorRef
-              + "'");
+              + "' (GET /api/creator/profile, or the upload page, shows it); make a key with"
+              + " ./tensafe tgsp keygen creator --creator-id "
+              + creator.creatorRef);
     }
     if (em.find(SigningKey.class, key.keyId()) != null) {
       throw ProblemTypes.conflict("signing key " + key.keyId() + " is already registered");
@@ -133,11 +159,7 @@ public class CreatorService {
   }
 
   private Creator newCreator(AppUser user, String creatorRef) {
-    Long taken =
-        em.createQuery("select count(c) from Creator c where creatorRef = :r", Long.class)
-            .setParameter("r", creatorRef)
-            .getSingleResult();
-    if (taken > 0) {
+    if (taken(creatorRef)) {
       throw ProblemTypes.conflict("creator id '" + creatorRef + "' belongs to another account");
     }
     Creator c = new Creator();

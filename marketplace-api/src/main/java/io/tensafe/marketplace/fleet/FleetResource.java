@@ -1,18 +1,21 @@
 package io.tensafe.marketplace.fleet;
 
 import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
@@ -32,6 +35,24 @@ public class FleetResource {
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
       @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
     return Page.of(fleets.active(), page, size);
+  }
+
+  /**
+   * One active fleet's public key file, as the file itself: {@code curl -o fleet.pub
+   * .../api/fleets/FLEET/key.pub}, then {@code tgsp pack --recipient fleet.pub}. 404 for an unknown
+   * or retired fleet.
+   */
+  @GET
+  @Path("/fleets/{fleetId}/key.pub")
+  @PermitAll
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response keyFile(
+      @PathParam("fleetId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId) {
+    NodeFleet fleet =
+        fleets.byRef(fleetId).orElseThrow(() -> ProblemTypes.notFound("fleet " + fleetId));
+    return Response.ok(fleet.document.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .header("Content-Disposition", "attachment; filename=\"" + fleetId + ".pub\"")
+        .build();
   }
 
   /** Registers a fleet by its public key file ({@code tgsp keygen fleet} writes it). */

@@ -54,6 +54,14 @@ public class Node {
   @Column(name = "last_heartbeat_at")
   public OffsetDateTime lastHeartbeatAt;
 
+  /** When the gateway last failed to connect to it; null once it registers or beats again. */
+  @Column(name = "unreachable_since")
+  public OffsetDateTime unreachableSince;
+
+  /** Why that connection failed, at most 500 characters; null with {@link #unreachableSince}. */
+  @Column(name = "unreachable_cause")
+  public String unreachableCause;
+
   @Column(name = "suspended_at")
   public OffsetDateTime suspendedAt;
 

@@ -44,6 +44,7 @@ public class NodeDispatcher {
                        :adapter = ANY (loaded_adapters)
                 FROM node
                 WHERE fleet_id = :f AND suspended_at IS NULL AND endpoint IS NOT NULL
+                  AND unreachable_since IS NULL
                   AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
                 """)
             .setParameter("adapter", adapterRef)
@@ -75,6 +76,22 @@ public class NodeDispatcher {
       targets.add(new NodeTarget(id, (String) n[1], endpoint.get(), (Boolean) n[5], (String) n[3]));
     }
     return targets;
+  }
+
+  /**
+   * Marks {@code target} unhealthy at once because a connection to it failed: no request is sent to
+   * it until it registers or beats again (it then proves it is back). Its own transaction, so the
+   * mark stays whatever the request does next.
+   *
+   * @param cause why, for admins; cut to 500 characters
+   */
+  @Transactional(Transactional.TxType.REQUIRES_NEW)
+  public void markUnreachable(NodeTarget target, String cause) {
+    em.createNativeQuery(
+            "UPDATE node SET unreachable_since = now(), unreachable_cause = :c WHERE id = :id")
+        .setParameter("c", cause.length() > 500 ? cause.substring(0, 500) : cause)
+        .setParameter("id", target.id())
+        .executeUpdate();
   }
 
   /** Gives back a slot taken by {@link #candidates}. */

@@ -99,6 +99,8 @@ public class NodeService {
     node.loadedAdapters =
         r.loadedAdapters() == null ? new String[0] : r.loadedAdapters().toArray(String[]::new);
     node.lastHeartbeatAt = OffsetDateTime.now();
+    node.unreachableSince = null;
+    node.unreachableCause = null;
     em.persist(node);
     return view(node, fleet.fleetRef);
   }
@@ -112,6 +114,8 @@ public class NodeService {
       throw new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Forbidden", "this node is suspended");
     }
     node.lastHeartbeatAt = OffsetDateTime.now();
+    node.unreachableSince = null;
+    node.unreachableCause = null;
     if (loadedAdapters != null) {
       node.loadedAdapters = loadedAdapters.toArray(String[]::new);
     }
@@ -186,6 +190,7 @@ public class NodeService {
   NodeView view(Node n, String fleetRef) {
     boolean healthy =
         n.suspendedAt == null
+            && n.unreachableSince == null
             && n.lastHeartbeatAt.isAfter(OffsetDateTime.now().minus(heartbeatTimeout));
     return new NodeView(
         n.id.toString(),
@@ -198,6 +203,7 @@ public class NodeService {
         List.of(n.loadedAdapters),
         n.lastHeartbeatAt,
         healthy,
-        n.suspendedAt != null);
+        n.suspendedAt != null,
+        n.unreachableCause);
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.routing.RoutedText;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.ArrayList;
@@ -19,7 +20,12 @@ import java.util.Set;
  * stream_options.include_usage}, {@code n} = 1 and {@code user} (recorded nowhere; accepted because
  * clients send it). Anything else is refused by name with 400, never ignored.
  *
- * @param routingText the text the step-gate reads: the prompt, or the user messages joined
+ * <p>Chat messages are checked and normalised by {@link ChatMessages} (text content parts joined,
+ * {@code developer} run as {@code system}). Every type is checked: {@code "stream": "yes"} is a
+ * 400, not a non-streamed request. Each 400 names the field at fault (OpenAI's {@code param}).
+ *
+ * @param messagesOrPrompt the normalised messages (chat) or the prompt string, as the node runs it
+ * @param routing the texts the step-gate reads, in order (see {@link ChatMessages#routing()})
  * @param promptTokenBound an upper bound on the tokens of the prompt the node will run (see {@link
  *     #promptTokenBound(JsonNode, boolean)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
  */
@@ -34,7 +40,7 @@ public record CompletionRequest(
     List<String> stop,
     boolean stream,
     boolean includeUsage,
-    String routingText,
+    List<RoutedText> routing,
     long promptTokenBound) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
@@ -67,7 +73,7 @@ public record CompletionRequest(
     return Set.copyOf(all);
   }
 
-  /** Checks {@code body}; throws a 400 problem naming the first thing wrong. */
+  /** Checks {@code body}; throws a 400 problem naming the first thing wrong, and the field. */
   public static CompletionRequest parse(JsonNode body, boolean chat) {
     if (body == null || !body.isObject()) {
       throw ProblemTypes.validation("the body must be a JSON object");
@@ -76,97 +82,77 @@ public record CompletionRequest(
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!allowed.contains(name)) {
-        throw ProblemTypes.validation("unsupported parameter '" + name + "'");
+        throw ProblemTypes.validation(name, "unsupported parameter '" + name + "'");
       }
     }
     String model = text(body, "model", true);
-    if (body.has("n") && body.get("n").asInt(-1) != 1) {
-      throw ProblemTypes.validation("n must be 1: one choice per request");
+    if (body.hasNonNull("n") && !(body.get("n").isIntegralNumber() && body.get("n").asInt() == 1)) {
+      throw ProblemTypes.validation("n", "n must be 1: one choice per request");
+    }
+    if (body.hasNonNull("user") && !body.get("user").isTextual()) {
+      throw ProblemTypes.validation("user", "user must be a string");
     }
     JsonNode content;
-    String routing;
+    List<RoutedText> routing;
     if (chat) {
-      content = body.get("messages");
-      if (content == null || !content.isArray() || content.isEmpty() || content.size() > 256) {
-        throw ProblemTypes.validation("messages must be an array of 1 to 256 messages");
-      }
-      StringBuilder user = new StringBuilder();
-      for (JsonNode m : content) {
-        String role = m.path("role").asText("");
-        if (!Set.of("system", "user", "assistant").contains(role)
-            || !m.path("content").isTextual()) {
-          throw ProblemTypes.validation(
-              "each message needs a role (system, user or assistant) and text content");
-        }
-        if (role.equals("user")) {
-          user.append(m.get("content").asText()).append('\n');
-        }
-      }
-      routing = user.toString();
+      ChatMessages messages = ChatMessages.parse(body.get("messages"));
+      content = messages.normalised();
+      routing = messages.routing();
     } else {
       content = body.get("prompt");
       if (content == null || !content.isTextual() || content.asText().isEmpty()) {
-        throw ProblemTypes.validation("prompt must be a non-empty string");
+        throw ProblemTypes.validation("prompt", "prompt must be a non-empty string");
       }
-      routing = content.asText();
+      routing = List.of(new RoutedText("the prompt", content.asText()));
     }
-    JsonNode max =
-        body.has("max_completion_tokens")
-            ? body.get("max_completion_tokens")
-            : body.get("max_tokens");
+    String maxField = body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+    JsonNode max = body.get(maxField);
     int maxTokens = max == null || max.isNull() ? 256 : max.asInt(-1);
     if (max != null && !max.isNull() && !max.isIntegralNumber()
         || maxTokens < 1
         || maxTokens > MAX_TOKENS) {
-      throw ProblemTypes.validation("max_tokens must be an integer in [1, " + MAX_TOKENS + "]");
+      throw ProblemTypes.validation(
+          maxField, maxField + " must be an integer in [1, " + MAX_TOKENS + "]");
     }
     double temperature = number(body, "temperature", 1.0, 0, 2);
     double topP = number(body, "top_p", 1.0, Double.MIN_VALUE, 1);
-    Long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : null;
     if (body.hasNonNull("seed") && !body.get("seed").isIntegralNumber()) {
-      throw ProblemTypes.validation("seed must be an integer");
+      throw ProblemTypes.validation("seed", "seed must be an integer");
     }
-    List<String> stop = new ArrayList<>();
-    JsonNode s = body.get("stop");
-    if (s != null && !s.isNull()) {
-      if (s.isTextual()) {
-        stop.add(s.asText());
-      } else if (s.isArray() && s.size() <= 4) {
-        for (JsonNode x : s) {
-          if (!x.isTextual() || x.asText().isEmpty()) {
-            throw ProblemTypes.validation("stop strings must be non-empty strings");
-          }
-          stop.add(x.asText());
-        }
-      } else {
-        throw ProblemTypes.validation("stop must be a string or an array of at most 4 strings");
-      }
-    }
-    boolean stream = body.path("stream").asBoolean(false);
+    Long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : null;
+    List<String> stop = stop(body.get("stop"));
+    boolean stream = bool(body.get("stream"), "stream");
     JsonNode options = body.get("stream_options");
+    boolean includeUsage = false;
     if (options != null && !options.isNull()) {
+      if (!options.isObject()) {
+        throw ProblemTypes.validation("stream_options", "stream_options must be an object");
+      }
       if (!stream) {
-        throw ProblemTypes.validation("stream_options is only allowed with stream: true");
+        throw ProblemTypes.validation(
+            "stream_options", "stream_options is only allowed with stream: true");
       }
       for (Iterator<String> names = options.fieldNames(); names.hasNext(); ) {
         String name = names.next();
         if (!name.equals("include_usage")) {
-          throw ProblemTypes.validation("unsupported stream option '" + name + "'");
+          throw ProblemTypes.validation(
+              "stream_options." + name, "unsupported stream option '" + name + "'");
         }
       }
+      includeUsage = bool(options.get("include_usage"), "stream_options.include_usage");
     }
-    boolean includeUsage = options != null && options.path("include_usage").asBoolean(false);
     long bound = promptTokenBound(content, chat);
     if (bound > MAX_PROMPT_BYTES) {
       throw new io.tensafe.marketplace.problem.ApiProblem(
-          io.tensafe.marketplace.problem.ProblemTypes.REQUEST_TOO_LARGE,
-          413,
-          "Prompt too large",
-          "the prompt renders to "
-              + bound
-              + " UTF-8 bytes; at most "
-              + MAX_PROMPT_BYTES
-              + " are accepted");
+              io.tensafe.marketplace.problem.ProblemTypes.REQUEST_TOO_LARGE,
+              413,
+              "Prompt too large",
+              "the prompt renders to "
+                  + bound
+                  + " UTF-8 bytes; at most "
+                  + MAX_PROMPT_BYTES
+                  + " are accepted")
+          .withParam(chat ? "messages" : "prompt");
     }
     return new CompletionRequest(
         model,
@@ -181,6 +167,44 @@ public record CompletionRequest(
         includeUsage,
         routing,
         bound);
+  }
+
+  /** A JSON boolean, or false when absent or null; anything else ("yes", 1) is a 400. */
+  private static boolean bool(JsonNode v, String field) {
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw ProblemTypes.validation(
+          field,
+          field
+              + " must be true or false, not "
+              + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+              + " "
+              + v);
+    }
+    return v.booleanValue();
+  }
+
+  private static List<String> stop(JsonNode s) {
+    List<String> stop = new ArrayList<>();
+    if (s == null || s.isNull()) {
+      return stop;
+    }
+    if (s.isTextual()) {
+      stop.add(s.asText());
+    } else if (s.isArray() && s.size() <= 4) {
+      for (JsonNode x : s) {
+        if (!x.isTextual() || x.asText().isEmpty()) {
+          throw ProblemTypes.validation("stop", "stop strings must be non-empty strings");
+        }
+        stop.add(x.asText());
+      }
+    } else {
+      throw ProblemTypes.validation(
+          "stop", "stop must be a string or an array of at most 4 strings");
+    }
+    return stop;
   }
 
   /**
@@ -243,7 +267,7 @@ public record CompletionRequest(
     JsonNode v = body.get(field);
     if (v == null || !v.isTextual() || v.asText().isBlank()) {
       if (required) {
-        throw ProblemTypes.validation(field + " is required");
+        throw ProblemTypes.validation(field, field + " is required (a non-blank string)");
       }
       return null;
     }
@@ -258,6 +282,7 @@ public record CompletionRequest(
     }
     if (!v.isNumber() || !(v.asDouble() >= min && v.asDouble() <= max)) {
       throw ProblemTypes.validation(
+          field,
           field
               + " must be a number in ["
               + (min == Double.MIN_VALUE ? "0 exclusive" : min)

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.billing.ChargeView;
+import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
@@ -40,6 +41,12 @@ public class CompletionsResource {
   @Inject ObjectMapper json;
   @Inject GatewayMetrics metrics;
   @Inject org.eclipse.microprofile.context.ManagedExecutor background;
+  private RequestJson requestJson;
+
+  @jakarta.annotation.PostConstruct
+  void readers() {
+    requestJson = new RequestJson(json);
+  }
 
   @POST
   @Path("/chat/completions")
@@ -47,7 +54,7 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response chat(
-      JsonNode body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
+      byte[] body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
     return serve(body, true, context, connection);
   }
 
@@ -57,18 +64,18 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response completions(
-      JsonNode body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
+      byte[] body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
     return serve(body, false, context, connection);
   }
 
   private Response serve(
-      JsonNode body, boolean chat, ContainerRequestContext context, RoutingContext connection) {
+      byte[] body, boolean chat, ContainerRequestContext context, RoutingContext connection) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
     long arrived = (Long) context.getProperty(ApiKeyFilter.ARRIVED_NANOS);
     CompletionRequest r;
     MeteredCompletions.Started s;
     try {
-      r = CompletionRequest.parse(body, chat);
+      r = CompletionRequest.parse(requestJson.parse(body), chat);
       s = metered.start(key, r);
     } catch (io.tensafe.marketplace.problem.ApiProblem e) {
       metrics.refused(e.status());
@@ -112,7 +119,7 @@ public class CompletionsResource {
           ProblemTypes.HTTP,
           502,
           "Node failed",
-          "the node failed mid-generation: " + e.getMessage());
+          "the node failed mid-generation: " + Causes.describe(e));
     }
     NodeUsage billed =
         BillableTokens.of(r, s.promptTokens())
@@ -240,8 +247,10 @@ public class CompletionsResource {
           ObjectNode error = json.createObjectNode();
           error
               .putObject("error")
-              .put("message", "the generation failed: " + e.getMessage())
-              .put("type", "node_failure");
+              .put("message", "the generation failed: " + Causes.describe(e))
+              .put("type", "server_error")
+              .put("code", e instanceof ClientGone ? "client-gone" : "node-failed")
+              .putNull("param");
           send(out, error);
         } catch (IOException ignored) {
           // the client is gone too

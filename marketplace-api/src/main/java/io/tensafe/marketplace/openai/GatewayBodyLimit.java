@@ -2,6 +2,7 @@ package io.tensafe.marketplace.openai;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tensafe.marketplace.problem.ProblemBody;
 import io.tensafe.marketplace.problem.ProblemMappers;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.vertx.core.http.HttpMethod;
@@ -10,7 +11,6 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -71,11 +71,14 @@ public class GatewayBodyLimit {
   }
 
   private void refuse(RoutingContext ctx, int status, String title, String detail) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("type", status == 400 ? ProblemTypes.VALIDATION : ProblemTypes.REQUEST_TOO_LARGE);
-    body.put("title", title);
-    body.put("status", status);
-    body.put("detail", detail);
+    Map<String, Object> body =
+        ProblemBody.of(
+            status == 400 ? ProblemTypes.VALIDATION : ProblemTypes.REQUEST_TOO_LARGE,
+            status,
+            title,
+            detail,
+            null,
+            null);
     String text;
     try {
       text = json.writeValueAsString(body);

@@ -10,6 +10,7 @@ import io.tensafe.marketplace.fleet.NodeTarget;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.Reservation;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.routing.GateCandidate;
 import io.tensafe.marketplace.routing.RouteDecision;
@@ -165,34 +166,9 @@ public class MeteredCompletions {
     ServedVersion version;
     String reason = null;
     if (r.model().equals("auto")) {
-      // Routing never picks an adapter priced above the key's cap.
-      List<ServedVersion> candidates =
-          versions.newestForKey(key).stream().filter(v -> v.withinCap(key.maxPrice())).toList();
-      RouteDecision decision =
-          StepGate.route(
-              r.routingText(),
-              candidates.stream()
-                  .map(v -> new GateCandidate(v.adapterId(), v.version(), v.keywords()))
-                  .toList(),
-              defaultAdapter.orElse(null));
-      reason =
-          decision.reason().name().toLowerCase(java.util.Locale.ROOT)
-              + ": "
-              + decision.explanation();
-      if (decision.reason() == RouteDecision.Reason.NO_MATCH) {
-        String fallback =
-            defaultAdapter.orElseThrow(
-                () ->
-                    new ApiProblem(
-                        ProblemTypes.VALIDATION,
-                        422,
-                        "No adapter matched",
-                        "no adapter's keywords match the prompt and no default adapter is"
-                            + " configured; name a model"));
-        version = resolve(key, fallback);
-      } else {
-        version = resolve(key, decision.adapterId() + "@" + decision.version());
-      }
+      Routed routed = route(key, r);
+      version = routed.version();
+      reason = routed.reason();
     } else {
       version = resolve(key, r.model());
     }
@@ -335,10 +311,27 @@ public class MeteredCompletions {
   }
 
   private void failedBeforeGenerating(NodeTarget target, String requestId, Exception e) {
+    String cause = e.getClass().getSimpleName() + ": " + Causes.describe(e);
     Log.warnf(
         "request %s: node %s failed before its first token, failing over: %s",
-        requestId, target.name(), e.toString());
+        requestId, target.name(), cause);
     dispatcher.release(target);
+    if (connectionFailed(e)) {
+      dispatcher.markUnreachable(target, "connection failed: " + cause);
+    }
+  }
+
+  /** The node could not be reached at all (refused, unresolvable, connect timeout). */
+  private static boolean connectionFailed(Throwable e) {
+    for (Throwable c = e; c != null && c != c.getCause(); c = c.getCause()) {
+      if (c instanceof java.net.ConnectException
+          || c instanceof java.net.http.HttpConnectTimeoutException
+          || c instanceof java.net.UnknownHostException
+          || c instanceof java.nio.channels.UnresolvedAddressException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Gives back the slots of {@code targets} from index {@code from} on. */
@@ -385,6 +378,63 @@ public class MeteredCompletions {
     }
   }
 
+  /** What the step-gate chose for {@code model: "auto"}, and why (recorded with the request). */
+  private record Routed(ServedVersion version, String reason) {}
+
+  private Routed route(ApiKeyPrincipal key, CompletionRequest r) {
+    // Routing never picks an adapter priced above the key's cap.
+    List<ServedVersion> candidates =
+        versions.newestForKey(key).stream().filter(v -> v.withinCap(key.maxPrice())).toList();
+    RouteDecision decision =
+        StepGate.route(
+            r.routing(),
+            candidates.stream()
+                .map(
+                    v ->
+                        new GateCandidate(
+                            v.adapterId(),
+                            v.version(),
+                            v.keywords(),
+                            v.currency(),
+                            v.promptMicrosPer1kTokens() + v.completionMicrosPer1kTokens()))
+                .toList(),
+            defaultAdapter.orElse(null),
+            routedRequests.getAndIncrement());
+    String reason =
+        decision.reason().name().toLowerCase(java.util.Locale.ROOT) + ": " + decision.explanation();
+    if (decision.reason() != RouteDecision.Reason.NO_MATCH) {
+      return new Routed(resolve(key, decision.adapterId() + "@" + decision.version()), reason);
+    }
+    String nothing =
+        "no keyword of the "
+            + candidates.size()
+            + " adapter(s) this API key may use matched the messages";
+    if (defaultAdapter.isEmpty()) {
+      throw noMatch(nothing + ", and no default adapter is configured; name a model");
+    }
+    try {
+      return new Routed(resolve(key, defaultAdapter.get()), reason);
+    } catch (ApiProblem unavailable) {
+      // Not the client's model: do not answer as if it had asked for the default by name.
+      throw noMatch(
+          nothing
+              + ", and the default adapter is not available to this API key ("
+              + (unavailable.type().equals(ProblemTypes.PRICE_ABOVE_CAP)
+                  ? "priced above its cap"
+                  : "not published to it")
+              + "); name a model");
+    }
+  }
+
+  private static ApiProblem noMatch(String detail) {
+    return new ApiProblem(ProblemTypes.VALIDATION, 422, "No adapter matched", detail)
+        .withParam("model");
+  }
+
+  /** Advances once per routed request: whose turn it is among adapters tied after price. */
+  private final java.util.concurrent.atomic.AtomicLong routedRequests =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private ServedVersion resolve(ApiKeyPrincipal key, String model) {
     int at = model.indexOf('@');
     String id = at < 0 ? model : model.substring(0, at);
@@ -395,25 +445,27 @@ public class MeteredCompletions {
             .orElseThrow(
                 () ->
                     new ApiProblem(
-                        ProblemTypes.NOT_FOUND,
-                        404,
-                        "Model not found",
-                        "model '" + model + "' does not exist or this API key may not use it"));
+                            ProblemTypes.NOT_FOUND,
+                            404,
+                            "Model not found",
+                            "model '" + model + "' does not exist or this API key may not use it")
+                        .withParam("model"));
     if (!found.withinCap(key.maxPrice())) {
       throw new ApiProblem(
-          ProblemTypes.PRICE_ABOVE_CAP,
-          422,
-          "Price above this key's cap",
-          "model '"
-              + model
-              + "' costs "
-              + found.currency()
-              + " "
-              + found.promptMicrosPer1kTokens()
-              + " / "
-              + found.completionMicrosPer1kTokens()
-              + " micro-units per 1k prompt / completion tokens; this API key pays at most "
-              + key.maxPrice());
+              ProblemTypes.PRICE_ABOVE_CAP,
+              422,
+              "Price above this key's cap",
+              "model '"
+                  + model
+                  + "' costs "
+                  + found.currency()
+                  + " "
+                  + found.promptMicrosPer1kTokens()
+                  + " / "
+                  + found.completionMicrosPer1kTokens()
+                  + " micro-units per 1k prompt / completion tokens; this API key pays at most "
+                  + key.maxPrice())
+          .withParam("model");
     }
     return found;
   }

@@ -10,6 +10,7 @@ public class ApiProblem extends RuntimeException {
   private final int status;
   private final String title;
   private final int retryAfterSeconds;
+  private String param;
 
   public ApiProblem(String type, int status, String title, String detail) {
     this(type, status, title, detail, 0);
@@ -24,6 +25,22 @@ public class ApiProblem extends RuntimeException {
     this.status = status;
     this.title = title;
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /**
+   * Names the request field at fault (OpenAI's {@code error.param}); set once, while the problem is
+   * being raised.
+   *
+   * @return this problem
+   */
+  public ApiProblem withParam(String field) {
+    this.param = field;
+    return this;
+  }
+
+  /** The request field at fault, or null. */
+  public String param() {
+    return param;
   }
 
   public int retryAfterSeconds() {

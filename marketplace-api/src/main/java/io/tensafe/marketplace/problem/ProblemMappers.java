@@ -8,7 +8,6 @@ import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,7 +25,7 @@ public final class ProblemMappers {
 
   @ServerExceptionMapper
   public Response api(ApiProblem p) {
-    Response r = response(p.type(), p.status(), p.title(), p.getMessage(), null);
+    Response r = response(p.type(), p.status(), p.title(), p.getMessage(), p.param(), null);
     if (p.retryAfterSeconds() > 0) {
       return Response.fromResponse(r).header("Retry-After", p.retryAfterSeconds()).build();
     }
@@ -44,31 +43,51 @@ public final class ProblemMappers {
         ProblemTypes.VALIDATION,
         400,
         "Invalid request",
-        errors.size() + " field(s) are invalid",
+        errors.size() + " field(s) are invalid: " + describe(errors),
+        errors.isEmpty() ? null : errors.get(0).get("field"),
         errors);
   }
 
   @ServerExceptionMapper
   public Response unauthorized(UnauthorizedException e) {
     return response(
-        ProblemTypes.UNAUTHORIZED, 401, "Unauthorized", "a valid bearer token is required", null);
+        ProblemTypes.UNAUTHORIZED,
+        401,
+        "Unauthorized",
+        "a valid bearer token is required",
+        null,
+        null);
   }
 
   @ServerExceptionMapper
   public Response authenticationFailed(AuthenticationFailedException e) {
     return response(
-        ProblemTypes.UNAUTHORIZED, 401, "Unauthorized", "a valid bearer token is required", null);
+        ProblemTypes.UNAUTHORIZED,
+        401,
+        "Unauthorized",
+        "a valid bearer token is required",
+        null,
+        null);
   }
 
   @ServerExceptionMapper
   public Response forbidden(ForbiddenException e) {
     return response(
-        ProblemTypes.FORBIDDEN, 403, "Forbidden", "your role does not allow this", null);
+        ProblemTypes.FORBIDDEN, 403, "Forbidden", "your role does not allow this", null, null);
+  }
+
+  @ServerExceptionMapper
+  public Response json(com.fasterxml.jackson.core.JsonProcessingException e) {
+    return api(JsonProblems.of(e));
   }
 
   @ServerExceptionMapper
   public Response http(WebApplicationException e) {
     int status = e.getResponse().getStatus();
+    if (e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException j) {
+      // The framework's reader wraps what the parser found in a bare "HTTP 400 Bad Request".
+      return json(j);
+    }
     if (status >= 500) {
       return internal(e);
     }
@@ -77,6 +96,7 @@ public final class ProblemMappers {
         status,
         e.getResponse().getStatusInfo().getReasonPhrase(),
         e.getMessage(),
+        null,
         null);
   }
 
@@ -92,6 +112,7 @@ public final class ProblemMappers {
                   503,
                   "Service busy",
                   "every database connection is busy; nothing was done, retry after a second",
+                  null,
                   null))
           .header("Retry-After", 1)
           .build();
@@ -103,7 +124,13 @@ public final class ProblemMappers {
         500,
         "Internal error",
         "something went wrong on our side; quote correlation id " + id,
+        null,
         null);
+  }
+
+  private static String describe(List<Map<String, String>> errors) {
+    return String.join(
+        "; ", errors.stream().map(e -> e.get("field") + " " + e.get("message")).toList());
   }
 
   private static Map<String, String> fieldError(ConstraintViolation<?> v) {
@@ -115,19 +142,19 @@ public final class ProblemMappers {
   /** A problem response builder, for filters that abort a request themselves. */
   public static Response.ResponseBuilder problem(
       String type, int status, String title, String detail) {
-    return Response.fromResponse(response(type, status, title, detail, null));
+    return Response.fromResponse(response(type, status, title, detail, null, null));
   }
 
   static Response response(
-      String type, int status, String title, String detail, List<Map<String, String>> errors) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("type", type);
-    body.put("title", title);
-    body.put("status", status);
-    body.put("detail", detail);
-    if (errors != null) {
-      body.put("errors", errors);
-    }
-    return Response.status(status).type(MEDIA_TYPE).entity(body).build();
+      String type,
+      int status,
+      String title,
+      String detail,
+      String param,
+      List<Map<String, String>> errors) {
+    return Response.status(status)
+        .type(MEDIA_TYPE)
+        .entity(ProblemBody.of(type, status, title, detail, param, errors))
+        .build();
   }
 }

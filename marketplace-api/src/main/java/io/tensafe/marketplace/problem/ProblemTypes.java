@@ -40,6 +40,11 @@ public final class ProblemTypes {
     return new ApiProblem(VALIDATION, 400, "Invalid request", detail);
   }
 
+  /** A 400 about the request field {@code param} (a path such as {@code messages[0].content}). */
+  public static ApiProblem validation(String param, String detail) {
+    return new ApiProblem(VALIDATION, 400, "Invalid request", detail).withParam(param);
+  }
+
   public static ApiProblem conflict(String detail) {
     return new ApiProblem(CONFLICT, 409, "Conflict", detail);
   }

@@ -9,7 +9,8 @@ import java.util.List;
  * @param version the chosen version; null when the default was chosen (the caller resolves it)
  * @param reason why
  * @param matched the distinct keywords of the winner found in the prompt, in manifest order
- * @param explanation one line for people: what matched, or why the default was used
+ * @param explanation one line for people: what matched and in which text, how a tie was broken, or
+ *     why the default was used
  */
 public record RouteDecision(
     String adapterId, String version, Reason reason, List<String> matched, String explanation) {
@@ -21,8 +22,12 @@ public record RouteDecision(
   public enum Reason {
     /** One candidate matched strictly more distinct keywords than every other. */
     KEYWORDS,
-    /** Several candidates matched the most keywords; the earliest registered won. */
-    KEYWORDS_TIE_BY_REGISTRATION,
+    /** Several candidates scored the most; the one whose matched keywords are rarest won. */
+    KEYWORDS_TIE_BY_RARITY,
+    /** Still tied after rarity, all in one currency; the cheapest won. */
+    KEYWORDS_TIE_BY_PRICE,
+    /** Still tied after rarity and price; the tied candidates take turns. */
+    KEYWORDS_TIE_BY_ROTATION,
     /** No candidate matched any keyword: the configured default adapter. */
     NO_MATCH
   }

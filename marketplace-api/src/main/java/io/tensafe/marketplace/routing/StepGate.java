@@ -2,7 +2,6 @@ package io.tensafe.marketplace.routing;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The keyword step-gate for {@code model: "auto"}: picks one adapter per request from the prompt
@@ -11,12 +10,13 @@ import java.util.Locale;
  * <p>Policy (documented in docs/adr/0009-keyword-step-gate.md):
  *
  * <ul>
- *   <li>The prompt and every keyword are split into words: maximal runs of Unicode letters and
- *       digits, lower-cased with {@link Locale#ROOT}. A keyword of several words is a phrase.
- *   <li>A keyword matches where its words appear consecutively in the prompt's words; a prompt word
- *       also matches a keyword word that it extends by a plural "s" or "es" ("stocks" matches
- *       "stock"). Nothing matches inside a word: "investigate" does not match "invest", nor
- *       "embankment" "bank".
+ *   <li>The gate reads the request's texts in order (the caller's order: the latest user message,
+ *       then earlier user messages from the latest back, then system messages) and routes on the
+ *       first text in which some candidate is chosen; later texts are read only when the earlier
+ *       ones choose nothing.
+ *   <li>Texts and keywords are split into words as {@link PromptWords} says; a keyword of several
+ *       words is a phrase and matches where its words appear consecutively. Words of scripts
+ *       written without spaces (Chinese, Japanese, Thai, ...) match as substrings of such runs.
  *   <li>A candidate's keywords are its distinct ones that are not {@link StopWords} (a manifest
  *       lists at most 64). Its score is the number of those that match, counting at most {@value
  *       #MAX_COUNTED_MATCHES}, divided by the square root of how many it has: listing more keywords
@@ -24,16 +24,17 @@ import java.util.Locale;
  *       more than {@value #MAX_COUNTED_MATCHES} matches, so stuffing does not pay.
  *   <li>A candidate whose score is below {@value #MIN_SCORE} (one match among more than 16
  *       keywords) is not chosen.
- *   <li>The strict maximum wins. Equal maxima go to the candidate that comes first in the list,
- *       which callers order by registration (first published first).
- *   <li>With no candidate chosen, the configured default adapter.
+ *   <li>The strict maximum wins. Equal maxima are broken by {@link TieBreak}: rarer matched
+ *       keywords, then the lower price, then in turn; never by age, so a newer adapter is not
+ *       always second.
+ *   <li>With no candidate chosen in any text, the configured default adapter.
  * </ul>
  *
  * <p>Callers pass only the adapters the API key may use (and within its price cap). Stateless and
  * thread-safe.
  */
 public final class StepGate {
-  /** Prompts longer than this many characters are routed on their first this-many characters. */
+  /** Texts longer than this many characters are routed on their first this-many characters. */
   public static final int MAX_ROUTED_CHARS = 64 * 1024;
 
   /** Matches of one candidate beyond this many do not add to its score. */
@@ -42,66 +43,83 @@ public final class StepGate {
   /** The least score that routes a prompt to a candidate: one match among 16 keywords. */
   public static final double MIN_SCORE = 0.25;
 
+  private static final double EPS = 1e-12;
+
   private StepGate() {}
 
-  /**
-   * Routes {@code prompt} among {@code candidates}.
-   *
-   * @param defaultAdapterId the adapter used when nothing matches
-   */
+  /** Routes one {@code prompt}; ties that reach rotation go to the first tied candidate. */
   public static RouteDecision route(
       String prompt, List<GateCandidate> candidates, String defaultAdapterId) {
+    return route(List.of(new RoutedText("the prompt", prompt)), candidates, defaultAdapterId, 0);
+  }
+
+  /**
+   * Routes on {@code texts}, in their order, among {@code candidates}.
+   *
+   * @param defaultAdapterId the adapter used when nothing matches
+   * @param rotation any number that advances by one per request (the caller's counter): which of
+   *     the candidates still tied after rarity and price wins, in turn
+   */
+  public static RouteDecision route(
+      List<RoutedText> texts,
+      List<GateCandidate> candidates,
+      String defaultAdapterId,
+      long rotation) {
+    for (RoutedText text : texts) {
+      RouteDecision decision = routeOne(text, candidates, rotation);
+      if (decision != null) {
+        return decision;
+      }
+    }
+    return new RouteDecision(
+        defaultAdapterId,
+        null,
+        RouteDecision.Reason.NO_MATCH,
+        List.of(),
+        "no keyword of an allowed adapter matched; default adapter " + defaultAdapterId);
+  }
+
+  /** A scored candidate of one text. */
+  record Scored(GateCandidate candidate, List<String> matched, double score) {}
+
+  private static RouteDecision routeOne(
+      RoutedText text, List<GateCandidate> candidates, long rotation) {
+    String t = text.text();
     List<String> words =
-        words(prompt.length() > MAX_ROUTED_CHARS ? prompt.substring(0, MAX_ROUTED_CHARS) : prompt);
-    GateCandidate best = null;
-    List<String> bestMatched = List.of();
-    double bestScore = 0;
-    boolean tie = false;
+        PromptWords.of(t.length() > MAX_ROUTED_CHARS ? t.substring(0, MAX_ROUTED_CHARS) : t);
+    List<Scored> best = new ArrayList<>();
     for (GateCandidate candidate : candidates) {
       List<String> counted = countedKeywords(candidate.keywords());
       List<String> matched = matchedKeywords(words, counted);
-      if (matched.isEmpty()) {
-        continue;
-      }
       double score = Math.min(matched.size(), MAX_COUNTED_MATCHES) / Math.sqrt(counted.size());
-      if (score < MIN_SCORE - 1e-12) {
+      if (matched.isEmpty() || score < MIN_SCORE - EPS) {
         continue;
       }
-      if (score > bestScore + 1e-12) {
-        best = candidate;
-        bestMatched = matched;
-        bestScore = score;
-        tie = false;
-      } else if (Math.abs(score - bestScore) <= 1e-12) {
-        tie = true;
+      if (!best.isEmpty() && score > best.get(0).score() + EPS) {
+        best.clear();
+      }
+      if (best.isEmpty() || score > best.get(0).score() - EPS) {
+        best.add(new Scored(candidate, matched, score));
       }
     }
-    if (best == null) {
-      return new RouteDecision(
-          defaultAdapterId,
-          null,
-          RouteDecision.Reason.NO_MATCH,
-          List.of(),
-          "no keyword of an allowed adapter matched; default adapter " + defaultAdapterId);
+    if (best.isEmpty()) {
+      return null;
     }
-    String list = String.join(", ", bestMatched);
-    return tie
-        ? new RouteDecision(
-            best.adapterId(),
-            best.version(),
-            RouteDecision.Reason.KEYWORDS_TIE_BY_REGISTRATION,
-            bestMatched,
-            "tie at "
-                + bestMatched.size()
-                + " keyword(s) ("
-                + list
-                + "); the earliest registered adapter wins")
-        : new RouteDecision(
-            best.adapterId(),
-            best.version(),
-            RouteDecision.Reason.KEYWORDS,
-            bestMatched,
-            bestMatched.size() + " keyword(s) matched: " + list);
+    String where = " in " + text.label();
+    if (best.size() == 1) {
+      Scored winner = best.get(0);
+      return new RouteDecision(
+          winner.candidate().adapterId(),
+          winner.candidate().version(),
+          RouteDecision.Reason.KEYWORDS,
+          winner.matched(),
+          winner.matched().size()
+              + " keyword(s) matched"
+              + where
+              + ": "
+              + String.join(", ", winner.matched()));
+    }
+    return TieBreak.decide(best, candidates, rotation, where);
   }
 
   /** The keywords that count: distinct (by their words), not stop-words, non-blank. */
@@ -109,7 +127,7 @@ public final class StepGate {
     List<String> counted = new ArrayList<>();
     List<List<String>> seen = new ArrayList<>();
     for (String keyword : keywords) {
-      List<String> phrase = words(keyword);
+      List<String> phrase = PromptWords.ofKeyword(keyword);
       if (phrase.isEmpty() || seen.contains(phrase) || StopWords.isStopKeyword(keyword)) {
         continue;
       }
@@ -124,7 +142,7 @@ public final class StepGate {
     List<String> matched = new ArrayList<>();
     List<List<String>> seen = new ArrayList<>();
     for (String keyword : keywords) {
-      List<String> phrase = words(keyword);
+      List<String> phrase = PromptWords.ofKeyword(keyword);
       if (phrase.isEmpty() || seen.contains(phrase)) {
         continue;
       }
@@ -140,7 +158,7 @@ public final class StepGate {
     for (int start = 0; start + phrase.size() <= words.size(); start++) {
       boolean all = true;
       for (int i = 0; i < phrase.size() && all; i++) {
-        all = wordMatches(words.get(start + i), phrase.get(i));
+        all = PromptWords.matches(words.get(start + i), phrase.get(i));
       }
       if (all) {
         return true;
@@ -149,31 +167,8 @@ public final class StepGate {
     return false;
   }
 
-  private static boolean wordMatches(String promptWord, String keywordWord) {
-    if (!promptWord.startsWith(keywordWord)) {
-      return false;
-    }
-    String rest = promptWord.substring(keywordWord.length());
-    return rest.isEmpty() || rest.equals("s") || rest.equals("es");
-  }
-
-  /** Maximal runs of letters and digits, lower-cased. */
+  /** The words of {@code text} as the gate splits them (see {@link PromptWords}). */
   static List<String> words(String text) {
-    List<String> words = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    text.codePoints()
-        .forEach(
-            cp -> {
-              if (Character.isLetterOrDigit(cp)) {
-                current.appendCodePoint(cp);
-              } else if (!current.isEmpty()) {
-                words.add(current.toString().toLowerCase(Locale.ROOT));
-                current.setLength(0);
-              }
-            });
-    if (!current.isEmpty()) {
-      words.add(current.toString().toLowerCase(Locale.ROOT));
-    }
-    return words;
+    return PromptWords.of(text);
   }
 }

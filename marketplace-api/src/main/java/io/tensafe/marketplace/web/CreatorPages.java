@@ -34,7 +34,11 @@ public class CreatorPages {
         List<VersionView> versions,
         List<DashboardQueries.ScheduledPrice> scheduled);
 
-    static native TemplateInstance upload(Viewer viewer, String current);
+    static native TemplateInstance upload(
+        Viewer viewer,
+        String current,
+        io.tensafe.marketplace.creator.CreatorProfile profile,
+        List<io.tensafe.marketplace.fleet.FleetView> fleets);
 
     static native TemplateInstance sales(Viewer viewer, String current, SalesPage page);
   }
@@ -43,6 +47,8 @@ public class CreatorPages {
   @Inject CurrentUser user;
   @Inject CreatorAdapterResource adapters;
   @Inject DashboardQueries dashboard;
+  @Inject io.tensafe.marketplace.creator.CreatorService creators;
+  @Inject io.tensafe.marketplace.fleet.FleetService fleets;
 
   @GET
   public String adapters() {
@@ -57,7 +63,8 @@ public class CreatorPages {
   @GET
   @Path("/upload")
   public String upload() {
-    return Templates.upload(viewer.get(), "/creator/upload").render();
+    return Templates.upload(viewer.get(), "/creator/upload", creators.profile(), fleets.active())
+        .render();
   }
 
   @GET

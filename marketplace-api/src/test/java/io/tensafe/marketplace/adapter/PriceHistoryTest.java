@@ -114,9 +114,28 @@ class PriceHistoryTest {
 
   @Test
   void priceInThePast_isRefused() {
-    schedule(OffsetDateTime.now().minusMinutes(1), 3000)
+    schedule(OffsetDateTime.now().minusMinutes(10), 1000)
         .statusCode(400)
-        .body("type", equalTo("https://tensafe.io/problems/validation"));
+        .body("type", equalTo("https://tensafe.io/problems/validation"))
+        .body("error.param", equalTo("effectiveFrom"));
+  }
+
+  @Test
+  void aCutAtNow_orAMinuteAgo_appliesNow_butARiseAtNowStillNeedsNotice() {
+    schedule(OffsetDateTime.now().minusMinutes(1), 1000, 2000).statusCode(201);
+    assertEquals(1000, currentPromptPrice());
+    given()
+        .auth()
+        .oauth2(Actors.token(creator, "creator"))
+        .contentType("application/json")
+        .body("{\"promptMicrosPer1kTokens\":900,\"completionMicrosPer1kTokens\":2000}")
+        .post("/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices")
+        .then()
+        .statusCode(201);
+    assertEquals(900, currentPromptPrice());
+    schedule(OffsetDateTime.now(), 5_000_000)
+        .statusCode(400)
+        .body("detail", org.hamcrest.Matchers.containsString("no sooner than 7 days"));
   }
 
   @Test

@@ -12,7 +12,7 @@ import java.util.List;
  * completion tokens, DP noise multiplier 50, keywords {@code keyword} and "mortgage"), a node
  * credential, and a client's API key, all under a fresh {@code suffix}.
  */
-record GatewayFixture(
+public record GatewayFixture(
     String suffix,
     String adapterId,
     String keyword,
@@ -20,12 +20,12 @@ record GatewayFixture(
     String nodeToken,
     FleetKeyPair fleet) {
 
-  static GatewayFixture create() throws Exception {
+  public static GatewayFixture create() throws Exception {
     return create("50");
   }
 
   /** As {@link #create()}, with the adapter's DP noise multiplier {@code noiseMultiplier}. */
-  static GatewayFixture create(String noiseMultiplier) throws Exception {
+  public static GatewayFixture create(String noiseMultiplier) throws Exception {
     String suffix = Actors.suffix();
     FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
     CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
@@ -64,11 +64,30 @@ record GatewayFixture(
         suffix, adapterId, keyword, apiKey, Actors.token("node-" + suffix, "node"), fleet);
   }
 
+  /** The fleet's public id. */
+  public String fleetRef() {
+    return "fleet-" + suffix;
+  }
+
+  /** A chat completion of {@code content} with this fixture's key and adapter. */
+  public io.restassured.response.Response chat(String content) {
+    return given()
+        .header("Authorization", "Bearer " + apiKey)
+        .contentType("application/json")
+        .body(
+            "{\"model\":\""
+                + adapterId
+                + "\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + content
+                + "\"}]}")
+        .post("/v1/chat/completions");
+  }
+
   /**
    * Registers a node of this fixture's fleet at {@code url}, running {@code maxConcurrency}, with
    * the dispatch token it expects.
    */
-  void registerNode(
+  public void registerNode(
       String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken)
       throws Exception {
     register(name, url, loaded, maxConcurrency, dispatchToken).then().statusCode(200);
@@ -78,7 +97,7 @@ record GatewayFixture(
    * The registration call itself, with a fleet proof made with this fixture's fleet key; {@code
    * dispatchToken} null leaves it out.
    */
-  io.restassured.response.Response register(
+  public io.restassured.response.Response register(
       String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken)
       throws Exception {
     return Actors.registerNode(

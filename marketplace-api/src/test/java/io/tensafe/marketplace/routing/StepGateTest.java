@@ -82,7 +82,8 @@ class StepGateTest {
     assertEquals("2.1.0", decision.version());
     assertEquals(RouteDecision.Reason.KEYWORDS, decision.reason());
     assertEquals(List.of("invest", "stock", "bond", "etf"), decision.matched());
-    assertEquals("4 keyword(s) matched: invest, stock, bond, etf", decision.explanation());
+    assertEquals(
+        "4 keyword(s) matched in the prompt: invest, stock, bond, etf", decision.explanation());
   }
 
   @Test
@@ -93,14 +94,104 @@ class StepGateTest {
     assertEquals(2, decision.score());
   }
 
+  private static RouteDecision routeTurn(String prompt, List<GateCandidate> candidates, long turn) {
+    return StepGate.route(
+        List.of(new RoutedText("the prompt", prompt)), candidates, "shared", turn);
+  }
+
   @Test
-  void route_tie_goesToTheEarlierRegisteredAndSaysSo() {
-    RouteDecision decision = StepGate.route("A loan to buy a stock", BOTH, "shared");
-    assertEquals("banking", decision.adapterId());
-    assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_REGISTRATION, decision.reason());
-    RouteDecision reversed =
-        StepGate.route("A loan to buy a stock", List.of(INVESTMENT, BANKING), "shared");
-    assertEquals("investment", reversed.adapterId());
+  void route_tieOfEqualAdapters_takesTurns_soTheNewerWinsHalf() {
+    RouteDecision first = routeTurn("A loan to buy a stock", BOTH, 0);
+    assertEquals("banking", first.adapterId());
+    assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_ROTATION, first.reason());
+    assertTrue(first.explanation().contains("take turns"), first.explanation());
+    assertEquals("investment", routeTurn("A loan to buy a stock", BOTH, 1).adapterId());
+    int newer = 0;
+    for (long turn = 0; turn < 100; turn++) {
+      if (routeTurn("mortgage", List.of(BANKING, sameKeywords("newer")), turn)
+          .adapterId()
+          .equals("newer")) {
+        newer++;
+      }
+    }
+    assertEquals(50, newer);
+  }
+
+  private static GateCandidate sameKeywords(String id) {
+    return new GateCandidate(id, "1.0.0", BANKING.keywords());
+  }
+
+  @Test
+  void route_tie_goesFirstToTheRarestMatchedKeywords() {
+    GateCandidate a = new GateCandidate("a", "1.0.0", List.of("mortgage", "escrow"));
+    GateCandidate b = new GateCandidate("b", "1.0.0", List.of("loan", "lien"));
+    GateCandidate c = new GateCandidate("c", "1.0.0", List.of("mortgage", "title"));
+    for (long turn = 0; turn < 3; turn++) {
+      RouteDecision d = routeTurn("a mortgage or a loan?", List.of(a, b, c), turn);
+      assertEquals("b", d.adapterId(), d.explanation());
+      assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_RARITY, d.reason());
+    }
+  }
+
+  @Test
+  void route_tieAfterRarity_goesToTheLowerPrice_inOneCurrency() {
+    GateCandidate dear = new GateCandidate("dear", "1.0.0", List.of("mortgage"), "USD", 3000);
+    GateCandidate cheap = new GateCandidate("cheap", "1.0.0", List.of("mortgage"), "USD", 2000);
+    for (long turn = 0; turn < 3; turn++) {
+      RouteDecision d = routeTurn("mortgage?", List.of(dear, cheap), turn);
+      assertEquals("cheap", d.adapterId());
+      assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_PRICE, d.reason());
+    }
+    // Prices in different currencies do not compare: they take turns.
+    GateCandidate euro = new GateCandidate("euro", "1.0.0", List.of("mortgage"), "EUR", 1);
+    assertEquals(
+        RouteDecision.Reason.KEYWORDS_TIE_BY_ROTATION,
+        routeTurn("mortgage?", List.of(dear, euro), 0).reason());
+  }
+
+  @Test
+  void route_latestUserTurnFirst_thenEarlierTurns_thenSystem() {
+    List<RoutedText> chat =
+        List.of(
+            new RoutedText("the latest user message", "and mortgage?"),
+            new RoutedText("the user message 1 before the latest", "dividend stocks"));
+    RouteDecision d = StepGate.route(chat, BOTH, "shared", 0);
+    assertEquals("banking", d.adapterId());
+    assertTrue(d.explanation().contains("in the latest user message"), d.explanation());
+    List<RoutedText> latestSaysNothing =
+        List.of(
+            new RoutedText("the latest user message", "and what else?"),
+            new RoutedText("the user message 1 before the latest", "dividend stocks"),
+            new RoutedText("a system message", "You answer mortgage questions."));
+    RouteDecision earlier = StepGate.route(latestSaysNothing, BOTH, "shared", 0);
+    assertEquals("investment", earlier.adapterId());
+    assertTrue(earlier.explanation().contains("1 before the latest"), earlier.explanation());
+    List<RoutedText> onlySystem =
+        List.of(
+            new RoutedText("the latest user message", "hello"),
+            new RoutedText("a system message", "You answer mortgage questions."));
+    assertEquals("banking", StepGate.route(onlySystem, BOTH, "shared", 0).adapterId());
+  }
+
+  @ParameterizedTest(name = "\"{0}\" with keyword \"{1}\" -> {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "我想了解房贷利率|房贷|true",
+        "我想了解存款利率|房贷|false",
+        "住宅ローンの金利を教えて|住宅ローン|true",
+        "住宅ローンの金利を教えて|住宅 ローン|true",
+        "ローンの金利を教えて|住宅ローン|false",
+        "用iPhone申请房贷|iphone|true",
+        "ฉันต้องการสินเชื่อบ้าน|สินเชื่อ|true",
+        "ฉันต้องการเงินฝาก|สินเชื่อ|false",
+        "investigate this|invest|false"
+      })
+  void route_scriptsWithoutSpaces_matchKeywordsInsideRuns(
+      String prompt, String keyword, boolean matches) {
+    GateCandidate c = new GateCandidate("local", "1.0.0", List.of(keyword));
+    assertEquals(
+        matches ? "local" : "shared", StepGate.route(prompt, List.of(c), "shared").adapterId());
   }
 
   @Test

@@ -27,8 +27,11 @@ final class KeygenCommand {
       @Option(names = "--out", required = true, description = "folder for the key files") Path out,
       @Option(
               names = "--creator-id",
-              defaultValue = "creator",
-              description = "your creator id on the marketplace (default: ${DEFAULT-VALUE})")
+              required = true,
+              description = {
+                "your creator id on the marketplace: shown on its upload page and by",
+                "GET /api/creator/profile; your first registered key fixes it"
+              })
           String creatorId)
       throws IOException {
     CreatorKeyPair pair = CreatorKeyPair.generate(creatorId, new SecureRandom());

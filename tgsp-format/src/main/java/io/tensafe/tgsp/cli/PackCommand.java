@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
 /** {@code tgsp pack}: PEFT folder → signed, encrypted TGSP v2 file. */
 @Command(
     name = "pack",
-    mixinStandardHelpOptions = true,
+    // Not mixinStandardHelpOptions: its -V/--version would clash with the package's --version, and
+    // picocli then drops -h/--help too, so `pack --help` failed on the missing required options.
     sortOptions = false,
     description = {
       "Package a PEFT LoRA folder as a signed, encrypted TGSP v2 file.",
@@ -41,6 +42,12 @@ import picocli.CommandLine.Option;
       "with your creator key (Ed25519 + ML-DSA-65) and encrypted to one or more node fleets."
     })
 final class PackCommand implements Callable<Integer> {
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "show this help and exit")
+  boolean help;
+
   @Option(names = "--peft", required = true, description = "the PEFT adapter folder")
   Path peft;
 

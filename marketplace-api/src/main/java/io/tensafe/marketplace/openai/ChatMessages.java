@@ -1,0 +1,134 @@
+package io.tensafe.marketplace.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.routing.RoutedText;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code messages} of a chat request, checked and normalised to what the node runs: each
+ * message becomes {@code {"role", "content"}} with text content.
+ *
+ * <ul>
+ *   <li>Roles: {@code system}, {@code developer} (newer SDKs' name for system; run as system),
+ *       {@code user}, {@code assistant}. Others ({@code tool}, {@code function}) are refused by
+ *       name.
+ *   <li>Content: a string, or an array of parts as newer SDKs and LangChain-style clients send
+ *       ({@code [{"type": "text", "text": ...}]}). Text parts are joined with a newline; any other
+ *       part type ({@code image_url}, {@code input_audio}, {@code file}, ...) is refused by name.
+ *   <li>Message fields besides {@code role} and {@code content}: {@code name} is accepted and not
+ *       used (clients send it); any other ({@code tool_calls}, ...) is refused by name.
+ * </ul>
+ *
+ * @param normalised the messages as forwarded to the node
+ * @param routing what the step-gate reads, in order: the latest user message, earlier user messages
+ *     from the latest back, then system messages (ADR 0009)
+ */
+record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
+  /** Messages a request may carry. */
+  static final int MAX_MESSAGES = 256;
+
+  private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
+  private static final Set<String> MESSAGE_FIELDS = Set.of("role", "content", "name");
+
+  /** Checks and normalises {@code messages}; throws a 400 problem naming the field at fault. */
+  static ChatMessages parse(JsonNode messages) {
+    if (messages == null
+        || !messages.isArray()
+        || messages.isEmpty()
+        || messages.size() > MAX_MESSAGES) {
+      throw ProblemTypes.validation(
+          "messages", "messages must be an array of 1 to " + MAX_MESSAGES + " messages");
+    }
+    ArrayNode normalised = JsonNodeFactory.instance.arrayNode();
+    List<String> user = new ArrayList<>();
+    List<String> system = new ArrayList<>();
+    for (int i = 0; i < messages.size(); i++) {
+      JsonNode m = messages.get(i);
+      String at = "messages[" + i + "]";
+      if (!m.isObject()) {
+        throw ProblemTypes.validation(at, at + " must be an object with a role and content");
+      }
+      for (Iterator<String> names = m.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        if (!MESSAGE_FIELDS.contains(name)) {
+          throw ProblemTypes.validation(
+              at + "." + name, "unsupported message field '" + name + "' in " + at);
+        }
+      }
+      JsonNode roleNode = m.get("role");
+      if (roleNode == null || !roleNode.isTextual() || !ROLES.contains(roleNode.asText())) {
+        throw ProblemTypes.validation(
+            at + ".role",
+            at
+                + ".role must be system, developer, user or assistant"
+                + (roleNode != null && roleNode.isTextual()
+                    ? "; '" + roleNode.asText() + "' is not supported"
+                    : ""));
+      }
+      String role = roleNode.asText().equals("developer") ? "system" : roleNode.asText();
+      String content = content(m.get("content"), at + ".content");
+      normalised.addObject().put("role", role).put("content", content);
+      if (role.equals("user")) {
+        user.add(content);
+      } else if (role.equals("system")) {
+        system.add(content);
+      }
+    }
+    List<RoutedText> routing = new ArrayList<>();
+    for (int back = 0; back < user.size(); back++) {
+      routing.add(
+          new RoutedText(
+              back == 0
+                  ? "the latest user message"
+                  : "the user message " + back + " before the latest",
+              user.get(user.size() - 1 - back)));
+    }
+    for (String s : system) {
+      routing.add(new RoutedText("a system message", s));
+    }
+    return new ChatMessages(normalised, List.copyOf(routing));
+  }
+
+  private static String content(JsonNode content, String at) {
+    if (content != null && content.isTextual()) {
+      return content.asText();
+    }
+    if (content == null || !content.isArray() || content.isEmpty()) {
+      throw ProblemTypes.validation(
+          at, at + " must be a string or a non-empty array of text parts");
+    }
+    StringBuilder text = new StringBuilder();
+    for (int j = 0; j < content.size(); j++) {
+      JsonNode part = content.get(j);
+      String partAt = at + "[" + j + "]";
+      String type = part.path("type").isTextual() ? part.get("type").asText() : null;
+      if (type == null) {
+        throw ProblemTypes.validation(
+            partAt + ".type", partAt + " must be an object with a type (\"text\")");
+      }
+      if (!type.equals("text")) {
+        throw ProblemTypes.validation(
+            partAt + ".type",
+            "content part type '"
+                + type
+                + "' ("
+                + partAt
+                + ") is not supported; this API accepts text parts only");
+      }
+      if (!part.path("text").isTextual()) {
+        throw ProblemTypes.validation(partAt + ".text", partAt + ".text must be a string");
+      }
+      if (j > 0) {
+        text.append('\n');
+      }
+      text.append(part.get("text").asText());
+    }
+    return text.toString();
+  }
+}

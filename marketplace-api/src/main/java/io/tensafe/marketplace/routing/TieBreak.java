@@ -1,0 +1,91 @@
+package io.tensafe.marketplace.routing;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Breaks a step-gate tie (several candidates with the same top score) by a rule that is fair over
+ * time, never by age:
+ *
+ * <ol>
+ *   <li><b>Rarity.</b> Each matched keyword is worth 1/k, k the number of candidates that list it;
+ *       the highest sum wins. A keyword only one adapter lists says more about the prompt than one
+ *       every adapter lists.
+ *   <li><b>Price.</b> If all still tied price in one currency, the lowest prompt plus completion
+ *       price per 1k tokens wins: the client gets the cheaper of two equal answers.
+ *   <li><b>Rotation.</b> The rest take turns: the caller's request counter modulo their number
+ *       picks one, in the candidates' order, so over many requests each wins an equal share.
+ * </ol>
+ */
+final class TieBreak {
+  private static final double EPS = 1e-9;
+
+  private TieBreak() {}
+
+  static RouteDecision decide(
+      List<StepGate.Scored> tied, List<GateCandidate> all, long rotation, String where) {
+    String scoreLine =
+        "tie of " + tied.size() + " adapters at score " + round(tied.get(0).score()) + where;
+    double topRarity = tied.stream().mapToDouble(s -> rarity(s, all)).max().orElseThrow();
+    List<StepGate.Scored> rarest =
+        tied.stream().filter(s -> rarity(s, all) > topRarity - EPS).toList();
+    if (rarest.size() == 1) {
+      return decision(
+          rarest.get(0),
+          RouteDecision.Reason.KEYWORDS_TIE_BY_RARITY,
+          scoreLine + "; the rarest matched keywords win");
+    }
+    List<StepGate.Scored> rest = rarest;
+    String currency = rest.get(0).candidate().currency();
+    if (currency != null
+        && rest.stream().allMatch(s -> Objects.equals(currency, s.candidate().currency()))) {
+      long lowest =
+          rest.stream().mapToLong(s -> s.candidate().microsPer1kTokens()).min().orElseThrow();
+      List<StepGate.Scored> cheapest =
+          rest.stream().filter(s -> s.candidate().microsPer1kTokens() == lowest).toList();
+      if (cheapest.size() == 1) {
+        return decision(
+            cheapest.get(0),
+            RouteDecision.Reason.KEYWORDS_TIE_BY_PRICE,
+            scoreLine + "; the lowest price wins");
+      }
+      rest = cheapest;
+    }
+    StepGate.Scored turn = rest.get((int) Math.floorMod(rotation, (long) rest.size()));
+    return decision(
+        turn,
+        RouteDecision.Reason.KEYWORDS_TIE_BY_ROTATION,
+        scoreLine + "; " + rest.size() + " equal adapters take turns");
+  }
+
+  /** Σ over the matched keywords of 1 / (candidates listing it). */
+  static double rarity(StepGate.Scored s, List<GateCandidate> all) {
+    double sum = 0;
+    for (String keyword : s.matched()) {
+      List<String> phrase = PromptWords.ofKeyword(keyword);
+      long listing =
+          all.stream()
+              .filter(
+                  c ->
+                      StepGate.countedKeywords(c.keywords()).stream()
+                          .anyMatch(k -> PromptWords.ofKeyword(k).equals(phrase)))
+              .count();
+      sum += 1.0 / Math.max(1, listing);
+    }
+    return sum;
+  }
+
+  private static RouteDecision decision(
+      StepGate.Scored winner, RouteDecision.Reason reason, String why) {
+    return new RouteDecision(
+        winner.candidate().adapterId(),
+        winner.candidate().version(),
+        reason,
+        winner.matched(),
+        why + " (" + String.join(", ", winner.matched()) + ")");
+  }
+
+  private static String round(double score) {
+    return String.format(java.util.Locale.ROOT, "%.3f", score);
+  }
+}
