@@ -9,6 +9,16 @@ TENSAFE_JDK_MIN=25
 # NTT falls back to scalar loops, about 3 times slower, and logs a warning).
 TENSAFE_JVM_OPTIONS=(--enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector)
 
+# The JVM prints this warning at every start with the Vector API. It is expected, not a fault:
+# the project's commands drop it, and `up` says once, as information, why it heads each log.
+TENSAFE_VECTOR_WARNING='^WARNING: Using incubator modules: jdk.incubator.vector$'
+TENSAFE_VECTOR_NOTICE="the CPU HE kernels run on the JDK's incubating Vector API; the JVM's one-line warning about it at the top of each service log is expected"
+
+# Runs the project's Java code with TENSAFE_JVM_OPTIONS, without the Vector API warning on stderr.
+tensafe_java() {
+  "$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}" "$@" 2> >(grep -v "$TENSAFE_VECTOR_WARNING" >&2)
+}
+
 # Prints the feature release (e.g. 25) of the JDK at $1, or nothing if it is not a JDK.
 tensafe_jdk_feature() {
   local home=$1 version=""

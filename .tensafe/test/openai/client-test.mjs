@@ -45,12 +45,50 @@ try {
   });
   fail("an unsupported parameter was accepted");
 } catch (e) {
-  if (!(e instanceof OpenAI.BadRequestError) || !String(e.message).includes("tools")) fail(`error: ${e}`);
+  if (!(e instanceof OpenAI.BadRequestError) || e.message !== "400 unsupported parameter 'tools'") fail(`error message: ${e.message}`);
+  if (e.param !== "tools" || e.type !== "invalid_request_error" || e.code !== "validation") fail(`error fields: ${e.param} ${e.type} ${e.code}`);
 }
+
+// Content as an array of text parts, as newer SDKs and LangChain-style clients send it.
+const parts = await client.chat.completions.create({
+  model: "demo-banking",
+  messages: [
+    { role: "developer", content: [{ type: "text", text: "Answer briefly." }] },
+    { role: "user", content: [{ type: "text", text: "Hello" }, { type: "text", text: "there" }] },
+  ],
+  max_tokens: 3,
+});
+if (!(parts.usage.completion_tokens >= 1)) fail(`content parts: ${JSON.stringify(parts.usage)}`);
+try {
+  await client.chat.completions.create({
+    model: "demo-banking",
+    messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AA==" } }] }],
+  });
+  fail("an image part was accepted");
+} catch (e) {
+  if (!(e instanceof OpenAI.BadRequestError) || !e.message.includes("content part type 'image_url'") || e.param !== "messages[0].content[0].type") fail(`image part: ${e.message} ${e.param}`);
+}
+try {
+  await client.chat.completions.create({ model: "demo-banking", stream: "yes", messages: [{ role: "user", content: "hi" }] });
+  fail("stream: 'yes' was accepted");
+} catch (e) {
+  if (!(e instanceof OpenAI.BadRequestError) || e.param !== "stream") fail(`stream type: ${e.message}`);
+}
+// A multi-turn chat is routed on its latest user turn.
+const turns = await client.chat.completions.create({
+  model: "auto",
+  messages: [
+    { role: "user", content: "Tell me about dividend stocks" },
+    { role: "assistant", content: "Sure." },
+    { role: "user", content: "And how do I apply for a mortgage?" },
+  ],
+  max_tokens: 2,
+});
+if (turns.tensafe?.adapter !== "demo-banking" || !String(turns.tensafe.route_reason).includes("latest user message")) fail(`routing: ${JSON.stringify(turns.tensafe)}`);
 try {
   await client.chat.completions.create({ model: "no-such-adapter", messages: [{ role: "user", content: "hi" }] });
   fail("an unknown model was accepted");
 } catch (e) {
-  if (!(e instanceof OpenAI.NotFoundError)) fail(`error: ${e}`);
+  if (!(e instanceof OpenAI.NotFoundError) || !e.message.includes("model 'no-such-adapter' does not exist") || e.param !== "model") fail(`error: ${e}`);
 }
 console.log(`openai client test: ok (${answer.usage.total_tokens} + ${usage.total_tokens} tokens billed)`);

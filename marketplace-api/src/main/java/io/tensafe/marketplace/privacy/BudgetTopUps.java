@@ -9,7 +9,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.math.BigDecimal;
-import java.math.MathContext;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +58,7 @@ public class BudgetTopUps {
     }
     BigDecimal available = PrivacyBudgets.decimal(row[1]).add(PrivacyBudgets.decimal(row[2]));
     double delta = PrivacyBudgets.decimal(row[4]).doubleValue();
-    double epsilonNow = zcdpEpsilon(available.doubleValue(), delta);
+    double epsilonNow = PrivacyBudgets.epsilon(available, delta);
     BigDecimal raised = PrivacyBudgets.rhoLimit(epsilonNow + request.epsilon(), delta);
     BigDecimal added = raised.subtract(available).max(BigDecimal.ZERO);
     em.createNativeQuery(
@@ -133,22 +132,17 @@ public class BudgetTopUps {
     double delta = PrivacyBudgets.decimal(r[3]).doubleValue();
     BigDecimal available = PrivacyBudgets.decimal(r[4]).add(PrivacyBudgets.decimal(r[5]));
     BigDecimal spent = PrivacyBudgets.decimal(r[6]);
-    double fraction =
-        available.signum() == 0
-            ? 1
-            : spent.divide(available, MathContext.DECIMAL64).min(BigDecimal.ONE).doubleValue();
+    double epsilonLimit = PrivacyBudgets.epsilon(available, delta);
+    double epsilonSpent = PrivacyBudgets.epsilon(spent, delta);
+    // One unit everywhere: the share shown beside "ε spent" is of ε, not of ρ.
+    double fraction = epsilonLimit <= 0 ? 1 : Math.min(1, epsilonSpent / epsilonLimit);
     return new BudgetView(
         (String) r[0],
         SqlValues.toOffset(r[1]),
         SqlValues.toOffset(r[2]),
         delta,
-        PrivacyBudgets.epsilon(available, delta),
-        PrivacyBudgets.epsilon(spent, delta),
+        epsilonLimit,
+        epsilonSpent,
         fraction);
-  }
-
-  /** The zCDP-to-(ε, δ) conversion the policy limits are set by: ρ + 2·sqrt(ρ·ln(1/δ)). */
-  static double zcdpEpsilon(double rho, double delta) {
-    return rho + 2 * Math.sqrt(rho * Math.log(1 / delta));
   }
 }

@@ -8,7 +8,7 @@ import java.time.OffsetDateTime;
  * @param epsilonLimit the period's ε at {@code delta}, the policy's plus top-ups (RDP conversion of
  *     the limit's zCDP ρ, so at most what the policy and top-ups state)
  * @param epsilonSpent ε spent so far at {@code delta}, reservations in flight included
- * @param spentFraction ρ spent over ρ available, in [0, 1]
+ * @param spentFraction ε spent over the ε limit, in [0, 1] (the unit of the two figures beside it)
  */
 public record BudgetView(
     String adapter,

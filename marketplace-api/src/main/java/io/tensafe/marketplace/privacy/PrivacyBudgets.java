@@ -62,12 +62,28 @@ public class PrivacyBudgets {
         .divide(noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
   }
 
-  /** The largest ρ whose zCDP conversion at δ is at most ε. */
+  /**
+   * The largest ρ whose ε at δ is at most {@code epsilon}, by the same conversion every page and
+   * answer shows ε with ({@link #epsilon}, the RDP one): so a budget of the policy's ε shows that
+   * ε, not a smaller figure from a looser conversion. Found by bisection (ε is increasing in ρ),
+   * then rounded down so floating error never grants more than the policy allows.
+   */
   static BigDecimal rhoLimit(double epsilon, double delta) {
-    double log = Math.log(1 / delta);
-    double root = Math.sqrt(log + epsilon) - Math.sqrt(log);
-    // Round down a little so that floating error can never grant more than the policy allows.
-    return new BigDecimal(root * root * (1 - 1e-12), MATH).setScale(24, RoundingMode.FLOOR);
+    double lo = 0;
+    double hi = Math.max(epsilon, 1e-9);
+    while (new RdpAccountant(hi).epsilon(delta) <= epsilon) {
+      lo = hi;
+      hi *= 2;
+    }
+    for (int i = 0; i < 200 && hi - lo > lo * 1e-15; i++) {
+      double mid = (lo + hi) / 2;
+      if (new RdpAccountant(mid).epsilon(delta) <= epsilon) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return new BigDecimal(lo * (1 - 1e-12), MATH).setScale(24, RoundingMode.FLOOR);
   }
 
   /**

@@ -86,11 +86,14 @@ class PrivacyBudgetTest {
   }
 
   @Test
-  void limit_matchesThePolicysEpsilonByTheZcdpConversion() {
-    // ρ_limit + 2·sqrt(ρ_limit·ln(1e5)) = 10, and the RDP conversion of it is within the policy.
+  void limit_isThePolicysEpsilon_byTheConversionEveryPageShows() {
+    // The RDP conversion of ρ_limit is the policy's ε (so a budget shows 10, not less), and the
+    // looser zCDP one would have granted less.
     double rho = PrivacyBudgets.rhoLimit(10, 1e-5).doubleValue();
-    assertEquals(10, rho + 2 * Math.sqrt(rho * Math.log(1e5)), 1e-9);
+    assertEquals(10, new RdpAccountant(rho).epsilon(1e-5), 1e-9);
     assertTrue(new RdpAccountant(rho).epsilon(1e-5) <= 10);
+    assertTrue(rho > 0.1 && rho + 2 * Math.sqrt(rho * Math.log(1e5)) > 10);
+    assertEquals(3.76, PrivacyBudgets.epsilon(PrivacyBudgets.rhoLimit(3.76, 1e-5), 1e-5), 1e-9);
     // ρ = 2/z² per release (sensitivity 2C, ADR 0010): 7,751 at z = 100.
     assertTrue(tokensPerPeriod > 7_000, "z = 100 allows " + tokensPerPeriod + " releases");
   }
