@@ -247,6 +247,30 @@ class AuthorisationMatrixTest {
     return tests.stream();
   }
 
+  private java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> documentedOperations;
+
+  /** The response codes the OpenAPI document lists for the operation serving {@code path}. */
+  private java.util.Set<String> documented(String method, String path) {
+    try {
+      if (documentedOperations == null) {
+        documentedOperations = io.tensafe.marketplace.apidoc.OpenApiDocumentTest.operations();
+      }
+    } catch (Exception x) {
+      throw new IllegalStateException(x);
+    }
+    String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    java.util.Set<String> codes = new java.util.TreeSet<>();
+    documentedOperations.forEach(
+        (operation, op) -> {
+          String[] parts = operation.split(" ", 2);
+          String regex = parts[1].replaceAll("\\{[^}]+\\}", "[^/]+").replace(".", "\\.");
+          if (parts[0].equals(method) && bare.matches(regex)) {
+            op.path("responses").fieldNames().forEachRemaining(codes::add);
+          }
+        });
+    return codes;
+  }
+
   private void check(Endpoint e, Actor actor) {
     RequestSpecification request = given();
     if (actor.role != null) {
@@ -261,6 +285,9 @@ class AuthorisationMatrixTest {
     int status = request.request(e.method(), e.path()).then().extract().statusCode();
     String label = e.method() + " " + e.path() + " as " + actor + " gave " + status;
     assertTrue(status < 500, label);
+    assertTrue(
+        documented(e.method(), e.path()).contains(String.valueOf(status)),
+        label + ", which the OpenAPI document does not list: " + documented(e.method(), e.path()));
     if (e.roles() == null) {
       assertEquals(200, status, label);
     } else if (actor == Actor.ANONYMOUS) {

@@ -13,6 +13,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** The published catalogue, and every tenant's versions for admins. */
 @Path("/api")
@@ -24,6 +25,8 @@ public class CatalogResource {
    * Published adapters: filter by domain and by a word in the id or keywords; sort by price,
    * popularity (billed requests in the last 30 days) or newest.
    */
+  @Operation(
+      summary = "List the published adapters a client may use, with prices and privacy policies")
   @GET
   @Path("/catalog")
   @RolesAllowed({"client", "creator", "admin"})
@@ -37,6 +40,7 @@ public class CatalogResource {
     return queries.catalogue(domain, text, sort, page, size);
   }
 
+  @Operation(summary = "List every adapter version on the marketplace (admins)")
   @GET
   @Path("/admin/adapter-versions")
   @RolesAllowed("admin")

@@ -15,6 +15,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /api/creator/adapters}: a creator's own adapters and versions; publish and unpublish. */
 @Path("/api/creator/adapters")
@@ -26,6 +30,7 @@ public class CreatorAdapterResource {
   @Inject PublishService publishing;
   @Inject PriceService prices;
 
+  @Operation(summary = "List your adapter versions, their state and prices")
   @GET
   public Page<VersionView> mine(
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
@@ -36,6 +41,7 @@ public class CreatorAdapterResource {
         .orElseGet(() -> new Page<>(java.util.List.of(), page, size, 0));
   }
 
+  @Operation(summary = "Publish a draft version so clients can use it")
   @POST
   @Path("/{adapterId}/versions/{version}/publish")
   public VersionState publish(
@@ -46,6 +52,16 @@ public class CreatorAdapterResource {
   }
 
   /** Schedules a price change; it takes effect at {@code effectiveFrom}, never before. */
+  @Operation(
+      summary =
+          "Schedule a new price for a version (now, or later; a rise needs the notice period)")
+  @APIResponse(
+      responseCode = "201",
+      description = "The price is scheduled",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.adapter.PriceChange.class)))
   @POST
   @Path("/{adapterId}/versions/{version}/prices")
   @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
@@ -59,6 +75,7 @@ public class CreatorAdapterResource {
         .build();
   }
 
+  @Operation(summary = "Withdraw a published version from new requests")
   @POST
   @Path("/{adapterId}/versions/{version}/unpublish")
   public VersionState unpublish(

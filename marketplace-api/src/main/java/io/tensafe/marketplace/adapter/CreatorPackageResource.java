@@ -9,6 +9,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.InputStream;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /api/creator/packages}: upload a signed, encrypted {@code .tgsp}. */
 @Path("/api/creator/packages")
@@ -20,6 +24,14 @@ public class CreatorPackageResource {
    * Uploads the raw bytes of a package. It becomes a draft version of its adapter; 201 with the
    * version, or a problem naming the failed check (nothing is kept on failure).
    */
+  @Operation(summary = "Upload a signed, encrypted TGSP package as a draft version")
+  @APIResponse(
+      responseCode = "201",
+      description = "The package verified and is stored as a draft",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.adapter.VersionView.class)))
   @POST
   @Consumes(MediaType.APPLICATION_OCTET_STREAM)
   @Produces(MediaType.APPLICATION_JSON)

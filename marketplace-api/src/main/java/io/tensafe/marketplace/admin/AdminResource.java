@@ -9,6 +9,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code /api/admin/{kind}/{id}/suspend|unsuspend} for creators, adapters, api-keys, nodes, users.
@@ -19,6 +20,7 @@ import jakarta.ws.rs.core.MediaType;
 public class AdminResource {
   @Inject SuspensionService suspensions;
 
+  @Operation(summary = "Suspend a creator, adapter, node or API key")
   @POST
   @Path("/suspend")
   public SuspensionState suspend(
@@ -27,6 +29,7 @@ public class AdminResource {
     return suspensions.set(kind, id, true);
   }
 
+  @Operation(summary = "Lift the suspension of a creator, adapter, node or API key")
   @POST
   @Path("/unsuspend")
   public SuspensionState unsuspend(

@@ -19,6 +19,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /api/admin/users}: every person known to the marketplace, oldest first; and their
@@ -32,18 +33,21 @@ public class AdminUserResource {
   @Inject EntityManager em;
   @Inject SuspensionService suspensions;
 
+  @Operation(summary = "Suspend a user: their sign-ins and API keys stop working")
   @POST
   @Path("/{id}/suspend")
   public SuspensionState suspend(@PathParam("id") @Size(min = 1, max = 255) String id) {
     return suspensions.set("users", id, true);
   }
 
+  @Operation(summary = "Lift the suspension of a user")
   @POST
   @Path("/{id}/unsuspend")
   public SuspensionState unsuspend(@PathParam("id") @Size(min = 1, max = 255) String id) {
     return suspensions.set("users", id, false);
   }
 
+  @Operation(summary = "List the users and their organisations (admins)")
   @GET
   public Page<UserSummary> all(
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,

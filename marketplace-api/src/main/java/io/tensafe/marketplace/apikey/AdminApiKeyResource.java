@@ -11,6 +11,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /api/admin/api-keys}: every tenant's API keys (never secrets or hashes), for admins;
@@ -22,6 +23,7 @@ import jakarta.ws.rs.core.MediaType;
 public class AdminApiKeyResource {
   @Inject ApiKeyService keys;
 
+  @Operation(summary = "List every API key by prefix, owner and state (admins)")
   @GET
   public Page<ApiKeyView> all(
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,

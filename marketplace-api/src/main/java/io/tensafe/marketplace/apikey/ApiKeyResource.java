@@ -20,6 +20,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /api/client/api-keys}: an organisation's API keys for the metered API. */
 @Path("/api/client/api-keys")
@@ -29,6 +33,15 @@ public class ApiKeyResource {
   @Inject ApiKeyService keys;
 
   /** Creates a key; the response is the only time the key is shown. */
+  @Operation(
+      summary = "Create an API key for the metered API; the key is shown only in this answer")
+  @APIResponse(
+      responseCode = "201",
+      description = "The key was created",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.apikey.CreatedApiKey.class)))
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   public Response create(@NotNull @Valid ApiKeyRequest request) {
@@ -36,6 +49,7 @@ public class ApiKeyResource {
   }
 
   /** Keys of {@code organisation} (a slug the caller belongs to; default their personal one). */
+  @Operation(summary = "List your organisation's API keys by prefix")
   @GET
   public Page<ApiKeyView> list(
       @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
@@ -44,6 +58,8 @@ public class ApiKeyResource {
     return Page.of(keys.list(organisation), page, size);
   }
 
+  @Operation(summary = "Revoke an API key at once")
+  @APIResponse(responseCode = "204", description = "The key is revoked")
   @DELETE
   @Path("/{prefix}")
   public Response revoke(@PathParam("prefix") @Pattern(regexp = "tsk_[0-9a-f]{12}") String prefix) {

@@ -12,6 +12,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /api/admin/audit?q=&page=&size=}: the audit log, newest first, filtered by a
@@ -23,6 +24,7 @@ import jakarta.ws.rs.core.MediaType;
 public class AdminAuditResource {
   @Inject AuditSearch audit;
 
+  @Operation(summary = "Search the audit log of administrative actions")
   @GET
   public Page<AuditSearch.Row> search(
       @QueryParam("q") @Size(max = 200) String q,

@@ -10,6 +10,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** {@code GET /api/admin/sales}: every creator's sales from the charge ledger, for admins. */
 @Path("/api/admin/sales")
@@ -18,6 +19,7 @@ import jakarta.ws.rs.core.MediaType;
 public class AdminBillingResource {
   @Inject SalesQueries sales;
 
+  @Operation(summary = "List charges across the marketplace (admins)")
   @GET
   public SalesReport all(
       @QueryParam("from") String from,

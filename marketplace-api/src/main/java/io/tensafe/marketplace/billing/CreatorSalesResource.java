@@ -13,6 +13,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /api/creator/sales}: the calling creator's sales from the charge ledger, for requests
@@ -25,6 +26,7 @@ public class CreatorSalesResource {
   @Inject CreatorService creators;
   @Inject SalesQueries sales;
 
+  @Operation(summary = "List the charges for your adapters and your share of them")
   @GET
   public SalesReport mine(
       @QueryParam("from") String from,

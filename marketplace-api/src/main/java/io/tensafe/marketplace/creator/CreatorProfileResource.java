@@ -6,6 +6,7 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** {@code GET /api/creator/profile}: the creator id to pass to {@code tgsp keygen creator}. */
 @Path("/api/creator/profile")
@@ -14,6 +15,7 @@ import jakarta.ws.rs.core.MediaType;
 public class CreatorProfileResource {
   @Inject CreatorService creators;
 
+  @Operation(summary = "Show your creator id, which your signing keys and packages must carry")
   @GET
   public CreatorProfile profile() {
     return creators.profile();

@@ -21,6 +21,10 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** {@code /api/creator/keys}: a creator's hybrid signing keys. */
 @Path("/api/creator/keys")
@@ -33,12 +37,22 @@ public class SigningKeyResource {
    * Registers a public key file written by {@code tgsp keygen creator} (its JSON text). The first
    * key fixes the creator id that this account's packages must carry.
    */
+  @Operation(summary = "Register a creator public key file from tgsp keygen creator")
+  @APIResponse(
+      responseCode = "201",
+      description = "The key is registered",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema =
+                  @Schema(implementation = io.tensafe.marketplace.creator.SigningKeyView.class)))
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   public Response register(@NotNull @Size(min = 2, max = 65536) byte[] publicKeyFile) {
     return Response.status(201).entity(creators.registerKey(publicKeyFile)).build();
   }
 
+  @Operation(summary = "List your signing keys")
   @GET
   public Page<SigningKeyView> list(
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
@@ -47,6 +61,8 @@ public class SigningKeyResource {
     return Page.of(all, page, size);
   }
 
+  @Operation(summary = "Revoke a signing key; packages signed with it are refused from now on")
+  @APIResponse(responseCode = "204", description = "The key is revoked")
   @DELETE
   @Path("/{keyId}")
   public Response revoke(@PathParam("keyId") @Pattern(regexp = "[0-9a-f]{32}") String keyId) {

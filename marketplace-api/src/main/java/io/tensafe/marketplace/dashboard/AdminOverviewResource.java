@@ -21,6 +21,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /api/admin/overview?days=14}: the figures of the admin dashboard's overview (issue 9),
@@ -40,6 +41,7 @@ public class AdminOverviewResource {
   @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
   Duration heartbeatTimeout;
 
+  @Operation(summary = "Show the dashboard figures: nodes, adapters, usage, budgets and revenue")
   @GET
   @Transactional
   public AdminOverview overview(@QueryParam("days") @DefaultValue("14") @Min(1) @Max(90) int days) {

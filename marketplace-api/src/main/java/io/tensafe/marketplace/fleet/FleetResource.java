@@ -20,6 +20,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** Fleet public keys: published to everyone, registered by admins. */
 @Path("/api")
@@ -28,6 +32,7 @@ public class FleetResource {
   @Inject FleetService fleets;
 
   /** The active fleets' public key files, so creators know whom to encrypt packages for. */
+  @Operation(summary = "List the active fleets and their public key files")
   @GET
   @Path("/fleets/keys")
   @PermitAll
@@ -42,6 +47,14 @@ public class FleetResource {
    * .../api/fleets/FLEET/key.pub}, then {@code tgsp pack --recipient fleet.pub}. 404 for an unknown
    * or retired fleet.
    */
+  @Operation(summary = "Download one fleet's public key file (fleet.pub) for tgsp pack --recipient")
+  @APIResponse(
+      responseCode = "200",
+      description = "The fleet's public key file",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.apidoc.KeyFile.class)))
   @GET
   @Path("/fleets/{fleetId}/key.pub")
   @PermitAll
@@ -56,6 +69,14 @@ public class FleetResource {
   }
 
   /** Registers a fleet by its public key file ({@code tgsp keygen fleet} writes it). */
+  @Operation(summary = "Register a fleet by its public key file from tgsp keygen fleet")
+  @APIResponse(
+      responseCode = "201",
+      description = "The fleet is registered",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.fleet.FleetView.class)))
   @POST
   @Path("/admin/fleets")
   @RolesAllowed("admin")

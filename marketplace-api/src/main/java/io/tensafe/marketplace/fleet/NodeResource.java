@@ -24,6 +24,10 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** What inference nodes call, authenticated with the node client's credentials. */
 @Path("/api")
@@ -37,6 +41,7 @@ public class NodeResource {
   /** The creators' unrevoked signing keys: {@code {"keys": [document, ...]}}. */
   public record CreatorKeys(List<String> keys) {}
 
+  @Operation(summary = "List the registered creator public keys, for nodes to verify packages")
   @GET
   @Path("/node/creator-keys")
   @RolesAllowed("node")
@@ -49,6 +54,22 @@ public class NodeResource {
    * A node's usage report: 201 when recorded, 200 when the same report was recorded before, 409
    * when the request id holds a different report.
    */
+  @Operation(
+      summary = "Report the usage of one request (a node's outbox delivers each once or more)")
+  @APIResponse(
+      responseCode = "201",
+      description = "The report was recorded and billed",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.usage.UsageAck.class)))
+  @APIResponse(
+      responseCode = "200",
+      description = "The report was known already; nothing changed",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.usage.UsageAck.class)))
   @POST
   @Path("/node/usage")
   @RolesAllowed("node")
@@ -63,6 +84,14 @@ public class NodeResource {
    * A registration challenge for this credential, fleet and name: a nonce wrapped to the fleet's
    * public key, to be sent back in {@code fleetProof} of the registration within two minutes.
    */
+  @Operation(summary = "Ask for a fleet challenge to prove the fleet key at registration")
+  @APIResponse(
+      responseCode = "201",
+      description = "The challenge, wrapped to the fleet's public key",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.fleet.NodeChallenge.class)))
   @POST
   @Path("/node/register/challenge")
   @RolesAllowed("node")
@@ -72,6 +101,7 @@ public class NodeResource {
     return Response.status(201).entity(challenges.issue(request)).build();
   }
 
+  @Operation(summary = "Register a node with its fleet proof, endpoint and capacity")
   @POST
   @Path("/node/register")
   @RolesAllowed("node")
@@ -81,6 +111,7 @@ public class NodeResource {
     return nodes.register(registration);
   }
 
+  @Operation(summary = "Report that a node is alive and which adapters it holds")
   @POST
   @Path("/node/heartbeat")
   @RolesAllowed("node")
@@ -91,6 +122,23 @@ public class NodeResource {
   }
 
   /** Package bytes for a node of the package's fleet; ETag and single byte ranges supported. */
+  @Operation(summary = "Download a package of the node's fleet (ETag and byte ranges)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The whole package",
+      content =
+          @Content(
+              mediaType = "application/octet-stream",
+              schema = @Schema(implementation = io.tensafe.marketplace.apidoc.PackageBytes.class)))
+  @APIResponse(
+      responseCode = "206",
+      description = "The requested byte range",
+      content =
+          @Content(
+              mediaType = "application/octet-stream",
+              schema = @Schema(implementation = io.tensafe.marketplace.apidoc.PackageBytes.class)))
+  @APIResponse(responseCode = "304", description = "The node's copy is current (If-None-Match)")
+  @APIResponse(responseCode = "416", description = "The range is not satisfiable")
   @GET
   @Path("/node/packages/{adapterId}/{version}")
   @RolesAllowed("node")
@@ -105,6 +153,7 @@ public class NodeResource {
     return downloads.serve(node, adapterId, version, range, ifNoneMatch);
   }
 
+  @Operation(summary = "List the nodes, their health and load (admins)")
   @GET
   @Path("/admin/nodes")
   @RolesAllowed("admin")

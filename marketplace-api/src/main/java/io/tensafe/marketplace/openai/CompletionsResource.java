@@ -24,6 +24,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * OpenAI-compatible {@code POST /v1/chat/completions} and {@code POST /v1/completions}, metered
@@ -48,6 +52,27 @@ public class CompletionsResource {
     requestJson = new RequestJson(json);
   }
 
+  @Operation(
+      summary = "Create a metered chat completion (OpenAI-compatible; streamed with stream: true)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The completion, or its server-sent events when streamed",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema =
+                  @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
+  @APIResponse(responseCode = "413", description = "The body or prompt is too large")
+  @APIResponse(responseCode = "411", description = "A body without Content-Length")
+  @APIResponse(
+      responseCode = "422",
+      description =
+          "No adapter matched, the price is above the key's cap, or the adapter cannot run")
+  @APIResponse(
+      responseCode = "429",
+      description = "Too many requests for this key, or its privacy budget is spent or reserved")
+  @APIResponse(responseCode = "502", description = "The node failed mid-generation")
+  @APIResponse(responseCode = "504", description = "The node did not start answering in time")
   @POST
   @Path("/chat/completions")
   @Consumes(MediaType.APPLICATION_JSON)
@@ -58,6 +83,27 @@ public class CompletionsResource {
     return serve(body, true, context, connection);
   }
 
+  @Operation(
+      summary = "Create a metered text completion (OpenAI-compatible; streamed with stream: true)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The completion, or its server-sent events when streamed",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema =
+                  @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
+  @APIResponse(responseCode = "413", description = "The body or prompt is too large")
+  @APIResponse(responseCode = "411", description = "A body without Content-Length")
+  @APIResponse(
+      responseCode = "422",
+      description =
+          "No adapter matched, the price is above the key's cap, or the adapter cannot run")
+  @APIResponse(
+      responseCode = "429",
+      description = "Too many requests for this key, or its privacy budget is spent or reserved")
+  @APIResponse(responseCode = "502", description = "The node failed mid-generation")
+  @APIResponse(responseCode = "504", description = "The node did not start answering in time")
   @POST
   @Path("/completions")
   @Consumes(MediaType.APPLICATION_JSON)

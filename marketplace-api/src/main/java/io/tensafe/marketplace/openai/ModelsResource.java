@@ -14,6 +14,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** {@code GET /v1/models}: the adapters this API key may use, plus {@code auto}, OpenAI-style. */
 @Path("/v1/models")
@@ -26,6 +27,7 @@ public class ModelsResource {
   /** One model entry in OpenAI's format. */
   public record Model(String id, String object, long created, String owned_by) {}
 
+  @Operation(summary = "List the models this API key may name: auto and the published adapters")
   @GET
   public Map<String, Object> list(@Context ContainerRequestContext request) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) request.getProperty(ApiKeyFilter.PROPERTY);

@@ -15,6 +15,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** {@code GET /api/admin/organisations}: every tenant with its member count, oldest first. */
 @Path("/api/admin/organisations")
@@ -23,6 +24,7 @@ import java.util.List;
 public class AdminOrganisationResource {
   @Inject EntityManager em;
 
+  @Operation(summary = "List the organisations and their members' counts (admins)")
   @GET
   public Page<OrganisationSummary> all(
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,

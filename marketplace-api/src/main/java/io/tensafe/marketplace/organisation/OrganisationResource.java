@@ -18,6 +18,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * {@code /api/organisations}: a client's organisations. Create one (the caller owns it), list those
@@ -31,12 +35,23 @@ public class OrganisationResource {
 
   @Inject OrganisationService organisations;
 
+  @Operation(summary = "Create an organisation that you own")
+  @APIResponse(
+      responseCode = "201",
+      description = "The organisation is created",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema =
+                  @Schema(
+                      implementation = io.tensafe.marketplace.organisation.MembershipView.class)))
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   public Response create(@NotNull @Valid NewOrganisation request) {
     return Response.status(201).entity(organisations.create(request)).build();
   }
 
+  @Operation(summary = "List the organisations you belong to")
   @GET
   public Page<MembershipView> mine(
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
@@ -44,6 +59,7 @@ public class OrganisationResource {
     return Page.of(organisations.mine(), page, size);
   }
 
+  @Operation(summary = "List the members of an organisation you belong to")
   @GET
   @Path("/{slug}/members")
   public Page<MemberView> members(
@@ -53,6 +69,15 @@ public class OrganisationResource {
     return Page.of(organisations.members(slug), page, size);
   }
 
+  @Operation(summary = "Add a user to an organisation you own")
+  @APIResponse(
+      responseCode = "201",
+      description = "The member is added",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema =
+                  @Schema(implementation = io.tensafe.marketplace.organisation.MemberView.class)))
   @POST
   @Path("/{slug}/members")
   @Consumes(MediaType.APPLICATION_JSON)

@@ -17,6 +17,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * Privacy budgets for admins: {@code GET /api/admin/budgets?organisation=slug} lists an
@@ -30,6 +34,7 @@ public class AdminBudgetResource {
   @Inject BudgetTopUps budgets;
   @Inject CurrentUser current;
 
+  @Operation(summary = "List a client organisation's privacy budgets (admins)")
   @GET
   public List<BudgetView> of(
       @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}")
@@ -40,6 +45,21 @@ public class AdminBudgetResource {
     return budgets.current(budgets.organisation(organisation), Instant.now());
   }
 
+  @Operation(summary = "Top up a client's privacy budget by an amount of ε (once per reference)")
+  @APIResponse(
+      responseCode = "201",
+      description = "The top-up was applied",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.privacy.BudgetView.class)))
+  @APIResponse(
+      responseCode = "200",
+      description = "The reference was used before for this budget; nothing changed",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.privacy.BudgetView.class)))
   @POST
   @Path("/top-ups")
   @Consumes(MediaType.APPLICATION_JSON)

@@ -11,6 +11,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /api/client/budgets[?organisation=slug]}: the privacy budgets of the caller's
@@ -24,6 +25,7 @@ public class ClientBudgetResource {
   @Inject BudgetTopUps budgets;
   @Inject OrganisationService organisations;
 
+  @Operation(summary = "List your organisation's privacy budgets: ε limit, spent and period")
   @GET
   public List<BudgetView> mine(
       @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}")

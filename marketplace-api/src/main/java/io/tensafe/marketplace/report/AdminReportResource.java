@@ -9,6 +9,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * Reports for admins ({@code ?from&to&format=json|csv|pdf}; ADR 0013): {@code GET
@@ -21,6 +25,14 @@ import jakarta.ws.rs.core.Response;
 public class AdminReportResource {
   @Inject ReportService reports;
 
+  @Operation(summary = "Export the revenue report for a period (JSON, CSV or PDF)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The report in the requested format",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.report.Report.class)))
   @GET
   @Path("/revenue")
   @Produces({"application/json", "text/csv", "application/pdf"})
@@ -31,6 +43,14 @@ public class AdminReportResource {
     return reports.revenue(from, to, format);
   }
 
+  @Operation(summary = "Export a client organisation's invoice for a period (JSON, CSV or PDF)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The invoice in the requested format",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.report.Report.class)))
   @GET
   @Path("/invoice")
   @Produces({"application/json", "text/csv", "application/pdf"})
@@ -45,6 +65,14 @@ public class AdminReportResource {
     return reports.invoice(reports.organisationBySlug(organisation), from, to, format);
   }
 
+  @Operation(summary = "Export a creator's payout statement for a period (JSON, CSV or PDF)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The statement in the requested format",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.report.Report.class)))
   @GET
   @Path("/payout")
   @Produces({"application/json", "text/csv", "application/pdf"})

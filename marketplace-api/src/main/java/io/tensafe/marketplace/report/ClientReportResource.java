@@ -9,6 +9,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * {@code GET /api/client/reports/invoice[?organisation=slug&from&to&format=json|csv|pdf]}: the
@@ -21,6 +25,14 @@ public class ClientReportResource {
   @Inject ReportService reports;
   @Inject OrganisationService organisations;
 
+  @Operation(summary = "Export your organisation's invoice for a period (JSON, CSV or PDF)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The invoice in the requested format",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.report.Report.class)))
   @GET
   @Path("/invoice")
   @Produces({"application/json", "text/csv", "application/pdf"})

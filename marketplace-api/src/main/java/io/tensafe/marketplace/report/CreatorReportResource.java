@@ -9,6 +9,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * {@code GET /api/creator/reports/payout[?from&to&format=json|csv|pdf]}: the calling creator's
@@ -20,6 +24,14 @@ public class CreatorReportResource {
   @Inject ReportService reports;
   @Inject CreatorService creators;
 
+  @Operation(summary = "Export your payout statement for a period (JSON, CSV or PDF)")
+  @APIResponse(
+      responseCode = "200",
+      description = "The statement in the requested format",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = io.tensafe.marketplace.report.Report.class)))
   @GET
   @Path("/payout")
   @Produces({"application/json", "text/csv", "application/pdf"})
