@@ -80,6 +80,21 @@ public class ProblemResponses implements OASFilter {
       problem(
           responses, "409", "The request conflicts with the current state (the detail says how)");
     }
+    if (path.startsWith("/v1/") && body) {
+      problem(responses, "411", "A body without Content-Length: its size cannot be bounded first");
+      problem(responses, "413", "The body or the prompt is too large");
+      problem(
+          responses,
+          "422",
+          "No adapter matched, the price is above the key's cap, or the adapter cannot run");
+      problem(
+          responses,
+          "429",
+          "Too many requests for this key, or its privacy budget is spent or reserved");
+      problem(
+          responses, "502", "The node failed mid-generation; nothing it did not send is billed");
+      problem(responses, "504", "The node did not start answering in time; nothing was billed");
+    }
     if (body) {
       problem(responses, "415", "The body's Content-Type is not one this operation reads");
     }

@@ -62,17 +62,6 @@ public class CompletionsResource {
               mediaType = "application/json",
               schema =
                   @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
-  @APIResponse(responseCode = "413", description = "The body or prompt is too large")
-  @APIResponse(responseCode = "411", description = "A body without Content-Length")
-  @APIResponse(
-      responseCode = "422",
-      description =
-          "No adapter matched, the price is above the key's cap, or the adapter cannot run")
-  @APIResponse(
-      responseCode = "429",
-      description = "Too many requests for this key, or its privacy budget is spent or reserved")
-  @APIResponse(responseCode = "502", description = "The node failed mid-generation")
-  @APIResponse(responseCode = "504", description = "The node did not start answering in time")
   @POST
   @Path("/chat/completions")
   @Consumes(MediaType.APPLICATION_JSON)
@@ -93,17 +82,6 @@ public class CompletionsResource {
               mediaType = "application/json",
               schema =
                   @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
-  @APIResponse(responseCode = "413", description = "The body or prompt is too large")
-  @APIResponse(responseCode = "411", description = "A body without Content-Length")
-  @APIResponse(
-      responseCode = "422",
-      description =
-          "No adapter matched, the price is above the key's cap, or the adapter cannot run")
-  @APIResponse(
-      responseCode = "429",
-      description = "Too many requests for this key, or its privacy budget is spent or reserved")
-  @APIResponse(responseCode = "502", description = "The node failed mid-generation")
-  @APIResponse(responseCode = "504", description = "The node did not start answering in time")
   @POST
   @Path("/completions")
   @Consumes(MediaType.APPLICATION_JSON)
