@@ -1,5 +1,6 @@
 package io.tensafe.node.marketplace;
 
+import io.tensafe.node.health.Causes;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -80,9 +81,9 @@ public final class FleetLink implements AutoCloseable {
       registered = true;
     } catch (IOException | RuntimeException e) {
       if (registered) {
-        log.accept("lost the marketplace: " + e.getMessage());
+        log.accept("lost the marketplace: " + Causes.describe(e));
       } else {
-        log.accept("cannot register with the marketplace yet: " + e.getMessage());
+        log.accept("cannot register with the marketplace yet: " + Causes.describe(e));
       }
       registered = false;
     }

@@ -1,5 +1,6 @@
 package io.tensafe.node.usage;
 
+import io.tensafe.node.health.Causes;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -131,7 +132,7 @@ public final class UsageDelivery implements AutoCloseable {
       backoff = minBackoff;
     } catch (IOException | RuntimeException e) {
       failures.incrementAndGet();
-      log.accept("usage delivery failed, retrying in " + backoff + ": " + e.getMessage());
+      log.accept("usage delivery failed, retrying in " + backoff + ": " + Causes.describe(e));
       if (!thread.isShutdown()) {
         thread.schedule(this::round, backoff.toMillis(), TimeUnit.MILLISECONDS);
       }

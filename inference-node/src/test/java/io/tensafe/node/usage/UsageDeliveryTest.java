@@ -58,6 +58,35 @@ class UsageDeliveryTest {
   }
 
   @Test
+  void aFailureWithoutAMessage_isLoggedByItsCause_neverAsNull() throws Exception {
+    UsageOutbox outbox = new UsageOutbox(dir);
+    outbox.put(UUID.randomUUID().toString(), "{}".getBytes(StandardCharsets.UTF_8));
+    List<String> logs = new CopyOnWriteArrayList<>();
+    AtomicInteger attempts = new AtomicInteger();
+    try (UsageDelivery d =
+        new UsageDelivery(
+            outbox,
+            bytes -> {
+              if (attempts.incrementAndGet() == 1) {
+                // What java.net.http.HttpClient throws for a refused connection: no message.
+                java.net.ConnectException refused = new java.net.ConnectException();
+                refused.initCause(new java.io.IOException("Connection refused"));
+                throw refused;
+              }
+              return new UsageDelivery.Answer(201, "");
+            },
+            Duration.ofMillis(10),
+            Duration.ofMillis(10),
+            logs::add)) {
+      d.start();
+      await(() -> d.delivered() == 1);
+    }
+    assertTrue(
+        logs.getFirst().endsWith(": ConnectException (Connection refused)"), logs.toString());
+    assertTrue(logs.stream().noneMatch(l -> l.endsWith("null")), logs.toString());
+  }
+
+  @Test
   void aConflictingReport_isSetAsideNotRetried() throws Exception {
     UsageOutbox outbox = new UsageOutbox(dir);
     String id = UUID.randomUUID().toString();
