@@ -197,6 +197,11 @@ run "$tensafe" up --detach
 touch -d "@$pom_mtime" "$pom"
 check "a second up is harmless" bash -c "[ $(rc) = 0 ] && grep -q 'already running' '$err'"
 check "a second up does not rebuild under running services" grep -q "running on the previous build" "$err"
+check "a second up reuses the demo's API key and publishes nothing again" \
+  bash -c "grep -q '^OPENAI_API_KEY=$demo_key\$' '$out' && grep -q 'nothing to seed' '$err' && ! grep -q 'publishing the demo adapter' '$err'"
+check "up prints the sample curl after saying how to load demo.env" \
+  bash -c "[ \$(grep -n 'set -a;' '$out' | cut -d: -f1) -lt \$(grep -n 'curl -s' '$out' | cut -d: -f1) ]"
+check "up's output carries no Vector API warning" bash -c "! grep -q 'Using incubator modules' '$out' '$err'"
 run "$tensafe" db --reset
 check "db --reset refuses while the services run" eval "[ $(rc) = 1 ] && one_line_error 'down first'"
 run "$tensafe" down
