@@ -183,6 +183,23 @@ class OpenAiCompatibilityTest {
   }
 
   @Test
+  void jsonBeyondTheParsersLimits_saysSo_andOtherEndpointsSayWhereTheirJsonBreaks() {
+    post("[".repeat(1500) + "]".repeat(1500))
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("beyond the parser's limits"));
+    given()
+        .auth()
+        .oauth2(io.tensafe.marketplace.testing.Actors.token("client-" + f.suffix(), "client"))
+        .contentType("application/json")
+        .body("{\"name\": \"x\",\n  oops}")
+        .post("/api/client/api-keys")
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("malformed JSON at line 2, column"));
+  }
+
+  @Test
   void invalidUtf8_saysWhichByte() throws Exception {
     byte[] body =
         withMessages("[{\"role\":\"user\",\"content\":\"caf\u00e9\"}]", "")
