@@ -46,7 +46,11 @@ public final class MarketplaceAdapterSource implements AdapterSource {
     Path packages = Files.createDirectories(cache.resolve("packages"));
     Path file = packages.resolve(key.id() + "-" + key.version() + ".tgsp");
     Path folder = cache.resolve("adapters").resolve(key.id()).resolve(key.version());
-    marketplace.download(key, node, file);
+    try {
+      marketplace.download(key.id(), key.version(), node, file);
+    } catch (io.tensafe.node.marketplace.PackageNotFoundException e) {
+      throw new UnknownAdapterException(e.getMessage());
+    }
     TrustStore trust = TrustStore.of(marketplace.creatorKeys());
     FileTrees.deleteRecursively(folder);
     PackageReader.VerifiedPackage verified;

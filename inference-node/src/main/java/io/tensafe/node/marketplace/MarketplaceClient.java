@@ -2,8 +2,6 @@ package io.tensafe.node.marketplace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tensafe.node.adapter.AdapterKey;
-import io.tensafe.node.adapter.UnknownAdapterException;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.CreatorPublicKey;
 import io.tensafe.tgsp.crypto.KeyFiles;
@@ -118,18 +116,24 @@ public final class MarketplaceClient {
     return keys;
   }
 
-  /** Downloads {@code key}'s package for node {@code node} into {@code file} (atomically). */
-  public void download(AdapterKey key, String node, Path file)
-      throws IOException, UnknownAdapterException {
+  /**
+   * Downloads the package of {@code adapterId@version} for node {@code node} into {@code file}
+   * (atomically).
+   *
+   * @throws PackageNotFoundException when the marketplace has none for this node's fleet
+   */
+  public void download(String adapterId, String version, String node, Path file)
+      throws IOException {
     Path partial = file.resolveSibling(file.getFileName() + ".part");
     HttpResponse<Path> r =
         call(
-            "api/node/packages/" + key.id() + "/" + key.version() + "?node=" + node,
+            "api/node/packages/" + adapterId + "/" + version + "?node=" + node,
             HttpRequest.Builder::GET,
             HttpResponse.BodyHandlers.ofFile(partial));
     if (r.statusCode() == 404) {
       Files.deleteIfExists(partial);
-      throw new UnknownAdapterException("the marketplace has no package " + key + " for this node");
+      throw new PackageNotFoundException(
+          "the marketplace has no package " + adapterId + "@" + version + " for this node");
     }
     if (r.statusCode() != 200) {
       String detail = Files.isRegularFile(partial) ? Files.readString(partial) : "";

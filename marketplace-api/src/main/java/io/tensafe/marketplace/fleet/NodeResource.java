@@ -2,23 +2,17 @@ package io.tensafe.marketplace.fleet;
 
 import io.tensafe.marketplace.creator.CreatorService;
 import io.tensafe.marketplace.paging.Page;
-import io.tensafe.marketplace.usage.NodeUsageReport;
-import io.tensafe.marketplace.usage.UsageAck;
-import io.tensafe.marketplace.usage.UsageEvents;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
@@ -34,9 +28,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 public class NodeResource {
   @Inject NodeService nodes;
   @Inject NodeChallenges challenges;
-  @Inject PackageDownload downloads;
   @Inject CreatorService creators;
-  @Inject UsageEvents usage;
 
   /** The creators' unrevoked signing keys: {@code {"keys": [document, ...]}}. */
   public record CreatorKeys(List<String> keys) {}
@@ -48,36 +40,6 @@ public class NodeResource {
   @Produces(MediaType.APPLICATION_JSON)
   public CreatorKeys creatorKeys() {
     return new CreatorKeys(creators.unrevokedKeyDocuments());
-  }
-
-  /**
-   * A node's usage report: 201 when recorded, 200 when the same report was recorded before, 409
-   * when the request id holds a different report.
-   */
-  @Operation(
-      summary = "Report the usage of one request (a node's outbox delivers each once or more)")
-  @APIResponse(
-      responseCode = "201",
-      description = "The report was recorded and billed",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.usage.UsageAck.class)))
-  @APIResponse(
-      responseCode = "200",
-      description = "The report was known already; nothing changed",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.usage.UsageAck.class)))
-  @POST
-  @Path("/node/usage")
-  @RolesAllowed("node")
-  @Consumes(MediaType.APPLICATION_JSON)
-  @Produces(MediaType.APPLICATION_JSON)
-  public Response usage(@NotNull @Valid NodeUsageReport report) {
-    UsageAck ack = usage.record(report);
-    return Response.status(ack.status().equals("recorded") ? 201 : 200).entity(ack).build();
   }
 
   /**
@@ -119,38 +81,6 @@ public class NodeResource {
   @Produces(MediaType.APPLICATION_JSON)
   public NodeView heartbeat(@NotNull @Valid NodeHeartbeat heartbeat) {
     return nodes.heartbeat(heartbeat.name(), heartbeat.loadedAdapters());
-  }
-
-  /** Package bytes for a node of the package's fleet; ETag and single byte ranges supported. */
-  @Operation(summary = "Download a package of the node's fleet (ETag and byte ranges)")
-  @APIResponse(
-      responseCode = "200",
-      description = "The whole package",
-      content =
-          @Content(
-              mediaType = "application/octet-stream",
-              schema = @Schema(implementation = io.tensafe.marketplace.apidoc.PackageBytes.class)))
-  @APIResponse(
-      responseCode = "206",
-      description = "The requested byte range",
-      content =
-          @Content(
-              mediaType = "application/octet-stream",
-              schema = @Schema(implementation = io.tensafe.marketplace.apidoc.PackageBytes.class)))
-  @APIResponse(responseCode = "304", description = "The node's copy is current (If-None-Match)")
-  @APIResponse(responseCode = "416", description = "The range is not satisfiable")
-  @GET
-  @Path("/node/packages/{adapterId}/{version}")
-  @RolesAllowed("node")
-  @Produces({MediaType.APPLICATION_OCTET_STREAM, "application/problem+json"})
-  public Response download(
-      @QueryParam("node") @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String node,
-      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
-      @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
-          String version,
-      @HeaderParam("Range") String range,
-      @HeaderParam("If-None-Match") String ifNoneMatch) {
-    return downloads.serve(node, adapterId, version, range, ifNoneMatch);
   }
 
   @Operation(summary = "List the nodes, their health and load (admins)")

@@ -1,6 +1,7 @@
-package io.tensafe.node.marketplace;
+package io.tensafe.node.fleet;
 
 import io.tensafe.node.health.Causes;
+import io.tensafe.node.marketplace.MarketplaceClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

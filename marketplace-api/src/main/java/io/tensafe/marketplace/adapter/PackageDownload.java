@@ -1,6 +1,7 @@
-package io.tensafe.marketplace.fleet;
+package io.tensafe.marketplace.adapter;
 
-import io.tensafe.marketplace.adapter.AdapterVersion;
+import io.tensafe.marketplace.fleet.Node;
+import io.tensafe.marketplace.fleet.NodeService;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.storage.PackageStore;

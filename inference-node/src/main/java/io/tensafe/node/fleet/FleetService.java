@@ -1,9 +1,11 @@
-package io.tensafe.node.marketplace;
+package io.tensafe.node.fleet;
 
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.Startup;
 import io.tensafe.kernels.backend.HeBackend;
 import io.tensafe.node.generation.ModelService;
+import io.tensafe.node.marketplace.DispatchToken;
+import io.tensafe.node.marketplace.MarketplaceConnection;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,10 +1,12 @@
-package io.tensafe.node.marketplace;
+package io.tensafe.node.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.node.adapter.FakeMarketplace;
+import io.tensafe.node.marketplace.ClientCredentials;
+import io.tensafe.node.marketplace.MarketplaceClient;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;

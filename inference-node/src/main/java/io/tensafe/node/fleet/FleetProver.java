@@ -1,5 +1,6 @@
-package io.tensafe.node.marketplace;
+package io.tensafe.node.fleet;
 
+import io.tensafe.node.marketplace.MarketplaceClient;
 import io.tensafe.tgsp.crypto.FleetChallenge;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.KeyUnwrapException;
