@@ -2,6 +2,7 @@ package io.tensafe.marketplace.adapter;
 
 import io.tensafe.marketplace.creator.CreatorService;
 import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Max;
@@ -45,7 +46,7 @@ public class CreatorAdapterResource {
   @POST
   @Path("/{adapterId}/versions/{version}/publish")
   public VersionState publish(
-      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @PathParam("adapterId") @PublicId String adapterId,
       @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
           String version) {
     return publishing.setState(adapterId, version, "published");
@@ -66,7 +67,7 @@ public class CreatorAdapterResource {
   @Path("/{adapterId}/versions/{version}/prices")
   @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
   public jakarta.ws.rs.core.Response schedulePrice(
-      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @PathParam("adapterId") @PublicId String adapterId,
       @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
           String version,
       @jakarta.validation.constraints.NotNull @jakarta.validation.Valid PriceChange change) {
@@ -79,7 +80,7 @@ public class CreatorAdapterResource {
   @POST
   @Path("/{adapterId}/versions/{version}/unpublish")
   public VersionState unpublish(
-      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @PathParam("adapterId") @PublicId String adapterId,
       @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
           String version) {
     return publishing.setState(adapterId, version, "unpublished");

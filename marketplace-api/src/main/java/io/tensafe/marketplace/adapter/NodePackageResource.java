@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.adapter;
 
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.NotNull;
@@ -48,8 +49,8 @@ public class NodePackageResource {
   @RolesAllowed("node")
   @Produces({MediaType.APPLICATION_OCTET_STREAM, "application/problem+json"})
   public Response download(
-      @QueryParam("node") @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String node,
-      @PathParam("adapterId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+      @QueryParam("node") @NotNull @PublicId String node,
+      @PathParam("adapterId") @PublicId String adapterId,
       @PathParam("version") @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}")
           String version,
       @HeaderParam("Range") String range,

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.apikey;
 
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
@@ -15,6 +16,6 @@ import java.util.List;
  */
 public record ApiKeyRequest(
     @NotBlank @Size(max = 200) String name,
-    @Size(max = 100) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> adapters,
+    @Size(max = 100) List<@PublicId String> adapters,
     @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
     @jakarta.validation.Valid PriceCap maxPrice) {}

@@ -2,13 +2,13 @@ package io.tensafe.marketplace.fleet;
 
 import io.tensafe.marketplace.paging.Page;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
@@ -59,8 +59,7 @@ public class FleetResource {
   @Path("/fleets/{fleetId}/key.pub")
   @PermitAll
   @Produces(MediaType.APPLICATION_JSON)
-  public Response keyFile(
-      @PathParam("fleetId") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId) {
+  public Response keyFile(@PathParam("fleetId") @PublicId String fleetId) {
     NodeFleet fleet =
         fleets.byRef(fleetId).orElseThrow(() -> ProblemTypes.notFound("fleet " + fleetId));
     return Response.ok(fleet.document.getBytes(java.nio.charset.StandardCharsets.UTF_8))

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.fleet;
 
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
@@ -28,13 +29,13 @@ import java.util.List;
  *     checked against it
  */
 public record NodeRegistration(
-    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String fleetId,
-    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String name,
+    @NotNull @PublicId String fleetId,
+    @NotNull @PublicId String name,
     @NotEmpty @Size(max = 32)
         List<@Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}") String> baseModels,
     @NotNull @Pattern(regexp = "cpu|gpu") String accelerator,
     @Min(1) @Max(4096) int maxConcurrency,
-    @Size(max = 1024) List<@Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String> loadedAdapters,
+    @Size(max = 1024) List<@PublicId String> loadedAdapters,
     @Pattern(regexp = "https?://[^\\s/]{1,200}") String url,
     @Pattern(regexp = "[A-Za-z0-9_-]{43}") String dispatchToken,
     @NotNull @jakarta.validation.Valid FleetProof fleetProof,

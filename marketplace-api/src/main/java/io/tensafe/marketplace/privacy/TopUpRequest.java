@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.privacy;
 
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotNull;
@@ -17,6 +18,6 @@ import jakarta.validation.constraints.Pattern;
  */
 public record TopUpRequest(
     @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
-    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapter,
+    @NotNull @PublicId String adapter,
     @NotNull @DecimalMin(value = "0", inclusive = false) @DecimalMax("100") Double epsilon,
     @NotNull @Pattern(regexp = "[A-Za-z0-9._:-]{1,100}") String reference) {}

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.report;
 
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Pattern;
@@ -77,7 +78,7 @@ public class AdminReportResource {
   @Path("/payout")
   @Produces({"application/json", "text/csv", "application/pdf"})
   public Response payout(
-      @QueryParam("creator") @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String creator,
+      @QueryParam("creator") @PublicId String creator,
       @QueryParam("from") String from,
       @QueryParam("to") String to,
       @QueryParam("format") String format) {

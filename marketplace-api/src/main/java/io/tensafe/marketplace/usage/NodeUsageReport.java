@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.usage;
 
+import io.tensafe.marketplace.validation.PublicId;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -15,8 +16,8 @@ import java.time.Instant;
 public record NodeUsageReport(
     @NotNull @Pattern(regexp = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
         String requestId,
-    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String node,
-    @Pattern(regexp = "[a-z0-9][a-z0-9._-]{0,63}") String adapterId,
+    @NotNull @PublicId String node,
+    @PublicId String adapterId,
     @Pattern(regexp = "[0-9]{1,9}\\.[0-9]{1,9}\\.[0-9]{1,9}") String adapterVersion,
     @Min(0) @Max(10_000_000) int promptTokens,
     @Min(0) @Max(10_000_000) int completionTokens,

@@ -55,6 +55,20 @@ class NodeFlowTest {
   }
 
   @Test
+  void namesThatAreNotPublicIds_areRefusedByField() {
+    given()
+        .auth()
+        .oauth2(Actors.token(nodeCredential, "node"))
+        .contentType("application/json")
+        .body("{\"name\":\"Node 1\",\"loadedAdapters\":[\"ok\", \"-bad\"]}")
+        .post("/api/node/heartbeat")
+        .then()
+        .statusCode(400)
+        .body("errors.size()", equalTo(2))
+        .body("errors.field", hasItem("name"));
+  }
+
+  @Test
   void heartbeat_updatesLoadedAdapters_andAdminSeesTheNode() {
     given()
         .auth()
