@@ -61,21 +61,18 @@ public class PriceService {
   @Transactional
   public PriceChange schedule(String adapterRef, String version, PriceChange requested) {
     OffsetDateTime now = OffsetDateTime.now().truncatedTo(ChronoUnit.MILLIS);
-    PriceChange change = requested;
-    if (requested.effectiveFrom() == null || requested.effectiveFrom().isBefore(now)) {
-      if (requested.effectiveFrom() != null
-          && requested.effectiveFrom().isBefore(now.minus(PriceChange.NOW_TOLERANCE))) {
-        throw ProblemTypes.validation(
-            "effectiveFrom",
-            "effectiveFrom "
-                + requested.effectiveFrom()
-                + " is in the past; prices never change retroactively (omit it, or send a time"
-                + " within "
-                + PriceChange.NOW_TOLERANCE.toMinutes()
-                + " minutes of now, for \"now\")");
-      }
-      change = requested.from(now);
+    OffsetDateTime at = requested.effectiveFrom();
+    if (at != null && at.isBefore(now.minus(PriceChange.NOW_TOLERANCE))) {
+      throw ProblemTypes.validation(
+          "effectiveFrom",
+          "effectiveFrom "
+              + at
+              + " is in the past; prices never change retroactively (omit it, or send a time"
+              + " within "
+              + PriceChange.NOW_TOLERANCE.toMinutes()
+              + " minutes of now, for \"now\")");
     }
+    PriceChange change = at == null || at.isBefore(now) ? requested.from(now) : requested;
     AdapterVersion v = versions.find(adapterRef, version);
     String currency =
         em.createQuery(

@@ -131,12 +131,11 @@ public class ProblemResponses implements OASFilter {
   }
 
   private static Schema problemSchema() {
-    Schema text = OASFactory.createSchema().addType(Schema.SchemaType.STRING);
     Schema error =
         OASFactory.createSchema()
             .addType(Schema.SchemaType.OBJECT)
             .description("OpenAI's error object, which the OpenAI SDKs read")
-            .addProperty("message", text.description(null))
+            .addProperty("message", OASFactory.createSchema().addType(Schema.SchemaType.STRING))
             .addProperty(
                 "type",
                 OASFactory.createSchema()

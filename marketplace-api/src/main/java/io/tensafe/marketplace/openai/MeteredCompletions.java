@@ -323,15 +323,13 @@ public class MeteredCompletions {
 
   /** The node could not be reached at all (refused, unresolvable, connect timeout). */
   private static boolean connectionFailed(Throwable e) {
-    for (Throwable c = e; c != null && c != c.getCause(); c = c.getCause()) {
-      if (c instanceof java.net.ConnectException
-          || c instanceof java.net.http.HttpConnectTimeoutException
-          || c instanceof java.net.UnknownHostException
-          || c instanceof java.nio.channels.UnresolvedAddressException) {
-        return true;
-      }
-    }
-    return false;
+    return Causes.any(
+        e,
+        c ->
+            c instanceof java.net.ConnectException
+                || c instanceof java.net.http.HttpConnectTimeoutException
+                || c instanceof java.net.UnknownHostException
+                || c instanceof java.nio.channels.UnresolvedAddressException);
   }
 
   /** Gives back the slots of {@code targets} from index {@code from} on. */

@@ -8,6 +8,16 @@ package io.tensafe.marketplace.problem;
 public final class Causes {
   private Causes() {}
 
+  /** Whether {@code t} or one of its causes is {@code wanted}. */
+  public static boolean any(Throwable t, java.util.function.Predicate<Throwable> wanted) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (wanted.test(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A non-empty description of {@code t}. */
   public static String describe(Throwable t) {
     if (t == null) {

@@ -12,13 +12,11 @@ final class DatabaseBusy {
 
   /** True when {@code t} or one of its causes is the pool's acquisition timeout. */
   static boolean causedBy(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof SQLException e
-          && e.getMessage() != null
-          && e.getMessage().contains("acquisition timeout")) {
-        return true;
-      }
-    }
-    return false;
+    return Causes.any(
+        t,
+        c ->
+            c instanceof SQLException e
+                && e.getMessage() != null
+                && e.getMessage().contains("acquisition timeout"));
   }
 }

@@ -22,7 +22,7 @@ public final class JsonProblems {
       return ProblemTypes.validation(
           "the JSON body is beyond the parser's limits" + at + ": " + original);
     }
-    if (e instanceof MismatchedInputException m && original.startsWith("No content to map")) {
+    if (e instanceof MismatchedInputException && original.startsWith("No content to map")) {
       return ProblemTypes.validation("the body is empty; send a JSON object");
     }
     if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {

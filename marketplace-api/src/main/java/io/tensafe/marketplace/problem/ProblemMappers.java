@@ -106,16 +106,13 @@ public final class ProblemMappers {
       // Every database connection stayed busy past the pool's acquisition timeout: a burst, not a
       // fault. Nothing was written (the transaction never started), so the client may retry.
       LOG.warnf("database connection pool exhausted: %s", t.getMessage());
-      return Response.fromResponse(
-              response(
-                  ProblemTypes.SERVICE_BUSY,
-                  503,
-                  "Service busy",
-                  "every database connection is busy; nothing was done, retry after a second",
-                  null,
-                  null))
-          .header("Retry-After", 1)
-          .build();
+      return api(
+          new ApiProblem(
+              ProblemTypes.SERVICE_BUSY,
+              503,
+              "Service busy",
+              "every database connection is busy; nothing was done, retry after a second",
+              1));
     }
     String id = UUID.randomUUID().toString();
     LOG.errorf(t, "unhandled error, correlation id %s", id);

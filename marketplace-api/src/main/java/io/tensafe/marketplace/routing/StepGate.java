@@ -65,8 +65,10 @@ public final class StepGate {
       List<GateCandidate> candidates,
       String defaultAdapterId,
       long rotation) {
+    // Keywords are split once per request, not once per text read.
+    List<Prepared> prepared = candidates.stream().map(Prepared::of).toList();
     for (RoutedText text : texts) {
-      RouteDecision decision = routeOne(text, candidates, rotation);
+      RouteDecision decision = routeOne(text, prepared, rotation);
       if (decision != null) {
         return decision;
       }
@@ -79,19 +81,37 @@ public final class StepGate {
         "no keyword of an allowed adapter matched; default adapter " + defaultAdapterId);
   }
 
-  /** A scored candidate of one text. */
-  record Scored(GateCandidate candidate, List<String> matched, double score) {}
+  /** A keyword as written (stripped) and its words as the gate matches them. */
+  record Keyword(String spelling, List<String> phrase) {}
 
-  private static RouteDecision routeOne(
-      RoutedText text, List<GateCandidate> candidates, long rotation) {
+  /** A candidate with its counted keywords split into words. */
+  record Prepared(GateCandidate candidate, List<Keyword> counted) {
+    static Prepared of(GateCandidate c) {
+      return new Prepared(c, StepGate.counted(c.keywords()));
+    }
+  }
+
+  /** A scored candidate of one text, with the keywords of it that matched. */
+  record Scored(Prepared prepared, List<Keyword> matched, double score) {
+    GateCandidate candidate() {
+      return prepared.candidate();
+    }
+
+    List<String> spellings() {
+      return matched.stream().map(Keyword::spelling).toList();
+    }
+  }
+
+  private static RouteDecision routeOne(RoutedText text, List<Prepared> candidates, long rotation) {
     String t = text.text();
     List<String> words =
         PromptWords.of(t.length() > MAX_ROUTED_CHARS ? t.substring(0, MAX_ROUTED_CHARS) : t);
     List<Scored> best = new ArrayList<>();
-    for (GateCandidate candidate : candidates) {
-      List<String> counted = countedKeywords(candidate.keywords());
-      List<String> matched = matchedKeywords(words, counted);
-      double score = Math.min(matched.size(), MAX_COUNTED_MATCHES) / Math.sqrt(counted.size());
+    for (Prepared candidate : candidates) {
+      List<Keyword> matched =
+          candidate.counted().stream().filter(k -> occurs(k.phrase(), words)).toList();
+      double score =
+          Math.min(matched.size(), MAX_COUNTED_MATCHES) / Math.sqrt(candidate.counted().size());
       if (matched.isEmpty() || score < MIN_SCORE - EPS) {
         continue;
       }
@@ -112,19 +132,19 @@ public final class StepGate {
           winner.candidate().adapterId(),
           winner.candidate().version(),
           RouteDecision.Reason.KEYWORDS,
-          winner.matched(),
+          winner.spellings(),
           winner.matched().size()
               + " keyword(s) matched"
               + where
               + ": "
-              + String.join(", ", winner.matched()));
+              + String.join(", ", winner.spellings()));
     }
     return TieBreak.decide(best, candidates, rotation, where);
   }
 
   /** The keywords that count: distinct (by their words), not stop-words, non-blank. */
-  static List<String> countedKeywords(List<String> keywords) {
-    List<String> counted = new ArrayList<>();
+  private static List<Keyword> counted(List<String> keywords) {
+    List<Keyword> counted = new ArrayList<>();
     List<List<String>> seen = new ArrayList<>();
     for (String keyword : keywords) {
       List<String> phrase = PromptWords.ofKeyword(keyword);
@@ -132,7 +152,7 @@ public final class StepGate {
         continue;
       }
       seen.add(phrase);
-      counted.add(keyword);
+      counted.add(new Keyword(keyword.strip(), phrase));
     }
     return counted;
   }

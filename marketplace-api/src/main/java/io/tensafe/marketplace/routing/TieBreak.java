@@ -1,7 +1,11 @@
 package io.tensafe.marketplace.routing;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * Breaks a step-gate tie (several candidates with the same top score) by a rule that is fair over
@@ -23,12 +27,18 @@ final class TieBreak {
   private TieBreak() {}
 
   static RouteDecision decide(
-      List<StepGate.Scored> tied, List<GateCandidate> all, long rotation, String where) {
+      List<StepGate.Scored> tied, List<StepGate.Prepared> all, long rotation, String where) {
     String scoreLine =
         "tie of " + tied.size() + " adapters at score " + round(tied.get(0).score()) + where;
-    double topRarity = tied.stream().mapToDouble(s -> rarity(s, all)).max().orElseThrow();
+    Map<List<String>, Long> listing =
+        all.stream()
+            .flatMap(p -> p.counted().stream())
+            .collect(Collectors.groupingBy(StepGate.Keyword::phrase, Collectors.counting()));
+    Map<StepGate.Scored, Double> rarity = new IdentityHashMap<>();
+    tied.forEach(s -> rarity.put(s, rarity(s, listing)));
+    double topRarity = Collections.max(rarity.values());
     List<StepGate.Scored> rarest =
-        tied.stream().filter(s -> rarity(s, all) > topRarity - EPS).toList();
+        tied.stream().filter(s -> rarity.get(s) > topRarity - EPS).toList();
     if (rarest.size() == 1) {
       return decision(
           rarest.get(0),
@@ -59,20 +69,10 @@ final class TieBreak {
   }
 
   /** Σ over the matched keywords of 1 / (candidates listing it). */
-  static double rarity(StepGate.Scored s, List<GateCandidate> all) {
-    double sum = 0;
-    for (String keyword : s.matched()) {
-      List<String> phrase = PromptWords.ofKeyword(keyword);
-      long listing =
-          all.stream()
-              .filter(
-                  c ->
-                      StepGate.countedKeywords(c.keywords()).stream()
-                          .anyMatch(k -> PromptWords.ofKeyword(k).equals(phrase)))
-              .count();
-      sum += 1.0 / Math.max(1, listing);
-    }
-    return sum;
+  private static double rarity(StepGate.Scored s, Map<List<String>, Long> listing) {
+    return s.matched().stream()
+        .mapToDouble(k -> 1.0 / Math.max(1, listing.getOrDefault(k.phrase(), 1L)))
+        .sum();
   }
 
   private static RouteDecision decision(
@@ -81,8 +81,8 @@ final class TieBreak {
         winner.candidate().adapterId(),
         winner.candidate().version(),
         reason,
-        winner.matched(),
-        why + " (" + String.join(", ", winner.matched()) + ")");
+        winner.spellings(),
+        why + " (" + String.join(", ", winner.spellings()) + ")");
   }
 
   private static String round(double score) {
