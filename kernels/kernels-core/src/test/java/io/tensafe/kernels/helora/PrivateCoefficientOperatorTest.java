@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.ChiSquare;
+import io.tensafe.kernels.TestRandoms;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Decryptor;
@@ -74,9 +75,15 @@ class PrivateCoefficientOperatorTest {
     return counts;
   }
 
+  /**
+   * Three chi-square tests at the 0.1% level fail together about once in 300 runs by chance alone
+   * (CI saw one at p = 1.5e-4), so the randomness is seeded: the statistic is the same on every
+   * run, and a mask that stopped being uniform would still push it far past the critical value.
+   */
   @Test
   void nonOutputCoefficients_decrypted_areUniformAndIndependentOfA() {
-    PrivateCoefficientOperator operator = new PrivateCoefficientOperator(512, new SecureRandom());
+    PrivateCoefficientOperator operator =
+        new PrivateCoefficientOperator(512, TestRandoms.seeded(20_261_124));
     long q = operator.client().parameters().moduli().getFirst().value();
     double[] x = LoraData.activations(1, 512, 5)[0];
     double[][] a1 = LoraData.loraA(16, 512, 6);
