@@ -5,7 +5,6 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
-import jakarta.persistence.Table;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 import org.hibernate.annotations.JdbcTypeCode;
@@ -16,13 +15,11 @@ import org.hibernate.type.SqlTypes;
  * Prices are integer micro-units of {@code currency} per 1000 tokens.
  */
 @Entity
-@Table(name = "adapter_price")
 public class AdapterPrice {
   @Id
   @GeneratedValue(strategy = GenerationType.IDENTITY)
   public Long id;
 
-  @Column(name = "adapter_version_id")
   public UUID adapterVersionId;
 
   @JdbcTypeCode(SqlTypes.CHAR)
@@ -34,12 +31,9 @@ public class AdapterPrice {
   @Column(name = "completion_micros_per_1k_tokens")
   public long completionMicrosPer1kTokens;
 
-  @Column(name = "effective_from")
   public OffsetDateTime effectiveFrom;
 
-  @Column(name = "created_at")
   public OffsetDateTime createdAt;
 
-  @Column(name = "created_by")
   public UUID createdBy;
 }

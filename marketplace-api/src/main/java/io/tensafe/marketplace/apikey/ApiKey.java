@@ -3,7 +3,6 @@ package io.tensafe.marketplace.apikey;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
-import jakarta.persistence.Table;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
@@ -12,34 +11,26 @@ import java.util.UUID;
  * creation. {@code prefix} ({@code tsk_} and 12 hex digits) is its visible, non-secret id.
  */
 @Entity
-@Table(name = "api_key")
 public class ApiKey {
   @Id public UUID id;
 
-  @Column(name = "organisation_id")
   public UUID organisationId;
 
   public String prefix;
 
   /** SHA-256 of the whole key string; never returned or logged. */
-  @Column(name = "secret_sha256")
   public byte[] secretSha256;
 
   public String name;
 
-  @Column(name = "created_at")
   public OffsetDateTime createdAt;
 
-  @Column(name = "created_by")
   public UUID createdBy;
 
-  @Column(name = "revoked_at")
   public OffsetDateTime revokedAt;
 
-  @Column(name = "suspended_at")
   public OffsetDateTime suspendedAt;
 
-  @Column(name = "max_price_currency")
   @org.hibernate.annotations.JdbcTypeCode(org.hibernate.type.SqlTypes.CHAR)
   public String maxPriceCurrency;
 

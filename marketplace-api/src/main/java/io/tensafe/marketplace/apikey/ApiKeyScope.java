@@ -1,6 +1,5 @@
 package io.tensafe.marketplace.apikey;
 
-import jakarta.persistence.Column;
 import jakarta.persistence.Embeddable;
 import jakarta.persistence.EmbeddedId;
 import jakarta.persistence.Entity;
@@ -16,7 +15,5 @@ public class ApiKeyScope {
 
   /** (key, adapter). */
   @Embeddable
-  public record Id(
-      @Column(name = "api_key_id") UUID apiKeyId, @Column(name = "adapter_id") UUID adapterId)
-      implements Serializable {}
+  public record Id(UUID apiKeyId, UUID adapterId) implements Serializable {}
 }

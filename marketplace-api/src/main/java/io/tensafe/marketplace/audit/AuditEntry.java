@@ -1,6 +1,5 @@
 package io.tensafe.marketplace.audit;
 
-import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
@@ -21,18 +20,14 @@ public class AuditEntry {
 
   public OffsetDateTime at;
 
-  @Column(name = "actor_user_id")
   public UUID actorUserId;
 
-  @Column(name = "actor_subject")
   public String actorSubject;
 
   public String action;
 
-  @Column(name = "target_type")
   public String targetType;
 
-  @Column(name = "target_id")
   public String targetId;
 
   @JdbcTypeCode(SqlTypes.JSON)

@@ -1,6 +1,5 @@
 package io.tensafe.marketplace.creator;
 
-import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
@@ -14,25 +13,19 @@ import org.hibernate.type.SqlTypes;
 @Table(name = "creator_signing_key")
 public class SigningKey {
   @Id
-  @Column(name = "key_id")
   @JdbcTypeCode(SqlTypes.CHAR)
   public String keyId;
 
-  @Column(name = "creator_id")
   public UUID creatorId;
 
   /** The canonical public key file (TGSP v2 §3.1) as registered. */
   public String document;
 
-  @Column(name = "registered_at")
   public OffsetDateTime registeredAt;
 
-  @Column(name = "registered_by")
   public UUID registeredBy;
 
-  @Column(name = "revoked_at")
   public OffsetDateTime revokedAt;
 
-  @Column(name = "revoked_by")
   public UUID revokedBy;
 }

@@ -3,13 +3,14 @@ package io.tensafe.marketplace.privacy;
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,10 +40,10 @@ public class BudgetTopUps {
   @Transactional
   public Result topUp(AppUser admin, TopUpRequest request, Instant now) {
     UUID org = organisation(request.organisation());
-    PrivacyBudgets.Policy policy = budgets.currentPolicy(request.adapter());
-    java.time.OffsetDateTime start = budgets.ensureBudget(org, policy, now);
-    Object[] row = budgets.lockBudget(org, policy.adapterId(), start);
-    UUID budgetId = (UUID) row[0];
+    BudgetPolicy policy = budgets.currentPolicy(request.adapter());
+    OffsetDateTime start = budgets.ensureBudget(org, policy, now);
+    BudgetRow row = budgets.lockBudget(org, policy.adapterId(), start);
+    UUID budgetId = row.id();
     String eventId = "top-up:" + request.reference();
     List<?> earlier =
         em.createNativeQuery(
@@ -56,10 +57,10 @@ public class BudgetTopUps {
       }
       return new Result(view(budgetId), false);
     }
-    BigDecimal available = PrivacyBudgets.decimal(row[1]).add(PrivacyBudgets.decimal(row[2]));
-    double delta = PrivacyBudgets.decimal(row[4]).doubleValue();
-    double epsilonNow = PrivacyBudgets.epsilon(available, delta);
-    BigDecimal raised = PrivacyBudgets.rhoLimit(epsilonNow + request.epsilon(), delta);
+    BigDecimal available = row.capacity();
+    double epsilonNow = row.epsilon(available);
+    BigDecimal raised =
+        BudgetMaths.rhoLimit(epsilonNow + request.epsilon(), row.delta().doubleValue());
     BigDecimal added = raised.subtract(available).max(BigDecimal.ZERO);
     em.createNativeQuery(
             "INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)"
@@ -118,28 +119,36 @@ public class BudgetTopUps {
     return (UUID) rows.getFirst();
   }
 
+  /** A budget with its adapter, as the budget pages show it. */
+  private record ShownBudget(
+      String adapterRef,
+      OffsetDateTime periodStart,
+      OffsetDateTime periodEnd,
+      BigDecimal delta,
+      BigDecimal rhoLimit,
+      BigDecimal rhoTopUp,
+      BigDecimal rhoSpent) {}
+
   private BudgetView view(UUID budgetId) {
-    Object[] r =
-        (Object[])
+    ShownBudget r =
+        Rows.single(
             em.createNativeQuery(
                     """
                     SELECT a.adapter_ref, b.period_start, b.period_end, b.delta, b.rho_limit,
                            b.rho_top_up, b.rho_spent
                     FROM dp_budget b JOIN adapter a ON a.id = b.adapter_id WHERE b.id = :b
                     """)
-                .setParameter("b", budgetId)
-                .getSingleResult();
-    double delta = PrivacyBudgets.decimal(r[3]).doubleValue();
-    BigDecimal available = PrivacyBudgets.decimal(r[4]).add(PrivacyBudgets.decimal(r[5]));
-    BigDecimal spent = PrivacyBudgets.decimal(r[6]);
-    double epsilonLimit = PrivacyBudgets.epsilon(available, delta);
-    double epsilonSpent = PrivacyBudgets.epsilon(spent, delta);
+                .setParameter("b", budgetId),
+            ShownBudget.class);
+    double delta = r.delta().doubleValue();
+    double epsilonLimit = BudgetMaths.epsilon(r.rhoLimit().add(r.rhoTopUp()), delta);
+    double epsilonSpent = BudgetMaths.epsilon(r.rhoSpent(), delta);
     // One unit everywhere: the share shown beside "ε spent" is of ε, not of ρ.
     double fraction = epsilonLimit <= 0 ? 1 : Math.min(1, epsilonSpent / epsilonLimit);
     return new BudgetView(
-        (String) r[0],
-        SqlValues.toOffset(r[1]),
-        SqlValues.toOffset(r[2]),
+        r.adapterRef(),
+        r.periodStart(),
+        r.periodEnd(),
         delta,
         epsilonLimit,
         epsilonSpent,

@@ -115,15 +115,14 @@ class PrivacyAccountingTest {
   @CsvSource({"2, 10, 1e-5", "50, 3, 1e-6", "16, 1, 1e-5", "200, 0.5, 1e-7"})
   void aBudgetSpentToItsLimit_isDifferentiallyPrivateAtTheTrueSensitivity(
       double z, double epsilon, double delta) {
-    java.math.BigDecimal limit = PrivacyBudgets.rhoLimit(epsilon, delta);
+    java.math.BigDecimal limit = BudgetMaths.rhoLimit(epsilon, delta);
     long releases =
         limit
-            .divide(
-                PrivacyBudgets.rhoPerRelease(java.math.BigDecimal.valueOf(z)), PrivacyBudgets.MATH)
+            .divide(BudgetMaths.rhoPerRelease(java.math.BigDecimal.valueOf(z)), BudgetMaths.MATH)
             .longValue();
     assertTrue(releases >= 1, "at least one release fits");
     double clip = 1;
-    double sensitivity = PrivacyBudgets.SENSITIVITY_IN_CLIP_NORMS.doubleValue() * clip;
+    double sensitivity = BudgetMaths.SENSITIVITY_IN_CLIP_NORMS.doubleValue() * clip;
     double composedSigma = z * clip / Math.sqrt(releases);
     double exactDelta = GaussianMechanism.delta(composedSigma, epsilon, sensitivity);
     assertTrue(exactDelta <= delta, "δ at the reported ε: " + exactDelta + " > " + delta);

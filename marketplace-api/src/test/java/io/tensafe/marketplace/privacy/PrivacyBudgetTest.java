@@ -69,9 +69,8 @@ class PrivacyBudgetTest {
                   .setParameter("a", adapter)
                   .executeUpdate();
             });
-    BigDecimal limit = PrivacyBudgets.rhoLimit(10, 1e-5);
-    tokensPerPeriod =
-        limit.divide(PrivacyBudgets.rhoPerRelease(Z), PrivacyBudgets.MATH).longValue();
+    BigDecimal limit = BudgetMaths.rhoLimit(10, 1e-5);
+    tokensPerPeriod = limit.divide(BudgetMaths.rhoPerRelease(Z), BudgetMaths.MATH).longValue();
   }
 
   private Reservation reserve(String id, long tokens) {
@@ -89,11 +88,11 @@ class PrivacyBudgetTest {
   void limit_isThePolicysEpsilon_byTheConversionEveryPageShows() {
     // The RDP conversion of ρ_limit is the policy's ε (so a budget shows 10, not less), and the
     // looser zCDP one would have granted less.
-    double rho = PrivacyBudgets.rhoLimit(10, 1e-5).doubleValue();
+    double rho = BudgetMaths.rhoLimit(10, 1e-5).doubleValue();
     assertEquals(10, new RdpAccountant(rho).epsilon(1e-5), 1e-9);
     assertTrue(new RdpAccountant(rho).epsilon(1e-5) <= 10);
     assertTrue(rho > 0.1 && rho + 2 * Math.sqrt(rho * Math.log(1e5)) > 10);
-    assertEquals(3.76, PrivacyBudgets.epsilon(PrivacyBudgets.rhoLimit(3.76, 1e-5), 1e-5), 1e-9);
+    assertEquals(3.76, BudgetMaths.epsilon(BudgetMaths.rhoLimit(3.76, 1e-5), 1e-5), 1e-9);
     // ρ = 2/z² per release (sensitivity 2C, ADR 0010): 7,751 at z = 100.
     assertTrue(tokensPerPeriod > 7_000, "z = 100 allows " + tokensPerPeriod + " releases");
   }
@@ -128,7 +127,7 @@ class PrivacyBudgetTest {
     }
     assertEquals(10, served.get());
     assertEquals(40, refused.get());
-    assertTrue(spent().compareTo(PrivacyBudgets.rhoLimit(10, 1e-5)) <= 0);
+    assertTrue(spent().compareTo(BudgetMaths.rhoLimit(10, 1e-5)) <= 0);
     assertTrue(spent().signum() > 0);
   }
 
@@ -245,7 +244,7 @@ class PrivacyBudgetTest {
     BigDecimal once = topUps();
     // ε 10 -> 11 at δ 1e-5 is ρ_limit(11) - ρ_limit(10) more, by the policy's own conversion.
     assertEquals(
-        PrivacyBudgets.rhoLimit(11, 1e-5).subtract(PrivacyBudgets.rhoLimit(10, 1e-5)).doubleValue(),
+        BudgetMaths.rhoLimit(11, 1e-5).subtract(BudgetMaths.rhoLimit(10, 1e-5)).doubleValue(),
         once.doubleValue(),
         1e-9);
     given()

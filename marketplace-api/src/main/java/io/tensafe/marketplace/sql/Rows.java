@@ -1,0 +1,122 @@
+package io.tensafe.marketplace.sql;
+
+import jakarta.persistence.Query;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Native query rows as named records: each SELECT gets a small record, declared next to it, whose
+ * components are the selected columns in order; {@link #list} builds one record per row through its
+ * canonical constructor.
+ *
+ * <p>Invariants: a row must have exactly as many columns as the record has components, else {@link
+ * IllegalStateException} names the record (a SELECT and its record drifted apart). Values convert
+ * by component type, whichever JDBC type the driver chose: {@code long}/{@code int} exactly ({@link
+ * SqlValues#toLongExact}), {@code double}, {@link BigDecimal}, {@link OffsetDateTime}, {@link
+ * LocalDate}, {@link UUID}, {@code boolean}, {@link String} (as returned, padding and all) and
+ * arrays as returned. SQL NULL becomes null for a reference component and is an error for a
+ * primitive one.
+ */
+public final class Rows {
+  private Rows() {}
+
+  /** Every row of {@code query} as a {@code type}. */
+  public static <R extends Record> List<R> list(Query query, Class<R> type) {
+    List<?> rows = query.getResultList();
+    List<R> records = new ArrayList<>(rows.size());
+    for (Object row : rows) {
+      records.add(of(row, type));
+    }
+    return records;
+  }
+
+  /**
+   * The first row of {@code query} as a {@code type}, or empty when it returns none. The query is
+   * not limited here (a limit cannot wrap {@code UPDATE … RETURNING}): select one row in SQL.
+   */
+  public static <R extends Record> Optional<R> first(Query query, Class<R> type) {
+    List<?> rows = query.getResultList();
+    return rows.isEmpty() ? Optional.empty() : Optional.of(of(rows.getFirst(), type));
+  }
+
+  /** The one row {@code query} must return, as a {@code type} (aggregates, RETURNING). */
+  public static <R extends Record> R single(Query query, Class<R> type) {
+    return of(query.getSingleResult(), type);
+  }
+
+  /** One result row (an {@code Object[]}, or a bare value for one column) as a {@code type}. */
+  static <R extends Record> R of(Object row, Class<R> type) {
+    Object[] columns = row instanceof Object[] array ? array : new Object[] {row};
+    RecordComponent[] components = type.getRecordComponents();
+    if (columns.length != components.length) {
+      throw new IllegalStateException(
+          type.getSimpleName()
+              + " has "
+              + components.length
+              + " components but the row has "
+              + columns.length
+              + " columns");
+    }
+    Class<?>[] types = new Class<?>[components.length];
+    Object[] values = new Object[components.length];
+    for (int i = 0; i < components.length; i++) {
+      types[i] = components[i].getType();
+      values[i] = convert(columns[i], types[i], type, components[i].getName());
+    }
+    try {
+      Constructor<R> constructor = type.getDeclaredConstructor(types);
+      constructor.setAccessible(true);
+      return constructor.newInstance(values);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot build " + type.getSimpleName() + " from a row", e);
+    }
+  }
+
+  private static Object convert(Object value, Class<?> to, Class<?> record, String name) {
+    if (value == null) {
+      if (to.isPrimitive()) {
+        throw new IllegalStateException(
+            record.getSimpleName() + "." + name + " is a primitive but the column is NULL");
+      }
+      return null;
+    }
+    if (to == long.class || to == Long.class) {
+      return SqlValues.toLongExact(value);
+    }
+    if (to == int.class || to == Integer.class) {
+      return Math.toIntExact(SqlValues.toLongExact(value));
+    }
+    if (to == double.class || to == Double.class) {
+      return ((Number) value).doubleValue();
+    }
+    if (to == boolean.class || to == Boolean.class) {
+      return (Boolean) value;
+    }
+    if (to == BigDecimal.class) {
+      return value instanceof BigDecimal d ? d : new BigDecimal(value.toString());
+    }
+    if (to == OffsetDateTime.class) {
+      return SqlValues.toOffset(value);
+    }
+    if (to == LocalDate.class) {
+      return SqlValues.toLocalDate(value);
+    }
+    if (to == String.class) {
+      return value.toString();
+    }
+    return to.cast(value);
+  }
+}
