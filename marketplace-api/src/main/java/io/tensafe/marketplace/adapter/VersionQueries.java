@@ -1,13 +1,11 @@
 package io.tensafe.marketplace.adapter;
 
 import io.tensafe.marketplace.paging.Page;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Query;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -106,27 +104,6 @@ public class VersionQueries {
     rows.setParameter("limit", size);
     rows.setParameter("offset", (long) page * size);
     long total = ((Number) count.getSingleResult()).longValue();
-    List<VersionView> items = new ArrayList<>();
-    for (Object row : rows.getResultList()) {
-      Object[] r = (Object[]) row;
-      items.add(
-          new VersionView(
-              (String) r[0],
-              (String) r[1],
-              (String) r[2],
-              (String) r[3],
-              ((Number) r[4]).intValue(),
-              (String) r[5],
-              String.valueOf(r[6]).trim(),
-              ((Number) r[7]).longValue(),
-              ((Number) r[8]).longValue(),
-              String.valueOf(r[9]).trim(),
-              ((Number) r[10]).longValue(),
-              SqlValues.toOffset(r[11]),
-              r[12] == null ? null : ((Number) r[12]).longValue(),
-              r[13] == null ? null : ((Number) r[13]).longValue(),
-              r[14] == null ? null : SqlValues.toOffset(r[14])));
-    }
-    return new Page<>(items, page, size, total);
+    return new Page<>(Rows.list(rows, VersionView.class), page, size, total);
   }
 }

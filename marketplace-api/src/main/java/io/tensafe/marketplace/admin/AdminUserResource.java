@@ -2,7 +2,7 @@ package io.tensafe.marketplace.admin;
 
 import io.tensafe.marketplace.identity.UserSummary;
 import io.tensafe.marketplace.paging.Page;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -17,7 +17,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
@@ -55,27 +54,17 @@ public class AdminUserResource {
     long total =
         ((Number) em.createNativeQuery("SELECT count(*) FROM app_user").getSingleResult())
             .longValue();
-    List<UserSummary> items = new ArrayList<>();
-    for (Object o :
-        em.createNativeQuery(
-                """
+    List<UserSummary> items =
+        Rows.list(
+            em.createNativeQuery(
+                    """
                 SELECT u.oidc_subject, u.username, u.email, o.slug, u.created_at, u.suspended_at
                 FROM app_user u JOIN organisation o ON o.id = u.organisation_id
                 ORDER BY u.created_at, u.username
                 """)
-            .setFirstResult(page * size)
-            .setMaxResults(size)
-            .getResultList()) {
-      Object[] r = (Object[]) o;
-      items.add(
-          new UserSummary(
-              r[0].toString(),
-              (String) r[1],
-              (String) r[2],
-              (String) r[3],
-              SqlValues.toOffset(r[4]),
-              r[5] == null ? null : SqlValues.toOffset(r[5])));
-    }
+                .setFirstResult(page * size)
+                .setMaxResults(size),
+            UserSummary.class);
     return new Page<>(items, page, size, total);
   }
 }

@@ -90,18 +90,20 @@ public class ApiKeyService {
     return out;
   }
 
+  /** A key with its organisation's slug. */
+  public record KeyOfOrganisation(ApiKey key, String organisation) {}
+
   /** Every tenant's keys, newest first, with their organisation's slug (admins). */
   public List<ApiKeyView> all() {
     List<ApiKeyView> out = new ArrayList<>();
-    for (Object o :
+    for (KeyOfOrganisation r :
         em.createQuery(
-                "select k, o.slug from ApiKey k, Organisation o where o.id = k.organisationId"
+                "select new io.tensafe.marketplace.apikey.ApiKeyService$KeyOfOrganisation(k, o.slug)"
+                    + " from ApiKey k, Organisation o where o.id = k.organisationId"
                     + " order by k.createdAt desc",
-                Object[].class)
+                KeyOfOrganisation.class)
             .getResultList()) {
-      Object[] r = (Object[]) o;
-      ApiKey k = (ApiKey) r[0];
-      out.add(view(k, (String) r[1], scopes(k)));
+      out.add(view(r.key(), r.organisation(), scopes(r.key())));
     }
     return out;
   }

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.apikey;
 
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -31,9 +32,10 @@ public class ApiKeyVerifier {
     if (presented == null || !FORMAT.matcher(presented).matches()) {
       return Optional.empty();
     }
-    List<?> rows =
-        em.createNativeQuery(
-                """
+    Optional<StoredKey> stored =
+        Rows.first(
+            em.createNativeQuery(
+                    """
                 SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
                        k.revoked_at IS NULL AND k.suspended_at IS NULL
                          AND NOT EXISTS (SELECT 1 FROM app_user u
@@ -48,29 +50,45 @@ public class ApiKeyVerifier {
                        k.max_completion_micros_per_1k_tokens
                 FROM api_key k WHERE k.prefix = :p
                 """)
-            .setParameter("p", presented.substring(0, 16))
-            .getResultList();
-    if (rows.isEmpty()) {
+                .setParameter("p", presented.substring(0, 16)),
+            StoredKey.class);
+    if (stored.isEmpty()) {
       return Optional.empty();
     }
-    Object[] key = (Object[]) rows.getFirst();
-    if (!MessageDigest.isEqual(ApiKeyService.sha256(presented), (byte[]) key[3])
-        || !(Boolean) key[4]) {
+    StoredKey key = stored.get();
+    if (!MessageDigest.isEqual(ApiKeyService.sha256(presented), key.secretSha256())
+        || !key.usable()) {
       return Optional.empty();
     }
     return Optional.of(
         new ApiKeyPrincipal(
-            (UUID) key[0],
-            (String) key[1],
-            (UUID) key[2],
-            scope((String) key[5]),
-            key[6] == null
+            key.id(),
+            key.prefix(),
+            key.organisationId(),
+            scope(key.scope()),
+            key.capCurrency() == null
                 ? null
                 : new PriceCap(
-                    key[6].toString().trim(),
-                    ((Number) key[7]).longValue(),
-                    ((Number) key[8]).longValue())));
+                    key.capCurrency().trim(),
+                    key.capPromptMicrosPer1kTokens(),
+                    key.capCompletionMicrosPer1kTokens())));
   }
+
+  /**
+   * A stored key: {@code usable} when neither it, its creator nor every member of its organisation
+   * is revoked or suspended; {@code scope} its adapter ids joined by commas; the cap's three
+   * columns are all null or all set (a database check).
+   */
+  private record StoredKey(
+      UUID id,
+      String prefix,
+      UUID organisationId,
+      byte[] secretSha256,
+      boolean usable,
+      String scope,
+      String capCurrency,
+      Long capPromptMicrosPer1kTokens,
+      Long capCompletionMicrosPer1kTokens) {}
 
   /**
    * The scope's adapter ids from their comma-joined text (a native array would cost Hibernate an

@@ -1,13 +1,12 @@
 package io.tensafe.marketplace.audit;
 
 import io.tensafe.marketplace.paging.Page;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 
 /** Reads the audit log, newest first, optionally filtered by a case-insensitive text. */
@@ -56,25 +55,11 @@ public class AuditSearch {
       select.setParameter("like", like);
     }
     long total = ((Number) count.getSingleResult()).longValue();
-    List<?> rows =
-        select
-            .setParameter("limit", size)
-            .setParameter("offset", (long) page * size)
-            .getResultList();
-    List<Row> out = new ArrayList<>();
-    for (Object o : rows) {
-      Object[] r = (Object[]) o;
-      out.add(
-          new Row(
-              ((Number) r[0]).longValue(),
-              SqlValues.toOffset(r[1]),
-              (String) r[2],
-              (String) r[3],
-              (String) r[4],
-              (String) r[5],
-              (String) r[6]));
-    }
-    return new Page<>(List.copyOf(out), page, size, total);
+    List<Row> rows =
+        Rows.list(
+            select.setParameter("limit", size).setParameter("offset", (long) page * size),
+            Row.class);
+    return new Page<>(List.copyOf(rows), page, size, total);
   }
 
   private static String escapeLike(String text) {

@@ -1,12 +1,11 @@
 package io.tensafe.marketplace.billing;
 
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
-import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -29,7 +28,7 @@ public class ChargeLedger {
       SELECT c.request_id, a.adapter_ref, v.version, c.currency, c.prompt_tokens,
              c.completion_tokens, c.prompt_micros_per_1k_tokens, c.completion_micros_per_1k_tokens,
              c.take_basis_points, c.amount_micros, c.creator_micros, c.platform_micros,
-             c.started_at, c.client_organisation_id
+             c.started_at
       FROM charge c
       JOIN adapter_version v ON v.id = c.adapter_version_id
       JOIN adapter a ON a.id = v.adapter_id
@@ -67,46 +66,46 @@ public class ChargeLedger {
 
   private Written write(NewCharge charge) {
     validate(charge);
-    List<?> version =
-        em.createNativeQuery(
-                """
+    VersionTake version =
+        Rows.first(
+                em.createNativeQuery(
+                        """
                 SELECT v.id, coalesce(a.platform_take_basis_points, :default)
                 FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
                 WHERE a.adapter_ref = :ref AND v.version = :version
                 """)
-            .setParameter("default", defaultTakeBasisPoints)
-            .setParameter("ref", charge.adapterRef())
-            .setParameter("version", charge.version())
-            .getResultList();
-    if (version.isEmpty()) {
-      throw ProblemTypes.notFound(
-          "adapter version " + charge.adapterRef() + "@" + charge.version());
-    }
-    Object[] v = (Object[]) version.getFirst();
-    UUID versionId = (UUID) v[0];
-    int take = ((Number) v[1]).intValue();
-    List<?> price =
-        em.createNativeQuery(
-                """
+                    .setParameter("default", defaultTakeBasisPoints)
+                    .setParameter("ref", charge.adapterRef())
+                    .setParameter("version", charge.version()),
+                VersionTake.class)
+            .orElseThrow(
+                () ->
+                    ProblemTypes.notFound(
+                        "adapter version " + charge.adapterRef() + "@" + charge.version()));
+    UUID versionId = version.versionId();
+    int take = version.takeBasisPoints();
+    Price price =
+        Rows.first(
+                em.createNativeQuery(
+                        """
                 SELECT id, currency, prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens
                 FROM adapter_price
                 WHERE adapter_version_id = :version AND effective_from <= :started
                 ORDER BY effective_from DESC LIMIT 1
                 """)
-            .setParameter("version", versionId)
-            .setParameter("started", charge.startedAt())
-            .getResultList();
-    if (price.isEmpty()) {
-      throw ProblemTypes.validation(
-          "the request started before "
-              + charge.adapterRef()
-              + "@"
-              + charge.version()
-              + " had a price");
-    }
-    Object[] p = (Object[]) price.getFirst();
-    long promptPrice = ((Number) p[2]).longValue();
-    long completionPrice = ((Number) p[3]).longValue();
+                    .setParameter("version", versionId)
+                    .setParameter("started", charge.startedAt()),
+                Price.class)
+            .orElseThrow(
+                () ->
+                    ProblemTypes.validation(
+                        "the request started before "
+                            + charge.adapterRef()
+                            + "@"
+                            + charge.version()
+                            + " had a price"));
+    long promptPrice = price.promptMicrosPer1kTokens();
+    long completionPrice = price.completionMicrosPer1kTokens();
     ChargeAmounts amounts;
     try {
       amounts =
@@ -132,8 +131,8 @@ public class ChargeLedger {
             .setParameter("client", charge.clientOrganisationId())
             .setParameter("key", charge.apiKeyId())
             .setParameter("version", versionId)
-            .setParameter("price", p[0])
-            .setParameter("currency", p[1].toString())
+            .setParameter("price", price.id())
+            .setParameter("currency", price.currency())
             .setParameter("prompt", charge.promptTokens())
             .setParameter("completion", charge.completionTokens())
             .setParameter("promptPrice", promptPrice)
@@ -145,21 +144,34 @@ public class ChargeLedger {
             .setParameter("reason", charge.routeReason())
             .setParameter("started", charge.startedAt())
             .executeUpdate();
-    Object[] row =
-        (Object[])
-            em.createNativeQuery(VIEW)
-                .setParameter("request", charge.requestId())
-                .getSingleResult();
-    ChargeView view = view(row);
-    return new Written(view, inserted == 1, sameUsage(view, row, charge));
+    ChargeView view =
+        Rows.single(
+            em.createNativeQuery(VIEW).setParameter("request", charge.requestId()),
+            ChargeView.class);
+    return new Written(view, inserted == 1, inserted == 1 || sameUsage(view, charge));
   }
 
-  private static boolean sameUsage(ChargeView view, Object[] row, NewCharge charge) {
+  /** A version's id and the platform's take of its sales, in basis points (0 to 10 000). */
+  private record VersionTake(UUID versionId, int takeBasisPoints) {}
+
+  /** The price in force: micro-units of {@code currency} per 1k tokens. */
+  private record Price(
+      long id, String currency, long promptMicrosPer1kTokens, long completionMicrosPer1kTokens) {}
+
+  /** The client organisation a request id was billed to. */
+  private record BilledTo(UUID clientOrganisationId) {}
+
+  private boolean sameUsage(ChargeView view, NewCharge charge) {
+    BilledTo billed =
+        Rows.single(
+            em.createNativeQuery("SELECT client_organisation_id FROM charge WHERE request_id = :r")
+                .setParameter("r", charge.requestId()),
+            BilledTo.class);
     return view.adapterId().equals(charge.adapterRef())
         && view.version().equals(charge.version())
         && view.promptTokens() == charge.promptTokens()
         && view.completionTokens() == charge.completionTokens()
-        && Objects.equals(row[13], charge.clientOrganisationId());
+        && Objects.equals(billed.clientOrganisationId(), charge.clientOrganisationId());
   }
 
   private static void validate(NewCharge charge) {
@@ -174,22 +186,5 @@ public class ChargeLedger {
     if (charge.promptTokens() < 0 || charge.completionTokens() < 0) {
       throw ProblemTypes.validation("token counts must be >= 0");
     }
-  }
-
-  private static ChargeView view(Object[] r) {
-    return new ChargeView(
-        (String) r[0],
-        (String) r[1],
-        (String) r[2],
-        r[3].toString(),
-        ((Number) r[4]).longValue(),
-        ((Number) r[5]).longValue(),
-        ((Number) r[6]).longValue(),
-        ((Number) r[7]).longValue(),
-        ((Number) r[8]).intValue(),
-        ((Number) r[9]).longValue(),
-        ((Number) r[10]).longValue(),
-        ((Number) r[11]).longValue(),
-        SqlValues.toOffset(r[12]));
   }
 }

@@ -1,12 +1,12 @@
 package io.tensafe.marketplace.billing;
 
 import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Query;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -61,21 +61,8 @@ public class SalesQueries {
             creatorId,
             from,
             to);
-    List<SalesLine> items = new ArrayList<>();
-    for (Object o : lines.setFirstResult(page * size).setMaxResults(size).getResultList()) {
-      Object[] r = (Object[]) o;
-      items.add(
-          new SalesLine(
-              (String) r[0],
-              (String) r[1],
-              r[2].toString(),
-              number(r[3]),
-              number(r[4]),
-              number(r[5]),
-              number(r[6]),
-              number(r[7]),
-              number(r[8])));
-    }
+    List<SalesLine> items =
+        Rows.list(lines.setFirstResult(page * size).setMaxResults(size), SalesLine.class);
     Query totals =
         bind(
             em.createNativeQuery(
@@ -86,12 +73,7 @@ public class SalesQueries {
             creatorId,
             from,
             to);
-    List<SalesTotal> sums = new ArrayList<>();
-    for (Object o : totals.getResultList()) {
-      Object[] r = (Object[]) o;
-      sums.add(
-          new SalesTotal(r[0].toString(), number(r[1]), number(r[2]), number(r[3]), number(r[4])));
-    }
+    List<SalesTotal> sums = Rows.list(totals, SalesTotal.class);
     return new SalesReport(from, to, new Page<>(items, page, size, groups), sums);
   }
 

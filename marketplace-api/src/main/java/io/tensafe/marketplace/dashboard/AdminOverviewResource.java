@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.dashboard;
 
 import io.tensafe.marketplace.openai.GatewayMetrics;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -46,55 +45,46 @@ public class AdminOverviewResource {
   @Transactional
   public AdminOverview overview(@QueryParam("days") @DefaultValue("14") @Min(1) @Max(90) int days) {
     OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-    Object[] nodes =
-        (Object[])
+    NodeCounts nodes =
+        Rows.single(
             em.createNativeQuery(
                     "SELECT count(*) FILTER (WHERE suspended_at IS NULL AND endpoint IS NOT NULL"
                         + " AND last_heartbeat_at > :fresh), count(*) FROM node")
-                .setParameter("fresh", now.minus(heartbeatTimeout))
-                .getSingleResult();
-    Object[] recent =
-        (Object[])
+                .setParameter("fresh", now.minus(heartbeatTimeout)),
+            NodeCounts.class);
+    RecentCharges recent =
+        Rows.single(
             em.createNativeQuery(
                     "SELECT count(*), coalesce(sum(prompt_tokens + completion_tokens), 0)"
                         + " FROM charge WHERE started_at > :since")
-                .setParameter("since", now.minus(RATE_WINDOW))
-                .getSingleResult();
+                .setParameter("since", now.minus(RATE_WINDOW)),
+            RecentCharges.class);
     LocalDate first = now.toLocalDate().minusDays(days - 1L);
-    List<AdminOverview.Day> series = new ArrayList<>();
-    for (Object row :
-        em.createNativeQuery(
-                """
+    List<AdminOverview.Day> series =
+        Rows.list(
+            em.createNativeQuery(
+                    """
                 SELECT (started_at AT TIME ZONE 'UTC')::date AS day, currency, count(*),
                        sum(prompt_tokens), sum(completion_tokens), sum(amount_micros),
                        sum(platform_micros)
                 FROM charge WHERE started_at >= :from
                 GROUP BY 1, 2 ORDER BY 1, 2
                 """)
-            .setParameter("from", first.atStartOfDay().atOffset(ZoneOffset.UTC))
-            .getResultList()) {
-      Object[] r = (Object[]) row;
-      series.add(
-          new AdminOverview.Day(
-              SqlValues.toLocalDate(r[0]),
-              ((String) r[1]).trim(),
-              number(r[2]),
-              number(r[3]),
-              number(r[4]),
-              number(r[5]),
-              number(r[6])));
-    }
+                .setParameter("from", first.atStartOfDay().atOffset(ZoneOffset.UTC)),
+            AdminOverview.Day.class);
     double seconds = RATE_WINDOW.toSeconds();
     return new AdminOverview(
-        number(nodes[0]),
-        number(nodes[1]),
-        number(recent[0]) / seconds,
-        number(recent[1]) / seconds,
+        nodes.serving(),
+        nodes.all(),
+        recent.requests() / seconds,
+        recent.tokens() / seconds,
         List.copyOf(series),
         gateway.figures());
   }
 
-  private static long number(Object value) {
-    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
-  }
+  /** Nodes that could take a request now, and all nodes. */
+  private record NodeCounts(long serving, long all) {}
+
+  /** Charged requests and their tokens over the rate window. */
+  private record RecentCharges(long requests, long tokens) {}
 }

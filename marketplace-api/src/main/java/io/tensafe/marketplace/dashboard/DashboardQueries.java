@@ -1,6 +1,6 @@
 package io.tensafe.marketplace.dashboard;
 
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -8,12 +8,10 @@ import jakarta.persistence.Query;
 import jakarta.transaction.Transactional;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Function;
 
 /**
  * The admin pages' per-node, per-adapter and per-client figures, read from the ledgers (charge,
@@ -63,18 +61,23 @@ public class DashboardQueries {
                   FROM usage_event WHERE node_id = n.id AND received_at > now() - interval '24 hours') u
                 """);
     Map<String, NodeLoad> out = new LinkedHashMap<>();
-    for (Object[] r : rows(query, r -> r)) {
-      double heMillis = ((Number) r[2]).doubleValue();
-      long tokens = n(r[3]);
-      out.put((String) r[0], new NodeLoad(n(r[1]), tokens == 0 ? -1 : heMillis / tokens, n(r[4])));
+    for (NodeLedger r : Rows.list(query, NodeLedger.class)) {
+      out.put(
+          r.nodeId(),
+          new NodeLoad(
+              r.inFlight(), r.tokens() == 0 ? -1 : r.heMillis() / r.tokens(), r.reports()));
     }
     return out;
   }
 
+  /** A node's requests in flight, and its HE milliseconds, tokens and reports of the last day. */
+  private record NodeLedger(
+      String nodeId, long inFlight, double heMillis, long tokens, long reports) {}
+
   /** Charges of requests started in [from, to), per adapter and currency, by adapter id. */
   @Transactional
   public List<AdapterSales> adapterSales(OffsetDateTime from, OffsetDateTime to) {
-    return rows(
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT a.adapter_ref, c.currency, count(*), sum(c.prompt_tokens + c.completion_tokens),
@@ -87,15 +90,13 @@ public class DashboardQueries {
                 """)
             .setParameter("from", from)
             .setParameter("to", to),
-        r ->
-            new AdapterSales(
-                (String) r[0], r[1].toString(), n(r[2]), n(r[3]), n(r[4]), n(r[5]), n(r[6])));
+        AdapterSales.class);
   }
 
   /** Charges of requests started in [from, to), per client organisation and currency. */
   @Transactional
   public List<ClientUsage> clientUsage(OffsetDateTime from, OffsetDateTime to) {
-    return rows(
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT o.slug, c.currency, count(*), sum(c.prompt_tokens + c.completion_tokens),
@@ -106,7 +107,7 @@ public class DashboardQueries {
                 """)
             .setParameter("from", from)
             .setParameter("to", to),
-        r -> new ClientUsage((String) r[0], r[1].toString(), n(r[2]), n(r[3]), n(r[4])));
+        ClientUsage.class);
   }
 
   /**
@@ -117,7 +118,7 @@ public class DashboardQueries {
   @Transactional
   public List<CreatorDay> creatorDays(
       UUID creatorOrganisation, OffsetDateTime from, OffsetDateTime to) {
-    return rows(
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT (c.started_at AT TIME ZONE 'UTC')::date, a.adapter_ref, c.currency, count(*),
@@ -132,15 +133,7 @@ public class DashboardQueries {
             .setParameter("org", creatorOrganisation)
             .setParameter("from", from)
             .setParameter("to", to),
-        r ->
-            new CreatorDay(
-                SqlValues.toLocalDate(r[0]),
-                (String) r[1],
-                r[2].toString(),
-                n(r[3]),
-                n(r[4]),
-                n(r[5]),
-                n(r[6])));
+        CreatorDay.class);
   }
 
   /** One UTC day of one adapter's sales in one currency; {@code payoutMicros} is the creator's. */
@@ -162,7 +155,7 @@ public class DashboardQueries {
 
   @Transactional
   public List<AdapterRow> adapters() {
-    return rows(
+    return Rows.list(
         em.createNativeQuery(
             """
                 SELECT a.adapter_ref, c.creator_ref, a.suspended_at IS NOT NULL,
@@ -172,7 +165,7 @@ public class DashboardQueries {
                 LEFT JOIN adapter_version v ON v.adapter_id = a.id
                 GROUP BY a.adapter_ref, c.creator_ref, a.suspended_at ORDER BY a.adapter_ref
                 """),
-        r -> new AdapterRow((String) r[0], (String) r[1], (Boolean) r[2], (String) r[3]));
+        AdapterRow.class);
   }
 
   /** Per creator, in one currency, over a period: what clients paid and the creator's share. */
@@ -181,7 +174,7 @@ public class DashboardQueries {
 
   @Transactional
   public List<CreatorPayout> creatorPayouts(OffsetDateTime from, OffsetDateTime to) {
-    return rows(
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT cr.creator_ref, c.currency, count(*), sum(c.amount_micros), sum(c.creator_micros)
@@ -193,7 +186,7 @@ public class DashboardQueries {
                 """)
             .setParameter("from", from)
             .setParameter("to", to),
-        r -> new CreatorPayout((String) r[0], r[1].toString(), n(r[2]), n(r[3]), n(r[4])));
+        CreatorPayout.class);
   }
 
   /** Organisations that act as clients: they hold an API key, a charge or a DP budget. */
@@ -227,7 +220,7 @@ public class DashboardQueries {
   /** The future prices of a creator's versions, soonest first. */
   @Transactional
   public List<ScheduledPrice> scheduledPrices(UUID creatorOrganisation) {
-    return rows(
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT a.adapter_ref, v.version, p.currency, p.prompt_micros_per_1k_tokens,
@@ -238,26 +231,6 @@ public class DashboardQueries {
                 ORDER BY p.effective_from, a.adapter_ref, v.version
                 """)
             .setParameter("org", creatorOrganisation),
-        r ->
-            new ScheduledPrice(
-                (String) r[0],
-                (String) r[1],
-                r[2].toString(),
-                n(r[3]),
-                n(r[4]),
-                SqlValues.toOffset(r[5])));
-  }
-
-  /** Runs a native query and maps each row (its columns in select order). */
-  private static <T> List<T> rows(Query query, Function<Object[], T> row) {
-    List<T> out = new ArrayList<>();
-    for (Object o : query.getResultList()) {
-      out.add(row.apply((Object[]) o));
-    }
-    return out;
-  }
-
-  private static long n(Object value) {
-    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
+        ScheduledPrice.class);
   }
 }

@@ -2,6 +2,7 @@ package io.tensafe.marketplace.fleet;
 
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.Rows;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.FleetChallenge;
 import io.tensafe.tgsp.crypto.FleetPublicKey;
@@ -19,7 +20,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
-import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
@@ -91,23 +92,26 @@ public class NodeChallenges {
    * @throws ApiProblem 403 naming what did not match (never the nonce)
    */
   public void consume(FleetProof proof, NodeFleet fleet, String name) {
-    List<?> rows =
-        em.createNativeQuery(
-                """
+    Optional<IssuedChallenge> issued =
+        Rows.first(
+            em.createNativeQuery(
+                    """
                 UPDATE node_challenge SET used_at = now()
                 WHERE id = :id AND used_at IS NULL
                 RETURNING client_id, fleet_id, node_name, nonce_sha256, expires_at > now()
                 """)
-            .setParameter("id", UUID.fromString(proof.challengeId()))
-            .getResultList();
-    if (rows.isEmpty()) {
+                .setParameter("id", UUID.fromString(proof.challengeId())),
+            IssuedChallenge.class);
+    if (issued.isEmpty()) {
       throw refused("the challenge does not exist or was already used; ask for a new one");
     }
-    Object[] c = (Object[]) rows.getFirst();
-    if (!token.getSubject().equals(c[0]) || !fleet.id.equals(c[1]) || !name.equals(c[2])) {
+    IssuedChallenge c = issued.get();
+    if (!token.getSubject().equals(c.clientId())
+        || !fleet.id.equals(c.fleetId())
+        || !name.equals(c.nodeName())) {
       throw refused("the challenge was issued for another credential, fleet or node name");
     }
-    if (!(Boolean) c[4]) {
+    if (!c.live()) {
       throw refused("the challenge expired; ask for a new one");
     }
     byte[] nonce;
@@ -116,10 +120,14 @@ public class NodeChallenges {
     } catch (IllegalArgumentException e) {
       nonce = new byte[0];
     }
-    if (!MessageDigest.isEqual(sha256(nonce), (byte[]) c[3])) {
+    if (!MessageDigest.isEqual(sha256(nonce), c.nonceSha256())) {
       throw refused("the answer does not match: this node does not hold the fleet's private key");
     }
   }
+
+  /** A challenge as consumed: whom it was issued to, and whether it had not yet expired. */
+  private record IssuedChallenge(
+      String clientId, UUID fleetId, String nodeName, byte[] nonceSha256, boolean live) {}
 
   private static ApiProblem refused(String detail) {
     return new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Fleet proof refused", detail);

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.fleet;
 
 import io.quarkus.logging.Log;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -33,13 +34,23 @@ public class NodeDispatcher {
 
   private final Map<UUID, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
+  /** A node with a fresh heartbeat that serves the model, and whether it has the adapter loaded. */
+  private record FreshNode(
+      UUID id,
+      String name,
+      String endpoint,
+      String dispatchToken,
+      int maxConcurrency,
+      boolean adapterLoaded) {}
+
   /** The candidates, best first, each already holding one of its slots (see {@link #release}). */
   @Transactional
   public List<NodeTarget> candidates(UUID fleetId, String baseModel, String adapterRef) {
     // One native query: name, endpoint, token, concurrency and adapters of the fresh nodes.
-    List<?> rows =
-        em.createNativeQuery(
-                """
+    List<FreshNode> serving =
+        Rows.list(
+            em.createNativeQuery(
+                    """
                 SELECT id, name, endpoint, dispatch_token, max_concurrency,
                        :adapter = ANY (loaded_adapters)
                 FROM node
@@ -47,33 +58,30 @@ public class NodeDispatcher {
                   AND unreachable_since IS NULL
                   AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
                 """)
-            .setParameter("adapter", adapterRef)
-            .setParameter("f", fleetId)
-            .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout))
-            .setParameter("model", baseModel)
-            .getResultList();
-    List<Object[]> serving = new ArrayList<>();
-    for (Object row : rows) {
-      serving.add((Object[]) row);
-    }
-    serving.sort(
-        Comparator.comparing((Object[] n) -> !(Boolean) n[5])
-            .thenComparingDouble(n -> load((UUID) n[0]) / (double) ((Number) n[4]).intValue()));
+                .setParameter("adapter", adapterRef)
+                .setParameter("f", fleetId)
+                .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout))
+                .setParameter("model", baseModel),
+            FreshNode.class);
+    List<FreshNode> ordered = new ArrayList<>(serving);
+    ordered.sort(
+        Comparator.comparing((FreshNode n) -> !n.adapterLoaded())
+            .thenComparingDouble(n -> load(n.id()) / (double) n.maxConcurrency()));
     List<NodeTarget> targets = new ArrayList<>();
-    for (Object[] n : serving) {
-      UUID id = (UUID) n[0];
+    for (FreshNode n : ordered) {
       StringBuilder why = new StringBuilder();
-      Optional<URI> endpoint = NodeEndpoint.parse((String) n[2], why);
+      Optional<URI> endpoint = NodeEndpoint.parse(n.endpoint(), why);
       if (endpoint.isEmpty()) {
-        Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n[1], why);
+        Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n.name(), why);
         continue;
       }
-      AtomicInteger count = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
-      if (count.incrementAndGet() > ((Number) n[4]).intValue()) {
+      AtomicInteger count = inFlight.computeIfAbsent(n.id(), k -> new AtomicInteger());
+      if (count.incrementAndGet() > n.maxConcurrency()) {
         count.decrementAndGet();
         continue;
       }
-      targets.add(new NodeTarget(id, (String) n[1], endpoint.get(), (Boolean) n[5], (String) n[3]));
+      targets.add(
+          new NodeTarget(n.id(), n.name(), endpoint.get(), n.adapterLoaded(), n.dispatchToken()));
     }
     return targets;
   }

@@ -179,13 +179,17 @@ public class NodeService {
   public List<NodeView> all() {
     return em
         .createQuery(
-            "select n, f.fleetRef from Node n, NodeFleet f where f.id = n.fleetId order by f.fleetRef, n.name",
-            Object[].class)
+            "select new io.tensafe.marketplace.fleet.NodeService$NodeOfFleet(n, f.fleetRef)"
+                + " from Node n, NodeFleet f where f.id = n.fleetId order by f.fleetRef, n.name",
+            NodeOfFleet.class)
         .getResultList()
         .stream()
-        .map(r -> view((Node) r[0], (String) r[1]))
+        .map(r -> view(r.node(), r.fleetRef()))
         .toList();
   }
+
+  /** A node with its fleet's public id. */
+  public record NodeOfFleet(Node node, String fleetRef) {}
 
   NodeView view(Node n, String fleetRef) {
     boolean healthy =

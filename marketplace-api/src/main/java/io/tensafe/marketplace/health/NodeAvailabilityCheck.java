@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.health;
 
 import io.smallrye.health.api.Wellness;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -34,12 +35,16 @@ public class NodeAvailabilityCheck implements HealthCheck {
   @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
   Duration heartbeatTimeout;
 
+  /** A fleet no node can serve now: its unsuspended nodes, and those with a fresh heartbeat. */
+  private record DegradedFleet(String fleetRef, long activeNodes, long freshNodes) {}
+
   @Override
   @Transactional
   public HealthCheckResponse call() {
-    List<?> rows =
-        em.createNativeQuery(
-                """
+    List<DegradedFleet> rows =
+        Rows.list(
+            em.createNativeQuery(
+                    """
                 SELECT f.fleet_ref,
                        count(n.id) FILTER (WHERE n.suspended_at IS NULL),
                        count(n.id) FILTER (WHERE n.suspended_at IS NULL
@@ -54,18 +59,17 @@ public class NodeAvailabilityCheck implements HealthCheck {
                                              AND n.unreachable_since IS NULL) = 0
                 ORDER BY f.fleet_ref
                 """)
-            .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout))
-            .getResultList();
+                .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout)),
+            DegradedFleet.class);
     HealthCheckResponseBuilder check =
         HealthCheckResponse.named(NAME)
             .status(rows.isEmpty())
             .withData("degradedFleets", rows.size());
-    for (Object row : rows.subList(0, Math.min(LISTED, rows.size()))) {
-      Object[] r = (Object[]) row;
-      long nodes = ((Number) r[1]).longValue();
-      long fresh = ((Number) r[2]).longValue();
+    for (DegradedFleet r : rows.subList(0, Math.min(LISTED, rows.size()))) {
+      long nodes = r.activeNodes();
+      long fresh = r.freshNodes();
       check.withData(
-          (String) r[0],
+          r.fleetRef(),
           nodes == 0
               ? "no node has registered"
               : fresh == 0

@@ -1,6 +1,6 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -137,38 +137,57 @@ public class GatewayRequests {
 
   /** The context of {@code requestId} and the node it went to, if the gateway dispatched it. */
   public Optional<Dispatched> find(String requestId) {
-    return em.createNativeQuery(
-            "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
-                + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
-                + " max_completion_tokens, node_id, outcome, delivered_completion_tokens,"
-                + " prompt_tokens"
-                + " FROM gateway_request WHERE request_id = :r")
-        .setParameter("r", UUID.fromString(requestId))
-        .getResultStream()
-        .findFirst()
-        .map(
-            row -> {
-              Object[] r = (Object[]) row;
-              Limits limits =
-                  r[7] == null
-                      ? Limits.NONE
-                      : new Limits(
-                          SqlValues.toLongExact(r[7]),
-                          (int) SqlValues.toLongExact(r[8]),
-                          r[12] == null ? -1 : (int) SqlValues.toLongExact(r[12]));
-              return new Dispatched(
-                  new Context(
-                      (UUID) r[0],
-                      (UUID) r[1],
-                      (String) r[2],
-                      (String) r[3],
-                      (String) r[4],
-                      SqlValues.toOffset(r[5]),
-                      (Boolean) r[6],
-                      limits),
-                  (UUID) r[9],
-                  r[10] == null ? null : r[10].toString(),
-                  r[11] == null ? 0 : (int) SqlValues.toLongExact(r[11]));
-            });
+    return Rows.first(
+            em.createNativeQuery(
+                    "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
+                        + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
+                        + " max_completion_tokens, prompt_tokens, node_id, outcome,"
+                        + " delivered_completion_tokens"
+                        + " FROM gateway_request WHERE request_id = :r")
+                .setParameter("r", UUID.fromString(requestId)),
+            Stored.class)
+        .map(Stored::dispatched);
+  }
+
+  /**
+   * A {@code gateway_request} row. The limits are null on rows from before the gateway kept them
+   * ({@code promptTokens} also when it did not count the prompt); the outcome and delivered count
+   * are null until the request ends.
+   */
+  private record Stored(
+      UUID clientOrganisationId,
+      UUID apiKeyId,
+      String adapterRef,
+      String version,
+      String routeReason,
+      OffsetDateTime startedAt,
+      boolean ended,
+      Long maxPromptTokens,
+      Integer maxCompletionTokens,
+      Integer promptTokens,
+      UUID nodeId,
+      String outcome,
+      Integer deliveredCompletionTokens) {
+
+    Dispatched dispatched() {
+      Limits limits =
+          maxPromptTokens == null
+              ? Limits.NONE
+              : new Limits(
+                  maxPromptTokens, maxCompletionTokens, promptTokens == null ? -1 : promptTokens);
+      return new Dispatched(
+          new Context(
+              clientOrganisationId,
+              apiKeyId,
+              adapterRef,
+              version,
+              routeReason,
+              startedAt,
+              ended,
+              limits),
+          nodeId,
+          outcome,
+          deliveredCompletionTokens == null ? 0 : deliveredCompletionTokens);
+    }
   }
 }

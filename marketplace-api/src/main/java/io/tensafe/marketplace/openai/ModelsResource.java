@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -27,6 +28,9 @@ public class ModelsResource {
   /** One model entry in OpenAI's format. */
   public record Model(String id, String object, long created, String owned_by) {}
 
+  /** A published adapter, its creator and when its first version was published. */
+  private record Listed(String adapterId, String creator, OffsetDateTime firstPublished) {}
+
   @Operation(summary = "List the models this API key may name: auto and the published adapters")
   @GET
   public Map<String, Object> list(@Context ContainerRequestContext request) {
@@ -45,13 +49,9 @@ public class ModelsResource {
     if (!key.adapterIds().isEmpty()) {
       query.setParameter("ids", key.adapterIds());
     }
-    for (Object row : query.getResultList()) {
-      Object[] r = (Object[]) row;
-      long created =
-          r[2] instanceof OffsetDateTime t
-              ? t.toEpochSecond()
-              : r[2] instanceof java.time.Instant i ? i.getEpochSecond() : 0;
-      models.add(new Model((String) r[0], "model", created, (String) r[1]));
+    for (Listed r : Rows.list(query, Listed.class)) {
+      models.add(
+          new Model(r.adapterId(), "model", r.firstPublished().toEpochSecond(), r.creator()));
     }
     return Map.of("object", "list", "data", models);
   }

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.sql.Rows;
 import io.tensafe.tgsp.peft.LoraInputs;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -46,9 +47,8 @@ public class ServedVersions {
             + " AND n.state = 'published' AND (n.version_major, n.version_minor, n.version_patch)"
             + " > (v.version_major, v.version_minor, v.version_patch))"
             + " ORDER BY a.created_at, a.adapter_ref";
-    for (Object row : em.createNativeQuery(sql).getResultList()) {
-      Object[] r = (Object[]) row;
-      if (allowed(key, (UUID) r[1])) {
+    for (Published r : Rows.list(em.createNativeQuery(sql), Published.class)) {
+      if (allowed(key, r.adapterUuid())) {
         all.add(of(r));
       }
     }
@@ -73,26 +73,38 @@ public class ServedVersions {
     if (version != null) {
       query.setParameter("version", version);
     }
-    return query.getResultStream().findFirst().map(r -> of((Object[]) r));
+    return Rows.first(query, Published.class).map(this::of);
   }
 
   private static boolean allowed(ApiKeyPrincipal key, UUID adapter) {
     return key.adapterIds().isEmpty() || key.adapterIds().contains(adapter);
   }
 
-  private ServedVersion of(Object[] r) {
-    List<String> keywords = keywords((String) r[5]);
+  /** A published version with its price in force, as {@link #SELECT} reads it. */
+  private record Published(
+      String adapterId,
+      UUID adapterUuid,
+      String version,
+      UUID fleetId,
+      String baseModel,
+      String keywordsJson,
+      UUID versionId,
+      String currency,
+      long promptMicrosPer1kTokens,
+      long completionMicrosPer1kTokens) {}
+
+  private ServedVersion of(Published r) {
     return new ServedVersion(
-        (String) r[0],
-        (UUID) r[1],
-        (String) r[2],
-        (UUID) r[3],
-        (String) r[4],
-        keywords,
-        releasesPerToken((UUID) r[6]),
-        r[7].toString().trim(),
-        ((Number) r[8]).longValue(),
-        ((Number) r[9]).longValue());
+        r.adapterId(),
+        r.adapterUuid(),
+        r.version(),
+        r.fleetId(),
+        r.baseModel(),
+        keywords(r.keywordsJson()),
+        releasesPerToken(r.versionId()),
+        r.currency().trim(),
+        r.promptMicrosPer1kTokens(),
+        r.completionMicrosPer1kTokens());
   }
 
   /**

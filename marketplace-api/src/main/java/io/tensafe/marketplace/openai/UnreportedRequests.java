@@ -5,7 +5,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -13,6 +13,7 @@ import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -91,29 +92,38 @@ public class UnreportedRequests {
   /** Settles every overdue unreported reservation (at most 500 a round); returns how many. */
   int sweep() {
     int settled = 0;
-    for (Object row : QuarkusTransaction.requiringNew().call(this::overdue)) {
-      Object[] r = (Object[]) row;
-      if (r[5] == null) {
+    for (Overdue r : QuarkusTransaction.requiringNew().call(this::overdue)) {
+      if (r.maxPromptTokens() == null) {
         continue; // recorded before the gateway kept its limits: left to its report
       }
       long releases =
           bound(
-              SqlValues.toLongExact(r[3]),
-              SqlValues.toLongExact(r[4]),
-              SqlValues.toLongExact(r[5]),
+              r.deliveredPromptTokens(),
+              r.deliveredCompletionTokens(),
+              r.maxPromptTokens(),
               runAhead,
               QuarkusTransaction.requiringNew()
-                  .call(() -> versions.releasesPerToken((String) r[1], (String) r[2])));
-      if (budgets.settleToBound(r[0].toString(), releases)) {
+                  .call(() -> versions.releasesPerToken(r.adapterRef(), r.version())));
+      if (budgets.settleToBound(r.requestId().toString(), releases)) {
         settled++;
       }
     }
     return settled;
   }
 
-  private List<?> overdue() {
-    return em.createNativeQuery(
-            """
+  /** A dispatched request whose node never reported, past the deadline. */
+  private record Overdue(
+      UUID requestId,
+      String adapterRef,
+      String version,
+      long deliveredPromptTokens,
+      long deliveredCompletionTokens,
+      Long maxPromptTokens) {}
+
+  private List<Overdue> overdue() {
+    return Rows.list(
+        em.createNativeQuery(
+                """
             SELECT g.request_id, g.adapter_ref, g.adapter_version, g.delivered_prompt_tokens,
                    g.delivered_completion_tokens, g.max_prompt_tokens
             FROM gateway_request g JOIN dp_budget_event r
@@ -124,7 +134,7 @@ public class UnreportedRequests {
                               AND e.kind IN ('settle', 'refund', 'bound'))
             ORDER BY g.ended_at LIMIT 500
             """)
-        .setParameter("before", OffsetDateTime.now().minus(deadline))
-        .getResultList();
+            .setParameter("before", OffsetDateTime.now().minus(deadline)),
+        Overdue.class);
   }
 }

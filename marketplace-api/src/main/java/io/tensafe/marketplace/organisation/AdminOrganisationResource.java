@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.organisation;
 
 import io.tensafe.marketplace.paging.Page;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -13,7 +13,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
@@ -32,23 +31,18 @@ public class AdminOrganisationResource {
     long total =
         ((Number) em.createNativeQuery("SELECT count(*) FROM organisation").getSingleResult())
             .longValue();
-    List<OrganisationSummary> items = new ArrayList<>();
-    for (Object o :
-        em.createNativeQuery(
-                """
+    List<OrganisationSummary> items =
+        Rows.list(
+            em.createNativeQuery(
+                    """
                 SELECT o.slug, o.display_name,
                        (SELECT count(*) FROM organisation_member m WHERE m.organisation_id = o.id),
                        o.created_at
                 FROM organisation o ORDER BY o.created_at, o.slug
                 """)
-            .setFirstResult(page * size)
-            .setMaxResults(size)
-            .getResultList()) {
-      Object[] r = (Object[]) o;
-      items.add(
-          new OrganisationSummary(
-              (String) r[0], (String) r[1], ((Number) r[2]).longValue(), SqlValues.toOffset(r[3])));
-    }
+                .setFirstResult(page * size)
+                .setMaxResults(size),
+            OrganisationSummary.class);
     return new Page<>(items, page, size, total);
   }
 }

@@ -5,7 +5,7 @@ import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.marketplace.sql.SqlValues;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -58,8 +58,7 @@ public class OrganisationService {
   /** Every organisation the caller belongs to, personal one first. */
   public List<MembershipView> mine() {
     AppUser user = current.user();
-    List<MembershipView> out = new ArrayList<>();
-    for (Object o :
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT o.slug, o.display_name, m.role, o.id = :personal
@@ -68,12 +67,8 @@ public class OrganisationService {
                 ORDER BY o.id = :personal DESC, o.slug
                 """)
             .setParameter("u", user.id)
-            .setParameter("personal", user.organisationId)
-            .getResultList()) {
-      Object[] r = (Object[]) o;
-      out.add(new MembershipView((String) r[0], (String) r[1], (String) r[2], (Boolean) r[3]));
-    }
-    return out;
+            .setParameter("personal", user.organisationId),
+        MembershipView.class);
   }
 
   /**
@@ -84,22 +79,18 @@ public class OrganisationService {
    */
   public Membership require(String slug) {
     AppUser user = current.user();
-    List<?> rows =
-        em.createNativeQuery(
-                """
+    return Rows.first(
+            em.createNativeQuery(
+                    """
                 SELECT o.id, o.slug, m.role
                 FROM organisation_member m JOIN organisation o ON o.id = m.organisation_id
                 WHERE m.user_id = :u AND (CASE WHEN :slug = '' THEN o.id = :personal ELSE o.slug = :slug END)
                 """)
-            .setParameter("u", user.id)
-            .setParameter("slug", slug == null ? "" : slug)
-            .setParameter("personal", user.organisationId)
-            .getResultList();
-    if (rows.isEmpty()) {
-      throw ProblemTypes.notFound("organisation " + slug);
-    }
-    Object[] r = (Object[]) rows.getFirst();
-    return new Membership((UUID) r[0], (String) r[1], (String) r[2]);
+                .setParameter("u", user.id)
+                .setParameter("slug", slug == null ? "" : slug)
+                .setParameter("personal", user.organisationId),
+            Membership.class)
+        .orElseThrow(() -> ProblemTypes.notFound("organisation " + slug));
   }
 
   /** Ids of every organisation the caller belongs to. */
@@ -159,20 +150,15 @@ public class OrganisationService {
 
   public List<MemberView> members(String slug) {
     Membership membership = require(slug);
-    List<MemberView> out = new ArrayList<>();
-    for (Object o :
+    return Rows.list(
         em.createNativeQuery(
                 """
                 SELECT u.username, m.role, m.added_at
                 FROM organisation_member m JOIN app_user u ON u.id = m.user_id
                 WHERE m.organisation_id = :o ORDER BY u.username
                 """)
-            .setParameter("o", membership.organisationId())
-            .getResultList()) {
-      Object[] r = (Object[]) o;
-      out.add(new MemberView((String) r[0], (String) r[1], SqlValues.toOffset(r[2])));
-    }
-    return out;
+            .setParameter("o", membership.organisationId()),
+        MemberView.class);
   }
 
   private void addMembership(UUID organisation, UUID user, String role, UUID by) {

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.report;
 
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -85,43 +86,26 @@ public class ReportQueries {
       OffsetDateTime to) {
     List<ReportLine> lines = new ArrayList<>();
     for (Dimension d : kind.dimensions()) {
+      // The dimension's name is a constant of this enum, never input.
       String sql =
-          "SELECT "
+          "SELECT '"
+              + d.name().toLowerCase(java.util.Locale.ROOT)
+              + "', "
               + d.sql
               + ", c.currency, "
               + SUMS
               + FROM
               + scope.where()
-              + " GROUP BY 1, 2 ORDER BY 1, 2";
-      for (Object o : bind(em.createNativeQuery(sql), scope, from, to).getResultList()) {
-        Object[] r = (Object[]) o;
-        ReportLine line =
-            new ReportLine(
-                d.name().toLowerCase(java.util.Locale.ROOT),
-                (String) r[0],
-                r[1].toString(),
-                number(r[2]),
-                number(r[3]),
-                number(r[4]),
-                number(r[5]),
-                number(r[6]),
-                number(r[7]));
+              + " GROUP BY 2, 3 ORDER BY 2, 3";
+      for (ReportLine line :
+          Rows.list(bind(em.createNativeQuery(sql), scope, from, to), ReportLine.class)) {
         lines.add(kind.showsSplit() ? line : line.withoutSplit());
       }
     }
     List<ReportTotal> totals = new ArrayList<>();
     String sql = "SELECT c.currency, " + SUMS + FROM + scope.where() + " GROUP BY 1 ORDER BY 1";
-    for (Object o : bind(em.createNativeQuery(sql), scope, from, to).getResultList()) {
-      Object[] r = (Object[]) o;
-      ReportTotal total =
-          new ReportTotal(
-              r[0].toString(),
-              number(r[1]),
-              number(r[2]),
-              number(r[3]),
-              number(r[4]),
-              number(r[5]),
-              number(r[6]));
+    for (ReportTotal total :
+        Rows.list(bind(em.createNativeQuery(sql), scope, from, to), ReportTotal.class)) {
       totals.add(kind.showsSplit() ? total : total.withoutSplit());
     }
     return new Report(
@@ -137,9 +121,5 @@ public class ReportQueries {
       q.setParameter("creator", scope.creatorId());
     }
     return q;
-  }
-
-  private static long number(Object value) {
-    return io.tensafe.marketplace.sql.SqlValues.toLongExact(value);
   }
 }

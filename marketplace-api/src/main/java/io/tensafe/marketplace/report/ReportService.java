@@ -2,6 +2,7 @@ package io.tensafe.marketplace.report;
 
 import io.tensafe.marketplace.billing.SalesPeriod;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -20,17 +21,20 @@ public class ReportService {
   @Inject ReportQueries queries;
   @Inject EntityManager em;
 
+  /** A party's public id and display name, as a report's heading names it. */
+  private record Party(String id, String name) {}
+
   Response invoice(UUID organisation, String from, String to, String format) {
-    Object[] org =
-        (Object[])
+    Party org =
+        Rows.single(
             em.createNativeQuery("SELECT slug, display_name FROM organisation WHERE id = :o")
-                .setParameter("o", organisation)
-                .getSingleResult();
+                .setParameter("o", organisation),
+            Party.class);
     return report(
         ReportKind.INVOICE,
         ReportQueries.Scope.client(organisation),
-        (String) org[0],
-        (String) org[1],
+        org.id(),
+        org.name(),
         from,
         to,
         format);

@@ -117,6 +117,16 @@ public final class Rows {
     if (to == String.class) {
       return value.toString();
     }
-    return to.cast(value);
+    if (!to.isInstance(value)) {
+      throw new IllegalStateException(
+          record.getSimpleName()
+              + "."
+              + name
+              + " is a "
+              + to.getSimpleName()
+              + " but the column holds a "
+              + value.getClass().getSimpleName());
+    }
+    return value;
   }
 }

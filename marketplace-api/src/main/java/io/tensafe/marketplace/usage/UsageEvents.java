@@ -11,6 +11,7 @@ import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -35,6 +36,9 @@ public class UsageEvents {
   @Inject ChargeLedger charges;
   @Inject PrivacyBudgets budgets;
   @Inject ServedVersions versions;
+
+  /** The digest and reporting node of a stored usage report. */
+  private record StoredReport(String sha256, UUID nodeId) {}
 
   /** Records {@code r} from this credential's node {@code r.node()}. */
   @Transactional
@@ -98,13 +102,13 @@ public class UsageEvents {
       dispatched.ifPresent(d -> chargeIfDispatched(r, d));
       return new UsageAck(r.requestId(), "recorded");
     }
-    Object[] stored =
-        (Object[])
+    StoredReport stored =
+        Rows.single(
             em.createNativeQuery(
                     "SELECT report_sha256, node_id FROM usage_event WHERE request_id = :request")
-                .setParameter("request", UUID.fromString(r.requestId()))
-                .getSingleResult();
-    if (!sha.equals(stored[0].toString().trim()) || !node.id.equals(stored[1])) {
+                .setParameter("request", UUID.fromString(r.requestId())),
+            StoredReport.class);
+    if (!sha.equals(stored.sha256().trim()) || !node.id.equals(stored.nodeId())) {
       throw ProblemTypes.conflict(
           "request id " + r.requestId() + " was already reported with different usage");
     }

@@ -55,6 +55,16 @@ class RowsTest {
   }
 
   @Test
+  void of_columnOfAnotherType_namesTheComponent() {
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> Rows.of(new Object[] {5L, 1L, 1, 0.5, null, "x"}, Sample.class));
+    assertTrue(
+        e.getMessage().contains("Sample.id is a UUID but the column holds a Long"), e.getMessage());
+  }
+
+  @Test
   void of_aSumPastLongRange_refusedNotWrapped() {
     BigDecimal huge = new BigDecimal("9223372036854775808");
     assertThrows(ArithmeticException.class, () -> Rows.of(huge, One.class));

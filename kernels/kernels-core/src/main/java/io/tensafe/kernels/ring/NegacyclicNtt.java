@@ -15,38 +15,28 @@ package io.tensafe.kernels.ring;
  * never overflow. Instances are immutable after construction and thread-safe; the arrays passed to
  * the transforms belong to the caller.
  *
- * <p>The butterflies run in plain loops or on SIMD lanes ({@link NttImplementation}); both give the
- * same words, lazy ones included.
+ * <p>The butterflies run in plain loops ({@link ScalarNtt}) or on SIMD lanes ({@link VectorNtt}),
+ * as {@link NttImplementation} configures; both give the same words, lazy ones included.
  */
 public final class NegacyclicNtt {
   /** Largest ring degree this class accepts. */
   public static final int MAX_DEGREE = 1 << 17;
 
   private final Modulus modulus;
-  private final int degree;
-  private final int logDegree;
   private final long psi;
-  // Index k in [1, n): psi^bitrev(k), as the forward butterflies of stage m, group i use k = m + i.
-  private final long[] rootPowers;
-  private final long[] rootPowersShoup;
-  // Index k in [1, n): the inverse of rootPowers[k].
-  private final long[] inverseRootPowers;
-  private final long[] inverseRootPowersShoup;
-  private final long inverseDegree;
-  private final long inverseDegreeShoup;
-  // The SIMD loops, or null where this instance runs the scalar ones.
-  private final VectorNtt vector;
+  private final NttTables tables;
+  // The loops this instance runs: scalar, or on SIMD lanes.
+  private final NttLoops loops;
 
   private NegacyclicNtt(Modulus modulus, int degree, NttImplementation implementation) {
     this.modulus = modulus;
-    this.degree = degree;
-    this.logDegree = Integer.numberOfTrailingZeros(degree);
+    int logDegree = Integer.numberOfTrailingZeros(degree);
     this.psi = primitiveRoot(modulus, 2L * degree);
     long psiInverse = modulus.pow(psi, 2L * degree - 1);
-    rootPowers = new long[degree];
-    rootPowersShoup = new long[degree];
-    inverseRootPowers = new long[degree];
-    inverseRootPowersShoup = new long[degree];
+    long[] rootPowers = new long[degree];
+    long[] rootPowersShoup = new long[degree];
+    long[] inverseRootPowers = new long[degree];
+    long[] inverseRootPowersShoup = new long[degree];
     long power = 1;
     long inversePower = 1;
     for (int i = 0; i < degree; i++) {
@@ -58,20 +48,21 @@ public final class NegacyclicNtt {
       power = modulus.mul(power, psi);
       inversePower = modulus.mul(inversePower, psiInverse);
     }
-    inverseDegree = modulus.pow(degree, modulus.value() - 2);
-    inverseDegreeShoup = modulus.shoupPrecompute(inverseDegree);
-    vector =
+    long inverseDegree = modulus.pow(degree, modulus.value() - 2);
+    tables =
+        new NttTables(
+            degree,
+            modulus.value(),
+            rootPowers,
+            rootPowersShoup,
+            inverseRootPowers,
+            inverseRootPowersShoup,
+            inverseDegree,
+            modulus.shoupPrecompute(inverseDegree));
+    loops =
         implementation == NttImplementation.VECTOR && degree >= 2 * VectorNtt.lanes()
-            ? new VectorNtt(
-                degree,
-                modulus.value(),
-                rootPowers,
-                rootPowersShoup,
-                inverseRootPowers,
-                inverseRootPowersShoup,
-                inverseDegree,
-                inverseDegreeShoup)
-            : null;
+            ? new VectorNtt(tables)
+            : new ScalarNtt(tables);
   }
 
   /**
@@ -135,12 +126,12 @@ public final class NegacyclicNtt {
    * The loops this instance runs: {@code VECTOR} only if asked for and the ring is large enough.
    */
   public NttImplementation implementation() {
-    return vector == null ? NttImplementation.SCALAR : NttImplementation.VECTOR;
+    return loops instanceof ScalarNtt ? NttImplementation.SCALAR : NttImplementation.VECTOR;
   }
 
   /** The ring degree {@code n}. */
   public int degree() {
-    return degree;
+    return tables.degree();
   }
 
   /** The primitive {@code 2n}-th root of unity the transform evaluates at. Range: [2, q). */
@@ -154,182 +145,43 @@ public final class NegacyclicNtt {
    * the forward transform (m = 1, 2, 4, ... groups) uses index {@code m + group}.
    */
   public long[] forwardTwiddles() {
-    return rootPowers.clone();
+    return tables.forward().clone();
   }
 
   /** Shoup companions of {@link #forwardTwiddles()}, index for index. */
   public long[] forwardTwiddlesShoup() {
-    return rootPowersShoup.clone();
+    return tables.forwardShoup().clone();
   }
 
   /** A copy of the inverse twiddle table: index {@code k} holds the inverse of the forward one. */
   public long[] inverseTwiddles() {
-    return inverseRootPowers.clone();
+    return tables.inverse().clone();
   }
 
   /** Shoup companions of {@link #inverseTwiddles()}, index for index. */
   public long[] inverseTwiddlesShoup() {
-    return inverseRootPowersShoup.clone();
+    return tables.inverseShoup().clone();
   }
 
   /** {@code n^-1 mod q}, the inverse transform's final factor. Range: [1, q). */
   public long inverseDegree() {
-    return inverseDegree;
+    return tables.inverseDegree();
   }
 
   /**
    * Forward transform, leaving values partly reduced.
    *
    * <p>Range: input in [0, 4q); output in [0, 4q), congruent to the exact transform.
-   *
-   * <p>The {@code log2 n} radix-2 stages run two at a time (one pass over the array for each pair
-   * of stages, half the memory traffic); every element still goes through exactly the radix-2
-   * butterflies, in the same order and with the same twiddles, so the lazy output is bit for bit
-   * that of one stage per pass (accelerator backends match it).
    */
   public void forwardLazyInPlace(long[] a) {
     checkLength(a);
-    if (vector != null) {
-      vector.forwardLazy(a);
-      return;
-    }
-    final long q = modulus.value();
-    final long twoQ = 2 * q;
-    int m = 1;
-    int t = degree >>> 1;
-    if (t < 2) {
-      lastForwardStage(a, m, q, twoQ);
-      return;
-    }
-    // Stages with t >= 4 go in pairs (t, t/2); with an odd count, the first runs alone.
-    if (((logDegree - 2) & 1) == 1) {
-      for (int i = 0; i < m; i++) {
-        final long w = rootPowers[m + i];
-        final long wShoup = rootPowersShoup[m + i];
-        final int start = 2 * i * t;
-        final int end = start + t;
-        for (int j = start; j < end; j++) {
-          long x = a[j];
-          x = x >= twoQ ? x - twoQ : x; // [0, 2q)
-          long y = a[j + t];
-          long product = y * w - Math.unsignedMultiplyHigh(y, wShoup) * q; // [0, 2q)
-          a[j] = x + product; // [0, 4q)
-          a[j + t] = x - product + twoQ; // (0, 4q)
-        }
-      }
-      m <<= 1;
-      t >>>= 1;
-    }
-    for (; t >= 8; m <<= 2, t >>>= 2) {
-      final int h = t >>> 1;
-      for (int i = 0; i < m; i++) {
-        // Stage t: one twiddle for the group; stage t/2: one for each half of it.
-        final long w = rootPowers[m + i];
-        final long wShoup = rootPowersShoup[m + i];
-        final long wLeft = rootPowers[2 * m + 2 * i];
-        final long wLeftShoup = rootPowersShoup[2 * m + 2 * i];
-        final long wRight = rootPowers[2 * m + 2 * i + 1];
-        final long wRightShoup = rootPowersShoup[2 * m + 2 * i + 1];
-        final int start = 2 * i * t;
-        final int end = start + h;
-        for (int j = start; j < end; j++) {
-          long a0 = a[j];
-          long a1 = a[j + h];
-          long a2 = a[j + t];
-          long a3 = a[j + t + h];
-          // Stage t: (a0, a2) and (a1, a3), all in [0, 4q).
-          a0 = a0 >= twoQ ? a0 - twoQ : a0;
-          long p = a2 * w - Math.unsignedMultiplyHigh(a2, wShoup) * q;
-          long b0 = a0 + p;
-          long b2 = a0 - p + twoQ;
-          a1 = a1 >= twoQ ? a1 - twoQ : a1;
-          p = a3 * w - Math.unsignedMultiplyHigh(a3, wShoup) * q;
-          long b1 = a1 + p;
-          long b3 = a1 - p + twoQ;
-          // Stage t/2: (b0, b1) and (b2, b3).
-          b0 = b0 >= twoQ ? b0 - twoQ : b0;
-          p = b1 * wLeft - Math.unsignedMultiplyHigh(b1, wLeftShoup) * q;
-          a[j] = b0 + p;
-          a[j + h] = b0 - p + twoQ;
-          b2 = b2 >= twoQ ? b2 - twoQ : b2;
-          p = b3 * wRight - Math.unsignedMultiplyHigh(b3, wRightShoup) * q;
-          a[j + t] = b2 + p;
-          a[j + t + h] = b2 - p + twoQ;
-        }
-      }
-    }
-    // Stages t = 2 and t = 1 together, on blocks of four.
-    for (int i = 0, j = 0; i < m; i++, j += 4) {
-      final long w = rootPowers[m + i];
-      final long wShoup = rootPowersShoup[m + i];
-      long a0 = a[j];
-      long a1 = a[j + 1];
-      long a2 = a[j + 2];
-      long a3 = a[j + 3];
-      a0 = a0 >= twoQ ? a0 - twoQ : a0;
-      a1 = a1 >= twoQ ? a1 - twoQ : a1;
-      long p0 = a2 * w - Math.unsignedMultiplyHigh(a2, wShoup) * q;
-      long p1 = a3 * w - Math.unsignedMultiplyHigh(a3, wShoup) * q;
-      long b0 = a0 + p0;
-      long b1 = a1 + p1;
-      long b2 = a0 - p0 + twoQ;
-      long b3 = a1 - p1 + twoQ;
-      b0 = b0 >= twoQ ? b0 - twoQ : b0;
-      long p =
-          b1 * rootPowers[2 * m + 2 * i]
-              - Math.unsignedMultiplyHigh(b1, rootPowersShoup[2 * m + 2 * i]) * q;
-      a[j] = b0 + p;
-      a[j + 1] = b0 - p + twoQ;
-      b2 = b2 >= twoQ ? b2 - twoQ : b2;
-      p =
-          b3 * rootPowers[2 * m + 2 * i + 1]
-              - Math.unsignedMultiplyHigh(b3, rootPowersShoup[2 * m + 2 * i + 1]) * q;
-      a[j + 2] = b2 + p;
-      a[j + 3] = b2 - p + twoQ;
-    }
-  }
-
-  /** Gentleman-Sande butterflies (j, j + t) for j in [start, start + t), one twiddle. */
-  private static void inverseButterflies(
-      long[] a, int start, int t, long w, long wShoup, long q, long twoQ) {
-    for (int j = start; j < start + t; j++) {
-      long x = a[j];
-      long y = a[j + t];
-      long sum = x + y; // [0, 4q)
-      a[j] = sum >= twoQ ? sum - twoQ : sum; // [0, 2q)
-      long difference = x - y + twoQ; // (0, 4q)
-      a[j + t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q; // [0, 2q)
-    }
-  }
-
-  /** The t = 1 stage alone (ring degree 2): butterflies on adjacent pairs. */
-  private void lastForwardStage(long[] a, int m, long q, long twoQ) {
-    for (int i = 0, j = 0; i < m; i++, j += 2) {
-      long x = a[j];
-      x = x >= twoQ ? x - twoQ : x;
-      long y = a[j + 1];
-      long product =
-          y * rootPowers[m + i] - Math.unsignedMultiplyHigh(y, rootPowersShoup[m + i]) * q;
-      a[j] = x + product;
-      a[j + 1] = x - product + twoQ;
-    }
+    loops.forwardLazy(a);
   }
 
   /** Forward transform. Range: input in [0, 4q); output in [0, q). */
   public void forwardInPlace(long[] a) {
-    if (vector != null) {
-      checkLength(a);
-      vector.forward(a);
-      return;
-    }
-    forwardLazyInPlace(a);
-    final long q = modulus.value();
-    final long twoQ = 2 * q;
-    for (int j = 0; j < degree; j++) {
-      long x = a[j];
-      x = x >= twoQ ? x - twoQ : x;
-      a[j] = x >= q ? x - q : x;
-    }
+    checkLength(a);
+    loops.forward(a);
   }
 
   /**
@@ -339,116 +191,19 @@ public final class NegacyclicNtt {
    */
   public void inverseLazyInPlace(long[] a) {
     checkLength(a);
-    if (vector != null) {
-      vector.inverseLazy(a);
-      return;
-    }
-    final long q = modulus.value();
-    final long twoQ = 2 * q;
-    int m = degree >>> 1;
-    if (m < 2) {
-      // Ring degree 2: the one stage (t = 1).
-      inverseButterflies(a, 0, 1, inverseRootPowers[1], inverseRootPowersShoup[1], q, twoQ);
-    } else {
-      // Stages t = 1 and t = 2 together, on blocks of four.
-      final int m2 = m >>> 1;
-      for (int k = 0, j = 0; k < m2; k++, j += 4) {
-        long a0 = a[j];
-        long a1 = a[j + 1];
-        long a2 = a[j + 2];
-        long a3 = a[j + 3];
-        long sum = a0 + a1;
-        long b0 = sum >= twoQ ? sum - twoQ : sum;
-        long difference = a0 - a1 + twoQ;
-        long b1 =
-            difference * inverseRootPowers[m + 2 * k]
-                - Math.unsignedMultiplyHigh(difference, inverseRootPowersShoup[m + 2 * k]) * q;
-        sum = a2 + a3;
-        long b2 = sum >= twoQ ? sum - twoQ : sum;
-        difference = a2 - a3 + twoQ;
-        long b3 =
-            difference * inverseRootPowers[m + 2 * k + 1]
-                - Math.unsignedMultiplyHigh(difference, inverseRootPowersShoup[m + 2 * k + 1]) * q;
-        final long w = inverseRootPowers[m2 + k];
-        final long wShoup = inverseRootPowersShoup[m2 + k];
-        sum = b0 + b2;
-        a[j] = sum >= twoQ ? sum - twoQ : sum;
-        difference = b0 - b2 + twoQ;
-        a[j + 2] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
-        sum = b1 + b3;
-        a[j + 1] = sum >= twoQ ? sum - twoQ : sum;
-        difference = b1 - b3 + twoQ;
-        a[j + 3] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
-      }
-      m = m2 >>> 1;
-      int t = 4;
-      // The remaining stages in pairs (t, 2t), each element through the same radix-2 butterflies
-      // in the same order as one stage per pass (bit for bit the same words).
-      for (; m >= 2; m >>>= 2, t <<= 2) {
-        final int half = m >>> 1;
-        for (int i = 0; i < half; i++) {
-          final long wLeft = inverseRootPowers[m + 2 * i];
-          final long wLeftShoup = inverseRootPowersShoup[m + 2 * i];
-          final long wRight = inverseRootPowers[m + 2 * i + 1];
-          final long wRightShoup = inverseRootPowersShoup[m + 2 * i + 1];
-          final long w = inverseRootPowers[half + i];
-          final long wShoup = inverseRootPowersShoup[half + i];
-          final int start = 4 * i * t;
-          final int end = start + t;
-          for (int j = start; j < end; j++) {
-            long a0 = a[j];
-            long a1 = a[j + t];
-            long a2 = a[j + 2 * t];
-            long a3 = a[j + 3 * t];
-            long sum = a0 + a1; // [0, 4q)
-            long b0 = sum >= twoQ ? sum - twoQ : sum; // [0, 2q)
-            long difference = a0 - a1 + twoQ; // (0, 4q)
-            long b1 = difference * wLeft - Math.unsignedMultiplyHigh(difference, wLeftShoup) * q;
-            sum = a2 + a3;
-            long b2 = sum >= twoQ ? sum - twoQ : sum;
-            difference = a2 - a3 + twoQ;
-            long b3 = difference * wRight - Math.unsignedMultiplyHigh(difference, wRightShoup) * q;
-            sum = b0 + b2;
-            a[j] = sum >= twoQ ? sum - twoQ : sum;
-            difference = b0 - b2 + twoQ;
-            a[j + 2 * t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
-            sum = b1 + b3;
-            a[j + t] = sum >= twoQ ? sum - twoQ : sum;
-            difference = b1 - b3 + twoQ;
-            a[j + 3 * t] = difference * w - Math.unsignedMultiplyHigh(difference, wShoup) * q;
-          }
-        }
-      }
-      if (m == 1) {
-        // An odd number of stages after the first two: the last (t = n/2) alone.
-        inverseButterflies(a, 0, t, inverseRootPowers[1], inverseRootPowersShoup[1], q, twoQ);
-      }
-    }
-    for (int j = 0; j < degree; j++) {
-      long x = a[j];
-      a[j] = x * inverseDegree - Math.unsignedMultiplyHigh(x, inverseDegreeShoup) * q; // [0, 2q)
-    }
+    loops.inverseLazy(a);
   }
 
   /** Inverse transform including {@code n^-1}. Range: input in [0, 2q); output in [0, q). */
   public void inverseInPlace(long[] a) {
-    if (vector != null) {
-      checkLength(a);
-      vector.inverse(a);
-      return;
-    }
-    inverseLazyInPlace(a);
-    final long q = modulus.value();
-    for (int j = 0; j < degree; j++) {
-      long x = a[j];
-      a[j] = x >= q ? x - q : x;
-    }
+    checkLength(a);
+    loops.inverse(a);
   }
 
   private void checkLength(long[] a) {
-    if (a.length != degree) {
+    if (a.length != tables.degree()) {
       throw new IllegalArgumentException(
-          "polynomial has " + a.length + " coefficients, the ring has " + degree);
+          "polynomial has " + a.length + " coefficients, the ring has " + tables.degree());
     }
   }
 }

@@ -8,8 +8,8 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The negacyclic NTT's butterflies on SIMD lanes (the JDK's incubating Vector API), word for word
- * the same lazy results as {@link NegacyclicNtt}'s scalar loops: every element goes through the
- * same radix-2 butterflies, with the same twiddles and the same Shoup quotients.
+ * the same lazy results as {@link ScalarNtt}: every element goes through the same radix-2
+ * butterflies, with the same twiddles and the same Shoup quotients.
  *
  * <p>The API has no 64×64→128-bit multiply, so {@link LaneMath#multiplyHigh} builds the exact high
  * word from four 32×32→64-bit lane products. Stages whose butterfly span {@code t} is at least the
@@ -22,7 +22,7 @@ import jdk.incubator.vector.VectorSpecies;
  * 2L}. Only {@link NegacyclicNtt} loads this class, and only when the {@code jdk.incubator.vector}
  * module is in the boot layer. Instances are immutable and thread-safe.
  */
-final class VectorNtt {
+final class VectorNtt implements NttLoops {
   private static final VectorSpecies<Long> SPECIES = LaneMath.SPECIES;
 
   private final int degree;
@@ -71,27 +71,22 @@ final class VectorNtt {
     return LaneMath.lanes();
   }
 
-  VectorNtt(
-      int degree,
-      long q,
-      long[] forward,
-      long[] forwardShoup,
-      long[] inverse,
-      long[] inverseShoup,
-      long inverseDegree,
-      long inverseDegreeShoup) {
-    if (degree < 2 * lanes()) {
+  VectorNtt(NttTables tables) {
+    if (tables.degree() < 2 * lanes()) {
       throw new IllegalArgumentException(
-          "the vector NTT needs a ring degree of at least " + 2 * lanes() + ", was " + degree);
+          "the vector NTT needs a ring degree of at least "
+              + 2 * lanes()
+              + ", was "
+              + tables.degree());
     }
-    this.degree = degree;
-    this.q = q;
-    this.forward = forward;
-    this.forwardShoup = forwardShoup;
-    this.inverse = inverse;
-    this.inverseShoup = inverseShoup;
-    this.inverseDegree = inverseDegree;
-    this.inverseDegreeShoup = inverseDegreeShoup;
+    this.degree = tables.degree();
+    this.q = tables.q();
+    this.forward = tables.forward();
+    this.forwardShoup = tables.forwardShoup();
+    this.inverse = tables.inverse();
+    this.inverseShoup = tables.inverseShoup();
+    this.inverseDegree = tables.inverseDegree();
+    this.inverseDegreeShoup = tables.inverseDegreeShoup();
     int tailStages = Integer.numberOfTrailingZeros(lanes());
     forwardTail = new Tail[tailStages];
     inverseTail = new Tail[tailStages];
@@ -179,7 +174,8 @@ final class VectorNtt {
   }
 
   /** As {@link NegacyclicNtt#forwardLazyInPlace}. Range: input and output in [0, 4q). */
-  void forwardLazy(long[] a) {
+  @Override
+  public void forwardLazy(long[] a) {
     run(forwardWidePass, a);
     for (int logT = forwardTail.length - 1; logT >= 0; logT--) {
       run(forwardTailPass, a, forwardTail[logT]);
@@ -229,13 +225,15 @@ final class VectorNtt {
   }
 
   /** As {@link NegacyclicNtt#forwardInPlace}. Range: input in [0, 4q); output in [0, q). */
-  void forward(long[] a) {
+  @Override
+  public void forward(long[] a) {
     forwardLazy(a);
     run(reduceFromFourQPass, a);
   }
 
   /** As {@link NegacyclicNtt#inverseInPlace}. Range: input in [0, 2q); output in [0, q). */
-  void inverse(long[] a) {
+  @Override
+  public void inverse(long[] a) {
     inverseLazy(a);
     run(reduceFromTwoQPass, a);
   }
@@ -260,7 +258,8 @@ final class VectorNtt {
   }
 
   /** As {@link NegacyclicNtt#inverseLazyInPlace}. Range: input and output in [0, 2q). */
-  void inverseLazy(long[] a) {
+  @Override
+  public void inverseLazy(long[] a) {
     for (Tail stage : inverseTail) {
       run(inverseTailPass, a, stage);
     }
