@@ -3,6 +3,7 @@ package io.tensafe.marketplace.adapter;
 import io.tensafe.marketplace.fleet.Node;
 import io.tensafe.marketplace.fleet.NodeService;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.storage.PackageStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,7 +39,7 @@ public class PackageDownload {
             .own(nodeName)
             .orElseThrow(() -> ProblemTypes.notFound("node " + nodeName + " (register first)"));
     if (node.suspendedAt != null) {
-      throw new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Forbidden", "this node is suspended");
+      throw new ApiProblem(ProblemKind.FORBIDDEN, "this node is suspended");
     }
     AdapterVersion v =
         em.createQuery(
@@ -64,7 +65,7 @@ public class PackageDownload {
             .orElseThrow(
                 () ->
                     new ApiProblem(
-                        ProblemTypes.HTTP,
+                        ProblemKind.HTTP,
                         503,
                         "Not yet available",
                         "the package is being stored; retry shortly"));

@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.adapter;
 
 import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.SignatureInvalidException;
 import io.tensafe.tgsp.crypto.UnknownSignerException;
@@ -19,28 +19,21 @@ final class PackageRejections {
     return switch (e) {
       case UnknownSignerException u ->
           new ApiProblem(
-              ProblemTypes.PACKAGE_UNKNOWN_SIGNER,
-              422,
-              "Unknown signer",
+              ProblemKind.PACKAGE_UNKNOWN_SIGNER,
               u.getMessage() + "; register the key first, or it was revoked");
       case SignatureInvalidException s ->
-          new ApiProblem(ProblemTypes.PACKAGE_SIGNATURE, 422, "Invalid signature", s.getMessage());
+          new ApiProblem(ProblemKind.PACKAGE_SIGNATURE, s.getMessage());
       case TruncatedInputException t ->
-          new ApiProblem(ProblemTypes.PACKAGE_TRUNCATED, 400, "Package truncated", t.getMessage());
-      case JsonSchemaException j ->
-          new ApiProblem(ProblemTypes.PACKAGE_MANIFEST, 422, "Manifest rejected", j.getMessage());
-      case JsonSyntaxException j ->
-          new ApiProblem(ProblemTypes.PACKAGE_MANIFEST, 422, "Manifest rejected", j.getMessage());
+          new ApiProblem(ProblemKind.PACKAGE_TRUNCATED, t.getMessage());
+      case JsonSchemaException j -> new ApiProblem(ProblemKind.PACKAGE_MANIFEST, j.getMessage());
+      case JsonSyntaxException j -> new ApiProblem(ProblemKind.PACKAGE_MANIFEST, j.getMessage());
       default ->
           new ApiProblem(
-              ProblemTypes.PACKAGE_MALFORMED,
-              422,
-              "Malformed package",
-              e.getClass().getSimpleName() + ": " + e.getMessage());
+              ProblemKind.PACKAGE_MALFORMED, e.getClass().getSimpleName() + ": " + e.getMessage());
     };
   }
 
   static ApiProblem manifest(String detail) {
-    return new ApiProblem(ProblemTypes.PACKAGE_MANIFEST, 422, "Manifest rejected", detail);
+    return new ApiProblem(ProblemKind.PACKAGE_MANIFEST, detail);
   }
 }

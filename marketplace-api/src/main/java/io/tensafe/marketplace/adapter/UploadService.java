@@ -10,6 +10,7 @@ import io.tensafe.marketplace.fleet.NodeFleet;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.storage.PackageStore;
 import io.tensafe.tgsp.TgspException;
@@ -62,12 +63,10 @@ public class UploadService {
             .orElseThrow(
                 () ->
                     new ApiProblem(
-                        ProblemTypes.PACKAGE_UNKNOWN_SIGNER,
-                        422,
-                        "Unknown signer",
+                        ProblemKind.PACKAGE_UNKNOWN_SIGNER,
                         "register a signing key (POST /api/creator/keys) before uploading"));
     if (creator.suspendedAt != null) {
-      throw new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Forbidden", "this creator is suspended");
+      throw new ApiProblem(ProblemKind.FORBIDDEN, "this creator is suspended");
     }
     AppUser user = current.user();
     PackageStore.Incoming incoming = store.receive(body);
@@ -87,9 +86,7 @@ public class UploadService {
               .orElseThrow(
                   () ->
                       new ApiProblem(
-                          ProblemTypes.PACKAGE_WRONG_FLEET,
-                          422,
-                          "Not encrypted to a known fleet",
+                          ProblemKind.PACKAGE_WRONG_FLEET,
                           "the package's recipients are not fleets this marketplace serves; "
                               + "encrypt to a key from GET /api/fleets/keys"));
       checkManifest(verified.manifest());
@@ -163,9 +160,7 @@ public class UploadService {
               java.util.List<String> problems = shape.incompatibilities(shapes);
               if (!problems.isEmpty()) {
                 throw new ApiProblem(
-                    ProblemTypes.PACKAGE_INCOMPATIBLE,
-                    422,
-                    "Adapter does not fit its base model",
+                    ProblemKind.PACKAGE_INCOMPATIBLE,
                     "the adapter cannot run on "
                         + m.baseModel().id()
                         + " as its nodes serve it: "
@@ -287,9 +282,7 @@ public class UploadService {
 
   private static ApiProblem versionNotNewer(Manifest m) {
     return new ApiProblem(
-        ProblemTypes.VERSION_NOT_NEWER,
-        409,
-        "Version not newer",
+        ProblemKind.VERSION_NOT_NEWER,
         m.adapter().id()
             + "@"
             + m.adapter().version()

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.apidoc;
 
+import io.tensafe.marketplace.problem.ProblemKind;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.OASFactory;
@@ -161,7 +162,11 @@ public class ProblemResponses implements OASFilter {
             "type",
             OASFactory.createSchema()
                 .addType(Schema.SchemaType.STRING)
-                .description("a stable URI naming the kind of problem"))
+                .description("a stable URI naming the kind of problem")
+                .enumeration(
+                    java.util.Arrays.stream(ProblemKind.values())
+                        .<Object>map(ProblemKind::uri)
+                        .toList()))
         .addProperty("title", OASFactory.createSchema().addType(Schema.SchemaType.STRING))
         .addProperty("status", OASFactory.createSchema().addType(Schema.SchemaType.INTEGER))
         .addProperty(

@@ -4,6 +4,7 @@ import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.CreatorPublicKey;
@@ -66,15 +67,13 @@ public class CreatorService {
     try {
       key = KeyFiles.parseCreatorPublic("public key file", publicKeyFile);
     } catch (TgspException e) {
-      throw new ApiProblem(ProblemTypes.KEY_INVALID, 400, "Invalid signing key", e.getMessage());
+      throw new ApiProblem(ProblemKind.KEY_INVALID, e.getMessage());
     }
     AppUser user = current.user();
     Creator creator = currentCreator().orElseGet(() -> newCreator(user, key.creatorId()));
     if (!creator.creatorRef.equals(key.creatorId())) {
       throw new ApiProblem(
-          ProblemTypes.KEY_INVALID,
-          400,
-          "Invalid signing key",
+          ProblemKind.KEY_INVALID,
           "the key is for creator id '"
               + key.creatorId()
               + "' but this account's creator id is '"

@@ -4,6 +4,7 @@ import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.FleetPublicKey;
@@ -32,7 +33,7 @@ public class FleetService {
     try {
       key = KeyFiles.parseFleetPublic("fleet public key file", publicKeyFile);
     } catch (TgspException e) {
-      throw new ApiProblem(ProblemTypes.KEY_INVALID, 400, "Invalid fleet key", e.getMessage());
+      throw new ApiProblem(ProblemKind.KEY_INVALID, 400, "Invalid fleet key", e.getMessage());
     }
     Long taken =
         em.createQuery(

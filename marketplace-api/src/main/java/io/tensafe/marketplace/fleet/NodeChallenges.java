@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.fleet;
 
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.sql.Rows;
 import io.tensafe.tgsp.TgspException;
@@ -130,7 +131,7 @@ public class NodeChallenges {
       String clientId, UUID fleetId, String nodeName, byte[] nonceSha256, boolean live) {}
 
   private static ApiProblem refused(String detail) {
-    return new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Fleet proof refused", detail);
+    return new ApiProblem(ProblemKind.FORBIDDEN, 403, "Fleet proof refused", detail);
   }
 
   private static byte[] sha256(byte[] data) {

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.fleet;
 
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -61,9 +62,7 @@ public class NodeService {
     }
     if (credentialSuspended()) {
       throw new ApiProblem(
-          ProblemTypes.FORBIDDEN,
-          403,
-          "Forbidden",
+          ProblemKind.FORBIDDEN,
           "a node of this credential is suspended: it may not register a node");
     }
     challenges.consume(r.fleetProof(), fleet, r.name());
@@ -111,7 +110,7 @@ public class NodeService {
     Node node =
         own(name).orElseThrow(() -> ProblemTypes.notFound("node " + name + " (register first)"));
     if (node.suspendedAt != null) {
-      throw new ApiProblem(ProblemTypes.FORBIDDEN, 403, "Forbidden", "this node is suspended");
+      throw new ApiProblem(ProblemKind.FORBIDDEN, "this node is suspended");
     }
     node.lastHeartbeatAt = OffsetDateTime.now();
     node.unreachableSince = null;

@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.identity;
 
 import io.quarkus.security.identity.SecurityIdentity;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -43,11 +45,7 @@ public class CurrentUser {
             .findFirst()
             .orElseGet(() -> provision(subject));
     if (user.suspendedAt != null) {
-      throw new io.tensafe.marketplace.problem.ApiProblem(
-          io.tensafe.marketplace.problem.ProblemTypes.FORBIDDEN,
-          403,
-          "Forbidden",
-          "this account is suspended");
+      throw new ApiProblem(ProblemKind.FORBIDDEN, "this account is suspended");
     }
     return user;
   }

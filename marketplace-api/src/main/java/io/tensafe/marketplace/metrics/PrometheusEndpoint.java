@@ -2,8 +2,8 @@ package io.tensafe.marketplace.metrics;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemMappers;
-import io.tensafe.marketplace.problem.ProblemTypes;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.inject.Produces;
@@ -46,9 +46,7 @@ public class PrometheusEndpoint {
     String host = request.remoteAddress() == null ? null : request.remoteAddress().host();
     if (!new ScrapeAccess(token).allows(host, authorization)) {
       return ProblemMappers.problem(
-              ProblemTypes.UNAUTHORIZED,
-              401,
-              "Unauthorized",
+              ProblemKind.UNAUTHORIZED,
               "metrics are for the loopback interface, or for whoever presents the scrape token"
                   + " as 'Authorization: Bearer ...'")
           .build();

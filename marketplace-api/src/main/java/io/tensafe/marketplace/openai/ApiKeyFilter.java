@@ -2,8 +2,8 @@ package io.tensafe.marketplace.openai;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.apikey.ApiKeyVerifier;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemMappers;
-import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -39,9 +39,7 @@ public class ApiKeyFilter implements ContainerRequestFilter {
     if (key.isEmpty()) {
       request.abortWith(
           ProblemMappers.problem(
-                  ProblemTypes.UNAUTHORIZED,
-                  401,
-                  "Unauthorized",
+                  ProblemKind.UNAUTHORIZED,
                   "a valid, unrevoked API key is required as 'Authorization: Bearer tsk_...'")
               .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
               .build());

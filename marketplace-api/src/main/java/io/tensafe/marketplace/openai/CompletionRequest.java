@@ -144,7 +144,7 @@ public record CompletionRequest(
     long bound = promptTokenBound(content, chat);
     if (bound > MAX_PROMPT_BYTES) {
       throw new io.tensafe.marketplace.problem.ApiProblem(
-              io.tensafe.marketplace.problem.ProblemTypes.REQUEST_TOO_LARGE,
+              io.tensafe.marketplace.problem.ProblemKind.REQUEST_TOO_LARGE,
               413,
               "Prompt too large",
               "the prompt renders to "

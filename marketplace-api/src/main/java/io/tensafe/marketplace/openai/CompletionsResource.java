@@ -7,7 +7,7 @@ import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.problem.Causes;
-import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
@@ -140,7 +140,7 @@ public class CompletionsResource {
       // Nothing reached the client: nothing is billed; the node's report settles the reservation.
       metered.endEarly(s, key, RequestOutcome.NODE_FAILED, new Delivered());
       throw new io.tensafe.marketplace.problem.ApiProblem(
-          ProblemTypes.HTTP,
+          ProblemKind.HTTP,
           502,
           "Node failed",
           "the node failed mid-generation: " + Causes.describe(e));

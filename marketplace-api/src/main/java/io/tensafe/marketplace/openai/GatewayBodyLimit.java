@@ -3,8 +3,8 @@ package io.tensafe.marketplace.openai;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tensafe.marketplace.problem.ProblemBody;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemMappers;
-import io.tensafe.marketplace.problem.ProblemTypes;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -46,6 +46,7 @@ public class GatewayBodyLimit {
     if (length == null) {
       refuse(
           ctx,
+          ProblemKind.REQUEST_TOO_LARGE,
           411,
           "Length required",
           "a request body to /v1 needs a Content-Length of at most " + maxBodyBytes + " bytes");
@@ -58,10 +59,16 @@ public class GatewayBodyLimit {
       bytes = -1;
     }
     if (bytes < 0) {
-      refuse(ctx, 400, "Invalid request", "Content-Length '" + length + "' is not a byte count");
+      refuse(
+          ctx,
+          ProblemKind.VALIDATION,
+          400,
+          "Invalid request",
+          "Content-Length '" + length + "' is not a byte count");
     } else if (bytes > maxBodyBytes) {
       refuse(
           ctx,
+          ProblemKind.REQUEST_TOO_LARGE,
           413,
           "Request too large",
           "the body has " + bytes + " bytes; requests to /v1 may have at most " + maxBodyBytes);
@@ -70,15 +77,9 @@ public class GatewayBodyLimit {
     }
   }
 
-  private void refuse(RoutingContext ctx, int status, String title, String detail) {
-    Map<String, Object> body =
-        ProblemBody.of(
-            status == 400 ? ProblemTypes.VALIDATION : ProblemTypes.REQUEST_TOO_LARGE,
-            status,
-            title,
-            detail,
-            null,
-            null);
+  private void refuse(
+      RoutingContext ctx, ProblemKind kind, int status, String title, String detail) {
+    Map<String, Object> body = ProblemBody.of(kind.uri(), status, title, detail, null, null);
     String text;
     try {
       text = json.writeValueAsString(body);

@@ -11,6 +11,7 @@ import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.Reservation;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.Causes;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.routing.GateCandidate;
 import io.tensafe.marketplace.routing.RouteDecision;
@@ -109,9 +110,7 @@ public class MeteredCompletions {
     int wait = rate.tryAcquire(key.keyId());
     if (wait > 0) {
       throw new ApiProblem(
-          ProblemTypes.RATE_LIMITED,
-          429,
-          "Too many requests",
+          ProblemKind.RATE_LIMITED,
           "this API key may start " + rate.perMinute() + " requests per minute",
           wait);
     }
@@ -120,9 +119,7 @@ public class MeteredCompletions {
     if (inFlight.incrementAndGet() > maxPerKey) {
       inFlight.decrementAndGet();
       throw new ApiProblem(
-          ProblemTypes.RATE_LIMITED,
-          429,
-          "Too many requests",
+          ProblemKind.RATE_LIMITED,
           "this API key already has " + maxPerKey + " requests in flight",
           1);
     }
@@ -186,7 +183,7 @@ public class MeteredCompletions {
         dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId()));
     if (claimed.isEmpty()) {
       throw new ApiProblem(
-          ProblemTypes.HTTP,
+          ProblemKind.HTTP,
           503,
           "No capacity",
           "no healthy node serving " + version.baseModel() + " has a free slot",
@@ -257,7 +254,7 @@ public class MeteredCompletions {
           i = targets.size();
           requests.end(requestId, RequestOutcome.NODE_TIMEOUT, 0, 0);
           throw new ApiProblem(
-              ProblemTypes.HTTP,
+              ProblemKind.HTTP,
               504,
               "Node timed out",
               "the node chosen for this request did not start answering within "
@@ -274,9 +271,7 @@ public class MeteredCompletions {
           i = targets.size();
           endUnserved(requestId, RequestOutcome.REJECTED);
           throw new ApiProblem(
-              ProblemTypes.ADAPTER_INCOMPATIBLE,
-              422,
-              "Adapter cannot run",
+              ProblemKind.ADAPTER_INCOMPATIBLE,
               "the node refused adapter "
                   + version.adapterId()
                   + "@"
@@ -292,7 +287,7 @@ public class MeteredCompletions {
     }
     endUnserved(requestId, RequestOutcome.NO_NODE);
     throw new ApiProblem(
-        ProblemTypes.HTTP,
+        ProblemKind.HTTP,
         503,
         "No node answered",
         "every node that could serve the request failed before its first token; nothing was"
@@ -417,7 +412,7 @@ public class MeteredCompletions {
       throw noMatch(
           nothing
               + ", and the default adapter is not available to this API key ("
-              + (unavailable.type().equals(ProblemTypes.PRICE_ABOVE_CAP)
+              + (unavailable.type().equals(ProblemKind.PRICE_ABOVE_CAP)
                   ? "priced above its cap"
                   : "not published to it")
               + "); name a model");
@@ -425,7 +420,7 @@ public class MeteredCompletions {
   }
 
   private static ApiProblem noMatch(String detail) {
-    return new ApiProblem(ProblemTypes.VALIDATION, 422, "No adapter matched", detail)
+    return new ApiProblem(ProblemKind.VALIDATION, 422, "No adapter matched", detail)
         .withParam("model");
   }
 
@@ -443,16 +438,14 @@ public class MeteredCompletions {
             .orElseThrow(
                 () ->
                     new ApiProblem(
-                            ProblemTypes.NOT_FOUND,
+                            ProblemKind.NOT_FOUND,
                             404,
                             "Model not found",
                             "model '" + model + "' does not exist or this API key may not use it")
                         .withParam("model"));
     if (!found.withinCap(key.maxPrice())) {
       throw new ApiProblem(
-              ProblemTypes.PRICE_ABOVE_CAP,
-              422,
-              "Price above this key's cap",
+              ProblemKind.PRICE_ABOVE_CAP,
               "model '"
                   + model
                   + "' costs "

@@ -4,6 +4,7 @@ import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -111,8 +112,7 @@ public class OrganisationService {
     AppUser user = current.user();
     Membership membership = require(slug);
     if (!membership.role().equals("owner")) {
-      throw new ApiProblem(
-          ProblemTypes.FORBIDDEN, 403, "Forbidden", "only an owner of " + slug + " adds members");
+      throw new ApiProblem(ProblemKind.FORBIDDEN, "only an owner of " + slug + " adds members");
     }
     List<?> users =
         em.createNativeQuery("SELECT id FROM app_user WHERE username = :n")

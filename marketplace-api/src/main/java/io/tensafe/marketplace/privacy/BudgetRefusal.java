@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.privacy;
 
 import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.problem.ProblemKind;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -49,27 +49,21 @@ enum BudgetRefusal {
     return switch (this) {
       case NEVER_FITS ->
           new ApiProblem(
-              ProblemTypes.PRIVACY_BUDGET_TOO_SMALL,
-              422,
-              "Request exceeds the privacy budget",
+              ProblemKind.PRIVACY_BUDGET_TOO_SMALL,
               "the request can never fit: "
                   + figures
                   + " exceed the whole period's budget; ask for fewer max_tokens or send a"
                   + " shorter prompt");
       case WAIT_FOR_IN_FLIGHT ->
           new ApiProblem(
-              ProblemTypes.PRIVACY_BUDGET_RESERVED,
-              429,
-              "Privacy budget held by requests in flight",
+              ProblemKind.PRIVACY_BUDGET_RESERVED,
               "requests in flight hold the rest of "
                   + figures
                   + "; they return what they do not use when they end: retry shortly",
               IN_FLIGHT_RETRY_SECONDS);
       case SPENT ->
           new ApiProblem(
-              ProblemTypes.PRIVACY_BUDGET_EXHAUSTED,
-              429,
-              "Privacy budget exhausted",
+              ProblemKind.PRIVACY_BUDGET_EXHAUSTED,
               "the period's spending leaves too little of "
                   + figures
                   + "; ask for fewer max_tokens or a shorter prompt; it resets at "

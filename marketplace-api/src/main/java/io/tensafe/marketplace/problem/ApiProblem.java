@@ -1,27 +1,38 @@
 package io.tensafe.marketplace.problem;
 
 /**
- * An error the API reports as RFC 9457 problem+json. {@code type} is a stable identifier of the
- * kind of error ({@link ProblemTypes}); {@code detail} explains this occurrence and never holds
- * secrets or stack traces.
+ * An error the API reports as RFC 9457 problem+json. Its {@link ProblemKind} gives the stable
+ * {@code type}; {@code detail} explains this occurrence and never holds secrets or stack traces.
  */
 public class ApiProblem extends RuntimeException {
-  private final String type;
+  private final ProblemKind kind;
   private final int status;
   private final String title;
   private final int retryAfterSeconds;
   private String param;
 
-  public ApiProblem(String type, int status, String title, String detail) {
-    this(type, status, title, detail, 0);
+  /** A problem of {@code kind} with the kind's status and title. */
+  public ApiProblem(ProblemKind kind, String detail) {
+    this(kind, kind.status(), kind.title(), detail, 0);
+  }
+
+  /** A problem of {@code kind} with the kind's status and title, to retry after that long. */
+  public ApiProblem(ProblemKind kind, String detail, int retryAfterSeconds) {
+    this(kind, kind.status(), kind.title(), detail, retryAfterSeconds);
+  }
+
+  /** A problem of {@code kind} whose status or title this occurrence sets itself. */
+  public ApiProblem(ProblemKind kind, int status, String title, String detail) {
+    this(kind, status, title, detail, 0);
   }
 
   /**
    * @param retryAfterSeconds sent as {@code Retry-After} when positive (503 and 429 answers)
    */
-  public ApiProblem(String type, int status, String title, String detail, int retryAfterSeconds) {
+  public ApiProblem(
+      ProblemKind kind, int status, String title, String detail, int retryAfterSeconds) {
     super(detail);
-    this.type = type;
+    this.kind = kind;
     this.status = status;
     this.title = title;
     this.retryAfterSeconds = retryAfterSeconds;
@@ -47,8 +58,13 @@ public class ApiProblem extends RuntimeException {
     return retryAfterSeconds;
   }
 
+  /** The {@code type} URI of this problem's kind. */
   public String type() {
-    return type;
+    return kind.uri();
+  }
+
+  public ProblemKind kind() {
+    return kind;
   }
 
   public int status() {

@@ -17,7 +17,7 @@ public final class ProblemBody {
   private ProblemBody() {}
 
   /**
-   * @param type a {@link ProblemTypes} URI
+   * @param type a {@link ProblemKind} URI
    * @param status the HTTP status, 400..599
    * @param param the request field at fault (e.g. {@code messages[0].content}), or null
    * @param errors per-field errors, or null
@@ -59,7 +59,7 @@ public final class ProblemBody {
       case 401 -> "authentication_error";
       case 403 -> "permission_error";
       case 429 ->
-          type.equals(ProblemTypes.PRIVACY_BUDGET_EXHAUSTED)
+          type.equals(ProblemKind.PRIVACY_BUDGET_EXHAUSTED.uri())
               ? "insufficient_quota"
               : "rate_limit_error";
       default -> "invalid_request_error";

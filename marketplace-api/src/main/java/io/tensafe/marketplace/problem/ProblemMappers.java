@@ -25,7 +25,7 @@ public final class ProblemMappers {
 
   @ServerExceptionMapper
   public Response api(ApiProblem p) {
-    Response r = response(p.type(), p.status(), p.title(), p.getMessage(), p.param(), null);
+    Response r = response(p.kind(), p.status(), p.title(), p.getMessage(), p.param(), null);
     if (p.retryAfterSeconds() > 0) {
       return Response.fromResponse(r).header("Retry-After", p.retryAfterSeconds()).build();
     }
@@ -40,7 +40,7 @@ public final class ProblemMappers {
             .map(ProblemMappers::fieldError)
             .toList();
     return response(
-        ProblemTypes.VALIDATION,
+        ProblemKind.VALIDATION,
         400,
         "Invalid request",
         errors.size() + " field(s) are invalid: " + describe(errors),
@@ -51,7 +51,7 @@ public final class ProblemMappers {
   @ServerExceptionMapper
   public Response unauthorized(UnauthorizedException e) {
     return response(
-        ProblemTypes.UNAUTHORIZED,
+        ProblemKind.UNAUTHORIZED,
         401,
         "Unauthorized",
         "a valid bearer token is required",
@@ -62,7 +62,7 @@ public final class ProblemMappers {
   @ServerExceptionMapper
   public Response authenticationFailed(AuthenticationFailedException e) {
     return response(
-        ProblemTypes.UNAUTHORIZED,
+        ProblemKind.UNAUTHORIZED,
         401,
         "Unauthorized",
         "a valid bearer token is required",
@@ -73,7 +73,7 @@ public final class ProblemMappers {
   @ServerExceptionMapper
   public Response forbidden(ForbiddenException e) {
     return response(
-        ProblemTypes.FORBIDDEN, 403, "Forbidden", "your role does not allow this", null, null);
+        ProblemKind.FORBIDDEN, 403, "Forbidden", "your role does not allow this", null, null);
   }
 
   @ServerExceptionMapper
@@ -92,7 +92,7 @@ public final class ProblemMappers {
       return internal(e);
     }
     return response(
-        ProblemTypes.HTTP,
+        ProblemKind.HTTP,
         status,
         e.getResponse().getStatusInfo().getReasonPhrase(),
         e.getMessage(),
@@ -108,16 +108,14 @@ public final class ProblemMappers {
       LOG.warnf("database connection pool exhausted: %s", t.getMessage());
       return api(
           new ApiProblem(
-              ProblemTypes.SERVICE_BUSY,
-              503,
-              "Service busy",
+              ProblemKind.SERVICE_BUSY,
               "every database connection is busy; nothing was done, retry after a second",
               1));
     }
     String id = UUID.randomUUID().toString();
     LOG.errorf(t, "unhandled error, correlation id %s", id);
     return response(
-        ProblemTypes.INTERNAL,
+        ProblemKind.INTERNAL,
         500,
         "Internal error",
         "something went wrong on our side; quote correlation id " + id,
@@ -137,13 +135,12 @@ public final class ProblemMappers {
   }
 
   /** A problem response builder, for filters that abort a request themselves. */
-  public static Response.ResponseBuilder problem(
-      String type, int status, String title, String detail) {
-    return Response.fromResponse(response(type, status, title, detail, null, null));
+  public static Response.ResponseBuilder problem(ProblemKind kind, String detail) {
+    return Response.fromResponse(response(kind, kind.status(), kind.title(), detail, null, null));
   }
 
   static Response response(
-      String type,
+      ProblemKind kind,
       int status,
       String title,
       String detail,
@@ -151,7 +148,7 @@ public final class ProblemMappers {
       List<Map<String, String>> errors) {
     return Response.status(status)
         .type(MEDIA_TYPE)
-        .entity(ProblemBody.of(type, status, title, detail, param, errors))
+        .entity(ProblemBody.of(kind.uri(), status, title, detail, param, errors))
         .build();
   }
 }

@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.storage;
 
 import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.problem.ProblemKind;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,9 +59,7 @@ public class PackageStore {
         size += n;
         if (size > maxBytes) {
           throw new ApiProblem(
-              ProblemTypes.PACKAGE_TOO_LARGE,
-              413,
-              "Package too large",
+              ProblemKind.PACKAGE_TOO_LARGE,
               "the upload exceeds the limit of " + maxBytes + " bytes");
         }
         digest.update(buffer, 0, n);
@@ -70,7 +68,7 @@ public class PackageStore {
     } catch (IOException e) {
       deleteQuietly(temp);
       throw new ApiProblem(
-          ProblemTypes.PACKAGE_TRUNCATED,
+          ProblemKind.PACKAGE_TRUNCATED,
           400,
           "Upload incomplete",
           "the request body ended early after " + size + " bytes");

@@ -10,6 +10,7 @@ import io.tensafe.marketplace.openai.ServedVersions;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -48,8 +49,7 @@ public class UsageEvents {
             .own(r.node())
             .orElseThrow(() -> ProblemTypes.notFound("node " + r.node() + " (register first)"));
     if (node.suspendedAt != null) {
-      throw new ApiProblem(
-          ProblemTypes.FORBIDDEN, 403, "Forbidden", "node " + r.node() + " is suspended");
+      throw new ApiProblem(ProblemKind.FORBIDDEN, "node " + r.node() + " is suspended");
     }
     if ((r.adapterId() == null) != (r.adapterVersion() == null)) {
       throw ProblemTypes.validation("adapterId and adapterVersion go together");

@@ -98,6 +98,27 @@ public class OpenApiDocumentTest {
   }
 
   @Test
+  void theProblemSchema_listsEveryProblemType() throws Exception {
+    JsonNode doc =
+        new ObjectMapper()
+            .readTree(
+                given().queryParam("format", "json").get("/q/openapi").then().extract().asString());
+    List<String> listed = new ArrayList<>();
+    doc.path("components")
+        .path("schemas")
+        .path("Problem")
+        .path("properties")
+        .path("type")
+        .path("enum")
+        .forEach(t -> listed.add(t.asText()));
+    assertEquals(
+        java.util.Arrays.stream(io.tensafe.marketplace.problem.ProblemKind.values())
+            .map(io.tensafe.marketplace.problem.ProblemKind::uri)
+            .toList(),
+        listed);
+  }
+
+  @Test
   void creationsAre201_revocations204_andThePagesAreNotInTheApi() throws Exception {
     Map<String, JsonNode> ops = operations();
     for (String created :

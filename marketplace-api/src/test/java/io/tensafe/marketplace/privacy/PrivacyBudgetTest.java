@@ -12,7 +12,7 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
@@ -115,7 +115,7 @@ class PrivacyBudgetTest {
                   } catch (ApiProblem e) {
                     // Nothing is settled: the served ten hold the budget in flight.
                     assertEquals(429, e.status());
-                    assertEquals(ProblemTypes.PRIVACY_BUDGET_RESERVED, e.type());
+                    assertEquals(ProblemKind.PRIVACY_BUDGET_RESERVED.uri(), e.type());
                     assertEquals(2, e.retryAfterSeconds());
                     refused.incrementAndGet();
                   }
@@ -166,7 +166,7 @@ class PrivacyBudgetTest {
     ApiProblem problem =
         assertThrows(ApiProblem.class, () -> reserve("big-" + suffix, tokensPerPeriod + 1));
     assertEquals(422, problem.status());
-    assertEquals(ProblemTypes.PRIVACY_BUDGET_TOO_SMALL, problem.type());
+    assertEquals(ProblemKind.PRIVACY_BUDGET_TOO_SMALL.uri(), problem.type());
     assertTrue(problem.getMessage().contains(adapter), problem.getMessage());
     assertTrue(problem.getMessage().contains("can never fit"), problem.getMessage());
   }
@@ -177,7 +177,7 @@ class PrivacyBudgetTest {
     ApiProblem problem =
         assertThrows(ApiProblem.class, () -> reserve("waits-" + suffix, tokensPerPeriod / 2));
     assertEquals(429, problem.status());
-    assertEquals(ProblemTypes.PRIVACY_BUDGET_RESERVED, problem.type());
+    assertEquals(ProblemKind.PRIVACY_BUDGET_RESERVED.uri(), problem.type());
     assertEquals(2, problem.retryAfterSeconds());
     budgets.settle("held-" + suffix, tokensPerPeriod / 5);
     reserve("waits-" + suffix, tokensPerPeriod / 2);
@@ -189,7 +189,7 @@ class PrivacyBudgetTest {
     budgets.settle("fits-" + suffix, tokensPerPeriod);
     ApiProblem problem = assertThrows(ApiProblem.class, () -> reserve("one-more-" + suffix, 1));
     assertEquals(429, problem.status());
-    assertEquals(ProblemTypes.PRIVACY_BUDGET_EXHAUSTED, problem.type());
+    assertEquals(ProblemKind.PRIVACY_BUDGET_EXHAUSTED.uri(), problem.type());
     assertTrue(problem.getMessage().contains("resets at"), problem.getMessage());
     assertTrue(problem.retryAfterSeconds() > 60, "until the period ends");
   }
