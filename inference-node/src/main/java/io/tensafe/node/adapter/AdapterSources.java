@@ -1,5 +1,6 @@
 package io.tensafe.node.adapter;
 
+import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.marketplace.MarketplaceConnection;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.crypto.KeyFiles;
@@ -9,7 +10,6 @@ import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Chooses where adapters come from: the marketplace when the node is connected to one (then {@code
@@ -20,12 +20,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 class AdapterSources {
   @Produces
   @Singleton
-  AdapterSource source(
-      MarketplaceConnection marketplace,
-      @ConfigProperty(name = "tensafe.node.name") String node,
-      @ConfigProperty(name = "tensafe.node.fleet-key-file") Optional<Path> fleetKeyFile,
-      @ConfigProperty(name = "tensafe.node.adapter-cache") Path cache,
-      @ConfigProperty(name = "tensafe.node.adapter-dir") Optional<Path> adapterDir) {
+  AdapterSource source(MarketplaceConnection marketplace, NodeConfig config) {
+    String node = config.name();
+    Optional<Path> fleetKeyFile = config.fleetKeyFile();
+    Path cache = config.adapterCache();
+    Optional<Path> adapterDir = config.adapterDir();
     if (marketplace.client().isPresent()) {
       Path keyFile =
           fleetKeyFile.orElseThrow(

@@ -3,6 +3,7 @@ package io.tensafe.node.fleet;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.Startup;
 import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.generation.ModelService;
 import io.tensafe.node.marketplace.DispatchToken;
 import io.tensafe.node.marketplace.MarketplaceConnection;
@@ -10,11 +11,8 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Registers a connected node with the marketplace at startup and heartbeats every {@code
@@ -25,31 +23,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @Startup
 @ApplicationScoped
 public class FleetService {
+  @Inject NodeConfig config;
   @Inject MarketplaceConnection marketplace;
   @Inject ModelService model;
   @Inject HeBackend backend;
   @Inject DispatchToken dispatchToken;
-
-  @ConfigProperty(name = "tensafe.node.name")
-  String name;
-
-  @ConfigProperty(name = "tensafe.node.fleet-id")
-  Optional<String> fleetId;
-
-  @ConfigProperty(name = "tensafe.node.base-model")
-  Optional<String> baseModel;
-
-  @ConfigProperty(name = "tensafe.node.max-concurrency", defaultValue = "4")
-  int maxConcurrency;
-
-  @ConfigProperty(name = "tensafe.node.heartbeat-period", defaultValue = "PT10S")
-  Duration period;
-
-  @ConfigProperty(name = "tensafe.node.public-url")
-  String publicUrl;
-
-  @ConfigProperty(name = "tensafe.node.fleet-key-file")
-  Optional<java.nio.file.Path> fleetKeyFile;
 
   private FleetLink link;
 
@@ -59,10 +37,12 @@ public class FleetService {
       return;
     }
     String fleet =
-        fleetId.orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "a node connected to a marketplace needs tensafe.node.fleet-id"));
+        config
+            .fleetId()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "a node connected to a marketplace needs tensafe.node.fleet-id"));
     String accelerator = backend.getClass().getSimpleName().startsWith("Cuda") ? "gpu" : "cpu";
     Map<String, Object> registration =
         new java.util.HashMap<>(
@@ -70,15 +50,15 @@ public class FleetService {
                 "fleetId",
                 fleet,
                 "name",
-                name,
+                config.name(),
                 "baseModels",
-                List.of(baseModel.orElse(model.modelName())),
+                List.of(config.baseModel().orElse(model.modelName())),
                 "accelerator",
                 accelerator,
                 "maxConcurrency",
-                maxConcurrency,
+                config.maxConcurrency(),
                 "url",
-                publicUrl,
+                config.publicUrl(),
                 "dispatchToken",
                 dispatchToken.value()));
     model
@@ -101,17 +81,19 @@ public class FleetService {
             registration,
             FleetProver.of(client, fleetKey()),
             model::heldAdapterIds,
-            period,
+            config.heartbeatPeriod(),
             Log::info);
     link.start();
   }
 
   private io.tensafe.tgsp.crypto.FleetKeyPair fleetKey() {
     java.nio.file.Path file =
-        fleetKeyFile.orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
+        config
+            .fleetKeyFile()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
     try {
       return io.tensafe.tgsp.crypto.KeyFiles.readFleetPrivate(file);
     } catch (java.io.IOException | io.tensafe.tgsp.TgspException e) {

@@ -9,6 +9,7 @@ import io.tensafe.node.adapter.AdapterRejectedException;
 import io.tensafe.node.adapter.AdapterSource;
 import io.tensafe.node.adapter.LoadedAdapter;
 import io.tensafe.node.adapter.UnknownAdapterException;
+import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.metrics.NodeMetrics;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.runtime.ChatMessage;
@@ -31,12 +32,10 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The model this node serves, loaded once from {@code tensafe.node.model-dir} on first use, its
@@ -47,23 +46,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class ModelService {
-  @ConfigProperty(name = "tensafe.node.model-dir")
-  Optional<String> modelDir;
-
-  @ConfigProperty(name = "tensafe.node.max-concurrency", defaultValue = "4")
-  int maxConcurrency;
-
-  @ConfigProperty(name = "tensafe.node.max-prompt-tokens", defaultValue = "8192")
-  int maxPromptTokens;
-
-  @ConfigProperty(name = "tensafe.node.max-new-tokens", defaultValue = "4096")
-  int maxNewTokens;
-
-  @ConfigProperty(name = "tensafe.node.adapter-memory-mb", defaultValue = "2048")
-  long adapterMemoryMb;
-
-  @ConfigProperty(name = "tensafe.node.name")
-  String nodeName;
+  @Inject NodeConfig config;
 
   @Inject AdapterSource source;
   @Inject HeBackend backend;
@@ -90,7 +73,7 @@ public class ModelService {
 
   private synchronized TextGenerator generator() {
     if (generator == null) {
-      String dir = modelDir.filter(s -> !s.isBlank()).orElse(null);
+      String dir = config.modelDir().filter(s -> !s.isBlank()).orElse(null);
       if (dir == null) {
         throw NodeProblem.unavailable(
             "this node serves no model: set tensafe.node.model-dir (TENSAFE_NODE_MODEL_DIR)", 0);
@@ -102,7 +85,7 @@ public class ModelService {
       }
       tokenizer = QwenTokenizer.load();
       generator = new TextGenerator(decoder, tokenizer);
-      slots = new Semaphore(maxConcurrency);
+      slots = new Semaphore(config.maxConcurrency());
       Log.infof("serving %s (%s)", dir, decoder.shape());
     }
     return generator;
@@ -137,8 +120,9 @@ public class ModelService {
 
   SamplingParameters parameters(GenerationRequest r) {
     int max = r.maxTokens() == null ? 128 : r.maxTokens();
-    if (max < 1 || max > maxNewTokens) {
-      throw NodeProblem.validation("max_tokens must be in [1, " + maxNewTokens + "], was " + max);
+    if (max < 1 || max > config.maxNewTokens()) {
+      throw NodeProblem.validation(
+          "max_tokens must be in [1, " + config.maxNewTokens() + "], was " + max);
     }
     try {
       return new SamplingParameters(
@@ -166,12 +150,12 @@ public class ModelService {
     String requestId = requestId(request.requestId());
     TextGenerator g = generator();
     long[] promptIds = tokenizer.encode(prompt);
-    if (promptIds.length > maxPromptTokens) {
+    if (promptIds.length > config.maxPromptTokens()) {
       throw NodeProblem.validation(
           "the prompt has "
               + promptIds.length
               + " tokens; at most "
-              + maxPromptTokens
+              + config.maxPromptTokens()
               + " are accepted");
     }
     if (request.maxPromptTokens() != null && promptIds.length > request.maxPromptTokens()) {
@@ -186,7 +170,8 @@ public class ModelService {
     InputPrivacy privacy = privacy(adapter, request.dpNoiseMultiplier());
     if (!slots.tryAcquire()) {
       metrics.refused();
-      throw NodeProblem.unavailable("all " + maxConcurrency + " generation slots are busy", 1);
+      throw NodeProblem.unavailable(
+          "all " + config.maxConcurrency() + " generation slots are busy", 1);
     }
     Instant started = Instant.now();
     long t0 = System.nanoTime();
@@ -225,7 +210,7 @@ public class ModelService {
         lora == null ? new OperationCounts(0, 0, 0, 0, 0, 0) : lora.operationCounts();
     return new UsageReport(
         requestId,
-        nodeName,
+        config.name(),
         adapter == null ? null : adapter.key().id(),
         adapter == null ? null : adapter.key().version(),
         g.promptTokens(),
@@ -334,17 +319,18 @@ public class ModelService {
    * when no model is configured or its config does not parse (the load will say why).
    */
   public java.util.Optional<io.tensafe.tgsp.peft.BaseModelShape> modelShape() {
-    java.util.Optional<String> dir = modelDir.filter(d -> !d.isBlank());
+    java.util.Optional<String> dir = config.modelDir().filter(d -> !d.isBlank());
     if (dir.isEmpty()) {
       return java.util.Optional.empty();
     }
     try {
-      Path config = Path.of(dir.get()).resolve("config.json");
-      if (java.nio.file.Files.size(config) > (1 << 20)) {
+      Path configJson = Path.of(dir.get()).resolve("config.json");
+      if (java.nio.file.Files.size(configJson) > (1 << 20)) {
         return java.util.Optional.empty();
       }
       return java.util.Optional.of(
-          io.tensafe.tgsp.peft.BaseModelShape.fromConfig(java.nio.file.Files.readAllBytes(config)));
+          io.tensafe.tgsp.peft.BaseModelShape.fromConfig(
+              java.nio.file.Files.readAllBytes(configJson)));
     } catch (IOException | io.tensafe.tgsp.TgspException e) {
       Log.warnf("the model's shape is not reported: %s", e.getMessage());
       return java.util.Optional.empty();
@@ -353,7 +339,8 @@ public class ModelService {
 
   /** The served model's name (its folder's name), or "none". */
   public String modelName() {
-    return modelDir
+    return config
+        .modelDir()
         .filter(d -> !d.isBlank())
         .map(d -> Path.of(d).getFileName().toString())
         .orElse("none");
@@ -367,7 +354,8 @@ public class ModelService {
     if (registry == null) {
       generator();
       operators = new HeOperators(backend);
-      registry = new AdapterRegistry(source, decoder.shape(), operators, adapterMemoryMb << 20);
+      registry =
+          new AdapterRegistry(source, decoder.shape(), operators, config.adapterMemoryMb() << 20);
     }
     return registry;
   }

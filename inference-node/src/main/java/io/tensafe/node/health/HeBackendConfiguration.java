@@ -5,11 +5,11 @@ import io.tensafe.kernels.backend.HeBackend;
 import io.tensafe.kernels.cuda.CudaBackend;
 import io.tensafe.kernels.cuda.CudaProbe;
 import io.tensafe.kernels.ring.NttImplementation;
+import io.tensafe.node.config.NodeConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Probes CUDA once and produces the node's {@link HeBackendChoice} and its running backend. */
 @ApplicationScoped
@@ -17,7 +17,8 @@ class HeBackendConfiguration {
 
   @Produces
   @Singleton
-  HeBackendChoice heBackendChoice(@ConfigProperty(name = "tensafe.node.backend") String requested) {
+  HeBackendChoice heBackendChoice(NodeConfig config) {
+    String requested = config.backend();
     HeBackendChoice choice =
         HeBackendChoice.decide(HeBackendChoice.Requested.parse(requested), CudaProbe.result());
     if (choice.backend().equals("cpu") && !choice.cuda().available()) {
@@ -31,8 +32,8 @@ class HeBackendConfiguration {
 
   @Produces
   @Singleton
-  HeBackend heBackend(
-      HeBackendChoice choice, @ConfigProperty(name = "tensafe.node.backend") String requested) {
+  HeBackend heBackend(HeBackendChoice choice, NodeConfig config) {
+    String requested = config.backend();
     return HeBackendFactory.create(
         choice, HeBackendChoice.Requested.parse(requested), CudaBackend::open);
   }

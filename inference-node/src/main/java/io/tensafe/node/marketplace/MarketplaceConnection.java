@@ -1,12 +1,12 @@
 package io.tensafe.node.marketplace;
 
+import io.tensafe.node.config.NodeConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.net.URI;
+import jakarta.inject.Inject;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The node's connection to the marketplace, when {@code tensafe.node.marketplace.url} is set. Then
@@ -16,36 +16,32 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class MarketplaceConnection {
-  @ConfigProperty(name = "tensafe.node.marketplace.url")
-  Optional<URI> url;
-
-  @ConfigProperty(name = "tensafe.node.marketplace.token-url")
-  Optional<URI> tokenUrl;
-
-  @ConfigProperty(name = "tensafe.node.marketplace.client-id")
-  Optional<String> clientId;
-
-  @ConfigProperty(name = "tensafe.node.marketplace.client-secret")
-  Optional<String> clientSecret;
+  @Inject NodeConfig config;
 
   private MarketplaceClient client;
 
   @PostConstruct
   void connect() {
-    if (url.isEmpty()) {
+    if (config.marketplace().url().isEmpty()) {
       return;
     }
-    if (tokenUrl.isEmpty() || clientId.isEmpty() || clientSecret.isEmpty()) {
+    if (config.marketplace().tokenUrl().isEmpty()
+        || config.marketplace().clientId().isEmpty()
+        || config.marketplace().clientSecret().isEmpty()) {
       throw new IllegalStateException(
-          "tensafe.node.marketplace.url is set, so tensafe.node.marketplace.token-url, client-id"
+          "tensafe.node.marketplace.url is set, so tensafe.node.marketplace.token-config.marketplace().url(), client-id"
               + " and client-secret are required");
     }
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     client =
         new MarketplaceClient(
             http,
-            url.get(),
-            new ClientCredentials(http, tokenUrl.get(), clientId.get(), clientSecret.get()));
+            config.marketplace().url().get(),
+            new ClientCredentials(
+                http,
+                config.marketplace().tokenUrl().get(),
+                config.marketplace().clientId().get(),
+                config.marketplace().clientSecret().get()));
   }
 
   /** The client, or empty when the node runs standalone. */

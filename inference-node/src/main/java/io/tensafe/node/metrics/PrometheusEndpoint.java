@@ -2,6 +2,7 @@ package io.tensafe.node.metrics;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tensafe.node.config.NodeConfig;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
@@ -11,7 +12,6 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Prometheus text exposition at {@code /metrics}, for loopback callers or the holder of the scrape
@@ -21,6 +21,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Path("/metrics")
 public class PrometheusEndpoint {
+  @Inject NodeConfig config;
   @Inject PrometheusMeterRegistry registry;
 
   @Produces
@@ -29,16 +30,13 @@ public class PrometheusEndpoint {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
-  @ConfigProperty(name = "tensafe.node.metrics-token")
-  java.util.Optional<String> token;
-
   /** The exposition, for a caller {@link ScrapeAccess} allows; else 401 problem+json. */
   @GET
   @jakarta.ws.rs.Produces("text/plain; version=0.0.4; charset=utf-8")
   public Response scrape(
       @Context HttpServerRequest request, @HeaderParam("Authorization") String authorization) {
     String host = request.remoteAddress() == null ? null : request.remoteAddress().host();
-    if (!new ScrapeAccess(token).allows(host, authorization)) {
+    if (!new ScrapeAccess(config.metricsToken()).allows(host, authorization)) {
       return Response.status(401)
           .type("application/problem+json")
           .entity(
@@ -51,7 +49,7 @@ public class PrometheusEndpoint {
                   401,
                   "detail",
                   "metrics are for the loopback interface, or for whoever presents the scrape"
-                      + " token as 'Authorization: Bearer ...'"))
+                      + " config.metricsToken() as 'Authorization: Bearer ...'"))
           .build();
     }
     return Response.ok(registry.scrape()).build();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.Startup;
+import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.marketplace.MarketplaceConnection;
 import io.tensafe.node.metrics.NodeMetrics;
 import jakarta.annotation.PostConstruct;
@@ -13,7 +14,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -25,11 +25,9 @@ import java.time.Duration;
 @Startup
 @ApplicationScoped
 public class UsageService {
+  @Inject NodeConfig config;
   @Inject MarketplaceConnection marketplace;
   @Inject NodeMetrics metrics;
-
-  @org.eclipse.microprofile.config.inject.ConfigProperty(name = "tensafe.node.outbox-dir")
-  Path outboxDir;
 
   private final ObjectMapper json =
       new ObjectMapper()
@@ -41,7 +39,7 @@ public class UsageService {
   @PostConstruct
   void open() {
     try {
-      outbox = new UsageOutbox(outboxDir);
+      outbox = new UsageOutbox(config.outboxDir());
       int waiting = outbox.pending().size();
       metrics.gauge(
           "tensafe_node_usage_reports_waiting",
@@ -57,14 +55,14 @@ public class UsageService {
                 Duration.ofMinutes(1),
                 Log::warn);
         delivery.start();
-        Log.infof("usage outbox %s: %d report(s) waiting, delivering", outboxDir, waiting);
+        Log.infof("usage outbox %s: %d report(s) waiting, delivering", config.outboxDir(), waiting);
       } else {
         Log.infof(
             "usage outbox %s: %d report(s) waiting; standalone node, kept until connected",
-            outboxDir, waiting);
+            config.outboxDir(), waiting);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot open the usage outbox " + outboxDir, e);
+      throw new UncheckedIOException("cannot open the usage outbox " + config.outboxDir(), e);
     }
   }
 

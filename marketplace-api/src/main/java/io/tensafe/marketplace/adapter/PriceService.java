@@ -8,10 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Price changes: appended to the version's history, effective from their time on; a price in effect
@@ -20,19 +18,18 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class PriceService {
+  @Inject CatalogConfig catalog;
   @Inject EntityManager em;
   @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
   /** How far ahead a price rise must be announced ({@code tensafe.catalog.price-rise-notice}). */
-  @ConfigProperty(name = "tensafe.catalog.price-rise-notice", defaultValue = "P7D")
-  Duration riseNotice;
 
   /**
    * Refuses a rise (either price above the one in force just before {@code change} would take
-   * effect) that takes effect sooner than {@link #riseNotice} from now. Cuts take effect whenever
-   * the creator says.
+   * effect) that takes effect sooner than {@link CatalogConfig#priceRiseNotice()} from now. Cuts
+   * take effect whenever the creator says.
    */
   private void requireNoticeForRise(AdapterVersion v, PriceChange change, OffsetDateTime now) {
     AdapterPrice before =
@@ -47,11 +44,11 @@ public class PriceService {
     boolean rise =
         change.promptMicrosPer1kTokens() > before.promptMicrosPer1kTokens
             || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens;
-    OffsetDateTime earliest = now.plus(riseNotice);
+    OffsetDateTime earliest = now.plus(catalog.priceRiseNotice());
     if (rise && change.effectiveFrom().isBefore(earliest)) {
       throw ProblemTypes.validation(
           "a price rise takes effect no sooner than "
-              + riseNotice.toDays()
+              + catalog.priceRiseNotice().toDays()
               + " days after it is announced, so that clients see it in the catalogue first:"
               + " effectiveFrom must be at or after "
               + earliest);

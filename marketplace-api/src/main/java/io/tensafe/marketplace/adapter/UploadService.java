@@ -30,9 +30,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Accepts a creator's {@code .tgsp}: stream to an incoming file, verify it with tgsp-format against
@@ -42,6 +40,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class UploadService {
+  @Inject CatalogConfig catalog;
   @Inject EntityManager em;
   @Inject CurrentUser current;
   @Inject CreatorService creators;
@@ -49,12 +48,6 @@ public class UploadService {
   @Inject io.tensafe.marketplace.fleet.NodeService nodes;
   @Inject PackageStore store;
   @Inject AuditLog audit;
-
-  @ConfigProperty(name = "tensafe.catalog.currencies")
-  Set<String> currencies;
-
-  @ConfigProperty(name = "tensafe.catalog.base-models")
-  Set<String> baseModels;
 
   public VersionView upload(InputStream body) {
     Creator creator =
@@ -117,9 +110,12 @@ public class UploadService {
     if (m.price().promptMicrosPer1kTokens() <= 0 || m.price().completionMicrosPer1kTokens() <= 0) {
       throw PackageRejections.manifest("prices must be positive");
     }
-    if (!currencies.contains(m.price().currency())) {
+    if (!catalog.currencies().contains(m.price().currency())) {
       throw PackageRejections.manifest(
-          "currency " + m.price().currency() + " is not supported; supported: " + currencies);
+          "currency "
+              + m.price().currency()
+              + " is not supported; supported: "
+              + catalog.currencies());
     }
     List<String> stop =
         m.routing().keywords().stream()
@@ -132,9 +128,9 @@ public class UploadService {
               + " are too common to route by (stop-words, ADR 0009); list words that say what the"
               + " adapter is about");
     }
-    if (!baseModels.contains(m.baseModel().id())) {
+    if (!catalog.baseModels().contains(m.baseModel().id())) {
       throw PackageRejections.manifest(
-          "base model " + m.baseModel().id() + " is not served; served: " + baseModels);
+          "base model " + m.baseModel().id() + " is not served; served: " + catalog.baseModels());
     }
     Manifest.DpPolicy dp = m.dpPolicy();
     if (dp.noiseMultiplier().compareTo(new BigDecimal("0.3")) < 0

@@ -8,7 +8,6 @@ import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.util.Objects;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Writes the charge ledger: one append-only row per request id, priced at the version's price in
@@ -18,10 +17,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class ChargeLedger {
+  @Inject BillingConfig billing;
   @Inject EntityManager em;
-
-  @ConfigProperty(name = "tensafe.billing.platform-take-basis-points", defaultValue = "2500")
-  int defaultTakeBasisPoints;
 
   private static final String VIEW =
       """
@@ -74,7 +71,7 @@ public class ChargeLedger {
                 FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
                 WHERE a.adapter_ref = :ref AND v.version = :version
                 """)
-                    .setParameter("default", defaultTakeBasisPoints)
+                    .setParameter("default", billing.platformTakeBasisPoints())
                     .setParameter("ref", charge.adapterRef())
                     .setParameter("version", charge.version()),
                 VersionTake.class)

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.dashboard;
 
+import io.tensafe.marketplace.fleet.NodesConfig;
 import io.tensafe.marketplace.openai.GatewayMetrics;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.RolesAllowed;
@@ -19,7 +20,6 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
@@ -32,13 +32,11 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @RolesAllowed("admin")
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminOverviewResource {
+  @Inject NodesConfig nodeRules;
   static final Duration RATE_WINDOW = Duration.ofMinutes(5);
 
   @Inject EntityManager em;
   @Inject GatewayMetrics gateway;
-
-  @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
-  Duration heartbeatTimeout;
 
   @Operation(summary = "Show the dashboard figures: nodes, adapters, usage, budgets and revenue")
   @GET
@@ -50,7 +48,7 @@ public class AdminOverviewResource {
             em.createNativeQuery(
                     "SELECT count(*) FILTER (WHERE suspended_at IS NULL AND endpoint IS NOT NULL"
                         + " AND last_heartbeat_at > :fresh), count(*) FROM node")
-                .setParameter("fresh", now.minus(heartbeatTimeout)),
+                .setParameter("fresh", now.minus(nodeRules.heartbeatTimeout())),
             NodeCounts.class);
     RecentCharges recent =
         Rows.single(

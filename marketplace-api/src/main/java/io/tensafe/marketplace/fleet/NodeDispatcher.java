@@ -7,7 +7,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.net.URI;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,7 +16,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Chooses nodes for a request: healthy (fresh heartbeat, not suspended, with an endpoint), of the
@@ -27,10 +25,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class NodeDispatcher {
+  @Inject NodesConfig nodes;
   @Inject EntityManager em;
-
-  @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
-  Duration heartbeatTimeout;
 
   private final Map<UUID, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
@@ -60,7 +56,7 @@ public class NodeDispatcher {
                 """)
                 .setParameter("adapter", adapterRef)
                 .setParameter("f", fleetId)
-                .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout))
+                .setParameter("fresh", OffsetDateTime.now().minus(nodes.heartbeatTimeout()))
                 .setParameter("model", baseModel),
             FreshNode.class);
     List<FreshNode> ordered = new ArrayList<>(serving);

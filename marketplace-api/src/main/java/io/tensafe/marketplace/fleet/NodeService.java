@@ -8,12 +8,10 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
@@ -25,14 +23,12 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
  */
 @ApplicationScoped
 public class NodeService {
+  @Inject NodesConfig nodes;
   @Inject EntityManager em;
   @Inject JsonWebToken token;
   @Inject FleetService fleets;
   @Inject NodeChallenges challenges;
   @Inject io.tensafe.marketplace.health.ProductionGuard guard;
-
-  @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
-  Duration heartbeatTimeout;
 
   /** Registers or re-registers this credential's node; returns its view. */
   @Transactional
@@ -194,7 +190,7 @@ public class NodeService {
     boolean healthy =
         n.suspendedAt == null
             && n.unreachableSince == null
-            && n.lastHeartbeatAt.isAfter(OffsetDateTime.now().minus(heartbeatTimeout));
+            && n.lastHeartbeatAt.isAfter(OffsetDateTime.now().minus(nodes.heartbeatTimeout()));
     return new NodeView(
         n.id.toString(),
         fleetRef,

@@ -1,15 +1,14 @@
 package io.tensafe.marketplace.health;
 
 import io.smallrye.health.api.Wellness;
+import io.tensafe.marketplace.fleet.NodesConfig;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
@@ -27,13 +26,11 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 @Wellness
 @ApplicationScoped
 public class NodeAvailabilityCheck implements HealthCheck {
+  @Inject NodesConfig nodeRules;
   static final String NAME = "Inference nodes";
   static final int LISTED = 20;
 
   @Inject EntityManager em;
-
-  @ConfigProperty(name = "tensafe.nodes.heartbeat-timeout", defaultValue = "PT30S")
-  Duration heartbeatTimeout;
 
   /** A fleet no node can serve now: its unsuspended nodes, and those with a fresh heartbeat. */
   private record DegradedFleet(String fleetRef, long activeNodes, long freshNodes) {}
@@ -59,7 +56,7 @@ public class NodeAvailabilityCheck implements HealthCheck {
                                              AND n.unreachable_since IS NULL) = 0
                 ORDER BY f.fleet_ref
                 """)
-                .setParameter("fresh", OffsetDateTime.now().minus(heartbeatTimeout)),
+                .setParameter("fresh", OffsetDateTime.now().minus(nodeRules.heartbeatTimeout())),
             DegradedFleet.class);
     HealthCheckResponseBuilder check =
         HealthCheckResponse.named(NAME)
@@ -76,7 +73,7 @@ public class NodeAvailabilityCheck implements HealthCheck {
                   ? "no heartbeat from its "
                       + nodes
                       + " node(s) within "
-                      + heartbeatTimeout.toSeconds()
+                      + nodeRules.heartbeatTimeout().toSeconds()
                       + " s"
                   : "its node(s) failed the last connection; waiting for a heartbeat");
     }

@@ -12,7 +12,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.Map;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The metered API's own body limit, {@code tensafe.gateway.max-body-bytes} (default 4 MiB), far
@@ -23,8 +22,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class GatewayBodyLimit {
-  @ConfigProperty(name = "tensafe.gateway.max-body-bytes", defaultValue = "4194304")
-  long maxBodyBytes;
+  @Inject GatewayConfig gateway;
 
   @Inject ObjectMapper json;
 
@@ -34,7 +32,7 @@ public class GatewayBodyLimit {
 
   /** The limit in bytes, ≥ 1. */
   public long maxBodyBytes() {
-    return maxBodyBytes;
+    return gateway.maxBodyBytes();
   }
 
   private void check(RoutingContext ctx) {
@@ -49,7 +47,9 @@ public class GatewayBodyLimit {
           ProblemKind.REQUEST_TOO_LARGE,
           411,
           "Length required",
-          "a request body to /v1 needs a Content-Length of at most " + maxBodyBytes + " bytes");
+          "a request body to /v1 needs a Content-Length of at most "
+              + gateway.maxBodyBytes()
+              + " bytes");
       return;
     }
     long bytes;
@@ -65,13 +65,16 @@ public class GatewayBodyLimit {
           400,
           "Invalid request",
           "Content-Length '" + length + "' is not a byte count");
-    } else if (bytes > maxBodyBytes) {
+    } else if (bytes > gateway.maxBodyBytes()) {
       refuse(
           ctx,
           ProblemKind.REQUEST_TOO_LARGE,
           413,
           "Request too large",
-          "the body has " + bytes + " bytes; requests to /v1 may have at most " + maxBodyBytes);
+          "the body has "
+              + bytes
+              + " bytes; requests to /v1 may have at most "
+              + gateway.maxBodyBytes());
     } else {
       ctx.next();
     }

@@ -27,9 +27,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * A metered request from start to bill: resolve the model (an adapter, or {@code auto} through the
@@ -45,6 +43,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class MeteredCompletions {
+  @Inject GatewayConfig gateway;
   @Inject ServedVersions versions;
   @Inject NodeDispatcher dispatcher;
   @Inject PrivacyBudgets budgets;
@@ -54,23 +53,11 @@ public class MeteredCompletions {
   @Inject GatewayMetrics metrics;
   @Inject io.tensafe.marketplace.tokens.PromptTokenizer tokenizer;
 
-  @ConfigProperty(name = "tensafe.gateway.default-adapter")
-  Optional<String> defaultAdapter;
-
-  @ConfigProperty(name = "tensafe.gateway.first-byte-timeout", defaultValue = "PT30S")
-  Duration firstByteTimeout;
-
-  @ConfigProperty(name = "tensafe.gateway.max-concurrency-per-key", defaultValue = "16")
-  int maxPerKey;
-
-  @ConfigProperty(name = "tensafe.gateway.requests-per-minute-per-key", defaultValue = "600")
-  int requestsPerMinute;
-
   private RequestRateLimiter rate;
 
   @jakarta.annotation.PostConstruct
   void limits() {
-    rate = new RequestRateLimiter(requestsPerMinute, System::nanoTime);
+    rate = new RequestRateLimiter(gateway.requestsPerMinutePerKey(), System::nanoTime);
   }
 
   private final java.util.Map<UUID, java.util.concurrent.atomic.AtomicInteger> perKey =
@@ -116,11 +103,11 @@ public class MeteredCompletions {
     }
     var inFlight =
         perKey.computeIfAbsent(key.keyId(), k -> new java.util.concurrent.atomic.AtomicInteger());
-    if (inFlight.incrementAndGet() > maxPerKey) {
+    if (inFlight.incrementAndGet() > gateway.maxConcurrencyPerKey()) {
       inFlight.decrementAndGet();
       throw new ApiProblem(
           ProblemKind.RATE_LIMITED,
-          "this API key already has " + maxPerKey + " requests in flight",
+          "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
           1);
     }
     try {
@@ -228,7 +215,7 @@ public class MeteredCompletions {
           if (i > 0) {
             requests.assign(requestId, target.id());
           }
-          NodeCall call = NodeCall.start(http, target, body, firstByteTimeout);
+          NodeCall call = NodeCall.start(http, target, body, gateway.firstByteTimeout());
           releaseFrom(targets, i + 1);
           i = targets.size(); // every other slot is given back; this one is the request's now
           return new Started(
@@ -249,7 +236,7 @@ public class MeteredCompletions {
           Log.warnf(
               "request %s: node %s did not answer within %s; ending the request, its reservation"
                   + " kept for the node's report",
-              requestId, target.name(), firstByteTimeout);
+              requestId, target.name(), gateway.firstByteTimeout());
           releaseFrom(targets, i);
           i = targets.size();
           requests.end(requestId, RequestOutcome.NODE_TIMEOUT, 0, 0);
@@ -258,7 +245,7 @@ public class MeteredCompletions {
               504,
               "Node timed out",
               "the node chosen for this request did not start answering within "
-                  + firstByteTimeout.toSeconds()
+                  + gateway.firstByteTimeout().toSeconds()
                   + " s; nothing was billed",
               2);
         } catch (NodeRefusal e) {
@@ -391,7 +378,7 @@ public class MeteredCompletions {
                             v.currency(),
                             v.promptMicrosPer1kTokens() + v.completionMicrosPer1kTokens()))
                 .toList(),
-            defaultAdapter.orElse(null),
+            gateway.defaultAdapter().orElse(null),
             routedRequests.getAndIncrement());
     String reason =
         decision.reason().name().toLowerCase(java.util.Locale.ROOT) + ": " + decision.explanation();
@@ -402,11 +389,11 @@ public class MeteredCompletions {
         "no keyword of the "
             + candidates.size()
             + " adapter(s) this API key may use matched the messages";
-    if (defaultAdapter.isEmpty()) {
+    if (gateway.defaultAdapter().isEmpty()) {
       throw noMatch(nothing + ", and no default adapter is configured; name a model");
     }
     try {
-      return new Routed(resolve(key, defaultAdapter.get()), reason);
+      return new Routed(resolve(key, gateway.defaultAdapter().get()), reason);
     } catch (ApiProblem unavailable) {
       // Not the client's model: do not answer as if it had asked for the default by name.
       throw noMatch(

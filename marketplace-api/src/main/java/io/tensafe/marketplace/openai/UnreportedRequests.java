@@ -10,14 +10,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Settles the DP reservations of requests whose node never reported. A request cut short (node
@@ -36,14 +34,7 @@ public class UnreportedRequests {
   @Inject PrivacyBudgets budgets;
   @Inject ServedVersions versions;
 
-  @ConfigProperty(name = "tensafe.gateway.report-deadline", defaultValue = "PT10M")
-  Duration deadline;
-
-  @ConfigProperty(name = "tensafe.gateway.report-sweep-period", defaultValue = "PT1M")
-  Duration period;
-
-  @ConfigProperty(name = "tensafe.gateway.node-run-ahead-tokens", defaultValue = "64")
-  int runAhead;
+  @Inject GatewayConfig gateway;
 
   private ScheduledExecutorService thread;
 
@@ -52,7 +43,10 @@ public class UnreportedRequests {
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().name("unreported-requests").daemon().unstarted(r));
     thread.scheduleWithFixedDelay(
-        this::sweepLogged, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+        this::sweepLogged,
+        gateway.reportSweepPeriod().toMillis(),
+        gateway.reportSweepPeriod().toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   void stop(@Observes ShutdownEvent event) {
@@ -101,7 +95,7 @@ public class UnreportedRequests {
               r.deliveredPromptTokens(),
               r.deliveredCompletionTokens(),
               r.maxPromptTokens(),
-              runAhead,
+              gateway.nodeRunAheadTokens(),
               QuarkusTransaction.requiringNew()
                   .call(() -> versions.releasesPerToken(r.adapterRef(), r.version())));
       if (budgets.settleToBound(r.requestId().toString(), releases)) {
@@ -134,7 +128,7 @@ public class UnreportedRequests {
                               AND e.kind IN ('settle', 'refund', 'bound'))
             ORDER BY g.ended_at LIMIT 500
             """)
-            .setParameter("before", OffsetDateTime.now().minus(deadline)),
+            .setParameter("before", OffsetDateTime.now().minus(gateway.reportDeadline())),
         Overdue.class);
   }
 }

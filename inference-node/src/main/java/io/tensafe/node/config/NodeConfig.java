@@ -1,0 +1,83 @@
+package io.tensafe.node.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Every setting of an inference node ({@code tensafe.node.*}), declared once with its default;
+ * application.properties maps each to its environment variable. Empty values count as unset.
+ */
+@ConfigMapping(prefix = "tensafe.node")
+public interface NodeConfig {
+  /** The node's name in its fleet (1 to 64 of a-z, 0-9, '.', '_', '-'). */
+  String name();
+
+  /** The fleet it joins; required with a marketplace. */
+  Optional<String> fleetId();
+
+  /** The fleet's private key file (X25519 + ML-KEM), required with a marketplace. */
+  Optional<Path> fleetKeyFile();
+
+  /** The base model it serves (a Hugging Face id); unset means the loaded model's own id. */
+  Optional<String> baseModel();
+
+  /** Requests it runs at once (≥ 1); more are refused with 503. */
+  @WithDefault("4")
+  int maxConcurrency();
+
+  /** How often it heartbeats to the marketplace. */
+  @WithDefault("PT10S")
+  Duration heartbeatPeriod();
+
+  /** The URL the marketplace dispatches to. */
+  String publicUrl();
+
+  /** The model directory (config.json, safetensors, tokenizer); unset runs the generated model. */
+  Optional<String> modelDir();
+
+  /** Longest prompt it accepts, in tokens. */
+  @WithDefault("8192")
+  int maxPromptTokens();
+
+  /** Most tokens it generates for one request. */
+  @WithDefault("4096")
+  int maxNewTokens();
+
+  /** Memory for opened adapters, in MiB; the least recently used are closed past it. */
+  @WithDefault("2048")
+  long adapterMemoryMb();
+
+  /** Where downloaded packages are kept. */
+  Path adapterCache();
+
+  /** A local directory of packages, when no marketplace is configured. */
+  Optional<Path> adapterDir();
+
+  /** The HE backend: auto, cpu or cuda. */
+  @WithDefault("auto")
+  String backend();
+
+  /** The bearer token that may scrape /q/metrics from other hosts. */
+  Optional<String> metricsToken();
+
+  /** Where usage reports wait until the marketplace has them. */
+  Path outboxDir();
+
+  /** The marketplace link; all of it or none. */
+  Marketplace marketplace();
+
+  /** {@code tensafe.node.marketplace.*}: the marketplace and the credential the node uses there. */
+  interface Marketplace {
+    Optional<URI> url();
+
+    Optional<URI> tokenUrl();
+
+    Optional<String> clientId();
+
+    Optional<String> clientSecret();
+  }
+}

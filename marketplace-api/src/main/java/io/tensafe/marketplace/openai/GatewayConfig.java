@@ -1,0 +1,43 @@
+package io.tensafe.marketplace.openai;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The metered gateway's settings ({@code tensafe.gateway.*}), declared once with their defaults.
+ */
+@ConfigMapping(prefix = "tensafe.gateway")
+public interface GatewayConfig {
+  /** The adapter {@code auto} falls back to when no keyword matches; none refuses with 422. */
+  Optional<String> defaultAdapter();
+
+  /** How long a node may take to send its first token before the gateway fails over. */
+  @WithDefault("PT30S")
+  Duration firstByteTimeout();
+
+  /** Largest request body to /v1 in bytes (4 MiB). */
+  @WithDefault("4194304")
+  long maxBodyBytes();
+
+  /** Requests one API key may have in flight at once (≥ 1). */
+  @WithDefault("16")
+  int maxConcurrencyPerKey();
+
+  /** Requests one API key may start per minute (≥ 1). */
+  @WithDefault("600")
+  int requestsPerMinutePerKey();
+
+  /** Tokens a node may compute past the last one relayed, counted against its DP bound. */
+  @WithDefault("64")
+  int nodeRunAheadTokens();
+
+  /** How long after a request ends its node's usage report may still arrive. */
+  @WithDefault("PT10M")
+  Duration reportDeadline();
+
+  /** How often overdue reports are settled to their bound. */
+  @WithDefault("PT1M")
+  Duration reportSweepPeriod();
+}
