@@ -1,4 +1,4 @@
-# Fault drills for the metered API (issue 7), sourced by cli-test.sh while `up` runs on ports
+# Fault drills for the metered API, sourced by cli-test.sh while `up` runs on ports
 # 18080/18090 with the database tensafe_cli. Uses cli-test's run/check/rc helpers, $tensafe,
 # $root and $demo_key. Two drills:
 #  1. kill -9 the node mid-stream: the client gets an error event, the gateway bills exactly the

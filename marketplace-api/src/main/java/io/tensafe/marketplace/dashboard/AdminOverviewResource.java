@@ -23,8 +23,8 @@ import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
- * {@code GET /api/admin/overview?days=14}: the figures of the admin dashboard's overview (issue 9),
- * for admins: node health, charged requests and tokens per second over the last 5 minutes, per-day
+ * {@code GET /api/admin/overview?days=14}: the figures of the admin dashboard's overview, for
+ * admins: node health, charged requests and tokens per second over the last 5 minutes, per-day
  * series of requests, tokens and revenue from the charge ledger for the last {@code days} UTC days
  * (1 to 90, today included), and this instance's gateway meters.
  */

@@ -31,9 +31,9 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
- * The admin pages ({@code /admin/...}, issue 9). Each is rendered on the server from the same
- * resources and ledgers the JSON API answers from; a page's actions call the JSON API from the
- * browser (ADR 0014). Only admins may open them, whatever the navigation shows.
+ * The admin pages ({@code /admin/...}). Each is rendered on the server from the same resources and
+ * ledgers the JSON API answers from; a page's actions call the JSON API from the browser (ADR
+ * 0014). Only admins may open them, whatever the navigation shows.
  */
 @Path("/admin")
 @RolesAllowed("admin")

@@ -19,8 +19,8 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 
 /**
- * The creator pages ({@code /creator/...}, issue 9): a creator's own adapters, prices, uploads and
- * sales, never anyone else's (every query is scoped to the signed-in creator's organisation).
+ * The creator pages ({@code /creator/...}): a creator's own adapters, prices, uploads and sales,
+ * never anyone else's (every query is scoped to the signed-in creator's organisation).
  */
 @Path("/creator")
 @RolesAllowed("creator")

@@ -40,10 +40,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The admin and creator pages in a real browser (issue 9): Debian's Chromium through Playwright,
- * signed in through the real Keycloak's login form, against this marketplace on 127.0.0.1 with the
- * real PostgreSQL. Ledgers are seeded through the API and the charge ledger; every figure a test
- * checks on a page is compared with the database, not with a constant.
+ * The admin and creator pages in a real browser: Debian's Chromium through Playwright, signed in
+ * through the real Keycloak's login form, against this marketplace on 127.0.0.1 with the real
+ * PostgreSQL. Ledgers are seeded through the API and the charge ledger; every figure a test checks
+ * on a page is compared with the database, not with a constant.
  */
 @QuarkusTest
 @TestProfile(RealKeycloak.Profile.class)

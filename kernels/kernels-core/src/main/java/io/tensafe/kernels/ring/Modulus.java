@@ -17,7 +17,7 @@ import java.math.BigInteger;
  */
 public record Modulus(long value, long barrettHigh, long barrettLow) {
 
-  /** Largest supported bit length of {@code q}. RNS primes are at most 60 bits (DESIGN.md §4). */
+  /** Largest supported bit length of {@code q}. RNS primes are at most 60 bits (ADR 0005). */
   public static final int MAX_BITS = 60;
 
   private static final BigInteger TWO_POW_64 = BigInteger.ONE.shiftLeft(64);
