@@ -22,24 +22,14 @@ final class ScalarNtt implements NttLoops {
   private final int logDegree;
   private final long q;
   private final long twoQ;
-  private final long[] forward;
-  private final long[] forwardShoup;
-  private final long[] inverse;
-  private final long[] inverseShoup;
-  private final long inverseDegree;
-  private final long inverseDegreeShoup;
+  private final NttTables tables;
 
   ScalarNtt(NttTables tables) {
     this.degree = tables.degree();
     this.logDegree = Integer.numberOfTrailingZeros(degree);
     this.q = tables.q();
     this.twoQ = 2 * q;
-    this.forward = tables.forward();
-    this.forwardShoup = tables.forwardShoup();
-    this.inverse = tables.inverse();
-    this.inverseShoup = tables.inverseShoup();
-    this.inverseDegree = tables.inverseDegree();
-    this.inverseDegreeShoup = tables.inverseDegreeShoup();
+    this.tables = tables;
   }
 
   /**
@@ -59,8 +49,8 @@ final class ScalarNtt implements NttLoops {
   public void forwardLazy(long[] a) {
     final long q = this.q;
     final long twoQ = this.twoQ;
-    final long[] forward = this.forward;
-    final long[] forwardShoup = this.forwardShoup;
+    final long[] forward = tables.forward();
+    final long[] forwardShoup = tables.forwardShoup();
     int m = 1;
     int t = degree >>> 1;
     if (t < 2) {
@@ -128,8 +118,8 @@ final class ScalarNtt implements NttLoops {
   private void forwardLastTwoStages(long[] a, int m) {
     final long q = this.q;
     final long twoQ = this.twoQ;
-    final long[] forward = this.forward;
-    final long[] forwardShoup = this.forwardShoup;
+    final long[] forward = tables.forward();
+    final long[] forwardShoup = tables.forwardShoup();
     for (int i = 0, j = 0; i < m; i++, j += 4) {
       final long w = forward[m + i];
       final long wShoup = forwardShoup[m + i];
@@ -152,6 +142,8 @@ final class ScalarNtt implements NttLoops {
 
   /** The t = 1 stage alone (ring degree 2): butterflies on adjacent pairs. */
   private void forwardPairs(long[] a, int m) {
+    final long[] forward = tables.forward();
+    final long[] forwardShoup = tables.forwardShoup();
     for (int i = 0, j = 0; i < m; i++, j += 2) {
       long x = below2q(a[j], twoQ);
       long product = mulShoup(a[j + 1], forward[m + i], forwardShoup[m + i], q);
@@ -171,6 +163,10 @@ final class ScalarNtt implements NttLoops {
 
   @Override
   public void inverseLazy(long[] a) {
+    final long[] inverse = tables.inverse();
+    final long[] inverseShoup = tables.inverseShoup();
+    final long inverseDegree = tables.inverseDegree();
+    final long inverseDegreeShoup = tables.inverseDegreeShoup();
     int m = degree >>> 1;
     if (m < 2) {
       // Ring degree 2: the one stage (t = 1).
@@ -196,6 +192,8 @@ final class ScalarNtt implements NttLoops {
 
   /** Stages t = 1 and t = 2 together, on blocks of four. */
   private void inverseFirstTwoStages(long[] a, int m) {
+    final long[] inverse = tables.inverse();
+    final long[] inverseShoup = tables.inverseShoup();
     final int m2 = m >>> 1;
     for (int k = 0, j = 0; k < m2; k++, j += 4) {
       long a0 = a[j];
@@ -217,6 +215,8 @@ final class ScalarNtt implements NttLoops {
 
   /** Stages t and 2t in one pass, over groups of {@code 4t} words. */
   private void inverseStagePair(long[] a, int m, int t) {
+    final long[] inverse = tables.inverse();
+    final long[] inverseShoup = tables.inverseShoup();
     final int half = m >>> 1;
     for (int i = 0; i < half; i++) {
       final long wLeft = inverse[m + 2 * i];
