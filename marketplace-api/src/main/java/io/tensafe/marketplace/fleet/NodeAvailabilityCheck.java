@@ -1,7 +1,6 @@
-package io.tensafe.marketplace.health;
+package io.tensafe.marketplace.fleet;
 
 import io.smallrye.health.api.Wellness;
-import io.tensafe.marketplace.fleet.NodesConfig;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
