@@ -9,7 +9,6 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Optional;
 
 /**
  * Chooses where adapters come from: the marketplace when the node is connected to one (then {@code
@@ -21,25 +20,26 @@ class AdapterSources {
   @Produces
   @Singleton
   AdapterSource source(MarketplaceConnection marketplace, NodeConfig config) {
-    String node = config.name();
-    Optional<Path> fleetKeyFile = config.fleetKeyFile();
-    Path cache = config.adapterCache();
-    Optional<Path> adapterDir = config.adapterDir();
     if (marketplace.client().isPresent()) {
       Path keyFile =
-          fleetKeyFile.orElseThrow(
-              () ->
-                  new IllegalStateException(
-                      "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
+          config
+              .fleetKeyFile()
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
       try {
         return new MarketplaceAdapterSource(
-            marketplace.client().get(), node, KeyFiles.readFleetPrivate(keyFile), cache);
+            marketplace.client().get(),
+            config.name(),
+            KeyFiles.readFleetPrivate(keyFile),
+            config.adapterCache());
       } catch (IOException | TgspException e) {
         throw new IllegalStateException("cannot read the fleet key " + keyFile + ": " + e, e);
       }
     }
-    if (adapterDir.isPresent()) {
-      return new LocalAdapterSource(adapterDir.get());
+    if (config.adapterDir().isPresent()) {
+      return new LocalAdapterSource(config.adapterDir().get());
     }
     return new AdapterSource() {
       @Override

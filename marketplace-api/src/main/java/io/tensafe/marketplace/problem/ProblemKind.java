@@ -64,9 +64,4 @@ public enum ProblemKind {
   public String title() {
     return title;
   }
-
-  /** A problem of this kind with its own status and title. */
-  public ApiProblem problem(String detail) {
-    return new ApiProblem(this, status, title, detail);
-  }
 }

@@ -41,8 +41,8 @@ public final class ProblemMappers {
             .toList();
     return response(
         ProblemKind.VALIDATION,
-        400,
-        "Invalid request",
+        ProblemKind.VALIDATION.status(),
+        ProblemKind.VALIDATION.title(),
         errors.size() + " field(s) are invalid: " + describe(errors),
         errors.isEmpty() ? null : errors.get(0).get("field"),
         errors);
@@ -50,30 +50,17 @@ public final class ProblemMappers {
 
   @ServerExceptionMapper
   public Response unauthorized(UnauthorizedException e) {
-    return response(
-        ProblemKind.UNAUTHORIZED,
-        401,
-        "Unauthorized",
-        "a valid bearer token is required",
-        null,
-        null);
+    return api(new ApiProblem(ProblemKind.UNAUTHORIZED, "a valid bearer token is required"));
   }
 
   @ServerExceptionMapper
   public Response authenticationFailed(AuthenticationFailedException e) {
-    return response(
-        ProblemKind.UNAUTHORIZED,
-        401,
-        "Unauthorized",
-        "a valid bearer token is required",
-        null,
-        null);
+    return unauthorized(null);
   }
 
   @ServerExceptionMapper
   public Response forbidden(ForbiddenException e) {
-    return response(
-        ProblemKind.FORBIDDEN, 403, "Forbidden", "your role does not allow this", null, null);
+    return api(new ApiProblem(ProblemKind.FORBIDDEN, "your role does not allow this"));
   }
 
   @ServerExceptionMapper
@@ -91,13 +78,12 @@ public final class ProblemMappers {
     if (status >= 500) {
       return internal(e);
     }
-    return response(
-        ProblemKind.HTTP,
-        status,
-        e.getResponse().getStatusInfo().getReasonPhrase(),
-        e.getMessage(),
-        null,
-        null);
+    return api(
+        new ApiProblem(
+            ProblemKind.HTTP,
+            status,
+            e.getResponse().getStatusInfo().getReasonPhrase(),
+            e.getMessage()));
   }
 
   @ServerExceptionMapper
@@ -114,13 +100,9 @@ public final class ProblemMappers {
     }
     String id = UUID.randomUUID().toString();
     LOG.errorf(t, "unhandled error, correlation id %s", id);
-    return response(
-        ProblemKind.INTERNAL,
-        500,
-        "Internal error",
-        "something went wrong on our side; quote correlation id " + id,
-        null,
-        null);
+    return api(
+        new ApiProblem(
+            ProblemKind.INTERNAL, "something went wrong on our side; quote correlation id " + id));
   }
 
   private static String describe(List<Map<String, String>> errors) {

@@ -52,29 +52,56 @@ public final class Rows {
     return of(query.getSingleResult(), type);
   }
 
+  /**
+   * A record's components, their types and its canonical constructor, looked up once per record
+   * class (the gateway reads rows on every request).
+   */
+  private record Shape(String[] names, Class<?>[] types, Constructor<?> constructor) {
+    static Shape of(Class<?> type) {
+      RecordComponent[] components = type.getRecordComponents();
+      String[] names = new String[components.length];
+      Class<?>[] types = new Class<?>[components.length];
+      for (int i = 0; i < components.length; i++) {
+        names[i] = components[i].getName();
+        types[i] = components[i].getType();
+      }
+      try {
+        Constructor<?> constructor = type.getDeclaredConstructor(types);
+        constructor.setAccessible(true);
+        return new Shape(names, types, constructor);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot build " + type.getSimpleName() + " from a row", e);
+      }
+    }
+  }
+
+  private static final ClassValue<Shape> SHAPES =
+      new ClassValue<>() {
+        @Override
+        protected Shape computeValue(Class<?> type) {
+          return Shape.of(type);
+        }
+      };
+
   /** One result row (an {@code Object[]}, or a bare value for one column) as a {@code type}. */
   static <R extends Record> R of(Object row, Class<R> type) {
     Object[] columns = row instanceof Object[] array ? array : new Object[] {row};
-    RecordComponent[] components = type.getRecordComponents();
-    if (columns.length != components.length) {
+    Shape shape = SHAPES.get(type);
+    if (columns.length != shape.types().length) {
       throw new IllegalStateException(
           type.getSimpleName()
               + " has "
-              + components.length
+              + shape.types().length
               + " components but the row has "
               + columns.length
               + " columns");
     }
-    Class<?>[] types = new Class<?>[components.length];
-    Object[] values = new Object[components.length];
-    for (int i = 0; i < components.length; i++) {
-      types[i] = components[i].getType();
-      values[i] = convert(columns[i], types[i], type, components[i].getName());
+    Object[] values = new Object[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      values[i] = convert(columns[i], shape.types()[i], type, shape.names()[i]);
     }
     try {
-      Constructor<R> constructor = type.getDeclaredConstructor(types);
-      constructor.setAccessible(true);
-      return constructor.newInstance(values);
+      return type.cast(shape.constructor().newInstance(values));
     } catch (InvocationTargetException e) {
       if (e.getCause() instanceof RuntimeException runtime) {
         throw runtime;
