@@ -3,7 +3,8 @@
 // (io.tensafe.kernels.ring.NegacyclicNtt, Modulus, CoefficientExtractor, ProductDecryption): all
 // outputs are fully reduced into [0, q), so "bit for bit" equals "correct modulo q".
 //
-// Conventions (shared with CudaBackend.java):
+// Conventions (shared with Kernels.java, whose constants KernelConstantsTest checks against the
+// #defines below):
 // - A batch is `limbs` polynomials of degree n stored one after another (limb k at data + k*n),
 //   all under one prime q < 2^60, so 4q < 2^62 and lazy values never overflow.
 // - Twiddle tables are the Java tables verbatim: index k in [1, n) holds psi^bitrev(k) (forward)
@@ -313,7 +314,8 @@ __device__ __forceinline__ u64 product_decrypt(u64 c0, u64 c1, u64 p, u64 ps, u6
   return reduce_2q(product0 + mul_shoup(product1, s, ss, q), q);
 }
 
-#define MAX_FUSED_OUTPUTS 8
+// Equal to HostedLoraWeights.MAX_EXTRACTED_OUTPUTS (Kernels.java; KernelConstantsTest checks).
+#define MAX_FUSED_OUTPUTS 6
 #define FUSED_THREADS 256
 
 // One block per (token, plaintext): ct x pt, decryption and the extraction of `outputs`

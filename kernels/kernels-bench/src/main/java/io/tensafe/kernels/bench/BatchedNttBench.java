@@ -3,7 +3,6 @@ package io.tensafe.kernels.bench;
 import io.tensafe.kernels.backend.CpuBackend;
 import io.tensafe.kernels.backend.LimbBatch;
 import io.tensafe.kernels.cuda.CudaBackend;
-import io.tensafe.kernels.cuda.CudaNttBenchmark;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import java.util.Collections;
 import java.util.List;
@@ -12,7 +11,7 @@ import java.util.SplittableRandom;
 
 /**
  * Limb-NTTs per second at several batch sizes: on the GPU device-resident and with transfers
- * ({@link CudaNttBenchmark}), on the CPU through {@link CpuBackend} on one thread.
+ * ({@link CudaNttMeasurement}), on the CPU through {@link CpuBackend} on one thread.
  */
 final class BatchedNttBench {
   private final NegacyclicNtt ntt;
@@ -36,7 +35,7 @@ final class BatchedNttBench {
         System.err.println("timing the batched NTT on " + cuda.describe() + " ...");
         for (int batch : batches) {
           int rounds = (int) Math.max(5, Math.min(2000, 400_000L / batch));
-          CudaNttBenchmark.Result r = CudaNttBenchmark.measure(cuda, ntt, batch, rounds);
+          CudaNttMeasurement.Result r = CudaNttMeasurement.measure(cuda, ntt, batch, rounds);
           print(
               logN,
               batch,

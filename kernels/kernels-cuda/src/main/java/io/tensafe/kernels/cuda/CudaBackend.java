@@ -10,7 +10,6 @@ import io.tensafe.kernels.ring.NegacyclicNtt;
 import java.lang.ref.Cleaner;
 import java.nio.LongBuffer;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -18,11 +17,12 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.stream.IntStream;
+import java.util.function.Function;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -44,13 +44,11 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
 
   private static final Cleaner CLEANER = Cleaner.create();
 
-  /** From this many rows, staging copies use several threads. */
-  private static final int PARALLEL_COPY_ROWS = 64;
-
   private final CUdevice device = new CUdevice();
   private final CUcontext context = new CUcontext();
   private final CUmodule module = new CUmodule();
   private final Kernels kernels;
+  private final FusedHostedLora fused;
   private final List<Lane> allLanes = new ArrayList<>();
   private final BlockingQueue<Lane> lanes;
   private final Map<TableKey, DeviceTables> tables = new ConcurrentHashMap<>();
@@ -66,6 +64,7 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     JCudaDriver.cuCtxSetCurrent(context);
     JCudaDriver.cuModuleLoadData(module, image.fatbin());
     kernels = new Kernels(module);
+    fused = new FusedHostedLora(kernels, this::tables, this::site);
     lanes = new ArrayBlockingQueue<>(laneCount);
     for (int i = 0; i < laneCount; i++) {
       Lane lane = new Lane();
@@ -125,16 +124,15 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
   }
 
   private void transformInPlace(LimbBatch batch, boolean forward) {
-    List<Group> groups = groups(batch);
-    int[] order = packedOrder(groups);
-    long total = totalWords(batch);
-    withLane(
+    PackedLimbs packed = PackedLimbs.of(batch);
+    long bytes = packed.totalWords() * Long.BYTES;
+    onLane(
         lane -> {
-          LongBuffer staging = lane.staging.ensure(total);
-          put(staging, 0, batch.limbs(), order);
-          CUdeviceptr data = lane.first.ensure(total * Long.BYTES);
-          JCudaDriver.cuMemcpyHtoDAsync(data, lane.staging.at(0), total * Long.BYTES, lane.stream);
-          for (Group g : groups) {
+          LongBuffer staging = lane.staging.ensure(packed.totalWords());
+          packed.write(staging, 0, batch.limbs());
+          CUdeviceptr data = lane.first.ensure(bytes);
+          JCudaDriver.cuMemcpyHtoDAsync(data, lane.staging.at(0), bytes, lane.stream);
+          for (PackedLimbs.Group g : packed.groups()) {
             DeviceTables t = tables(g.ntt());
             CUdeviceptr at = data.withByteOffset(g.offset() * Long.BYTES);
             if (forward) {
@@ -143,93 +141,87 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
               kernels.inverse(at, t, g.limbs().size(), lane.stream);
             }
           }
-          JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), data, total * Long.BYTES, lane.stream);
+          JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), data, bytes, lane.stream);
           lane.synchronize();
-          get(staging, 0, batch.limbs(), order);
+          packed.read(staging, 0, batch.limbs());
+          return null;
         });
   }
 
   @Override
   public void multiplyInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    pointwise("pointwise_multiply", a, b, null, out);
+    pointwise(
+        a,
+        b,
+        null,
+        out,
+        (g, x, y, z, lane) -> kernels.multiply(x, y, x, g.words(), modulus(g), lane));
   }
 
   @Override
   public void multiplyAddInto(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out) {
-    pointwise("pointwise_multiply_add", a, b, c, out);
+    pointwise(
+        a,
+        b,
+        c,
+        out,
+        (g, x, y, z, lane) -> kernels.multiplyAdd(x, y, z, x, g.words(), modulus(g), lane));
   }
 
   @Override
   public void addInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    pointwise("pointwise_add", a, b, null, out);
+    pointwise(
+        a, b, null, out, (g, x, y, z, lane) -> kernels.add(x, y, x, g.words(), modulus(g), lane));
   }
 
-  private void pointwise(String kernel, LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out) {
+  private static Modulus modulus(PackedLimbs.Group g) {
+    return g.ntt().modulus();
+  }
+
+  /** One typed launch over one (prime, degree) group's operands; the result goes to {@code x}. */
+  @FunctionalInterface
+  private interface GroupLaunch {
+    void launch(PackedLimbs.Group g, CUdeviceptr x, CUdeviceptr y, CUdeviceptr z, CUstream stream);
+  }
+
+  /** Uploads two or three operands, launches per group, downloads the first operand into out. */
+  private void pointwise(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out, GroupLaunch launch) {
     a.requireSameShape(b);
     a.requireSameShape(out);
     if (c != null) {
       a.requireSameShape(c);
     }
-    List<Group> groups = groups(a);
-    int[] order = packedOrder(groups);
-    long total = totalWords(a);
-    int operands = c == null ? 2 : 3;
-    withLane(
+    PackedLimbs packed = PackedLimbs.of(a);
+    long total = packed.totalWords();
+    long bytes = total * Long.BYTES;
+    onLane(
         lane -> {
-          LongBuffer staging = lane.staging.ensure(operands * total);
-          put(staging, 0, a.limbs(), order);
-          put(staging, total, b.limbs(), order);
-          if (c != null) {
-            put(staging, 2 * total, c.limbs(), order);
-          }
-          long bytes = total * Long.BYTES;
+          LongBuffer staging = lane.staging.ensure((c == null ? 2 : 3) * total);
+          packed.write(staging, 0, a.limbs());
+          packed.write(staging, total, b.limbs());
           CUdeviceptr x = lane.first.ensure(bytes);
           CUdeviceptr y = lane.second.ensure(bytes);
-          CUdeviceptr z = c == null ? null : lane.third.ensure(bytes);
           JCudaDriver.cuMemcpyHtoDAsync(x, lane.staging.at(0), bytes, lane.stream);
           JCudaDriver.cuMemcpyHtoDAsync(y, lane.staging.at(total), bytes, lane.stream);
-          if (z != null) {
+          CUdeviceptr z = null;
+          if (c != null) {
+            packed.write(staging, 2 * total, c.limbs());
+            z = lane.third.ensure(bytes);
             JCudaDriver.cuMemcpyHtoDAsync(z, lane.staging.at(2 * total), bytes, lane.stream);
           }
-          for (Group g : groups) {
+          for (PackedLimbs.Group g : packed.groups()) {
             long offset = g.offset() * Long.BYTES;
-            long count = (long) g.limbs().size() * g.ntt().degree();
-            Modulus q = g.ntt().modulus();
-            CUdeviceptr gx = x.withByteOffset(offset);
-            CUdeviceptr gy = y.withByteOffset(offset);
-            switch (kernel) {
-              case "pointwise_add" ->
-                  kernels.elementwise(kernel, count, lane.stream, gx, gy, gx, count, q.value());
-              case "pointwise_multiply" ->
-                  kernels.elementwise(
-                      kernel,
-                      count,
-                      lane.stream,
-                      gx,
-                      gy,
-                      gx,
-                      count,
-                      q.value(),
-                      q.barrettHigh(),
-                      q.barrettLow());
-              default ->
-                  kernels.elementwise(
-                      kernel,
-                      count,
-                      lane.stream,
-                      gx,
-                      gy,
-                      z.withByteOffset(offset),
-                      gx,
-                      count,
-                      q.value(),
-                      q.barrettHigh(),
-                      q.barrettLow());
-            }
+            launch.launch(
+                g,
+                x.withByteOffset(offset),
+                y.withByteOffset(offset),
+                z == null ? null : z.withByteOffset(offset),
+                lane.stream);
           }
           JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), x, bytes, lane.stream);
           lane.synchronize();
-          get(staging, 0, out.limbs(), order);
+          packed.read(staging, 0, out.limbs());
+          return null;
         });
   }
 
@@ -238,183 +230,38 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     return hostedLoraAll(List.of(new HostedLoraCall(weights, messages, c1))).getFirst();
   }
 
-  /**
-   * All calls in one lane: one upload of every token's message and c1, one forward-NTT launch per
-   * ring over all of them, then per call an encryption and a fused product-decrypt-extract launch
-   * (or product, batched inverse NTT and gather), one download and one synchronisation.
-   */
+  /** All calls in one lane, as {@link FusedHostedLora} describes. */
   @Override
   public List<HostedLoraOutput> hostedLoraAll(List<HostedLoraCall> calls) {
     if (calls.isEmpty()) {
       return List.of();
     }
-    NegacyclicNtt ntt = calls.getFirst().weights().ntt();
-    int n = ntt.degree();
-    requireSupported(n);
-    for (HostedLoraCall call : calls) {
-      NegacyclicNtt other = call.weights().ntt();
-      if (other.degree() != n || other.modulus().value() != ntt.modulus().value()) {
-        throw new IllegalArgumentException("fused hosted HE-LoRA calls must share one ring");
-      }
-    }
-    int count = calls.size();
-    long[] tokenOffset = new long[count + 1];
-    long[] outputOffset = new long[count + 1];
-    for (int c = 0; c < count; c++) {
-      HostedLoraWeights w = calls.get(c).weights();
-      int tokens = calls.get(c).messages().length;
-      tokenOffset[c + 1] = tokenOffset[c] + tokens;
-      outputOffset[c + 1] =
-          outputOffset[c] + (long) tokens * w.plaintextCount() * w.outputsPerPlaintext();
-    }
-    long allTokens = tokenOffset[count];
-    long words = allTokens * n;
-    long outputWords = outputOffset[count];
-    long q = ntt.modulus().value();
-    List<long[][]> residues = new ArrayList<>(count);
-    withLane(
-        lane -> {
-          DeviceTables t = tables(ntt);
-          LongBuffer staging = lane.staging.ensure(Math.max(2 * words, outputWords));
-          for (int c = 0; c < count; c++) {
-            put(staging, tokenOffset[c] * n, calls.get(c).messages());
-            put(staging, words + tokenOffset[c] * n, calls.get(c).c1());
-          }
-          CUdeviceptr c0 = lane.first.ensure(words * Long.BYTES);
-          CUdeviceptr c1 = lane.second.ensure(words * Long.BYTES);
-          JCudaDriver.cuMemcpyHtoDAsync(c0, lane.staging.at(0), words * Long.BYTES, lane.stream);
-          JCudaDriver.cuMemcpyHtoDAsync(
-              c1, lane.staging.at(words), words * Long.BYTES, lane.stream);
-          kernels.forward(c0, t, Math.toIntExact(allTokens), lane.stream);
-          CUdeviceptr out = lane.output.ensure(outputWords * Long.BYTES);
-          // Size the products buffer for the largest call first: growing it between launches on
-          // the stream would free memory that queued kernels still use.
-          long productWords = 0;
-          for (HostedLoraCall call : calls) {
-            if (!call.weights().extractsOutputs()) {
-              productWords =
-                  Math.max(
-                      productWords,
-                      (long) call.messages().length * call.weights().plaintextCount() * n);
-            }
-          }
-          if (productWords > 0) {
-            lane.third.ensure(productWords * Long.BYTES);
-          }
-          for (int c = 0; c < count; c++) {
-            HostedLoraWeights weights = calls.get(c).weights();
-            DeviceSite site = site(weights);
-            int tokens = calls.get(c).messages().length;
-            CUdeviceptr c0c = c0.withByteOffset(tokenOffset[c] * n * Long.BYTES);
-            CUdeviceptr c1c = c1.withByteOffset(tokenOffset[c] * n * Long.BYTES);
-            CUdeviceptr outc = out.withByteOffset(outputOffset[c] * Long.BYTES);
-            kernels.elementwise(
-                "helora_encrypt",
-                (long) tokens * n,
-                lane.stream,
-                c0c,
-                c1c,
-                site.key(),
-                site.keyShoup(),
-                n,
-                tokens,
-                q);
-            productsToOutputs(lane, t, site, weights, c0c, c1c, outc, tokens);
-          }
-          JCudaDriver.cuMemcpyDtoHAsync(
-              lane.staging.at(0), out, outputWords * Long.BYTES, lane.stream);
-          lane.synchronize();
-          for (int c = 0; c < count; c++) {
-            HostedLoraWeights w = calls.get(c).weights();
-            long[][] rows =
-                new long[calls.get(c).messages().length]
-                    [w.plaintextCount() * w.outputsPerPlaintext()];
-            readRows(staging, outputOffset[c], rows);
-            residues.add(rows);
-          }
-        });
-    List<HostedLoraOutput> outputs = new ArrayList<>(count);
-    for (int c = 0; c < count; c++) {
-      HostedLoraWeights w = calls.get(c).weights();
-      long products = (long) calls.get(c).messages().length * w.plaintextCount();
-      boolean extract = w.extractsOutputs();
-      outputs.add(
-          new HostedLoraOutput(
-              residues.get(c),
-              extract ? 0 : products,
-              extract ? products * w.outputsPerPlaintext() : 0));
-    }
-    return outputs;
+    FusedHostedLora.sharedRing(calls);
+    return onLane(lane -> fused.run(lane, calls));
   }
 
-  /** Product, decryption and output reading for one call's tokens, on the lane's stream. */
-  private void productsToOutputs(
-      Lane lane,
-      DeviceTables t,
-      DeviceSite site,
-      HostedLoraWeights weights,
-      CUdeviceptr c0,
-      CUdeviceptr c1,
-      CUdeviceptr out,
-      int tokens) {
-    int n = t.degree();
-    int plaintexts = weights.plaintextCount();
-    int outputs = weights.outputsPerPlaintext();
-    long q = t.modulus();
-    if (weights.extractsOutputs()) {
-      kernels.launch(
-          "helora_product_extract",
-          tokens * plaintexts,
-          256,
-          lane.stream,
-          c0,
-          c1,
-          site.plaintexts(),
-          site.plaintextsShoup(),
-          site.key(),
-          site.keyShoup(),
-          site.weights(),
-          site.weightsShoup(),
-          out,
-          n,
-          plaintexts,
-          outputs,
-          q);
-      return;
+  /**
+   * Runs {@code work} on a lane with a device buffer of {@code limbs} limbs under {@code ntt}, for
+   * device-resident measurements; the lane is held until {@code work} returns.
+   *
+   * @throws IllegalArgumentException if {@code limbs} is not positive or the degree is unsupported
+   */
+  public void withResidentNtt(NegacyclicNtt ntt, int limbs, Consumer<ResidentNtt> work) {
+    if (limbs < 1) {
+      throw new IllegalArgumentException("limbs must be positive, was " + limbs);
     }
-    long productWords = (long) tokens * plaintexts * n;
-    CUdeviceptr products = lane.third.ensure(productWords * Long.BYTES);
-    kernels.elementwise(
-        "helora_product",
-        productWords,
-        lane.stream,
-        c0,
-        c1,
-        site.plaintexts(),
-        site.plaintextsShoup(),
-        site.key(),
-        site.keyShoup(),
-        products,
-        n,
-        plaintexts,
-        tokens,
-        q);
-    kernels.inverse(products, t, tokens * plaintexts, lane.stream);
-    kernels.elementwise(
-        "helora_gather",
-        (long) tokens * plaintexts * outputs,
-        lane.stream,
-        products,
-        site.positions(),
-        out,
-        n,
-        plaintexts,
-        outputs,
-        tokens);
+    DeviceTables t = tables(ntt);
+    onLane(
+        lane -> {
+          CUdeviceptr data = lane.first.ensure((long) limbs * ntt.degree() * Long.BYTES);
+          work.accept(new ResidentNtt(kernels, t, data, lane.stream, limbs));
+          lane.synchronize();
+          return null;
+        });
   }
 
   /** Runs {@code work} on a free lane with this backend's context current on the thread. */
-  void withLane(Consumer<Lane> work) {
+  private <T> T onLane(Function<Lane, T> work) {
     if (closed) {
       throw new IllegalStateException("the CUDA backend is closed");
     }
@@ -427,18 +274,14 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     }
     try {
       JCudaDriver.cuCtxSetCurrent(context);
-      work.accept(lane);
+      return work.apply(lane);
     } finally {
       lanes.add(lane);
     }
   }
 
-  Kernels kernels() {
-    return kernels;
-  }
-
-  DeviceTables tables(NegacyclicNtt ntt) {
-    requireSupported(ntt.degree());
+  private DeviceTables tables(NegacyclicNtt ntt) {
+    PackedLimbs.requireSupported(ntt.degree());
     return tables.computeIfAbsent(
         new TableKey(ntt.modulus().value(), ntt.degree()), key -> DeviceTables.upload(ntt));
   }
@@ -462,90 +305,6 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
         JCudaDriver.cuCtxSetCurrent(context);
         site.free();
       }
-    }
-  }
-
-  private record Group(NegacyclicNtt ntt, List<Integer> limbs, long offset) {}
-
-  /** Limbs grouped by (prime, degree) in first-seen order; offsets into the packed order. */
-  private static List<Group> groups(LimbBatch batch) {
-    Map<TableKey, List<Integer>> byTable = new LinkedHashMap<>();
-    Map<TableKey, NegacyclicNtt> tableOf = new LinkedHashMap<>();
-    for (int k = 0; k < batch.size(); k++) {
-      NegacyclicNtt ntt = batch.tables().get(k);
-      requireSupported(ntt.degree());
-      TableKey key = new TableKey(ntt.modulus().value(), ntt.degree());
-      byTable.computeIfAbsent(key, x -> new ArrayList<>()).add(k);
-      tableOf.putIfAbsent(key, ntt);
-    }
-    List<Group> groups = new ArrayList<>();
-    long offset = 0;
-    for (Map.Entry<TableKey, List<Integer>> e : byTable.entrySet()) {
-      groups.add(new Group(tableOf.get(e.getKey()), e.getValue(), offset));
-      offset += (long) e.getValue().size() * e.getKey().degree();
-    }
-    return groups;
-  }
-
-  /** The batch's limb indices group by group: the order limbs are packed on the device. */
-  private static int[] packedOrder(List<Group> groups) {
-    return groups.stream().flatMap(g -> g.limbs().stream()).mapToInt(Integer::intValue).toArray();
-  }
-
-  /**
-   * Writes rows {@code order[0]}, {@code order[1]}, ... one after another from word {@code start}.
-   */
-  private static void put(LongBuffer staging, long start, long[][] rows, int[] order) {
-    int at = Math.toIntExact(start);
-    for (int k : order) {
-      staging.put(at, rows[k]);
-      at += rows[k].length;
-    }
-  }
-
-  /** Reads rows back in the order {@link #put(LongBuffer, long, long[][], int[])} wrote them. */
-  private static void get(LongBuffer staging, long start, long[][] rows, int[] order) {
-    int at = Math.toIntExact(start);
-    for (int k : order) {
-      staging.get(at, rows[k]);
-      at += rows[k].length;
-    }
-  }
-
-  /**
-   * Writes equal-length rows one after another from word {@code start}; large batches are copied by
-   * several threads (absolute puts into disjoint ranges), since one thread's memory bandwidth
-   * otherwise dominates the call.
-   */
-  private static void put(LongBuffer staging, long start, long[][] rows) {
-    int base = Math.toIntExact(start);
-    int width = rows[0].length;
-    IntStream range = IntStream.range(0, rows.length);
-    (rows.length >= PARALLEL_COPY_ROWS ? range.parallel() : range)
-        .forEach(t -> staging.put(base + t * width, rows[t]));
-  }
-
-  /** Reads consecutive rows from word {@code start} into {@code rows}. */
-  private static void readRows(LongBuffer staging, long start, long[][] rows) {
-    int at = Math.toIntExact(start);
-    for (long[] row : rows) {
-      staging.get(at, row);
-      at += row.length;
-    }
-  }
-
-  private static long totalWords(LimbBatch batch) {
-    long total = 0;
-    for (long[] limb : batch.limbs()) {
-      total += limb.length;
-    }
-    return total;
-  }
-
-  private static void requireSupported(int degree) {
-    if (degree > Kernels.MAX_DEGREE) {
-      throw new IllegalArgumentException(
-          "the CUDA backend supports ring degrees up to " + Kernels.MAX_DEGREE + ", was " + degree);
     }
   }
 

@@ -1,7 +1,7 @@
 package io.tensafe.kernels.cuda;
 
-import java.util.HashMap;
-import java.util.Map;
+import io.tensafe.kernels.backend.HostedLoraWeights;
+import io.tensafe.kernels.ring.Modulus;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
@@ -10,28 +10,67 @@ import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The loaded kernel functions and how to launch them. The launch shapes mirror the conventions at
- * the top of {@code tensafe_kernels.cu}: a tile is {@link #TILE} values in shared memory; degrees
+ * The loaded kernel functions, one typed launcher per kernel: each method passes exactly its
+ * kernel's parameters, in the order and C types of {@code tensafe_kernels.cu} (a device pointer, a
+ * {@code u64} from a {@code long}, an {@code int} or {@code long long}). The launch shapes mirror
+ * the conventions at the top of that file: a tile is {@link #TILE} values in shared memory; degrees
  * above it first run their large-span stages in column kernels of R = n / TILE registers each.
+ *
+ * <p>The constants below are the {@code #define}s of the CUDA source; {@code KernelConstantsTest}
+ * reads that source and fails when the two disagree.
  */
 final class Kernels {
-  /** Values per shared-memory tile; must equal TILE in the CUDA source. */
+  /** Values per shared-memory tile ({@code TILE}). */
   static final int TILE = 2048;
 
+  /** Threads of a tile kernel at the largest tile ({@code TILE_THREADS}). */
+  static final int TILE_THREADS = TILE / 2;
+
+  /**
+   * Most coefficients the fused product-extract kernel reads per product ({@code
+   * MAX_FUSED_OUTPUTS}); the same limit as {@link HostedLoraWeights#MAX_EXTRACTED_OUTPUTS}, above
+   * which the CPU and GPU both take the inverse-NTT path.
+   */
+  static final int MAX_FUSED_OUTPUTS = HostedLoraWeights.MAX_EXTRACTED_OUTPUTS;
+
+  /** Threads per block of the fused product-extract kernel ({@code FUSED_THREADS}). */
+  static final int FUSED_THREADS = 256;
+
+  /** Column kernels are compiled for R = 2, 4, ..., 2^{@value #COLUMN_KINDS}. */
+  private static final int COLUMN_KINDS = 5;
+
   /** Largest ring degree with a compiled column kernel (R = 32). */
-  static final int MAX_DEGREE = 32 * TILE;
+  static final int MAX_DEGREE = (1 << COLUMN_KINDS) * TILE;
 
   private static final int THREADS = 256;
   private static final int MAX_GRID = 1 << 20;
 
-  private final Map<String, CUfunction> functions = new HashMap<>();
+  private final CUfunction forwardTile;
+  private final CUfunction inverseTile;
+  private final CUfunction[] forwardColumns = new CUfunction[COLUMN_KINDS + 1];
+  private final CUfunction[] inverseColumns = new CUfunction[COLUMN_KINDS + 1];
+  private final CUfunction multiply;
+  private final CUfunction multiplyAdd;
+  private final CUfunction add;
+  private final CUfunction encrypt;
+  private final CUfunction productExtract;
+  private final CUfunction product;
+  private final CUfunction gather;
 
   Kernels(CUmodule module) {
-    for (String name : KernelImage.ENTRY_POINTS) {
-      CUfunction function = new CUfunction();
-      JCudaDriver.cuModuleGetFunction(function, module, name);
-      functions.put(name, function);
+    forwardTile = function(module, "ntt_forward_tile");
+    inverseTile = function(module, "ntt_inverse_tile");
+    for (int k = 1; k <= COLUMN_KINDS; k++) {
+      forwardColumns[k] = function(module, "ntt_forward_columns_" + (1 << k));
+      inverseColumns[k] = function(module, "ntt_inverse_columns_" + (1 << k));
     }
+    multiply = function(module, "pointwise_multiply");
+    multiplyAdd = function(module, "pointwise_multiply_add");
+    add = function(module, "pointwise_add");
+    encrypt = function(module, "helora_encrypt");
+    productExtract = function(module, "helora_product_extract");
+    product = function(module, "helora_product");
+    gather = function(module, "helora_gather");
   }
 
   /** Forward NTT of {@code limbs} consecutive limbs at {@code data}, in place; output in [0, q). */
@@ -39,28 +78,28 @@ final class Kernels {
     int n = t.degree();
     if (n > TILE) {
       launch(
-          "ntt_forward_columns_" + n / TILE,
+          forwardColumns[columnKind(n)],
           blocksFor((long) limbs * TILE),
           THREADS,
           stream,
-          data,
-          t.forward(),
-          t.forwardShoup(),
-          t.modulus(),
-          limbs);
+          ptr(data),
+          ptr(t.forward()),
+          ptr(t.forwardShoup()),
+          u64(t.modulus()),
+          i32(limbs));
     }
     int tile = Math.min(n, TILE);
     launch(
-        "ntt_forward_tile",
+        forwardTile,
         limbs * (n / tile),
         Math.max(1, tile / 2),
         stream,
-        data,
-        t.forward(),
-        t.forwardShoup(),
-        t.modulus(),
-        n,
-        limbs);
+        ptr(data),
+        ptr(t.forward()),
+        ptr(t.forwardShoup()),
+        u64(t.modulus()),
+        i32(n),
+        i32(limbs));
   }
 
   /** Inverse NTT (with n^-1) of {@code limbs} consecutive limbs, in place; output in [0, q). */
@@ -68,56 +107,236 @@ final class Kernels {
     int n = t.degree();
     int tile = Math.min(n, TILE);
     launch(
-        "ntt_inverse_tile",
+        inverseTile,
         limbs * (n / tile),
         Math.max(1, tile / 2),
         stream,
-        data,
-        t.inverse(),
-        t.inverseShoup(),
-        t.modulus(),
-        n,
-        limbs,
-        t.inverseDegree(),
-        t.inverseDegreeShoup());
+        ptr(data),
+        ptr(t.inverse()),
+        ptr(t.inverseShoup()),
+        u64(t.modulus()),
+        i32(n),
+        i32(limbs),
+        u64(t.inverseDegree()),
+        u64(t.inverseDegreeShoup()));
     if (n > TILE) {
       launch(
-          "ntt_inverse_columns_" + n / TILE,
+          inverseColumns[columnKind(n)],
           blocksFor((long) limbs * TILE),
           THREADS,
           stream,
-          data,
-          t.inverse(),
-          t.inverseShoup(),
-          t.modulus(),
-          limbs,
-          t.inverseDegree(),
-          t.inverseDegreeShoup());
+          ptr(data),
+          ptr(t.inverse()),
+          ptr(t.inverseShoup()),
+          u64(t.modulus()),
+          i32(limbs),
+          u64(t.inverseDegree()),
+          u64(t.inverseDegreeShoup()));
     }
   }
 
-  /** A grid-stride launch over {@code count} elements. */
-  void elementwise(String name, long count, CUstream stream, Object... args) {
-    launch(name, blocksFor(count), THREADS, stream, args);
+  /** {@code out[i] = a[i] * b[i] mod q} for {@code count} residues; inputs and output [0, q). */
+  void multiply(
+      CUdeviceptr a, CUdeviceptr b, CUdeviceptr out, long count, Modulus q, CUstream stream) {
+    launch(
+        multiply,
+        blocksFor(count),
+        THREADS,
+        stream,
+        ptr(a),
+        ptr(b),
+        ptr(out),
+        u64(count),
+        u64(q.value()),
+        u64(q.barrettHigh()),
+        u64(q.barrettLow()));
+  }
+
+  /** {@code out[i] = a[i] * b[i] + c[i] mod q} for {@code count} residues; all in [0, q). */
+  void multiplyAdd(
+      CUdeviceptr a,
+      CUdeviceptr b,
+      CUdeviceptr c,
+      CUdeviceptr out,
+      long count,
+      Modulus q,
+      CUstream stream) {
+    launch(
+        multiplyAdd,
+        blocksFor(count),
+        THREADS,
+        stream,
+        ptr(a),
+        ptr(b),
+        ptr(c),
+        ptr(out),
+        u64(count),
+        u64(q.value()),
+        u64(q.barrettHigh()),
+        u64(q.barrettLow()));
+  }
+
+  /** {@code out[i] = a[i] + b[i] mod q} for {@code count} residues; all in [0, q). */
+  void add(CUdeviceptr a, CUdeviceptr b, CUdeviceptr out, long count, Modulus q, CUstream stream) {
+    launch(
+        add,
+        blocksFor(count),
+        THREADS,
+        stream,
+        ptr(a),
+        ptr(b),
+        ptr(out),
+        u64(count),
+        u64(q.value()));
   }
 
   /**
-   * Launches {@code name}; each argument is a device pointer, a {@code Long} (u64) or an {@code
-   * Integer} (int), in the kernel's parameter order.
+   * Secret-key encryption in NTT form over {@code tokens} consecutive messages: {@code c0[t] =
+   * message[t] - c1[t] * s}, in place over the transformed messages.
    */
-  void launch(String name, int grid, int block, CUstream stream, Object... args) {
-    Pointer[] parameters = new Pointer[args.length];
-    for (int i = 0; i < args.length; i++) {
-      parameters[i] =
-          switch (args[i]) {
-            case CUdeviceptr p -> Pointer.to(p);
-            case Long v -> Pointer.to(new long[] {v});
-            case Integer v -> Pointer.to(new int[] {v});
-            default -> throw new IllegalArgumentException("unsupported kernel argument " + args[i]);
-          };
+  void encrypt(
+      CUdeviceptr messages,
+      CUdeviceptr c1,
+      DeviceSite site,
+      int n,
+      int tokens,
+      long q,
+      CUstream s) {
+    launch(
+        encrypt,
+        blocksFor((long) tokens * n),
+        THREADS,
+        s,
+        ptr(messages),
+        ptr(c1),
+        ptr(site.key()),
+        ptr(site.keyShoup()),
+        i32(n),
+        i32(tokens),
+        u64(q));
+  }
+
+  /**
+   * The fused ct x pt, decryption and extraction of {@code outputs} coefficients per (token,
+   * plaintext), one block each: {@code out[t][p * outputs + b]}.
+   *
+   * @throws IllegalArgumentException if {@code outputs} is not in 1..{@link #MAX_FUSED_OUTPUTS}
+   */
+  void productExtract(
+      CUdeviceptr c0,
+      CUdeviceptr c1,
+      DeviceSite site,
+      CUdeviceptr out,
+      int n,
+      int tokens,
+      int plaintexts,
+      int outputs,
+      long q,
+      CUstream stream) {
+    if (outputs < 1 || outputs > MAX_FUSED_OUTPUTS) {
+      throw new IllegalArgumentException(
+          "the fused kernel extracts 1.." + MAX_FUSED_OUTPUTS + " outputs, asked " + outputs);
     }
+    launch(
+        productExtract,
+        tokens * plaintexts,
+        FUSED_THREADS,
+        stream,
+        ptr(c0),
+        ptr(c1),
+        ptr(site.plaintexts()),
+        ptr(site.plaintextsShoup()),
+        ptr(site.key()),
+        ptr(site.keyShoup()),
+        ptr(site.weights()),
+        ptr(site.weightsShoup()),
+        ptr(out),
+        i32(n),
+        i32(plaintexts),
+        i32(outputs),
+        u64(q));
+  }
+
+  /** The decrypted products of every (token, plaintext): {@code products[(t * P + p) * n + i]}. */
+  void product(
+      CUdeviceptr c0,
+      CUdeviceptr c1,
+      DeviceSite site,
+      CUdeviceptr products,
+      int n,
+      int tokens,
+      int plaintexts,
+      long q,
+      CUstream stream) {
+    launch(
+        product,
+        blocksFor((long) tokens * plaintexts * n),
+        THREADS,
+        stream,
+        ptr(c0),
+        ptr(c1),
+        ptr(site.plaintexts()),
+        ptr(site.plaintextsShoup()),
+        ptr(site.key()),
+        ptr(site.keyShoup()),
+        ptr(products),
+        i32(n),
+        i32(plaintexts),
+        i32(tokens),
+        u64(q));
+  }
+
+  /** {@code out[t][p * outputs + b] = products[t * P + p][positions[b]]}. */
+  void gather(
+      CUdeviceptr products,
+      DeviceSite site,
+      CUdeviceptr out,
+      int n,
+      int tokens,
+      int plaintexts,
+      int outputs,
+      CUstream stream) {
+    launch(
+        gather,
+        blocksFor((long) tokens * plaintexts * outputs),
+        THREADS,
+        stream,
+        ptr(products),
+        ptr(site.positions()),
+        ptr(out),
+        i32(n),
+        i32(plaintexts),
+        i32(outputs),
+        i32(tokens));
+  }
+
+  private static CUfunction function(CUmodule module, String name) {
+    CUfunction function = new CUfunction();
+    JCudaDriver.cuModuleGetFunction(function, module, name);
+    return function;
+  }
+
+  /** log2(n / TILE): the index of the column kernels for degree n (TILE < n <= MAX_DEGREE). */
+  private static int columnKind(int n) {
+    return Integer.numberOfTrailingZeros(n / TILE);
+  }
+
+  private static Pointer ptr(CUdeviceptr p) {
+    return Pointer.to(p);
+  }
+
+  private static Pointer u64(long v) {
+    return Pointer.to(new long[] {v});
+  }
+
+  private static Pointer i32(int v) {
+    return Pointer.to(new int[] {v});
+  }
+
+  private static void launch(
+      CUfunction function, int grid, int block, CUstream stream, Pointer... parameters) {
     JCudaDriver.cuLaunchKernel(
-        functions.get(name), grid, 1, 1, block, 1, 1, 0, stream, Pointer.to(parameters), null);
+        function, grid, 1, 1, block, 1, 1, 0, stream, Pointer.to(parameters), null);
   }
 
   private static int blocksFor(long count) {
