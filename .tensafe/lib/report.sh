@@ -1,6 +1,14 @@
 # `./tensafe report`: billing reports from a running marketplace, signed in through Keycloak with
 # the password grant (client tensafe-web). Source common.sh first.
 
+help_report() {
+  cat <<'TXT'
+  report invoice|payout|revenue [--from ISO] [--to ISO] [--format json|csv|pdf] [--out FILE]
+                  A billing report from the running marketplace: a client's invoice, a creator's
+                  payout statement or the platform's revenue summary; `report --help` says more.
+TXT
+}
+
 tensafe_report_usage() {
   cat <<'TXT'
 Usage: ./tensafe report invoice|payout|revenue [options]

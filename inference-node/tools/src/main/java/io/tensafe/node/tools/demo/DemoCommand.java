@@ -1,4 +1,4 @@
-package io.tensafe.node.demo;
+package io.tensafe.node.tools.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

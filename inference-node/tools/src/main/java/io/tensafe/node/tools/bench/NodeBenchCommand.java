@@ -1,4 +1,4 @@
-package io.tensafe.node.bench;
+package io.tensafe.node.tools.bench;
 
 import io.tensafe.kernels.backend.CpuBackend;
 import io.tensafe.kernels.helora.HostedPhaseTimes;

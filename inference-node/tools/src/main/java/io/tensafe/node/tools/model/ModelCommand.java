@@ -1,5 +1,7 @@
-package io.tensafe.node.model;
+package io.tensafe.node.tools.model;
 
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.node.model.ModelShape;
 import io.tensafe.tgsp.safetensors.DType;
 import java.nio.file.Path;
 import java.util.Locale;

@@ -1,0 +1,121 @@
+# `./tensafe bench`: the kernels' JMH and readable benchmarks, the tgsp, catalogue and gateway
+# benchmarks, and the node's decode benchmark. Source common.sh, jdk.sh and build.sh first.
+
+help_bench() {
+  cat <<'TXT'
+  bench [WHAT]    Benchmarks. With no argument, a short JMH run of every kernels benchmark.
+                  `bench ntt [--log-n 14] [--backend cpu|cuda] [--batch 1,64,1024] [--json]`
+                  times the NTT (one limb, or limb-NTTs/s per batch size); `bench he-lora
+                  [--backend cpu|cuda] [--batch 1,64,512] [--sites K] ...` the HE-LoRA
+                  operator; `bench tgsp [--size-mb 256] [--json]` package pack/verify/open
+                  throughput; `bench catalog [--json]` catalogue search p50/p99 and upload MB/s;
+                  `bench gateway [--concurrency 1,16,64] [--token-ms 20] [--json]` requests/s and
+                  the latency the metered gateway adds to the first token (p50, p99);
+                  `bench node [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
+                  decode ms/token: base, plaintext LoRA and HE-LoRA in one run;
+                  `bench jmh ARGS` passes ARGS to JMH; `bench --help` lists them.
+TXT
+}
+
+cmd_bench() {
+  tensafe_use_jdk
+  case ${1:-} in
+    tgsp) shift; cmd_tgsp bench "$@"; return ;;
+    catalog) shift; bench_catalog "$@"; return ;;
+    gateway) shift; bench_gateway "$@"; return ;;
+    node)
+      shift
+      tensafe_package_node_tools
+      # The qwen2.5-1.5b shape holds its weights twice while loading (Java, then PyTorch): 60% of RAM.
+      tensafe_node_tool -XX:MaxRAMPercentage=60 io.tensafe.node.tools.bench.NodeBenchCommand "$@"
+      return ;;
+  esac
+  tensafe_say "building the benchmark jar ..."
+  tensafe_package -Pbench -pl kernels/kernels-bench -am
+  local jar="$TENSAFE_ROOT/kernels/kernels-bench/target/benchmarks.jar"
+  local java=("$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}")
+  case ${1:-} in
+    "")
+      mkdir -p "$TENSAFE_ROOT/kernels/kernels-bench/target/jmh"
+      tensafe_say "short JMH run of every benchmark: 1 fork, 3x1s warm-up, 5x1s measurement; JSON in kernels/kernels-bench/target/jmh/results.json"
+      "${java[@]}" -jar "$jar" -f 1 -wi 3 -w 1s -i 5 -r 1s -rf json \
+        -rff "$TENSAFE_ROOT/kernels/kernels-bench/target/jmh/results.json"
+      ;;
+    jmh) shift; "${java[@]}" -jar "$jar" "$@" ;;
+    *) "${java[@]}" -cp "$jar" io.tensafe.kernels.bench.BenchCommand "$@" ;;
+  esac
+}
+
+# Catalogue search p50/p99 over 10,000 published adapters and one ~200 MB upload, measured by
+# marketplace-api's CatalogBenchmark through the real HTTP stack and PostgreSQL.
+bench_catalog() {
+  local json=false arg
+  for arg in "$@"; do
+    case $arg in
+      --json) json=true ;;
+      -h | --help) echo "Usage: ./tensafe bench catalog [--json]"; return 0 ;;
+      *) tensafe_die "unknown option for bench catalog: '$arg'" ;;
+    esac
+  done
+  tensafe_say "seeding 10,000 adapters and timing catalogue search and a 200 MB upload (a few minutes) ..."
+  bench_marketplace CatalogBenchmark "$json"
+}
+
+# Requests/s and the latency the gateway adds to a stream's first token, per concurrency level,
+# measured by marketplace-api's GatewayBenchmark (real HTTP, PostgreSQL ledgers, an in-JVM node).
+bench_gateway() {
+  local json=false levels=1,16,64 seconds=10 token_ms=20
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --json) json=true ;;
+      --concurrency) levels=${2:?--concurrency needs a list such as 1,16,64}; shift ;;
+      --seconds) seconds=${2:?--seconds needs a number}; shift ;;
+      --token-ms) token_ms=${2:?--token-ms needs a number}; shift ;;
+      -h | --help)
+        cat <<'USAGE'
+Usage: ./tensafe bench gateway [--concurrency 1,16,64] [--seconds 10] [--token-ms 20] [--json]
+Streams chat completions through the metered gateway (API key, ledgers in PostgreSQL, DP budget,
+proxy to a node in the same JVM) with N closed-loop clients per level, for --seconds each. The
+node sends 16 tokens --token-ms apart (0: at once, to find the gateway's saturation throughput).
+Reports requests/s and the latency the gateway adds to the first token (p50, p99): the client's
+time to its first content byte minus the node's own time to its first byte; and the same asked of
+the node directly (direct_to_node_*), the benchmark harness's own share.
+USAGE
+        return 0 ;;
+      *) tensafe_die "unknown option for bench gateway: '$1'" ;;
+    esac
+    shift
+  done
+  [[ $levels =~ ^[0-9]+(,[0-9]+)*$ ]] || tensafe_die "--concurrency must be a list of numbers, e.g. 1,16,64"
+  [[ $seconds =~ ^[1-9][0-9]*$ ]] || tensafe_die "--seconds must be a positive whole number"
+  [[ $token_ms =~ ^[0-9]+$ ]] || tensafe_die "--token-ms must be a whole number of milliseconds"
+  tensafe_say "timing the gateway at concurrency $levels, $seconds s each (about a minute to build and start) ..."
+  bench_marketplace GatewayBenchmark "$json" \
+    -Dtensafe.bench.concurrency="$levels" -Dtensafe.bench.seconds="$seconds" \
+    -Dtensafe.bench.token-ms="$token_ms"
+}
+
+# bench_marketplace TEST JSON [MAVEN ARGS]: runs marketplace-api's benchmark TEST (a @QuarkusTest
+# enabled by -Dtensafe.bench=true) and prints its BENCH lines, as JSON or as readable lines.
+bench_marketplace() {
+  local test=$1 json=$2
+  shift 2
+  tensafe_ensure_postgres
+  local log
+  log=$(mktemp)
+  "$TENSAFE_ROOT/mvnw" -f "$TENSAFE_ROOT/pom.xml" -pl marketplace-api -am test -Dspotless.check.skip=true \
+    -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false -Dtensafe.bench=true "$@" >"$log" 2>&1 \
+    || { tail -n 30 "$log" >&2; tensafe_die "the benchmark failed; full log: $log"; }
+  local lines
+  lines=$(grep -o 'BENCH {.*}' "$log" | sed 's/^BENCH //')
+  [ -n "$lines" ] || tensafe_die "the benchmark printed no result; full log: $log"
+  rm -f "$log"
+  if [ "$json" = true ]; then
+    printf '%s\n' "$lines"
+  else
+    printf '%s\n' "$lines" | while IFS= read -r line; do
+      printf '%s\n' "$line" | tr ',' '\n' | tr -d '{}"' | sed 's/:/: /'
+      echo
+    done
+  fi
+}

@@ -1,0 +1,58 @@
+# Building: packaging modules, whether `up` must build again, the tgsp CLI jar, and running the
+# node's developer tools (inference-node/tools) on its class path. Source common.sh and jdk.sh first.
+
+TENSAFE_NODE_APP="$TENSAFE_ROOT/inference-node/target/quarkus-app"
+TENSAFE_NODE_TOOLS_JAR="$TENSAFE_ROOT/inference-node/tools/target/inference-node-tools.jar"
+
+# tensafe_package [MAVEN ARGS]: packages what the arguments select (every module without any),
+# tests and the format check skipped; on failure, dies pointing at Maven's output.
+tensafe_package() {
+  "$TENSAFE_ROOT/mvnw" -q -f "$TENSAFE_ROOT/pom.xml" package -DskipTests -Dspotless.check.skip=true "$@" \
+    || tensafe_die "the build failed; the Maven output above says why"
+}
+
+# Packages the inference node and its developer tools (and what they depend on).
+tensafe_package_node_tools() {
+  tensafe_say "building the inference node and its tools ..."
+  tensafe_package -pl inference-node/tools -am
+}
+
+# tensafe_node_tool [-X.../-D... JVM OPTIONS] CLASS [ARGS]: runs a developer tool (demo, bench node,
+# model) on the node's class path plus the tools jar and the node's test jar, which carries the
+# model generator (a test fixture of the node). Build them first (tensafe_package_node_tools).
+tensafe_node_tool() {
+  local jvm=() fixtures
+  while [[ ${1:-} == -[XD]* ]]; do
+    jvm+=("$1")
+    shift
+  done
+  fixtures=$(compgen -G "$TENSAFE_ROOT/inference-node/target/inference-node-*-tests.jar" | head -n 1) \
+    || tensafe_die "the inference node's test jar is missing; run ./tensafe build"
+  [ -f "$TENSAFE_NODE_TOOLS_JAR" ] || tensafe_die "the node's tools jar is missing; run ./tensafe build"
+  tensafe_java "${jvm[@]}" \
+    -cp "$TENSAFE_NODE_APP/app/*:$TENSAFE_NODE_APP/lib/main/*:$TENSAFE_NODE_TOOLS_JAR:$fixtures" "$@"
+}
+
+# Sources newer than the last successful build, or a missing service or tools jar, make it stale.
+build_is_stale() {
+  local stamp="$TENSAFE_RUN_DIR/build.stamp" line module
+  [ -f "$stamp" ] && [ -f "$TENSAFE_NODE_TOOLS_JAR" ] || return 0
+  while IFS= read -r line; do
+    module=$(tensafe_service_field "$line" 2)
+    [ -f "$TENSAFE_ROOT/$module/target/quarkus-app/quarkus-run.jar" ] || return 0
+  done <<<"$TENSAFE_SERVICES"
+  [ -n "$(find "$TENSAFE_ROOT" -path "$TENSAFE_ROOT/.git" -prune -o -path '*/target' -prune \
+    -o -path "$TENSAFE_RUN_DIR" -prune -o -type f -newer "$stamp" \
+    \( -name '*.java' -o -name 'pom.xml' -o -path '*/src/main/resources/*' \) -print -quit)" ]
+}
+
+# Builds tgsp-format's CLI jar when it is missing or older than the module's sources.
+tgsp_jar() {
+  local jar="$TENSAFE_ROOT/tgsp-format/target/tgsp.jar"
+  if [ ! -f "$jar" ] || [ -n "$(find "$TENSAFE_ROOT/tgsp-format/src/main" "$TENSAFE_ROOT/tgsp-format/pom.xml" \
+    "$TENSAFE_ROOT/pom.xml" -newer "$jar" -type f -print -quit)" ]; then
+    tensafe_say "building the tgsp CLI ..."
+    tensafe_package -pl tgsp-format -am >&2
+  fi
+  printf '%s\n' "$jar"
+}

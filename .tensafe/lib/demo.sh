@@ -1,0 +1,76 @@
+# What `up` adds for a demo: a generated tiny model, the demo fleet's keys, and the demo adapter
+# published through the real API with an API key. Source common.sh, jdk.sh and build.sh first.
+
+# Unless the user points the node elsewhere (TENSAFE_MARKETPLACE_URL), `up` connects it to this
+# marketplace as demo-node-1 of the demo fleet, whose keys are written once under the run directory.
+ensure_demo_fleet() {
+  [ -z "${TENSAFE_MARKETPLACE_URL:-}" ] || return 0
+  local dir="$TENSAFE_DATA_DIR/demo"
+  tensafe_node_tool io.tensafe.node.tools.demo.DemoCommand keys --dir "$dir" \
+    || tensafe_die "could not write the demo keys"
+  local mport
+  mport=$(tensafe_service_port "$(sed -n 1p <<<"$TENSAFE_SERVICES")")
+  export TENSAFE_MARKETPLACE_URL="http://127.0.0.1:$mport"
+  export TENSAFE_NODE_TOKEN_URL="http://127.0.0.1:$TENSAFE_KEYCLOAK_PORT/realms/tensafe/protocol/openid-connect/token"
+  export TENSAFE_NODE_CLIENT_ID=tensafe-node TENSAFE_NODE_CLIENT_SECRET=tensafe-node-dev-secret
+  export TENSAFE_NODE_FLEET_ID=tensafe-demo TENSAFE_NODE_FLEET_KEY="$dir/fleet-private.json"
+  export TENSAFE_NODE_NAME=demo-node-1 TENSAFE_NODE_BASE_MODEL=tensafe/qwen3-tiny
+  export TENSAFE_NODE_OUTBOX="$TENSAFE_RUN_DIR/node-outbox"
+  # `auto` requests that match no adapter's keywords go to the demo adapter.
+  export TENSAFE_DEFAULT_ADAPTER=${TENSAFE_DEFAULT_ADAPTER:-demo-banking}
+  TENSAFE_DEMO_SEED=true
+}
+
+# Publishes the demo adapter through the real API and prints how to call it.
+seed_demo() {
+  [ "${TENSAFE_DEMO_SEED:-}" = true ] || return 0
+  local out env="$TENSAFE_RUN_DIR/demo.env"
+  if demo_env_still_works "$env"; then
+    # Idempotent: an earlier `up` published the demo and made this key; both are still there.
+    out=$(cat "$env")
+    tensafe_say "the demo adapter is published and its API key works (from $env); nothing to seed"
+  else
+    tensafe_say "publishing the demo adapter (a signed, encrypted TGSP package) and creating an API key ..."
+    out=$(tensafe_node_tool io.tensafe.node.tools.demo.DemoCommand seed \
+      --dir "$TENSAFE_DATA_DIR/demo" --marketplace "$TENSAFE_MARKETPLACE_URL" \
+      --keycloak "http://127.0.0.1:$TENSAFE_KEYCLOAK_PORT" 2>"$TENSAFE_RUN_DIR/demo-seed.log") \
+      || tensafe_die "seeding the demo failed: $(grep -v 'incubator' "$TENSAFE_RUN_DIR/demo-seed.log" | tail -n 1) (log: $TENSAFE_RUN_DIR/demo-seed.log)"
+    printf '%s\n' "$out" >"$env"
+  fi
+  cat <<TXT
+
+Metered API (OpenAI-compatible), saved in $env:
+$out
+  Load it into your shell, then try it:
+    set -a; . $env; set +a
+    curl -s \$OPENAI_BASE_URL/chat/completions -H "Authorization: Bearer \$OPENAI_API_KEY" \\
+      -H 'Content-Type: application/json' \\
+      -d '{"model":"auto","messages":[{"role":"user","content":"How do I apply for a mortgage?"}],"max_tokens":16}'
+TXT
+}
+
+# True when $1 holds an OPENAI_BASE_URL and OPENAI_API_KEY that this marketplace still accepts and
+# that list the demo adapter: the database was not reset since they were made.
+demo_env_still_works() {
+  local env=$1 base key
+  [ -f "$env" ] || return 1
+  base=$(sed -n 's/^OPENAI_BASE_URL=//p' "$env")
+  key=$(sed -n 's/^OPENAI_API_KEY=//p' "$env")
+  [ "$base" = "$TENSAFE_MARKETPLACE_URL/v1" ] && [ -n "$key" ] || return 1
+  curl -fs -H "Authorization: Bearer $key" "$base/models" 2>/dev/null | grep -q '"demo-banking"'
+}
+
+# The node serves TENSAFE_NODE_MODEL_DIR; unless the user set one, `up` serves a generated tiny
+# model (written once, seed 1, under the run directory).
+ensure_demo_model() {
+  if [ -n "${TENSAFE_NODE_MODEL_DIR:-}" ]; then
+    return 0
+  fi
+  local dir="$TENSAFE_RUN_DIR/models/tiny"
+  if [ ! -f "$dir/config.json" ]; then
+    tensafe_say "writing the demo model (Qwen3 architecture, random weights) to $dir ..."
+    tensafe_node_tool io.tensafe.node.tools.model.ModelCommand tiny --out "$dir" --seed 1 >/dev/null \
+      || tensafe_die "could not write the demo model"
+  fi
+  export TENSAFE_NODE_MODEL_DIR="$dir"
+}
