@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.runtime.TextDelta;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -30,6 +31,7 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 @Path("/v1/generate")
 public class GenerationResource {
   @Inject ModelService model;
+  @Inject NodeConfig config;
   @Inject ObjectMapper json;
 
   @POST
@@ -56,8 +58,8 @@ public class GenerationResource {
     if (request == null) {
       throw NodeProblem.validation("a JSON body is required");
     }
-    model.prompt(request);
-    model.parameters(request);
+    RequestInputs.prompt(request);
+    RequestInputs.parameters(request, config.maxNewTokens());
     if (request.adapter() != null) {
       // Load the adapter before the stream opens, so that an unknown or unfit adapter is a
       // problem+json answer (the marketplace then tries another node), not a broken stream.

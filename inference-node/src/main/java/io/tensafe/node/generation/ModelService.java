@@ -12,7 +12,6 @@ import io.tensafe.node.adapter.UnknownAdapterException;
 import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.metrics.NodeMetrics;
 import io.tensafe.node.model.ModelFolder;
-import io.tensafe.node.runtime.ChatMessage;
 import io.tensafe.node.runtime.Generation;
 import io.tensafe.node.runtime.HeOperators;
 import io.tensafe.node.runtime.InputPrivacy;
@@ -30,12 +29,9 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 
 /**
  * The model this node serves, loaded once from {@code tensafe.node.model-dir} on first use, its
@@ -52,9 +48,6 @@ public class ModelService {
   @Inject HeBackend backend;
   @Inject UsageService usage;
   @Inject NodeMetrics metrics;
-
-  private static final Pattern UUID_TEXT =
-      Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
   private AdapterRegistry registry;
   private HeOperators operators;
@@ -91,52 +84,6 @@ public class ModelService {
     return generator;
   }
 
-  /** The prompt text of a request: its raw prompt, or its messages in ChatML. */
-  String prompt(GenerationRequest request) {
-    boolean hasPrompt = request.prompt() != null;
-    boolean hasMessages = request.messages() != null && !request.messages().isEmpty();
-    if (hasPrompt == hasMessages) {
-      throw NodeProblem.validation("give exactly one of prompt and messages");
-    }
-    if (hasPrompt) {
-      if (request.prompt().isEmpty()) {
-        throw NodeProblem.validation("prompt is empty");
-      }
-      return request.prompt();
-    }
-    List<ChatMessage> messages = new ArrayList<>();
-    for (GenerationRequest.Message m : request.messages()) {
-      if (m == null || m.role() == null || m.content() == null) {
-        throw NodeProblem.validation("every message needs a role and content");
-      }
-      try {
-        messages.add(new ChatMessage(m.role(), m.content()));
-      } catch (IllegalArgumentException e) {
-        throw NodeProblem.validation(e.getMessage());
-      }
-    }
-    return ChatMessage.chatMl(messages);
-  }
-
-  SamplingParameters parameters(GenerationRequest r) {
-    int max = r.maxTokens() == null ? 128 : r.maxTokens();
-    if (max < 1 || max > config.maxNewTokens()) {
-      throw NodeProblem.validation(
-          "max_tokens must be in [1, " + config.maxNewTokens() + "], was " + max);
-    }
-    try {
-      return new SamplingParameters(
-          r.temperature() == null ? 0 : r.temperature(),
-          r.topK() == null ? 0 : r.topK(),
-          r.topP() == null ? 1 : r.topP(),
-          r.seed() == null ? 0 : r.seed(),
-          max,
-          r.stop() == null ? List.of() : r.stop());
-    } catch (IllegalArgumentException e) {
-      throw NodeProblem.validation(e.getMessage());
-    }
-  }
-
   /**
    * Runs one generation if a slot is free: resolves the adapter (loading it if needed), generates,
    * and stores the usage report durably before returning (so before any final chunk is sent).
@@ -145,9 +92,9 @@ public class ModelService {
    *     node cannot serve, 503 with Retry-After when all slots are busy or storage fails
    */
   Served generate(GenerationRequest request, Consumer<TextDelta> onText) {
-    String prompt = prompt(request);
-    SamplingParameters parameters = parameters(request);
-    String requestId = requestId(request.requestId());
+    String prompt = RequestInputs.prompt(request);
+    SamplingParameters parameters = RequestInputs.parameters(request, config.maxNewTokens());
+    String requestId = RequestInputs.requestId(request.requestId());
     TextGenerator g = generator();
     long[] promptIds = tokenizer.encode(prompt);
     if (promptIds.length > config.maxPromptTokens()) {
@@ -226,16 +173,6 @@ public class ModelService {
         totalMillis,
         started,
         Instant.now());
-  }
-
-  private static String requestId(String given) {
-    if (given == null) {
-      return UUID.randomUUID().toString();
-    }
-    if (!UUID_TEXT.matcher(given).matches()) {
-      throw NodeProblem.validation("request_id must be a lower-case UUID, was '" + given + "'");
-    }
-    return given;
   }
 
   /** Resolves (and if needed loads) the adapter a request names. */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
-import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.vertx.ext.web.RoutingContext;
@@ -46,10 +45,12 @@ public class CompletionsResource {
   @Inject GatewayMetrics metrics;
   @Inject org.eclipse.microprofile.context.ManagedExecutor background;
   private RequestJson requestJson;
+  private CompletionBodies bodies;
 
   @jakarta.annotation.PostConstruct
   void readers() {
     requestJson = new RequestJson(json);
+    bodies = new CompletionBodies(json);
   }
 
   @Operation(
@@ -149,7 +150,7 @@ public class CompletionsResource {
         BillableTokens.of(r, s.promptTokens())
             .bound(NodeUsage.of(last), BillableTokens.bytes(text));
     RequestSettlement.Settled charge = metered.finish(s, key, billed);
-    ObjectNode answer = envelope(r, s, false);
+    ObjectNode answer = bodies.envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
     if (r.chat()) {
@@ -159,8 +160,8 @@ public class CompletionsResource {
       choice.putNull("logprobs");
     }
     choice.put("finish_reason", last.path("finish_reason").asText());
-    answer.set("usage", usage(billed));
-    answer.set("tensafe", tensafe(s, charge, last));
+    answer.set("usage", bodies.usage(billed));
+    answer.set("tensafe", bodies.tensafe(s, charge, last));
     return Response.ok(answer, MediaType.APPLICATION_JSON)
         .header("X-Request-Id", s.requestId())
         .build();
@@ -212,9 +213,9 @@ public class CompletionsResource {
     Delivered delivered = new Delivered();
     BillableTokens bounds = BillableTokens.of(r, s.promptTokens());
     StringBuilder relayed = new StringBuilder();
-    DeltaChunks deltas = new DeltaChunks(json, chunk(r, s), r.chat());
+    DeltaChunks deltas = new DeltaChunks(json, bodies.chunk(r, s), r.chat());
     try {
-      ObjectNode first = chunk(r, s);
+      ObjectNode first = bodies.chunk(r, s);
       if (r.chat()) {
         first
             .withArray("choices")
@@ -242,7 +243,7 @@ public class CompletionsResource {
       NodeUsage billed = bounds.bound(NodeUsage.of(last), BillableTokens.bytes(relayed));
       RequestSettlement.Settled charge = metered.finish(s, key, billed);
       finished = true;
-      ObjectNode end = chunk(r, s);
+      ObjectNode end = bodies.chunk(r, s);
       ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
       if (r.chat()) {
         choice.putObject("delta");
@@ -250,12 +251,12 @@ public class CompletionsResource {
         choice.put("text", "");
       }
       choice.put("finish_reason", last.path("finish_reason").asText());
-      end.set("tensafe", tensafe(s, charge, last));
+      end.set("tensafe", bodies.tensafe(s, charge, last));
       send(out, end);
       if (r.includeUsage()) {
-        ObjectNode usage = chunk(r, s);
+        ObjectNode usage = bodies.chunk(r, s);
         usage.putArray("choices");
-        usage.set("usage", usage(billed));
+        usage.set("usage", bodies.usage(billed));
         send(out, usage);
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
@@ -304,55 +305,5 @@ public class CompletionsResource {
     out.write(
         ("data: " + json.writeValueAsString(value) + "\n\n").getBytes(StandardCharsets.UTF_8));
     out.flush();
-  }
-
-  private ObjectNode chunk(CompletionRequest r, MeteredCompletions.Started s) {
-    return envelope(r, s, true);
-  }
-
-  private ObjectNode envelope(CompletionRequest r, MeteredCompletions.Started s, boolean chunk) {
-    ObjectNode o = json.createObjectNode();
-    o.put("id", (r.chat() ? "chatcmpl-" : "cmpl-") + s.requestId());
-    o.put(
-        "object",
-        r.chat() ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion");
-    o.put("created", s.startedAt().toEpochSecond());
-    o.put("model", s.version().adapterId() + "@" + s.version().version());
-    return o;
-  }
-
-  /** OpenAI's usage object: the counts billed. */
-  private ObjectNode usage(NodeUsage billed) {
-    ObjectNode u = json.createObjectNode();
-    u.put("prompt_tokens", billed.promptTokens());
-    u.put("completion_tokens", billed.completionTokens());
-    u.put("total_tokens", billed.promptTokens() + billed.completionTokens());
-    return u;
-  }
-
-  private ObjectNode tensafe(
-      MeteredCompletions.Started s, RequestSettlement.Settled settled, JsonNode last) {
-    ChargeView charge = settled.charge();
-    ObjectNode t = json.createObjectNode();
-    t.put("request_id", s.requestId());
-    t.put("adapter", s.version().adapterId());
-    t.put("version", s.version().version());
-    t.put("route_reason", s.routeReason());
-    t.put("node", s.node().name());
-    t.put("currency", charge.currency());
-    t.put("prompt_micros_per_1k_tokens", charge.promptMicrosPer1kTokens());
-    t.put("completion_micros_per_1k_tokens", charge.completionMicrosPer1kTokens());
-    t.put("amount_micros", charge.amountMicros());
-    t.put("epsilon_spent", settled.epsilonSpent());
-    t.put("epsilon_limit", s.reservation().epsilonLimit());
-    JsonNode report = last.path("report");
-    ObjectNode he = t.putObject("he");
-    he.put("calls", report.path("heCalls").asLong());
-    he.put("encryptions", report.path("heEncryptions").asLong());
-    he.put("plaintext_products", report.path("hePlaintextProducts").asLong());
-    he.put("decryptions", report.path("heDecryptions").asLong());
-    he.put("ms", report.path("heMillis").asDouble());
-    t.put("dp_releases", report.path("dpReleases").asLong());
-    return t;
   }
 }

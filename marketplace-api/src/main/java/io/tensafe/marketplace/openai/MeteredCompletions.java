@@ -13,9 +13,8 @@ import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.marketplace.routing.GateCandidate;
-import io.tensafe.marketplace.routing.RouteDecision;
-import io.tensafe.marketplace.routing.StepGate;
+import io.tensafe.marketplace.tokens.PromptTokenizer;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -27,7 +26,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A metered request from start to bill: resolve the model (an adapter, or {@code auto} through the
@@ -44,24 +46,23 @@ import java.util.UUID;
 @ApplicationScoped
 public class MeteredCompletions {
   @Inject GatewayConfig gateway;
-  @Inject ServedVersions versions;
+  @Inject ModelResolver resolver;
   @Inject NodeDispatcher dispatcher;
   @Inject PrivacyBudgets budgets;
   @Inject GatewayRequests requests;
   @Inject RequestSettlement settlement;
   @Inject RequestAdmission admission;
   @Inject GatewayMetrics metrics;
-  @Inject io.tensafe.marketplace.tokens.PromptTokenizer tokenizer;
+  @Inject PromptTokenizer tokenizer;
 
   private RequestRateLimiter rate;
 
-  @jakarta.annotation.PostConstruct
+  @PostConstruct
   void limits() {
     rate = new RequestRateLimiter(gateway.requestsPerMinutePerKey(), System::nanoTime);
   }
 
-  private final java.util.Map<UUID, java.util.concurrent.atomic.AtomicInteger> perKey =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<UUID, AtomicInteger> perKey = new ConcurrentHashMap<>();
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -101,8 +102,7 @@ public class MeteredCompletions {
           "this API key may start " + rate.perMinute() + " requests per minute",
           wait);
     }
-    var inFlight =
-        perKey.computeIfAbsent(key.keyId(), k -> new java.util.concurrent.atomic.AtomicInteger());
+    var inFlight = perKey.computeIfAbsent(key.keyId(), k -> new AtomicInteger());
     if (inFlight.incrementAndGet() > gateway.maxConcurrencyPerKey()) {
       inFlight.decrementAndGet();
       throw new ApiProblem(
@@ -147,15 +147,9 @@ public class MeteredCompletions {
 
   private Admitted admit(
       ApiKeyPrincipal key, CompletionRequest r, int promptTokens, List<NodeTarget> claimed) {
-    ServedVersion version;
-    String reason = null;
-    if (r.model().equals("auto")) {
-      Routed routed = route(key, r);
-      version = routed.version();
-      reason = routed.reason();
-    } else {
-      version = resolve(key, r.model());
-    }
+    ModelResolver.Resolved resolved = resolver.resolve(key, r);
+    ServedVersion version = resolved.version();
+    String reason = resolved.reason();
     String requestId = UUID.randomUUID().toString();
     OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
     long releases;
@@ -356,95 +350,5 @@ public class MeteredCompletions {
     if (inFlight != null) {
       inFlight.decrementAndGet();
     }
-  }
-
-  /** What the step-gate chose for {@code model: "auto"}, and why (recorded with the request). */
-  private record Routed(ServedVersion version, String reason) {}
-
-  private Routed route(ApiKeyPrincipal key, CompletionRequest r) {
-    // Routing never picks an adapter priced above the key's cap.
-    List<ServedVersion> candidates =
-        versions.newestForKey(key).stream().filter(v -> v.withinCap(key.maxPrice())).toList();
-    RouteDecision decision =
-        StepGate.route(
-            r.routing(),
-            candidates.stream()
-                .map(
-                    v ->
-                        new GateCandidate(
-                            v.adapterId(),
-                            v.version(),
-                            v.keywords(),
-                            v.currency(),
-                            v.promptMicrosPer1kTokens() + v.completionMicrosPer1kTokens()))
-                .toList(),
-            gateway.defaultAdapter().orElse(null),
-            routedRequests.getAndIncrement());
-    String reason =
-        decision.reason().name().toLowerCase(java.util.Locale.ROOT) + ": " + decision.explanation();
-    if (decision.reason() != RouteDecision.Reason.NO_MATCH) {
-      return new Routed(resolve(key, decision.adapterId() + "@" + decision.version()), reason);
-    }
-    String nothing =
-        "no keyword of the "
-            + candidates.size()
-            + " adapter(s) this API key may use matched the messages";
-    if (gateway.defaultAdapter().isEmpty()) {
-      throw noMatch(nothing + ", and no default adapter is configured; name a model");
-    }
-    try {
-      return new Routed(resolve(key, gateway.defaultAdapter().get()), reason);
-    } catch (ApiProblem unavailable) {
-      // Not the client's model: do not answer as if it had asked for the default by name.
-      throw noMatch(
-          nothing
-              + ", and the default adapter is not available to this API key ("
-              + (unavailable.type().equals(ProblemKind.PRICE_ABOVE_CAP)
-                  ? "priced above its cap"
-                  : "not published to it")
-              + "); name a model");
-    }
-  }
-
-  private static ApiProblem noMatch(String detail) {
-    return new ApiProblem(ProblemKind.VALIDATION, 422, "No adapter matched", detail)
-        .withParam("model");
-  }
-
-  /** Advances once per routed request: whose turn it is among adapters tied after price. */
-  private final java.util.concurrent.atomic.AtomicLong routedRequests =
-      new java.util.concurrent.atomic.AtomicLong();
-
-  private ServedVersion resolve(ApiKeyPrincipal key, String model) {
-    int at = model.indexOf('@');
-    String id = at < 0 ? model : model.substring(0, at);
-    String version = at < 0 ? null : model.substring(at + 1);
-    ServedVersion found =
-        versions
-            .find(key, id, version)
-            .orElseThrow(
-                () ->
-                    new ApiProblem(
-                            ProblemKind.NOT_FOUND,
-                            404,
-                            "Model not found",
-                            "model '" + model + "' does not exist or this API key may not use it")
-                        .withParam("model"));
-    if (!found.withinCap(key.maxPrice())) {
-      throw new ApiProblem(
-              ProblemKind.PRICE_ABOVE_CAP,
-              "model '"
-                  + model
-                  + "' costs "
-                  + found.currency()
-                  + " "
-                  + found.promptMicrosPer1kTokens()
-                  + " / "
-                  + found.completionMicrosPer1kTokens()
-                  + " micro-units per 1k prompt / completion tokens; this API key pays at most "
-                  + key.maxPrice())
-          .withParam("model");
-    }
-    return found;
   }
 }

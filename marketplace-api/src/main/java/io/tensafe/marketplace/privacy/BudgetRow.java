@@ -5,7 +5,7 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 
 /**
- * One {@code dp_budget} row as {@link PrivacyBudgets#BUDGET_ROW} selects it. ρ values are zCDP,
+ * One {@code dp_budget} row as {@link BudgetTable#BUDGET_ROW} selects it. ρ values are zCDP,
  * non-negative; {@code rhoSpent ≤ rhoLimit + rhoTopUp} (the database's check).
  */
 record BudgetRow(

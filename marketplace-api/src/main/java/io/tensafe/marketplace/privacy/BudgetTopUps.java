@@ -27,7 +27,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class BudgetTopUps {
   @Inject EntityManager em;
-  @Inject PrivacyBudgets budgets;
+  @Inject BudgetTable table;
   @Inject AuditLog audit;
 
   /** The budget after a top-up, and whether this call made it (false: a replayed reference). */
@@ -40,9 +40,9 @@ public class BudgetTopUps {
   @Transactional
   public Result topUp(AppUser admin, TopUpRequest request, Instant now) {
     UUID org = organisation(request.organisation());
-    BudgetPolicy policy = budgets.currentPolicy(request.adapter());
-    OffsetDateTime start = budgets.ensureBudget(org, policy, now);
-    BudgetRow row = budgets.lockBudget(org, policy.adapterId(), start);
+    BudgetPolicy policy = table.currentPolicy(request.adapter());
+    OffsetDateTime start = table.ensureBudget(org, policy, now);
+    BudgetRow row = table.lockBudget(org, policy.adapterId(), start);
     UUID budgetId = row.id();
     String eventId = "top-up:" + request.reference();
     List<?> earlier =

@@ -11,14 +11,13 @@ import jakarta.transaction.Transactional;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.UUID;
 
 /**
  * Differential-privacy budgets per client organisation, adapter and period, in SQL; the arithmetic
- * is {@link BudgetMaths}.
+ * is {@link BudgetMaths}; the budget rows and policies are read and created by {@link BudgetTable}.
  *
  * <p>A node makes {@code releasesPerToken} releases (the adapter's distinct LoRA inputs, {@code
  * LoraInputs}) for every token its model processes: each prompt token in prefill, each generated
@@ -34,6 +33,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class PrivacyBudgets {
   @Inject EntityManager em;
+  @Inject BudgetTable table;
 
   /** An open reservation: its budget, releases (≥ 1) and ρ. */
   private record OpenReservation(UUID budgetId, long releases, BigDecimal rho) {}
@@ -45,9 +45,6 @@ public class PrivacyBudgets {
       BigDecimal rho,
       long reservedReleases,
       BigDecimal reservedRho) {}
-
-  /** A budget's ρ spent and δ after a balance update. */
-  private record Balance(BigDecimal rhoSpent, BigDecimal delta) {}
 
   /**
    * Reserves {@code releases} releases of the budget of {@code clientOrganisationId} for the
@@ -67,7 +64,7 @@ public class PrivacyBudgets {
       throw ProblemTypes.validation("a reservation must cover at least 1 release");
     }
     requireRequestId(requestId);
-    BudgetPolicy policy = policy(adapterRef, version);
+    BudgetPolicy policy = table.policy(adapterRef, version);
     OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
     BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases);
     // The event first (idempotent by request id), the balance last: the budget row is locked by
@@ -80,9 +77,9 @@ public class PrivacyBudgets {
         return reservation(
             requestId,
             existing.get().releases(),
-            budgetRow(clientOrganisationId, policy.adapterId(), start));
+            table.budgetRow(clientOrganisationId, policy.adapterId(), start));
       }
-      ensureBudget(clientOrganisationId, policy, now);
+      table.ensureBudget(clientOrganisationId, policy, now);
       insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
     }
     Optional<BudgetRow> after =
@@ -104,7 +101,7 @@ public class PrivacyBudgets {
       throw exhausted(
           adapterRef,
           policy,
-          budgetRow(clientOrganisationId, policy.adapterId(), start),
+          table.budgetRow(clientOrganisationId, policy.adapterId(), start),
           requestId,
           releases,
           cost);
@@ -113,7 +110,8 @@ public class PrivacyBudgets {
   }
 
   /**
-   * A reservation of {@code releases}, with ε figures from a budget row (as {@link #budgetRow}).
+   * A reservation of {@code releases}, with ε figures from a budget row (as {@link
+   * BudgetTable#budgetRow}).
    */
   private static Reservation reservation(String requestId, long releases, BudgetRow budget) {
     return new Reservation(
@@ -138,7 +136,7 @@ public class PrivacyBudgets {
       BigDecimal cost) {
     BigDecimal capacity = budget.capacity();
     BigDecimal spent = budget.rhoSpent();
-    BigDecimal inFlight = reservedInFlight(budget.id(), requestId);
+    BigDecimal inFlight = table.reservedInFlight(budget.id(), requestId);
     String figures =
         String.format(
             java.util.Locale.ROOT,
@@ -153,25 +151,6 @@ public class PrivacyBudgets {
             releases);
     return BudgetRefusal.of(cost, capacity, spent, inFlight)
         .problem(figures, budget.periodEnd(), OffsetDateTime.now());
-  }
-
-  /**
-   * ρ held by reservations of {@code budgetId} that are neither settled nor refunded, other than
-   * {@code requestId}'s own (whose event this transaction has written and will roll back).
-   */
-  private BigDecimal reservedInFlight(UUID budgetId, String requestId) {
-    return Rows.single(
-            em.createNativeQuery(
-                    """
-                SELECT coalesce(sum(r.rho), 0) FROM dp_budget_event r
-                WHERE r.budget_id = :b AND r.kind = 'reserve' AND r.request_id <> :own
-                  AND NOT EXISTS (SELECT 1 FROM dp_budget_event e
-                                  WHERE e.request_id = r.request_id AND e.kind IN ('settle', 'refund', 'bound'))
-                """)
-                .setParameter("b", budgetId)
-                .setParameter("own", requestId),
-            Total.class)
-        .rho();
   }
 
   /** Inserts the reservation's event; 0 when the request id has one or the budget is missing. */
@@ -242,7 +221,7 @@ public class PrivacyBudgets {
   private double settleOpen(OpenReservation reserve, String requestId, long releases) {
     BigDecimal used = BudgetMaths.share(reserve.rho(), releases, reserve.releases());
     insertEvent(reserve.budgetId(), requestId, "settle", releases, used);
-    return giveBack(reserve.budgetId(), reserve.rho().subtract(used));
+    return table.giveBack(reserve.budgetId(), reserve.rho().subtract(used));
   }
 
   /** Returns a whole reservation to the budget (no node took the request). Idempotent. */
@@ -254,14 +233,14 @@ public class PrivacyBudgets {
     }
     OpenReservation reserve = open.get();
     insertEvent(reserve.budgetId(), requestId, "refund", 0, reserve.rho());
-    giveBack(reserve.budgetId(), reserve.rho());
+    table.giveBack(reserve.budgetId(), reserve.rho());
   }
 
   /**
    * Budget id, releases and ρ of {@code requestId}'s reservation if it is neither settled nor
    * refunded, else empty. Takes a transaction-scoped lock on the request id, so one request's
    * settlement and refund are serialised without locking its budget, whose row is locked only by
-   * the final balance update ({@link #giveBack}).
+   * the final balance update ({@link BudgetTable#giveBack}).
    */
   private Optional<OpenReservation> openReservation(String requestId) {
     requireRequestId(requestId);
@@ -298,7 +277,7 @@ public class PrivacyBudgets {
     long kept = Math.clamp(releases, 0, reserve.releases());
     BigDecimal used = BudgetMaths.share(reserve.rho(), kept, reserve.releases());
     insertEvent(reserve.budgetId(), requestId, "bound", kept, used);
-    giveBack(reserve.budgetId(), reserve.rho().subtract(used));
+    table.giveBack(reserve.budgetId(), reserve.rho().subtract(used));
     return true;
   }
 
@@ -326,27 +305,11 @@ public class PrivacyBudgets {
     BigDecimal used =
         BudgetMaths.share(b.reservedRho(), settled, b.reservedReleases()).min(b.rho());
     insertEvent(b.budgetId(), requestId, "settle", settled, used);
-    return OptionalDouble.of(giveBack(b.budgetId(), b.rho().subtract(used)));
-  }
-
-  /** Returns {@code rho} to the budget; the budget's ε spent afterwards. */
-  private double giveBack(UUID budget, BigDecimal rho) {
-    Balance after =
-        Rows.single(
-            em.createNativeQuery(
-                    "UPDATE dp_budget SET rho_spent = rho_spent - :rho WHERE id = :b"
-                        + " RETURNING rho_spent, delta")
-                .setParameter("rho", rho)
-                .setParameter("b", budget),
-            Balance.class);
-    return BudgetMaths.epsilon(after.rhoSpent(), after.delta().doubleValue());
+    return OptionalDouble.of(table.giveBack(b.budgetId(), b.rho().subtract(used)));
   }
 
   /** One event of a request: its ρ and releases. */
   private record Event(BigDecimal rho, long releases) {}
-
-  /** A sum of ρ. */
-  private record Total(BigDecimal rho) {}
 
   private Optional<Event> event(String requestId, String kind) {
     return Rows.first(
@@ -368,96 +331,6 @@ public class PrivacyBudgets {
         .setParameter("t", releases)
         .setParameter("rho", rho)
         .executeUpdate();
-  }
-
-  /**
-   * Creates, if it does not exist yet, the budget of this organisation for the policy's adapter in
-   * the period containing {@code now}, with the policy's limit; returns the period's start.
-   */
-  OffsetDateTime ensureBudget(UUID clientOrganisationId, BudgetPolicy policy, Instant now) {
-    OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
-    OffsetDateTime end = start.plusDays(policy.days());
-    em.createNativeQuery(
-            """
-            INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start, period_end,
-                                   delta, rho_limit)
-            VALUES (:id, :org, :adapter, :start, :end, :delta, :limit)
-            ON CONFLICT (client_organisation_id, adapter_id, period_start) DO NOTHING
-            """)
-        .setParameter("id", UUID.randomUUID())
-        .setParameter("org", clientOrganisationId)
-        .setParameter("adapter", policy.adapterId())
-        .setParameter("start", start)
-        .setParameter("end", end)
-        .setParameter("delta", policy.delta())
-        .setParameter(
-            "limit",
-            BudgetMaths.rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue()))
-        .executeUpdate();
-    return start;
-  }
-
-  static final String BUDGET_ROW =
-      """
-      SELECT id, rho_limit, rho_top_up, rho_spent, delta, period_end
-      FROM dp_budget
-      WHERE client_organisation_id = :org AND adapter_id = :adapter AND period_start = :start
-      """;
-
-  /** A budget row, unlocked. */
-  private BudgetRow budgetRow(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
-    return budgetRow(BUDGET_ROW, clientOrganisationId, adapterId, start);
-  }
-
-  private BudgetRow budgetRow(
-      String sql, UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
-    return Rows.single(
-        em.createNativeQuery(sql)
-            .setParameter("org", clientOrganisationId)
-            .setParameter("adapter", adapterId)
-            .setParameter("start", start),
-        BudgetRow.class);
-  }
-
-  /**
-   * Locks and returns a budget row (as {@link #budgetRow}). Top-ups of one budget are serialised by
-   * this lock; reservations lock the row only in their final balance update.
-   */
-  BudgetRow lockBudget(UUID clientOrganisationId, UUID adapterId, OffsetDateTime start) {
-    return budgetRow(BUDGET_ROW + " FOR UPDATE", clientOrganisationId, adapterId, start);
-  }
-
-  /** The policy of the adapter's newest published version. */
-  BudgetPolicy currentPolicy(String adapterRef) {
-    List<?> rows =
-        em.createNativeQuery(
-                """
-                SELECT v.version FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
-                WHERE a.adapter_ref = :ref AND v.state = 'published'
-                ORDER BY v.version_major DESC, v.version_minor DESC, v.version_patch DESC
-                LIMIT 1
-                """)
-            .setParameter("ref", adapterRef)
-            .getResultList();
-    if (rows.isEmpty()) {
-      throw ProblemTypes.notFound("published adapter " + adapterRef);
-    }
-    return policy(adapterRef, (String) rows.getFirst());
-  }
-
-  private BudgetPolicy policy(String adapterRef, String version) {
-    return Rows.first(
-            em.createNativeQuery(
-                    """
-                SELECT a.id, p.noise_multiplier, p.delta, p.epsilon_budget_per_period, p.period_days
-                FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
-                JOIN dp_policy p ON p.id = v.dp_policy_id
-                WHERE a.adapter_ref = :ref AND v.version = :version
-                """)
-                .setParameter("ref", adapterRef)
-                .setParameter("version", version),
-            BudgetPolicy.class)
-        .orElseThrow(() -> ProblemTypes.notFound("adapter version " + adapterRef + "@" + version));
   }
 
   private static void requireRequestId(String requestId) {

@@ -20,10 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 
@@ -44,17 +41,6 @@ import java.util.stream.IntStream;
  * immutable and the CSPRNG is thread-safe.
  */
 public final class HostedCoefficientOperator implements HeLoraOperator {
-  /** Tokens per backend call when a batch is split to overlap host and backend work. */
-  private static final int PIPELINE_CHUNK = 64;
-
-  /** Measurement override of the chunk size ({@code 0}: never split); unset in production. */
-  private static final int CHUNK_OVERRIDE = Integer.getInteger("tensafe.helora.chunk", -1);
-
-  /** Runs backend calls of pipelined chunks; daemon threads, created as calls need them. */
-  private static final ExecutorService BACKEND_CALLS =
-      Executors.newCachedThreadPool(
-          Thread.ofPlatform().name("he-lora-backend-", 0).daemon().factory());
-
   /** Below this many tokens, preparing the encryptions on several threads does not pay. */
   private static final int PARALLEL_PREPARATION_TOKENS = 8;
 
@@ -137,32 +123,6 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
         new HostedLoraWeights(
             parameters.ntts().getFirst(), secretKeyValues, secretKeyShoup, plaintexts, extractors);
     return new Site(layout, scale, weights, this);
-  }
-
-  /**
-   * Tokens per backend call: batches of up to 127 tokens are not split (measured on an H100: at 64
-   * tokens, splitting cost more per call than the overlap saved); larger ones go in chunks of 64.
-   */
-  static int pipelineChunk(int tokens) {
-    if (CHUNK_OVERRIDE >= 0) {
-      return CHUNK_OVERRIDE == 0 ? tokens : Math.min(tokens, CHUNK_OVERRIDE);
-    }
-    return tokens < 2 * PIPELINE_CHUNK ? tokens : PIPELINE_CHUNK;
-  }
-
-  /** The chunk's output, rethrowing a backend failure as it was thrown. */
-  private static <T> T join(CompletableFuture<T> chunk) {
-    try {
-      return chunk.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      if (e.getCause() instanceof Error cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 
   private List<CoefficientExtractor> extractors(CoefficientLayout layout) {
@@ -262,7 +222,7 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
     long[][] messages = new long[tokens][];
     long[][] c1 = new long[tokens][];
     Modulus q = parameters.moduli().getFirst();
-    int chunk = pipelineChunk(tokens);
+    int chunk = BackendPipeline.chunk(tokens);
     List<CompletableFuture<List<HostedLoraOutput>>> pending = new ArrayList<>();
     List<int[]> chunkStarts = new ArrayList<>();
     for (int from = 0; from < tokens; from += chunk) {
@@ -310,12 +270,12 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
       pending.add(
           chunk == tokens
               ? CompletableFuture.completedFuture(timedBackend(calls))
-              : CompletableFuture.supplyAsync(() -> timedBackend(calls), BACKEND_CALLS));
+              : BackendPipeline.submit(() -> timedBackend(calls)));
     }
     Arrays.fill(seeds, (byte) 0);
     long[][] residues = new long[tokens][];
     for (int k = 0; k < pending.size(); k++) {
-      List<HostedLoraOutput> outputs = join(pending.get(k));
+      List<HostedLoraOutput> outputs = BackendPipeline.join(pending.get(k));
       int[] starts = chunkStarts.get(k);
       for (int c = 0; c < outputs.size(); c++) {
         long[][] part = outputs.get(c).residues();

@@ -1,0 +1,79 @@
+package io.tensafe.node.generation;
+
+import io.tensafe.node.runtime.ChatMessage;
+import io.tensafe.node.runtime.SamplingParameters;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * What a generation request asks for, read and checked before anything runs: the prompt text, the
+ * sampling parameters and the request id. Every bad value is a 400 {@link NodeProblem} naming it.
+ */
+final class RequestInputs {
+  private static final Pattern UUID_TEXT =
+      Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+  private RequestInputs() {}
+
+  /** The prompt text of a request: its raw prompt, or its messages in ChatML. */
+  static String prompt(GenerationRequest request) {
+    boolean hasPrompt = request.prompt() != null;
+    boolean hasMessages = request.messages() != null && !request.messages().isEmpty();
+    if (hasPrompt == hasMessages) {
+      throw NodeProblem.validation("give exactly one of prompt and messages");
+    }
+    if (hasPrompt) {
+      if (request.prompt().isEmpty()) {
+        throw NodeProblem.validation("prompt is empty");
+      }
+      return request.prompt();
+    }
+    List<ChatMessage> messages = new ArrayList<>();
+    for (GenerationRequest.Message m : request.messages()) {
+      if (m == null || m.role() == null || m.content() == null) {
+        throw NodeProblem.validation("every message needs a role and content");
+      }
+      try {
+        messages.add(new ChatMessage(m.role(), m.content()));
+      } catch (IllegalArgumentException e) {
+        throw NodeProblem.validation(e.getMessage());
+      }
+    }
+    return ChatMessage.chatMl(messages);
+  }
+
+  /**
+   * The sampling parameters of a request; {@code max_tokens} defaults to 128 and must be in [1,
+   * {@code maxNewTokens}].
+   */
+  static SamplingParameters parameters(GenerationRequest r, int maxNewTokens) {
+    int max = r.maxTokens() == null ? 128 : r.maxTokens();
+    if (max < 1 || max > maxNewTokens) {
+      throw NodeProblem.validation("max_tokens must be in [1, " + maxNewTokens + "], was " + max);
+    }
+    try {
+      return new SamplingParameters(
+          r.temperature() == null ? 0 : r.temperature(),
+          r.topK() == null ? 0 : r.topK(),
+          r.topP() == null ? 1 : r.topP(),
+          r.seed() == null ? 0 : r.seed(),
+          max,
+          r.stop() == null ? List.of() : r.stop());
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
+  }
+
+  /** The request id given (a lower-case UUID), or a new random one when none was. */
+  static String requestId(String given) {
+    if (given == null) {
+      return UUID.randomUUID().toString();
+    }
+    if (!UUID_TEXT.matcher(given).matches()) {
+      throw NodeProblem.validation("request_id must be a lower-case UUID, was '" + given + "'");
+    }
+    return given;
+  }
+}

@@ -1,0 +1,127 @@
+package io.tensafe.marketplace.openai;
+
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
+import io.tensafe.marketplace.routing.GateCandidate;
+import io.tensafe.marketplace.routing.RouteDecision;
+import io.tensafe.marketplace.routing.StepGate;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Which adapter version a completion request runs on: the model it names, or for {@code auto} the
+ * keyword step-gate's choice ({@code routing.StepGate}). Never a version the API key may not use or
+ * one priced above its cap. Thread-safe.
+ */
+@ApplicationScoped
+public class ModelResolver {
+  @Inject GatewayConfig gateway;
+  @Inject ServedVersions versions;
+
+  /**
+   * The version a request runs on, and for {@code model: "auto"} what the step-gate chose and why
+   * (recorded with the request; null for a named model).
+   */
+  public record Resolved(ServedVersion version, String reason) {}
+
+  /**
+   * The version {@code r.model()} names ({@code id} or {@code id@x.y.z}), or for {@code auto} the
+   * step-gate's choice among the adapters this key may use within its price cap, else the default.
+   *
+   * @throws ApiProblem 404 for a model the key may not use, 422 price-above-cap for one priced
+   *     above the key's cap, 422 when {@code auto} matched nothing and no default serves
+   */
+  public Resolved resolve(ApiKeyPrincipal key, CompletionRequest r) {
+    return r.model().equals("auto") ? route(key, r) : new Resolved(resolve(key, r.model()), null);
+  }
+
+  private Resolved route(ApiKeyPrincipal key, CompletionRequest r) {
+    // Routing never picks an adapter priced above the key's cap.
+    List<ServedVersion> candidates =
+        versions.newestForKey(key).stream().filter(v -> v.withinCap(key.maxPrice())).toList();
+    RouteDecision decision =
+        StepGate.route(
+            r.routing(),
+            candidates.stream()
+                .map(
+                    v ->
+                        new GateCandidate(
+                            v.adapterId(),
+                            v.version(),
+                            v.keywords(),
+                            v.currency(),
+                            v.promptMicrosPer1kTokens() + v.completionMicrosPer1kTokens()))
+                .toList(),
+            gateway.defaultAdapter().orElse(null),
+            routedRequests.getAndIncrement());
+    String reason =
+        decision.reason().name().toLowerCase(Locale.ROOT) + ": " + decision.explanation();
+    if (decision.reason() != RouteDecision.Reason.NO_MATCH) {
+      return new Resolved(resolve(key, decision.adapterId() + "@" + decision.version()), reason);
+    }
+    String nothing =
+        "no keyword of the "
+            + candidates.size()
+            + " adapter(s) this API key may use matched the messages";
+    if (gateway.defaultAdapter().isEmpty()) {
+      throw noMatch(nothing + ", and no default adapter is configured; name a model");
+    }
+    try {
+      return new Resolved(resolve(key, gateway.defaultAdapter().get()), reason);
+    } catch (ApiProblem unavailable) {
+      // Not the client's model: do not answer as if it had asked for the default by name.
+      throw noMatch(
+          nothing
+              + ", and the default adapter is not available to this API key ("
+              + (unavailable.type().equals(ProblemKind.PRICE_ABOVE_CAP)
+                  ? "priced above its cap"
+                  : "not published to it")
+              + "); name a model");
+    }
+  }
+
+  private static ApiProblem noMatch(String detail) {
+    return new ApiProblem(ProblemKind.VALIDATION, 422, "No adapter matched", detail)
+        .withParam("model");
+  }
+
+  /** Advances once per routed request: whose turn it is among adapters tied after price. */
+  private final AtomicLong routedRequests = new AtomicLong();
+
+  private ServedVersion resolve(ApiKeyPrincipal key, String model) {
+    int at = model.indexOf('@');
+    String id = at < 0 ? model : model.substring(0, at);
+    String version = at < 0 ? null : model.substring(at + 1);
+    ServedVersion found =
+        versions
+            .find(key, id, version)
+            .orElseThrow(
+                () ->
+                    new ApiProblem(
+                            ProblemKind.NOT_FOUND,
+                            404,
+                            "Model not found",
+                            "model '" + model + "' does not exist or this API key may not use it")
+                        .withParam("model"));
+    if (!found.withinCap(key.maxPrice())) {
+      throw new ApiProblem(
+              ProblemKind.PRICE_ABOVE_CAP,
+              "model '"
+                  + model
+                  + "' costs "
+                  + found.currency()
+                  + " "
+                  + found.promptMicrosPer1kTokens()
+                  + " / "
+                  + found.completionMicrosPer1kTokens()
+                  + " micro-units per 1k prompt / completion tokens; this API key pays at most "
+                  + key.maxPrice())
+          .withParam("model");
+    }
+    return found;
+  }
+}
