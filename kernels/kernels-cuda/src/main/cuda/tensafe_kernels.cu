@@ -1,5 +1,5 @@
-// TenSafe CUDA kernels: batched negacyclic NTT, pointwise RNS arithmetic and the fused hosted
-// HE-LoRA product. Every kernel computes exactly the residues of kernels-core's Java reference
+// TenSafe CUDA kernels: batched negacyclic NTT and the fused hosted HE-LoRA product. Every kernel
+// computes exactly the residues of kernels-core's Java reference
 // (io.tensafe.kernels.ring.NegacyclicNtt, Modulus, CoefficientExtractor, ProductDecryption): all
 // outputs are fully reduced into [0, q), so "bit for bit" equals "correct modulo q".
 //
@@ -42,26 +42,6 @@ __device__ __forceinline__ u64 add_mod(u64 a, u64 b, u64 q) {
 }
 
 __device__ __forceinline__ u64 sub_mod(u64 a, u64 b, u64 q) { return a >= b ? a - b : a + q - b; }
-
-// (hi * 2^64 + lo) mod q by Barrett with r = floor(2^128 / q) = (r_hi, r_lo); needs hi < q.
-// The same quotient estimate as Modulus.reduce128; the remainder is exact either way.
-__device__ __forceinline__ u64 reduce128(u64 hi, u64 lo, u64 q, u64 r_hi, u64 r_lo) {
-  u64 lo_rlo_hi = __umul64hi(lo, r_lo);
-  u64 cross_a = lo * r_hi;
-  u64 cross_a_hi = __umul64hi(lo, r_hi);
-  u64 sum1 = cross_a + lo_rlo_hi;
-  u64 middle_hi = cross_a_hi + (sum1 < cross_a ? 1 : 0);
-  u64 cross_b = hi * r_lo;
-  u64 cross_b_hi = __umul64hi(hi, r_lo);
-  u64 sum2 = sum1 + cross_b;
-  u64 quotient = hi * r_hi + middle_hi + cross_b_hi + (sum2 < sum1 ? 1 : 0);
-  u64 remainder = lo - quotient * q;
-  return remainder >= q ? remainder - q : remainder;
-}
-
-__device__ __forceinline__ u64 mul_mod(u64 a, u64 b, u64 q, u64 r_hi, u64 r_lo) {
-  return reduce128(__umul64hi(a, b), a * b, q, r_hi, r_lo);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Where a thread or block works.
@@ -263,32 +243,6 @@ COLUMN_KERNELS(4)
 COLUMN_KERNELS(8)
 COLUMN_KERNELS(16)
 COLUMN_KERNELS(32)
-
-// ---------------------------------------------------------------------------------------------
-// Pointwise arithmetic over `count` residues of one prime. Inputs [0, q); outputs [0, q).
-
-__global__ void pointwise_multiply(const u64* a, const u64* b, u64* out, long long count, u64 q,
-                                   u64 r_hi, u64 r_lo) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += (long long)gridDim.x * blockDim.x) {
-    out[i] = mul_mod(a[i], b[i], q, r_hi, r_lo);
-  }
-}
-
-__global__ void pointwise_multiply_add(const u64* a, const u64* b, const u64* c, u64* out,
-                                       long long count, u64 q, u64 r_hi, u64 r_lo) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += (long long)gridDim.x * blockDim.x) {
-    out[i] = add_mod(mul_mod(a[i], b[i], q, r_hi, r_lo), c[i], q);
-  }
-}
-
-__global__ void pointwise_add(const u64* a, const u64* b, u64* out, long long count, u64 q) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-       i += (long long)gridDim.x * blockDim.x) {
-    out[i] = add_mod(a[i], b[i], q);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Hosted HE-LoRA (kernels-core HostedCoefficientOperator): T tokens, P prepared plaintexts.

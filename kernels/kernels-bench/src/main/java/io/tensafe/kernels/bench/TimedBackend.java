@@ -48,21 +48,6 @@ final class TimedBackend implements HeBackend {
   }
 
   @Override
-  public void multiplyInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    delegate.multiplyInto(a, b, out);
-  }
-
-  @Override
-  public void multiplyAddInto(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out) {
-    delegate.multiplyAddInto(a, b, c, out);
-  }
-
-  @Override
-  public void addInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    delegate.addInto(a, b, out);
-  }
-
-  @Override
   public List<HostedLoraOutput> hostedLoraAll(List<HostedLoraCall> calls) {
     long start = System.nanoTime();
     try {

@@ -39,38 +39,6 @@ public final class CpuBackend implements HeBackend {
   }
 
   @Override
-  public void multiplyInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    a.requireSameShape(b);
-    a.requireSameShape(out);
-    for (int k = 0; k < a.size(); k++) {
-      Modulus q = a.tables().get(k).modulus();
-      long[] x = a.limbs()[k];
-      long[] y = b.limbs()[k];
-      long[] z = out.limbs()[k];
-      for (int i = 0; i < x.length; i++) {
-        z[i] = q.mul(x[i], y[i]);
-      }
-    }
-  }
-
-  @Override
-  public void multiplyAddInto(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out) {
-    a.requireSameShape(b);
-    a.requireSameShape(c);
-    a.requireSameShape(out);
-    for (int k = 0; k < a.size(); k++) {
-      Modulus q = a.tables().get(k).modulus();
-      long[] x = a.limbs()[k];
-      long[] y = b.limbs()[k];
-      long[] w = c.limbs()[k];
-      long[] z = out.limbs()[k];
-      for (int i = 0; i < x.length; i++) {
-        z[i] = q.add(q.mul(x[i], y[i]), w[i]);
-      }
-    }
-  }
-
-  @Override
   public HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1) {
     NegacyclicNtt ntt = weights.ntt();
     HostedLoraShapes.check(weights, messages, c1);
@@ -113,20 +81,5 @@ public final class CpuBackend implements HeBackend {
     }
     long products = (long) messages.length * plaintexts;
     return new HostedLoraOutput(residues, extract ? 0 : products, extract ? products * outputs : 0);
-  }
-
-  @Override
-  public void addInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    a.requireSameShape(b);
-    a.requireSameShape(out);
-    for (int k = 0; k < a.size(); k++) {
-      Modulus q = a.tables().get(k).modulus();
-      long[] x = a.limbs()[k];
-      long[] y = b.limbs()[k];
-      long[] z = out.limbs()[k];
-      for (int i = 0; i < x.length; i++) {
-        z[i] = q.add(x[i], y[i]);
-      }
-    }
   }
 }

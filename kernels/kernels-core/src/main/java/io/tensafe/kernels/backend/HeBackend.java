@@ -22,15 +22,6 @@ public interface HeBackend {
   /** Inverse negacyclic NTT of every limb, in place, including the factor n^-1. */
   void inverseNttInPlace(LimbBatch batch);
 
-  /** {@code out[k][i] = a[k][i] · b[k][i] mod q_k}. */
-  void multiplyInto(LimbBatch a, LimbBatch b, LimbBatch out);
-
-  /** {@code out[k][i] = a[k][i] · b[k][i] + c[k][i] mod q_k}: the ct×pt-then-decrypt step. */
-  void multiplyAddInto(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out);
-
-  /** {@code out[k][i] = a[k][i] + b[k][i] mod q_k}. */
-  void addInto(LimbBatch a, LimbBatch b, LimbBatch out);
-
   /**
    * Hosted HE-LoRA for T tokens against one site, as one unit of work: forward NTT of each token's
    * {@code m_t + e_t}; secret-key encryption {@code c0 = NTT(m_t + e_t) - c1_t·s}; for each

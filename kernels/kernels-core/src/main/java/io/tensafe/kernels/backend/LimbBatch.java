@@ -39,22 +39,4 @@ public record LimbBatch(List<NegacyclicNtt> tables, long[][] limbs) {
   public int size() {
     return limbs.length;
   }
-
-  /**
-   * Throws {@link IllegalArgumentException} unless {@code other} has the same shape and moduli,
-   * limb by limb.
-   */
-  public void requireSameShape(LimbBatch other) {
-    if (other.size() != size()) {
-      throw new IllegalArgumentException(
-          "batches have " + size() + " and " + other.size() + " limbs");
-    }
-    for (int k = 0; k < size(); k++) {
-      if (tables.get(k).modulus().value() != other.tables.get(k).modulus().value()
-          || limbs[k].length != other.limbs[k].length) {
-        throw new IllegalArgumentException(
-            "limb " + k + " differs in modulus or degree between batches");
-      }
-    }
-  }
 }

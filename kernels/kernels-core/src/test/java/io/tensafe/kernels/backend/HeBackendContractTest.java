@@ -14,7 +14,6 @@ import io.tensafe.kernels.ring.CoefficientExtractor;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.ring.Primes;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -77,44 +76,6 @@ public abstract class HeBackendContractTest {
     backend().inverseNttInPlace(batch);
     for (int k = 0; k < batch.size(); k++) {
       assertArrayEquals(original.limbs()[k], batch.limbs()[k], "limb " + k);
-    }
-  }
-
-  @Test
-  void multiplyAndMultiplyAdd_matchBigInteger() {
-    LimbBatch a = randomBatch(3);
-    LimbBatch b = randomBatch(4);
-    LimbBatch c = randomBatch(5);
-    LimbBatch product = copy(a);
-    LimbBatch fused = copy(a);
-    LimbBatch sum = copy(a);
-    backend().multiplyInto(a, b, product);
-    backend().multiplyAddInto(a, b, c, fused);
-    backend().addInto(a, b, sum);
-    SplittableRandom probe = new SplittableRandom(6);
-    for (int k = 0; k < a.size(); k++) {
-      BigInteger q = BigInteger.valueOf(a.tables().get(k).modulus().value());
-      for (int t = 0; t < 256; t++) {
-        int i = probe.nextInt(a.limbs()[k].length);
-        BigInteger x = BigInteger.valueOf(a.limbs()[k][i]);
-        BigInteger y = BigInteger.valueOf(b.limbs()[k][i]);
-        BigInteger w = BigInteger.valueOf(c.limbs()[k][i]);
-        assertEquals(x.multiply(y).mod(q).longValue(), product.limbs()[k][i]);
-        assertEquals(x.multiply(y).add(w).mod(q).longValue(), fused.limbs()[k][i]);
-        assertEquals(x.add(y).mod(q).longValue(), sum.limbs()[k][i]);
-      }
-    }
-  }
-
-  @Test
-  void multiplyInto_outputAliasesInput_isAllowed() {
-    LimbBatch a = randomBatch(7);
-    LimbBatch b = randomBatch(8);
-    LimbBatch expected = copy(a);
-    backend().multiplyInto(a, b, expected);
-    backend().multiplyInto(a, b, a);
-    for (int k = 0; k < a.size(); k++) {
-      assertArrayEquals(expected.limbs()[k], a.limbs()[k]);
     }
   }
 
@@ -345,11 +306,8 @@ public abstract class HeBackendContractTest {
   }
 
   @Test
-  void operations_mismatchedBatches_refused() {
+  void limbBatch_withLimbsThatDoNotMatchItsTables_refused() {
     LimbBatch a = randomBatch(9);
-    LimbBatch smaller =
-        new LimbBatch(a.tables().subList(0, 2), new long[][] {a.limbs()[0], a.limbs()[1]});
-    assertThrows(IllegalArgumentException.class, () -> backend().multiplyInto(a, smaller, a));
     assertThrows(
         IllegalArgumentException.class,
         () -> new LimbBatch(a.tables(), new long[][] {new long[3]}));

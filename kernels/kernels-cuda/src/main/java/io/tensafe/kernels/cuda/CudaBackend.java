@@ -5,7 +5,6 @@ import io.tensafe.kernels.backend.HostedLoraCall;
 import io.tensafe.kernels.backend.HostedLoraOutput;
 import io.tensafe.kernels.backend.HostedLoraWeights;
 import io.tensafe.kernels.backend.LimbBatch;
-import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import java.lang.ref.Cleaner;
 import java.nio.LongBuffer;
@@ -22,7 +21,6 @@ import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUmodule;
-import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -144,83 +142,6 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
           JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), data, bytes, lane.stream);
           lane.synchronize();
           packed.read(staging, 0, batch.limbs());
-          return null;
-        });
-  }
-
-  @Override
-  public void multiplyInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    pointwise(
-        a,
-        b,
-        null,
-        out,
-        (g, x, y, z, lane) -> kernels.multiply(x, y, x, g.words(), modulus(g), lane));
-  }
-
-  @Override
-  public void multiplyAddInto(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out) {
-    pointwise(
-        a,
-        b,
-        c,
-        out,
-        (g, x, y, z, lane) -> kernels.multiplyAdd(x, y, z, x, g.words(), modulus(g), lane));
-  }
-
-  @Override
-  public void addInto(LimbBatch a, LimbBatch b, LimbBatch out) {
-    pointwise(
-        a, b, null, out, (g, x, y, z, lane) -> kernels.add(x, y, x, g.words(), modulus(g), lane));
-  }
-
-  private static Modulus modulus(PackedLimbs.Group g) {
-    return g.ntt().modulus();
-  }
-
-  /** One typed launch over one (prime, degree) group's operands; the result goes to {@code x}. */
-  @FunctionalInterface
-  private interface GroupLaunch {
-    void launch(PackedLimbs.Group g, CUdeviceptr x, CUdeviceptr y, CUdeviceptr z, CUstream stream);
-  }
-
-  /** Uploads two or three operands, launches per group, downloads the first operand into out. */
-  private void pointwise(LimbBatch a, LimbBatch b, LimbBatch c, LimbBatch out, GroupLaunch launch) {
-    a.requireSameShape(b);
-    a.requireSameShape(out);
-    if (c != null) {
-      a.requireSameShape(c);
-    }
-    PackedLimbs packed = PackedLimbs.of(a);
-    long total = packed.totalWords();
-    long bytes = total * Long.BYTES;
-    onLane(
-        lane -> {
-          LongBuffer staging = lane.staging.ensure((c == null ? 2 : 3) * total);
-          packed.write(staging, 0, a.limbs());
-          packed.write(staging, total, b.limbs());
-          CUdeviceptr x = lane.first.ensure(bytes);
-          CUdeviceptr y = lane.second.ensure(bytes);
-          JCudaDriver.cuMemcpyHtoDAsync(x, lane.staging.at(0), bytes, lane.stream);
-          JCudaDriver.cuMemcpyHtoDAsync(y, lane.staging.at(total), bytes, lane.stream);
-          CUdeviceptr z = null;
-          if (c != null) {
-            packed.write(staging, 2 * total, c.limbs());
-            z = lane.third.ensure(bytes);
-            JCudaDriver.cuMemcpyHtoDAsync(z, lane.staging.at(2 * total), bytes, lane.stream);
-          }
-          for (PackedLimbs.Group g : packed.groups()) {
-            long offset = g.offset() * Long.BYTES;
-            launch.launch(
-                g,
-                x.withByteOffset(offset),
-                y.withByteOffset(offset),
-                z == null ? null : z.withByteOffset(offset),
-                lane.stream);
-          }
-          JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), x, bytes, lane.stream);
-          lane.synchronize();
-          packed.read(staging, 0, out.limbs());
           return null;
         });
   }

@@ -1,7 +1,6 @@
 package io.tensafe.kernels.cuda;
 
 import io.tensafe.kernels.backend.HostedLoraWeights;
-import io.tensafe.kernels.ring.Modulus;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
@@ -49,9 +48,6 @@ final class Kernels {
   private final CUfunction inverseTile;
   private final CUfunction[] forwardColumns = new CUfunction[COLUMN_KINDS + 1];
   private final CUfunction[] inverseColumns = new CUfunction[COLUMN_KINDS + 1];
-  private final CUfunction multiply;
-  private final CUfunction multiplyAdd;
-  private final CUfunction add;
   private final CUfunction encrypt;
   private final CUfunction productExtract;
   private final CUfunction product;
@@ -64,9 +60,6 @@ final class Kernels {
       forwardColumns[k] = function(module, "ntt_forward_columns_" + (1 << k));
       inverseColumns[k] = function(module, "ntt_inverse_columns_" + (1 << k));
     }
-    multiply = function(module, "pointwise_multiply");
-    multiplyAdd = function(module, "pointwise_multiply_add");
-    add = function(module, "pointwise_add");
     encrypt = function(module, "helora_encrypt");
     productExtract = function(module, "helora_product_extract");
     product = function(module, "helora_product");
@@ -133,61 +126,6 @@ final class Kernels {
           u64(t.inverseDegree()),
           u64(t.inverseDegreeShoup()));
     }
-  }
-
-  /** {@code out[i] = a[i] * b[i] mod q} for {@code count} residues; inputs and output [0, q). */
-  void multiply(
-      CUdeviceptr a, CUdeviceptr b, CUdeviceptr out, long count, Modulus q, CUstream stream) {
-    launch(
-        multiply,
-        blocksFor(count),
-        THREADS,
-        stream,
-        ptr(a),
-        ptr(b),
-        ptr(out),
-        u64(count),
-        u64(q.value()),
-        u64(q.barrettHigh()),
-        u64(q.barrettLow()));
-  }
-
-  /** {@code out[i] = a[i] * b[i] + c[i] mod q} for {@code count} residues; all in [0, q). */
-  void multiplyAdd(
-      CUdeviceptr a,
-      CUdeviceptr b,
-      CUdeviceptr c,
-      CUdeviceptr out,
-      long count,
-      Modulus q,
-      CUstream stream) {
-    launch(
-        multiplyAdd,
-        blocksFor(count),
-        THREADS,
-        stream,
-        ptr(a),
-        ptr(b),
-        ptr(c),
-        ptr(out),
-        u64(count),
-        u64(q.value()),
-        u64(q.barrettHigh()),
-        u64(q.barrettLow()));
-  }
-
-  /** {@code out[i] = a[i] + b[i] mod q} for {@code count} residues; all in [0, q). */
-  void add(CUdeviceptr a, CUdeviceptr b, CUdeviceptr out, long count, Modulus q, CUstream stream) {
-    launch(
-        add,
-        blocksFor(count),
-        THREADS,
-        stream,
-        ptr(a),
-        ptr(b),
-        ptr(out),
-        u64(count),
-        u64(q.value()));
   }
 
   /**
