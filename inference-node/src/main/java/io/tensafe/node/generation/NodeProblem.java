@@ -1,9 +1,8 @@
 package io.tensafe.node.generation;
 
 /**
- * An error the node answers with as RFC 9457 problem+json.
- *
- * @param retryAfterSeconds sent as Retry-After when positive
+ * An error the node answers with as RFC 9457 problem+json; {@code retryAfterSeconds} is sent as
+ * Retry-After when positive.
  */
 public final class NodeProblem extends RuntimeException {
   static final String BASE = "https://tensafe.io/problems/";

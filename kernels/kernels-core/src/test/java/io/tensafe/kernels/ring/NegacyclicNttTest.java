@@ -143,32 +143,6 @@ class NegacyclicNttTest {
   }
 
   @ParameterizedTest
-  @MethodSource("everyDegree")
-  void forwardLazy_fusedStages_giveTheRadixTwoWordsExactly(int n, int bits) {
-    NegacyclicNtt ntt = ntt(n, bits);
-    long q = ntt.modulus().value();
-    long[] input = random(new SplittableRandom(n * 13L + bits), n, 4 * q);
-    long[] fused = input.clone();
-    long[] reference = input.clone();
-    ntt.forwardLazyInPlace(fused);
-    RadixTwoForward.forwardLazyInPlace(ntt, reference);
-    org.junit.jupiter.api.Assertions.assertArrayEquals(reference, fused);
-  }
-
-  @ParameterizedTest
-  @MethodSource("everyDegree")
-  void inverseLazy_fusedStages_giveTheRadixTwoWordsExactly(int n, int bits) {
-    NegacyclicNtt ntt = ntt(n, bits);
-    long q = ntt.modulus().value();
-    long[] input = random(new SplittableRandom(n * 29L + bits), n, 2 * q);
-    long[] fused = input.clone();
-    long[] reference = input.clone();
-    ntt.inverseLazyInPlace(fused);
-    RadixTwoForward.inverseLazyInPlace(ntt, reference);
-    org.junit.jupiter.api.Assertions.assertArrayEquals(reference, fused);
-  }
-
-  @ParameterizedTest
   @MethodSource("largeRings")
   void lazyTransforms_inputsAtTopOfRange_stayInRangeAndCongruent(int n, int bits) {
     NegacyclicNtt ntt = ntt(n, bits);

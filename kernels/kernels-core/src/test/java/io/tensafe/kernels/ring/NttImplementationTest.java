@@ -54,11 +54,8 @@ class NttImplementationTest {
     long q = ntt.modulus().value();
     for (int seed = 0; seed < 3; seed++) {
       long[] input = inputs(new SplittableRandom(seed * 7919L + n + bits), n, 4 * q);
-      long[] actual = input.clone();
-      long[] reference = input.clone();
-      ntt.forwardLazyInPlace(actual);
-      RadixTwoForward.forwardLazyInPlace(ntt, reference);
-      assertArrayEquals(reference, actual);
+      assertLazyTransformMatches(
+          input, ntt::forwardLazyInPlace, RadixTwoForward::forwardLazyInPlace, ntt);
     }
     long[] top = new long[n];
     Arrays.fill(top, 4 * q - 1);
@@ -75,11 +72,8 @@ class NttImplementationTest {
     long q = ntt.modulus().value();
     for (int seed = 0; seed < 3; seed++) {
       long[] input = inputs(new SplittableRandom(seed * 104729L + n + bits), n, 2 * q);
-      long[] actual = input.clone();
-      long[] reference = input.clone();
-      ntt.inverseLazyInPlace(actual);
-      RadixTwoForward.inverseLazyInPlace(ntt, reference);
-      assertArrayEquals(reference, actual);
+      assertLazyTransformMatches(
+          input, ntt::inverseLazyInPlace, RadixTwoForward::inverseLazyInPlace, ntt);
     }
   }
 
@@ -131,5 +125,18 @@ class NttImplementationTest {
             ? "vector, " + VectorNtt.lanes() + " × 64-bit lanes"
             : "scalar",
         NttImplementation.describeConfigured());
+  }
+
+  /** The transform under test gives the radix-2 reference's words exactly on {@code input}. */
+  private static void assertLazyTransformMatches(
+      long[] input,
+      java.util.function.Consumer<long[]> transform,
+      java.util.function.BiConsumer<NegacyclicNtt, long[]> reference,
+      NegacyclicNtt ntt) {
+    long[] actual = input.clone();
+    long[] expected = input.clone();
+    transform.accept(actual);
+    reference.accept(ntt, expected);
+    assertArrayEquals(expected, actual);
   }
 }

@@ -1,6 +1,7 @@
 package io.tensafe.kernels.cuda;
 
 import io.tensafe.kernels.backend.HostedLoraWeights;
+import java.util.Arrays;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
@@ -69,17 +70,14 @@ final class Kernels {
   /** Forward NTT of {@code limbs} consecutive limbs at {@code data}, in place; output in [0, q). */
   void forward(CUdeviceptr data, DeviceTables t, int limbs, CUstream stream) {
     int n = t.degree();
+    Pointer[] tables = {ptr(data), ptr(t.forward()), ptr(t.forwardShoup()), u64(t.modulus())};
     if (n > TILE) {
       launch(
           forwardColumns[columnKind(n)],
           blocksFor((long) limbs * TILE),
           THREADS,
           stream,
-          ptr(data),
-          ptr(t.forward()),
-          ptr(t.forwardShoup()),
-          u64(t.modulus()),
-          i32(limbs));
+          join(tables, i32(limbs)));
     }
     int tile = Math.min(n, TILE);
     launch(
@@ -87,44 +85,29 @@ final class Kernels {
         limbs * (n / tile),
         Math.max(1, tile / 2),
         stream,
-        ptr(data),
-        ptr(t.forward()),
-        ptr(t.forwardShoup()),
-        u64(t.modulus()),
-        i32(n),
-        i32(limbs));
+        join(tables, i32(n), i32(limbs)));
   }
 
   /** Inverse NTT (with n^-1) of {@code limbs} consecutive limbs, in place; output in [0, q). */
   void inverse(CUdeviceptr data, DeviceTables t, int limbs, CUstream stream) {
     int n = t.degree();
+    Pointer[] tables = {ptr(data), ptr(t.inverse()), ptr(t.inverseShoup()), u64(t.modulus())};
+    Pointer inverseDegree = u64(t.inverseDegree());
+    Pointer inverseDegreeShoup = u64(t.inverseDegreeShoup());
     int tile = Math.min(n, TILE);
     launch(
         inverseTile,
         limbs * (n / tile),
         Math.max(1, tile / 2),
         stream,
-        ptr(data),
-        ptr(t.inverse()),
-        ptr(t.inverseShoup()),
-        u64(t.modulus()),
-        i32(n),
-        i32(limbs),
-        u64(t.inverseDegree()),
-        u64(t.inverseDegreeShoup()));
+        join(tables, i32(n), i32(limbs), inverseDegree, inverseDegreeShoup));
     if (n > TILE) {
       launch(
           inverseColumns[columnKind(n)],
           blocksFor((long) limbs * TILE),
           THREADS,
           stream,
-          ptr(data),
-          ptr(t.inverse()),
-          ptr(t.inverseShoup()),
-          u64(t.modulus()),
-          i32(limbs),
-          u64(t.inverseDegree()),
-          u64(t.inverseDegreeShoup()));
+          join(tables, i32(limbs), inverseDegree, inverseDegreeShoup));
     }
   }
 
@@ -180,19 +163,15 @@ final class Kernels {
         tokens * plaintexts,
         FUSED_THREADS,
         stream,
-        ptr(c0),
-        ptr(c1),
-        ptr(site.plaintexts()),
-        ptr(site.plaintextsShoup()),
-        ptr(site.key()),
-        ptr(site.keyShoup()),
-        ptr(site.weights()),
-        ptr(site.weightsShoup()),
-        ptr(out),
-        i32(n),
-        i32(plaintexts),
-        i32(outputs),
-        u64(q));
+        join(
+            productOperands(c0, c1, site),
+            ptr(site.weights()),
+            ptr(site.weightsShoup()),
+            ptr(out),
+            i32(n),
+            i32(plaintexts),
+            i32(outputs),
+            u64(q)));
   }
 
   /** The decrypted products of every (token, plaintext): {@code products[(t * P + p) * n + i]}. */
@@ -211,17 +190,13 @@ final class Kernels {
         blocksFor((long) tokens * plaintexts * n),
         THREADS,
         stream,
-        ptr(c0),
-        ptr(c1),
-        ptr(site.plaintexts()),
-        ptr(site.plaintextsShoup()),
-        ptr(site.key()),
-        ptr(site.keyShoup()),
-        ptr(products),
-        i32(n),
-        i32(plaintexts),
-        i32(tokens),
-        u64(q));
+        join(
+            productOperands(c0, c1, site),
+            ptr(products),
+            i32(n),
+            i32(plaintexts),
+            i32(tokens),
+            u64(q)));
   }
 
   /** {@code out[t][p * outputs + b] = products[t * P + p][positions[b]]}. */
@@ -246,6 +221,24 @@ final class Kernels {
         i32(plaintexts),
         i32(outputs),
         i32(tokens));
+  }
+
+  /** The operands every product kernel starts with: the ciphertexts, plaintexts and key. */
+  private static Pointer[] productOperands(CUdeviceptr c0, CUdeviceptr c1, DeviceSite site) {
+    return new Pointer[] {
+      ptr(c0),
+      ptr(c1),
+      ptr(site.plaintexts()),
+      ptr(site.plaintextsShoup()),
+      ptr(site.key()),
+      ptr(site.keyShoup())
+    };
+  }
+
+  private static Pointer[] join(Pointer[] head, Pointer... tail) {
+    Pointer[] all = Arrays.copyOf(head, head.length + tail.length);
+    System.arraycopy(tail, 0, all, head.length, tail.length);
+    return all;
   }
 
   private static CUfunction function(CUmodule module, String name) {
