@@ -17,9 +17,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /** {@code /api/creator/adapters}: a creator's own adapters and versions; publish and unpublish. */
 @Path("/api/creator/adapters")
@@ -56,13 +54,10 @@ public class CreatorAdapterResource {
   @Operation(
       summary =
           "Schedule a new price for a version (now, or later; a rise needs the notice period)")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.adapter.PriceChange.class,
       responseCode = "201",
-      description = "The price is scheduled",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.adapter.PriceChange.class)))
+      responseDescription = "The price is scheduled")
   @POST
   @Path("/{adapterId}/versions/{version}/prices")
   @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)

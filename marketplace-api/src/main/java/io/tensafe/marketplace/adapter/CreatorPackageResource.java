@@ -10,9 +10,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.InputStream;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /** {@code /api/creator/packages}: upload a signed, encrypted {@code .tgsp}. */
 @Path("/api/creator/packages")
@@ -25,13 +23,10 @@ public class CreatorPackageResource {
    * version, or a problem naming the failed check (nothing is kept on failure).
    */
   @Operation(summary = "Upload a signed, encrypted TGSP package as a draft version")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.adapter.VersionView.class,
       responseCode = "201",
-      description = "The package verified and is stored as a draft",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.adapter.VersionView.class)))
+      responseDescription = "The package verified and is stored as a draft")
   @POST
   @Consumes(MediaType.APPLICATION_OCTET_STREAM)
   @Produces(MediaType.APPLICATION_JSON)

@@ -1,8 +1,8 @@
 package io.tensafe.marketplace.apikey;
 
+import io.tensafe.marketplace.validation.OrganisationSlug;
 import io.tensafe.marketplace.validation.PublicId;
 import jakarta.validation.constraints.NotBlank;
-import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import java.util.List;
 
@@ -17,5 +17,5 @@ import java.util.List;
 public record ApiKeyRequest(
     @NotBlank @Size(max = 200) String name,
     @Size(max = 100) List<@PublicId String> adapters,
-    @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
+    @OrganisationSlug String organisation,
     @jakarta.validation.Valid PriceCap maxPrice) {}

@@ -2,6 +2,7 @@ package io.tensafe.marketplace.apikey;
 
 import io.tensafe.marketplace.paging.Page;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.validation.OrganisationSlug;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.Valid;
@@ -21,9 +22,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /** {@code /api/client/api-keys}: an organisation's API keys for the metered API. */
 @Path("/api/client/api-keys")
@@ -35,13 +35,10 @@ public class ApiKeyResource {
   /** Creates a key; the response is the only time the key is shown. */
   @Operation(
       summary = "Create an API key for the metered API; the key is shown only in this answer")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.apikey.CreatedApiKey.class,
       responseCode = "201",
-      description = "The key was created",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.apikey.CreatedApiKey.class)))
+      responseDescription = "The key was created")
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   public Response create(@NotNull @Valid ApiKeyRequest request) {
@@ -52,7 +49,7 @@ public class ApiKeyResource {
   @Operation(summary = "List your organisation's API keys by prefix")
   @GET
   public Page<ApiKeyView> list(
-      @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
+      @QueryParam("organisation") @OrganisationSlug String organisation,
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
       @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
     return Page.of(keys.list(organisation), page, size);

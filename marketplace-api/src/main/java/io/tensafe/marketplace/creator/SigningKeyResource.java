@@ -22,9 +22,8 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /** {@code /api/creator/keys}: a creator's hybrid signing keys. */
 @Path("/api/creator/keys")
@@ -38,14 +37,10 @@ public class SigningKeyResource {
    * key fixes the creator id that this account's packages must carry.
    */
   @Operation(summary = "Register a creator public key file from tgsp keygen creator")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.creator.SigningKeyView.class,
       responseCode = "201",
-      description = "The key is registered",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema =
-                  @Schema(implementation = io.tensafe.marketplace.creator.SigningKeyView.class)))
+      responseDescription = "The key is registered")
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   public Response register(@NotNull @Size(min = 2, max = 65536) byte[] publicKeyFile) {

@@ -21,9 +21,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /** Fleet public keys: published to everyone, registered by admins. */
 @Path("/api")
@@ -48,13 +46,10 @@ public class FleetResource {
    * or retired fleet.
    */
   @Operation(summary = "Download one fleet's public key file (fleet.pub) for tgsp pack --recipient")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.apidoc.KeyFile.class,
       responseCode = "200",
-      description = "The fleet's public key file",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.apidoc.KeyFile.class)))
+      responseDescription = "The fleet's public key file")
   @GET
   @Path("/fleets/{fleetId}/key.pub")
   @PermitAll
@@ -69,13 +64,10 @@ public class FleetResource {
 
   /** Registers a fleet by its public key file ({@code tgsp keygen fleet} writes it). */
   @Operation(summary = "Register a fleet by its public key file from tgsp keygen fleet")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.fleet.FleetView.class,
       responseCode = "201",
-      description = "The fleet is registered",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.fleet.FleetView.class)))
+      responseDescription = "The fleet is registered")
   @POST
   @Path("/admin/fleets")
   @RolesAllowed("admin")

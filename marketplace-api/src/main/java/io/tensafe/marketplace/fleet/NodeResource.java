@@ -19,9 +19,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /** What inference nodes call, authenticated with the node client's credentials. */
 @Path("/api")
@@ -47,13 +45,10 @@ public class NodeResource {
    * public key, to be sent back in {@code fleetProof} of the registration within two minutes.
    */
   @Operation(summary = "Ask for a fleet challenge to prove the fleet key at registration")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.fleet.NodeChallenge.class,
       responseCode = "201",
-      description = "The challenge, wrapped to the fleet's public key",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema = @Schema(implementation = io.tensafe.marketplace.fleet.NodeChallenge.class)))
+      responseDescription = "The challenge, wrapped to the fleet's public key")
   @POST
   @Path("/node/register/challenge")
   @RolesAllowed("node")

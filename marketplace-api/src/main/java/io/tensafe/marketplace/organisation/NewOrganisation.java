@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.organisation;
 
+import io.tensafe.marketplace.validation.OrganisationSlug;
 import jakarta.validation.constraints.NotBlank;
-import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 
 /**
@@ -12,5 +12,4 @@ import jakarta.validation.constraints.Size;
  * @param displayName 1 to 200 characters
  */
 public record NewOrganisation(
-    @NotBlank @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String slug,
-    @NotBlank @Size(max = 200) String displayName) {}
+    @NotBlank @OrganisationSlug String slug, @NotBlank @Size(max = 200) String displayName) {}

@@ -1,13 +1,13 @@
 package io.tensafe.marketplace.organisation;
 
 import io.tensafe.marketplace.paging.Page;
+import io.tensafe.marketplace.validation.OrganisationSlug;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -19,9 +19,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 
 /**
  * {@code /api/organisations}: a client's organisations. Create one (the caller owns it), list those
@@ -31,20 +29,13 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @RolesAllowed("client")
 @Produces(MediaType.APPLICATION_JSON)
 public class OrganisationResource {
-  private static final String SLUG = "[a-z0-9][a-z0-9-]{1,62}";
-
   @Inject OrganisationService organisations;
 
   @Operation(summary = "Create an organisation that you own")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.organisation.MembershipView.class,
       responseCode = "201",
-      description = "The organisation is created",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema =
-                  @Schema(
-                      implementation = io.tensafe.marketplace.organisation.MembershipView.class)))
+      responseDescription = "The organisation is created")
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   public Response create(@NotNull @Valid NewOrganisation request) {
@@ -63,26 +54,22 @@ public class OrganisationResource {
   @GET
   @Path("/{slug}/members")
   public Page<MemberView> members(
-      @PathParam("slug") @Pattern(regexp = SLUG) String slug,
+      @PathParam("slug") @OrganisationSlug String slug,
       @QueryParam("page") @DefaultValue("0") @Min(0) int page,
       @QueryParam("size") @DefaultValue("50") @Min(1) @Max(200) int size) {
     return Page.of(organisations.members(slug), page, size);
   }
 
   @Operation(summary = "Add a user to an organisation you own")
-  @APIResponse(
+  @APIResponseSchema(
+      value = io.tensafe.marketplace.organisation.MemberView.class,
       responseCode = "201",
-      description = "The member is added",
-      content =
-          @Content(
-              mediaType = "application/json",
-              schema =
-                  @Schema(implementation = io.tensafe.marketplace.organisation.MemberView.class)))
+      responseDescription = "The member is added")
   @POST
   @Path("/{slug}/members")
   @Consumes(MediaType.APPLICATION_JSON)
   public Response addMember(
-      @PathParam("slug") @Pattern(regexp = SLUG) String slug, @NotNull @Valid NewMember request) {
+      @PathParam("slug") @OrganisationSlug String slug, @NotNull @Valid NewMember request) {
     return Response.status(201).entity(organisations.addMember(slug, request)).build();
   }
 }

@@ -1,9 +1,9 @@
 package io.tensafe.marketplace.privacy;
 
 import io.tensafe.marketplace.organisation.OrganisationService;
+import io.tensafe.marketplace.validation.OrganisationSlug;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
-import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -27,9 +27,7 @@ public class ClientBudgetResource {
 
   @Operation(summary = "List your organisation's privacy budgets: ε limit, spent and period")
   @GET
-  public List<BudgetView> mine(
-      @QueryParam("organisation") @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}")
-          String organisation) {
+  public List<BudgetView> mine(@QueryParam("organisation") @OrganisationSlug String organisation) {
     return budgets.current(organisations.require(organisation).organisationId(), Instant.now());
   }
 }

@@ -1,5 +1,6 @@
 package io.tensafe.marketplace.privacy;
 
+import io.tensafe.marketplace.validation.OrganisationSlug;
 import io.tensafe.marketplace.validation.PublicId;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -17,7 +18,7 @@ import jakarta.validation.constraints.Pattern;
  *     reference tops up once
  */
 public record TopUpRequest(
-    @NotNull @Pattern(regexp = "[a-z0-9][a-z0-9-]{1,62}") String organisation,
+    @NotNull @OrganisationSlug String organisation,
     @NotNull @PublicId String adapter,
     @NotNull @DecimalMin(value = "0", inclusive = false) @DecimalMax("100") Double epsilon,
     @NotNull @Pattern(regexp = "[A-Za-z0-9._:-]{1,100}") String reference) {}

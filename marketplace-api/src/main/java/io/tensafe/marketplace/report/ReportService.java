@@ -24,41 +24,28 @@ public class ReportService {
   /** A party's public id and display name, as a report's heading names it. */
   private record Party(String id, String name) {}
 
-  Response invoice(UUID organisation, String from, String to, String format) {
+  Response invoice(UUID organisation, ReportPeriod query) {
     Party org =
         Rows.single(
             em.createNativeQuery("SELECT slug, display_name FROM organisation WHERE id = :o")
                 .setParameter("o", organisation),
             Party.class);
     return report(
-        ReportKind.INVOICE,
-        ReportQueries.Scope.client(organisation),
-        org.id(),
-        org.name(),
-        from,
-        to,
-        format);
+        ReportKind.INVOICE, ReportQueries.Scope.client(organisation), org.id(), org.name(), query);
   }
 
-  Response payout(UUID creator, String from, String to, String format) {
+  Response payout(UUID creator, ReportPeriod query) {
     String ref =
         (String)
             em.createNativeQuery("SELECT creator_ref FROM creator WHERE id = :c")
                 .setParameter("c", creator)
                 .getSingleResult();
-    return report(
-        ReportKind.PAYOUT, ReportQueries.Scope.creator(creator), ref, ref, from, to, format);
+    return report(ReportKind.PAYOUT, ReportQueries.Scope.creator(creator), ref, ref, query);
   }
 
-  Response revenue(String from, String to, String format) {
+  Response revenue(ReportPeriod query) {
     return report(
-        ReportKind.REVENUE,
-        ReportQueries.Scope.everyone(),
-        "platform",
-        "TenSafe platform",
-        from,
-        to,
-        format);
+        ReportKind.REVENUE, ReportQueries.Scope.everyone(), "platform", "TenSafe platform", query);
   }
 
   /** Validates the format and period first, then sums the ledger and renders. */
@@ -67,11 +54,9 @@ public class ReportService {
       ReportQueries.Scope scope,
       String party,
       String partyName,
-      String from,
-      String to,
-      String format) {
-    ReportFormat f = ReportFormat.parse(format);
-    SalesPeriod period = SalesPeriod.parse(from, to);
+      ReportPeriod query) {
+    ReportFormat f = ReportFormat.parse(query.format);
+    SalesPeriod period = SalesPeriod.parse(query.from, query.to);
     return deliver(
         queries.report(kind, scope, party, partyName, period.from(), period.to()), kind, f);
   }
