@@ -1,14 +1,11 @@
 package io.tensafe.node.adapter;
 
+import io.tensafe.node.config.FleetKeyFile;
 import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.marketplace.MarketplaceConnection;
-import io.tensafe.tgsp.TgspException;
-import io.tensafe.tgsp.crypto.KeyFiles;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import java.io.IOException;
-import java.nio.file.Path;
 
 /**
  * Chooses where adapters come from: the marketplace when the node is connected to one (then {@code
@@ -21,22 +18,11 @@ class AdapterSources {
   @Singleton
   AdapterSource source(MarketplaceConnection marketplace, NodeConfig config) {
     if (marketplace.client().isPresent()) {
-      Path keyFile =
-          config
-              .fleetKeyFile()
-              .orElseThrow(
-                  () ->
-                      new IllegalStateException(
-                          "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
-      try {
-        return new MarketplaceAdapterSource(
-            marketplace.client().get(),
-            config.name(),
-            KeyFiles.readFleetPrivate(keyFile),
-            config.adapterCache());
-      } catch (IOException | TgspException e) {
-        throw new IllegalStateException("cannot read the fleet key " + keyFile + ": " + e, e);
-      }
+      return new MarketplaceAdapterSource(
+          marketplace.client().get(),
+          config.name(),
+          FleetKeyFile.read(config),
+          config.adapterCache());
     }
     if (config.adapterDir().isPresent()) {
       return new LocalAdapterSource(config.adapterDir().get());

@@ -3,6 +3,7 @@ package io.tensafe.node.fleet;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.Startup;
 import io.tensafe.kernels.backend.HeBackend;
+import io.tensafe.node.config.FleetKeyFile;
 import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.generation.ModelService;
 import io.tensafe.node.marketplace.DispatchToken;
@@ -79,27 +80,11 @@ public class FleetService {
         new FleetLink(
             client,
             registration,
-            FleetProver.of(client, fleetKey()),
+            FleetProver.of(client, FleetKeyFile.read(config)),
             model::heldAdapterIds,
             config.heartbeatPeriod(),
             Log::info);
     link.start();
-  }
-
-  private io.tensafe.tgsp.crypto.FleetKeyPair fleetKey() {
-    java.nio.file.Path file =
-        config
-            .fleetKeyFile()
-            .orElseThrow(
-                () ->
-                    new IllegalStateException(
-                        "a node connected to a marketplace needs tensafe.node.fleet-key-file"));
-    try {
-      return io.tensafe.tgsp.crypto.KeyFiles.readFleetPrivate(file);
-    } catch (java.io.IOException | io.tensafe.tgsp.TgspException e) {
-      throw new IllegalStateException(
-          "cannot read the fleet key " + file + ": " + e.getMessage(), e);
-    }
   }
 
   /** Whether the node is registered now (false for a standalone node). */

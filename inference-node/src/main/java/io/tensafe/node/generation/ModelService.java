@@ -185,8 +185,19 @@ public class ModelService {
     } catch (IllegalArgumentException e) {
       throw NodeProblem.validation("adapter: " + e.getMessage());
     }
+    return loading(() -> registry().resolve(id, version));
+  }
+
+  /** A registry call that may load an adapter. */
+  @FunctionalInterface
+  private interface AdapterLoad {
+    LoadedAdapter load() throws UnknownAdapterException, AdapterRejectedException, IOException;
+  }
+
+  /** Runs {@code load}, its failures as problems: 404 unknown, 422 unfit, 503 unreachable. */
+  private static LoadedAdapter loading(AdapterLoad load) {
     try {
-      return registry().resolve(id, version);
+      return load.load();
     } catch (UnknownAdapterException e) {
       throw NodeProblem.notFound(e.getMessage());
     } catch (AdapterRejectedException e) {
@@ -222,15 +233,7 @@ public class ModelService {
   /** Loads {@code key} and makes it the current version of its id (hot-swap). */
   LoadedAdapter activate(AdapterKey key) {
     generator();
-    try {
-      return registry().activate(key);
-    } catch (UnknownAdapterException e) {
-      throw NodeProblem.notFound(e.getMessage());
-    } catch (AdapterRejectedException e) {
-      throw NodeProblem.rejectedAdapter(e.getMessage());
-    } catch (IOException e) {
-      throw NodeProblem.unavailable("the adapter cannot be fetched now: " + e.getMessage(), 5);
-    }
+    return loading(() -> registry().activate(key));
   }
 
   /** The adapter ids held now (for heartbeats); empty before the model is loaded. */

@@ -44,6 +44,15 @@ public final class FakeMarketplace implements AutoCloseable {
     return base().resolve("token");
   }
 
+  /** A client of this marketplace, signed in as node client "node-a". */
+  public io.tensafe.node.marketplace.MarketplaceClient client() {
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    return new io.tensafe.node.marketplace.MarketplaceClient(
+        http,
+        base(),
+        new io.tensafe.node.marketplace.ClientCredentials(http, tokenUrl(), "node-a", "s3cret"));
+  }
+
   private void token(HttpExchange x) throws IOException {
     String form = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     if (!form.contains("grant_type=client_credentials") || !form.contains("client_secret=s3cret")) {

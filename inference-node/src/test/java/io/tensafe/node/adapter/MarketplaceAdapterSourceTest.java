@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.backend.CpuBackend;
-import io.tensafe.node.marketplace.ClientCredentials;
 import io.tensafe.node.marketplace.MarketplaceClient;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.HeOperators;
@@ -16,7 +15,6 @@ import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterPacker;
 import io.tensafe.tgsp.packaging.PackOptions;
 import java.math.BigDecimal;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -47,12 +45,7 @@ class MarketplaceAdapterSourceTest {
     creator = CreatorKeyPair.generate("acme", RANDOM);
     marketplace.keys.add(creator.publicKey());
     adapter = LoraAdapter.random(ModelShape.TINY, LoraAdapter.ALL_MODULES, 4, 2.0, 0.5, 9);
-    HttpClient http = HttpClient.newHttpClient();
-    MarketplaceClient client =
-        new MarketplaceClient(
-            http,
-            marketplace.base(),
-            new ClientCredentials(http, marketplace.tokenUrl(), "node-a", "s3cret"));
+    MarketplaceClient client = marketplace.client();
     registry =
         new AdapterRegistry(
             new MarketplaceAdapterSource(client, "node-1", fleet, dir.resolve("cache")),

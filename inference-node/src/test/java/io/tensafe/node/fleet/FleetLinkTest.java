@@ -19,12 +19,7 @@ class FleetLinkTest {
   void registersThenHeartbeats_withTheHeldAdapters_andReconnectsAfterAnOutage() throws Exception {
     List<String> logs = new CopyOnWriteArrayList<>();
     try (FakeMarketplace marketplace = new FakeMarketplace()) {
-      HttpClient http = HttpClient.newHttpClient();
-      MarketplaceClient client =
-          new MarketplaceClient(
-              http,
-              marketplace.base(),
-              new ClientCredentials(http, marketplace.tokenUrl(), "node-a", "s3cret"));
+      MarketplaceClient client = marketplace.client();
       FleetLink link =
           new FleetLink(
               client,

@@ -23,38 +23,23 @@ class GenerationResourceTest {
   @Test
   void generate_chat_answersWithUsage_sameTextEveryTime() {
     var first =
-        given()
-            .contentType("application/json")
-            .body(CHAT)
-            .post("/v1/generate")
+        post("/v1/generate", CHAT)
             .then()
             .statusCode(200)
             .body("finish_reason", equalTo("length"))
             .body("usage.completion_tokens", equalTo(6))
             .extract()
             .jsonPath();
-    String again =
-        given()
-            .contentType("application/json")
-            .body(CHAT)
-            .post("/v1/generate")
-            .then()
-            .statusCode(200)
-            .extract()
-            .path("text");
+    String again = post("/v1/generate", CHAT).then().statusCode(200).extract().path("text");
     assertEquals(first.getString("text"), again);
     assertEquals(first.getInt("usage.prompt_tokens") + 6, first.getInt("usage.total_tokens"));
   }
 
   @Test
   void stream_sendsDeltasThenUsage_andTheDeltasAreTheText() {
-    String whole =
-        given().contentType("application/json").body(CHAT).post("/v1/generate").path("text");
+    String whole = post("/v1/generate", CHAT).path("text");
     String events =
-        given()
-            .contentType("application/json")
-            .body(CHAT)
-            .post("/v1/generate/stream")
+        post("/v1/generate/stream", CHAT)
             .then()
             .statusCode(200)
             .contentType(containsString("text/event-stream"))
@@ -96,21 +81,18 @@ class GenerationResourceTest {
             // More prompt tokens than the caller reserved privacy budget for.
             "{\"prompt\":\"savings account interest\",\"max_prompt_tokens\":2}",
             "not json")) {
-      given()
-          .contentType("application/json")
-          .body(body)
-          .post("/v1/generate")
+      post("/v1/generate", body)
           .then()
           .statusCode(400)
           .contentType(containsString("application/problem+json"))
           .body("status", equalTo(400));
     }
     // The node keeps serving afterwards.
-    given()
-        .contentType("application/json")
-        .body("{\"prompt\":\"Hello\",\"max_tokens\":2}")
-        .post("/v1/generate")
-        .then()
-        .statusCode(200);
+    post("/v1/generate", "{\"prompt\":\"Hello\",\"max_tokens\":2}").then().statusCode(200);
+  }
+
+  /** A JSON request to the node, answered. */
+  private static io.restassured.response.Response post(String path, String body) {
+    return given().contentType("application/json").body(body).post(path);
   }
 }
