@@ -1,6 +1,7 @@
 package io.tensafe.marketplace;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,12 +45,17 @@ class AuthorisationMatrixTest {
 
   /** One endpoint: who owns the resource it names, and which roles may call it at all. */
   record Endpoint(
-      String method,
-      String path,
-      Object body,
-      String contentType,
-      Set<String> roles,
-      Actor owner) {}
+      String method, String path, Object body, String contentType, Set<String> roles, Actor owner) {
+    /** A GET without a body. */
+    static Endpoint get(String path, Set<String> roles, Actor owner) {
+      return new Endpoint("GET", path, null, null, roles, owner);
+    }
+
+    /** A call with a JSON body. */
+    static Endpoint json(String method, String path, String body, Set<String> roles, Actor owner) {
+      return new Endpoint(method, path, body, "application/json", roles, owner);
+    }
+  }
 
   String suffix;
   String adapter;
@@ -69,23 +75,19 @@ class AuthorisationMatrixTest {
     Actors.registerKey(
         user(Actor.OTHER_CREATOR), CreatorKeyPair.generate("other-" + suffix, Actors.RANDOM));
     String created =
-        given()
-            .auth()
-            .oauth2(Actors.token(user(Actor.CLIENT), "client"))
-            .contentType("application/json")
-            .body("{\"name\":\"matrix\"}")
-            .post("/api/client/api-keys")
+        postJson(
+                Actors.token(user(Actor.CLIENT), "client"),
+                "/api/client/api-keys",
+                "{\"name\":\"matrix\"}")
             .then()
             .statusCode(201)
             .extract()
             .path("key");
     apiKeyPrefix = created.substring(0, 16);
-    given()
-        .auth()
-        .oauth2(Actors.token(user(Actor.CLIENT), "client"))
-        .contentType("application/json")
-        .body("{\"slug\":\"team-" + suffix + "\",\"displayName\":\"Team\"}")
-        .post("/api/organisations")
+    postJson(
+            Actors.token(user(Actor.CLIENT), "client"),
+            "/api/organisations",
+            "{\"slug\":\"team-" + suffix + "\",\"displayName\":\"Team\"}")
         .then()
         .statusCode(201);
   }
@@ -100,11 +102,11 @@ class AuthorisationMatrixTest {
     String price =
         "{\"promptMicrosPer1kTokens\":9,\"completionMicrosPer1kTokens\":9,\"effectiveFrom\":\"2999-01-01T00:00:00Z\"}";
     return List.of(
-        new Endpoint("GET", "/api/fleets/keys", null, null, null, null),
-        new Endpoint("GET", "/api/fleets/fleet-" + suffix + "/key.pub", null, null, null, null),
-        new Endpoint("GET", "/api/creator/profile", null, null, creator, null),
-        new Endpoint("GET", "/api/creator/keys", null, null, creator, null),
-        new Endpoint("POST", "/api/creator/keys", "{}", "application/json", creator, null),
+        Endpoint.get("/api/fleets/keys", null, null),
+        Endpoint.get("/api/fleets/fleet-" + suffix + "/key.pub", null, null),
+        Endpoint.get("/api/creator/profile", creator, null),
+        Endpoint.get("/api/creator/keys", creator, null),
+        Endpoint.json("POST", "/api/creator/keys", "{}", creator, null),
         new Endpoint("DELETE", "/api/creator/keys/" + keyId, null, null, creator, Actor.CREATOR),
         new Endpoint(
             "POST",
@@ -113,42 +115,37 @@ class AuthorisationMatrixTest {
             "application/octet-stream",
             creator,
             null),
-        new Endpoint("GET", "/api/creator/adapters", null, null, creator, null),
-        new Endpoint("GET", "/api/creator/sales", null, null, creator, null),
+        Endpoint.get("/api/creator/adapters", creator, null),
+        Endpoint.get("/api/creator/sales", creator, null),
         new Endpoint("POST", version + "/unpublish", null, null, creator, Actor.CREATOR),
-        new Endpoint(
-            "POST", version + "/prices", price, "application/json", creator, Actor.CREATOR),
+        Endpoint.json("POST", version + "/prices", price, creator, Actor.CREATOR),
         new Endpoint("POST", version + "/publish", null, null, creator, Actor.CREATOR),
-        new Endpoint("POST", "/api/node/register", "{}", "application/json", Set.of("node"), null),
-        new Endpoint(
-            "POST", "/api/node/register/challenge", "{}", "application/json", Set.of("node"), null),
+        Endpoint.json("POST", "/api/node/register", "{}", Set.of("node"), null),
+        Endpoint.json("POST", "/api/node/register/challenge", "{}", Set.of("node"), null),
         new Endpoint(
             "POST", "/api/admin/creators/no-such/suspend", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/catalog", null, null, Set.of("client", "creator", "admin"), null),
-        new Endpoint("GET", "/api/admin/adapter-versions", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/nodes", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/sales", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/overview", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/audit?q=suspend", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/reports/revenue", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/budgets", null, null, Set.of("admin"), null),
-        new Endpoint(
-            "POST", "/api/admin/budgets/top-ups", "{}", "application/json", Set.of("admin"), null),
-        new Endpoint("GET", "/api/client/budgets", null, null, Set.of("client"), null),
-        new Endpoint(
-            "GET", "/api/admin/reports/invoice?format=csv", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/reports/payout", null, null, Set.of("admin"), null),
-        new Endpoint(
-            "GET", "/api/client/reports/invoice?format=pdf", null, null, Set.of("client"), null),
-        new Endpoint("GET", "/api/creator/reports/payout", null, null, creator, null),
-        new Endpoint("GET", "/api/admin/organisations", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/api-keys", null, null, Set.of("admin"), null),
-        new Endpoint("GET", "/api/admin/users", null, null, Set.of("admin"), null),
+        Endpoint.get("/api/catalog", Set.of("client", "creator", "admin"), null),
+        Endpoint.get("/api/admin/adapter-versions", Set.of("admin"), null),
+        Endpoint.get("/api/admin/nodes", Set.of("admin"), null),
+        Endpoint.get("/api/admin/sales", Set.of("admin"), null),
+        Endpoint.get("/api/admin/overview", Set.of("admin"), null),
+        Endpoint.get("/api/admin/audit?q=suspend", Set.of("admin"), null),
+        Endpoint.get("/api/admin/reports/revenue", Set.of("admin"), null),
+        Endpoint.get("/api/admin/budgets", Set.of("admin"), null),
+        Endpoint.json("POST", "/api/admin/budgets/top-ups", "{}", Set.of("admin"), null),
+        Endpoint.get("/api/client/budgets", Set.of("client"), null),
+        Endpoint.get("/api/admin/reports/invoice?format=csv", Set.of("admin"), null),
+        Endpoint.get("/api/admin/reports/payout", Set.of("admin"), null),
+        Endpoint.get("/api/client/reports/invoice?format=pdf", Set.of("client"), null),
+        Endpoint.get("/api/creator/reports/payout", creator, null),
+        Endpoint.get("/api/admin/organisations", Set.of("admin"), null),
+        Endpoint.get("/api/admin/api-keys", Set.of("admin"), null),
+        Endpoint.get("/api/admin/users", Set.of("admin"), null),
         new Endpoint(
             "POST", "/api/admin/users/no-such-user/suspend", null, null, Set.of("admin"), null),
         new Endpoint(
             "POST", "/api/admin/users/no-such-user/unsuspend", null, null, Set.of("admin"), null),
-        new Endpoint("POST", "/api/admin/fleets", "{}", "application/json", Set.of("admin"), null),
+        Endpoint.json("POST", "/api/admin/fleets", "{}", Set.of("admin"), null),
         new Endpoint(
             "POST",
             "/api/admin/adapters/no-such-adapter/unsuspend",
@@ -156,43 +153,25 @@ class AuthorisationMatrixTest {
             null,
             Set.of("admin"),
             null),
-        new Endpoint("GET", "/api/client/api-keys", null, null, Set.of("client"), null),
-        new Endpoint("GET", "/api/organisations", null, null, Set.of("client"), null),
-        new Endpoint(
+        Endpoint.get("/api/client/api-keys", Set.of("client"), null),
+        Endpoint.get("/api/organisations", Set.of("client"), null),
+        Endpoint.json(
             "POST",
             "/api/organisations",
             "{\"slug\":\"matrix-" + suffix + "\",\"displayName\":\"M\"}",
-            "application/json",
             Set.of("client"),
             null),
-        new Endpoint(
-            "GET",
-            "/api/organisations/team-" + suffix + "/members",
-            null,
-            null,
-            Set.of("client"),
-            Actor.CLIENT),
-        new Endpoint(
+        Endpoint.get(
+            "/api/organisations/team-" + suffix + "/members", Set.of("client"), Actor.CLIENT),
+        Endpoint.json(
             "POST",
             "/api/organisations/team-" + suffix + "/members",
             "{\"username\":\"nobody\"}",
-            "application/json",
             Set.of("client"),
             Actor.CLIENT),
-        new Endpoint(
-            "GET",
-            "/api/client/api-keys?organisation=team-" + suffix,
-            null,
-            null,
-            Set.of("client"),
-            Actor.CLIENT),
-        new Endpoint(
-            "POST",
-            "/api/client/api-keys",
-            "{\"name\":\"m\"}",
-            "application/json",
-            Set.of("client"),
-            null),
+        Endpoint.get(
+            "/api/client/api-keys?organisation=team-" + suffix, Set.of("client"), Actor.CLIENT),
+        Endpoint.json("POST", "/api/client/api-keys", "{\"name\":\"m\"}", Set.of("client"), null),
         new Endpoint(
             "DELETE",
             "/api/client/api-keys/" + apiKeyPrefix,
@@ -200,28 +179,10 @@ class AuthorisationMatrixTest {
             null,
             Set.of("client"),
             Actor.CLIENT),
-        new Endpoint(
-            "POST",
-            "/api/node/heartbeat",
-            "{\"name\":\"n\"}",
-            "application/json",
-            Set.of("node"),
-            null),
-        new Endpoint(
-            "GET",
-            "/api/node/packages/" + adapter + "/1.0.0?node=n",
-            null,
-            null,
-            Set.of("node"),
-            null),
-        new Endpoint("GET", "/api/node/creator-keys", null, null, Set.of("node"), null),
-        new Endpoint(
-            "POST",
-            "/api/node/usage",
-            "{\"node\":\"n\"}",
-            "application/json",
-            Set.of("node"),
-            null));
+        Endpoint.json("POST", "/api/node/heartbeat", "{\"name\":\"n\"}", Set.of("node"), null),
+        Endpoint.get("/api/node/packages/" + adapter + "/1.0.0?node=n", Set.of("node"), null),
+        Endpoint.get("/api/node/creator-keys", Set.of("node"), null),
+        Endpoint.json("POST", "/api/node/usage", "{\"node\":\"n\"}", Set.of("node"), null));
   }
 
   @TestFactory

@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.adapter;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,10 +43,7 @@ class PriceHistoryTest {
   }
 
   private long currentPromptPrice() {
-    return given()
-        .auth()
-        .oauth2(Actors.token(creator, "creator"))
-        .get("/api/creator/adapters")
+    return getAs(Actors.token(creator, "creator"), "/api/creator/adapters")
         .then()
         .statusCode(200)
         .extract()
@@ -57,11 +56,9 @@ class PriceHistoryTest {
 
   private io.restassured.response.ValidatableResponse schedule(
       OffsetDateTime at, long prompt, long completion) {
-    return given()
-        .auth()
-        .oauth2(Actors.token(creator, "creator"))
-        .contentType("application/json")
-        .body(
+    return postJson(
+            Actors.token(creator, "creator"),
+            "/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices",
             "{\"promptMicrosPer1kTokens\":"
                 + prompt
                 + ",\"completionMicrosPer1kTokens\":"
@@ -70,7 +67,6 @@ class PriceHistoryTest {
                 + "\"effectiveFrom\":\""
                 + at
                 + "\"}")
-        .post("/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices")
         .then();
   }
 
@@ -124,12 +120,10 @@ class PriceHistoryTest {
   void aCutAtNow_orAMinuteAgo_appliesNow_butARiseAtNowStillNeedsNotice() {
     schedule(OffsetDateTime.now().minusMinutes(1), 1000, 2000).statusCode(201);
     assertEquals(1000, currentPromptPrice());
-    given()
-        .auth()
-        .oauth2(Actors.token(creator, "creator"))
-        .contentType("application/json")
-        .body("{\"promptMicrosPer1kTokens\":900,\"completionMicrosPer1kTokens\":2000}")
-        .post("/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices")
+    postJson(
+            Actors.token(creator, "creator"),
+            "/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices",
+            "{\"promptMicrosPer1kTokens\":900,\"completionMicrosPer1kTokens\":2000}")
         .then()
         .statusCode(201);
     assertEquals(900, currentPromptPrice());

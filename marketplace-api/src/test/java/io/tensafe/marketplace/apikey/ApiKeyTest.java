@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.apikey;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.matchesPattern;
@@ -28,12 +30,7 @@ class ApiKeyTest {
   }
 
   static String createKey(String client, String name) {
-    return given()
-        .auth()
-        .oauth2(token(client, "client"))
-        .contentType("application/json")
-        .body("{\"name\":\"" + name + "\"}")
-        .post("/api/client/api-keys")
+    return postJson(token(client, "client"), "/api/client/api-keys", "{\"name\":\"" + name + "\"}")
         .then()
         .statusCode(201)
         .extract()
@@ -48,12 +45,7 @@ class ApiKeyTest {
   void create_showsTheKeyOnceAndStoresOnlyItsHash() {
     String client = user();
     String key =
-        given()
-            .auth()
-            .oauth2(token(client, "client"))
-            .contentType("application/json")
-            .body("{\"name\":\"production\"}")
-            .post("/api/client/api-keys")
+        postJson(token(client, "client"), "/api/client/api-keys", "{\"name\":\"production\"}")
             .then()
             .statusCode(201)
             .body("key", matchesPattern("tsk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}"))
@@ -62,10 +54,7 @@ class ApiKeyTest {
             .path("key");
     String prefix = key.substring(0, 16);
     String listing =
-        given()
-            .auth()
-            .oauth2(token(client, "client"))
-            .get("/api/client/api-keys")
+        getAs(token(client, "client"), "/api/client/api-keys")
             .then()
             .statusCode(200)
             .body("items.prefix", hasItem(prefix))
@@ -100,10 +89,7 @@ class ApiKeyTest {
         .delete("/api/client/api-keys/" + prefix)
         .then()
         .statusCode(204);
-    given()
-        .auth()
-        .oauth2(token(client, "client"))
-        .get("/api/client/api-keys")
+    getAs(token(client, "client"), "/api/client/api-keys")
         .then()
         .statusCode(200)
         .body("items[0].revokedAt", notNullValue());
@@ -142,22 +128,14 @@ class ApiKeyTest {
         .get("/v1/models")
         .then()
         .statusCode(401);
-    given()
-        .auth()
-        .oauth2(token(user(), "client"))
-        .get("/v1/models")
+    getAs(token(user(), "client"), "/v1/models")
         .then()
         .statusCode(401); // an OIDC token is not an API key
   }
 
   @Test
   void create_invalidRequest_namesTheField() {
-    given()
-        .auth()
-        .oauth2(token(user(), "client"))
-        .contentType("application/json")
-        .body("{\"name\":\"\"}")
-        .post("/api/client/api-keys")
+    postJson(token(user(), "client"), "/api/client/api-keys", "{\"name\":\"\"}")
         .then()
         .statusCode(400)
         .contentType("application/problem+json")
@@ -167,12 +145,7 @@ class ApiKeyTest {
 
   @Test
   void create_asCreator_isForbidden() {
-    given()
-        .auth()
-        .oauth2(token(user(), "creator"))
-        .contentType("application/json")
-        .body("{\"name\":\"x\"}")
-        .post("/api/client/api-keys")
+    postJson(token(user(), "creator"), "/api/client/api-keys", "{\"name\":\"x\"}")
         .then()
         .statusCode(403)
         .contentType("application/problem+json");

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.billing;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -208,10 +209,7 @@ class ChargeLedgerTest {
       creatorShare += v.creatorMicros();
     }
     var response =
-        given()
-            .auth()
-            .oauth2(Actors.token(creator, "creator"))
-            .get("/api/creator/sales")
+        getAs(Actors.token(creator, "creator"), "/api/creator/sales")
             .then()
             .statusCode(200)
             .extract()
@@ -224,10 +222,7 @@ class ChargeLedgerTest {
     assertEquals(
         amount,
         response.getLong("totals[0].creatorMicros") + response.getLong("totals[0].platformMicros"));
-    given()
-        .auth()
-        .oauth2(Actors.token("other-" + suffix, "creator"))
-        .get("/api/creator/sales")
+    getAs(Actors.token("other-" + suffix, "creator"), "/api/creator/sales")
         .then()
         .statusCode(200)
         .body("lines.total", org.hamcrest.Matchers.equalTo(0));

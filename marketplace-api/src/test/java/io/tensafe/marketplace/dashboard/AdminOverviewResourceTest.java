@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.dashboard;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,10 +30,7 @@ class AdminOverviewResourceTest {
   @Inject EntityManager em;
 
   private static JsonPath overview(String admin) {
-    return given()
-        .auth()
-        .oauth2(Actors.token(admin, "admin"))
-        .get("/api/admin/overview?days=3")
+    return getAs(Actors.token(admin, "admin"), "/api/admin/overview?days=3")
         .then()
         .statusCode(200)
         .extract()
@@ -96,17 +94,11 @@ class AdminOverviewResourceTest {
 
   @Test
   void overview_isForAdminsOnly_andRefusesABadRange() {
-    given()
-        .auth()
-        .oauth2(Actors.token("creator-" + Actors.suffix(), "creator"))
-        .get("/api/admin/overview")
+    getAs(Actors.token("creator-" + Actors.suffix(), "creator"), "/api/admin/overview")
         .then()
         .statusCode(403);
     given().get("/api/admin/overview").then().statusCode(401);
-    given()
-        .auth()
-        .oauth2(Actors.token("admin-" + Actors.suffix(), "admin"))
-        .get("/api/admin/overview?days=91")
+    getAs(Actors.token("admin-" + Actors.suffix(), "admin"), "/api/admin/overview?days=91")
         .then()
         .statusCode(400)
         .contentType("application/problem+json");

@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.e2e;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
@@ -56,10 +58,7 @@ class KeycloakEndToEndIT {
         .statusCode(201)
         .body("adapterId", equalTo(adapterId));
 
-    given()
-        .auth()
-        .oauth2(admin)
-        .get("/api/admin/adapter-versions?size=200")
+    getAs(admin, "/api/admin/adapter-versions?size=200")
         .then()
         .statusCode(200)
         .body("items.adapterId", hasItem(adapterId));
@@ -79,7 +78,7 @@ class KeycloakEndToEndIT {
         .then()
         .statusCode(200)
         .body("items.adapterId", hasItem(adapterId));
-    given().auth().oauth2(client).get("/api/admin/adapter-versions").then().statusCode(403);
+    getAs(client, "/api/admin/adapter-versions").then().statusCode(403);
 
     // An inference node, with the tensafe-node client's own credentials (client-credentials
     // grant, as the node's ClientCredentials does): registers, fetches the creators' keys and its
@@ -101,11 +100,8 @@ class KeycloakEndToEndIT {
     Actors.registerNode(RealKeycloak.nodeToken("tensafe-node-2"), fleet, nodeName, registration)
         .then()
         .statusCode(409);
-    given().auth().oauth2(node).get("/api/node/creator-keys").then().statusCode(200);
-    given()
-        .auth()
-        .oauth2(node)
-        .get("/api/node/packages/" + adapterId + "/1.0.0?node=" + nodeName)
+    getAs(node, "/api/node/creator-keys").then().statusCode(200);
+    getAs(node, "/api/node/packages/" + adapterId + "/1.0.0?node=" + nodeName)
         .then()
         .statusCode(200);
     String report =
@@ -117,23 +113,11 @@ class KeycloakEndToEndIT {
          "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
         """
             .formatted(java.util.UUID.randomUUID(), nodeName, adapterId);
-    given()
-        .auth()
-        .oauth2(node)
-        .contentType("application/json")
-        .body(report)
-        .post("/api/node/usage")
-        .then()
-        .statusCode(201);
-    given()
-        .auth()
-        .oauth2(node)
-        .contentType("application/json")
-        .body(report)
-        .post("/api/node/usage")
+    postJson(node, "/api/node/usage", report).then().statusCode(201);
+    postJson(node, "/api/node/usage", report)
         .then()
         .statusCode(200)
         .body("status", equalTo("duplicate"));
-    given().auth().oauth2(client).get("/api/node/creator-keys").then().statusCode(403);
+    getAs(client, "/api/node/creator-keys").then().statusCode(403);
   }
 }

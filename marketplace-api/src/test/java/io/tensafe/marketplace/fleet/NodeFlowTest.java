@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.fleet;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -56,12 +58,10 @@ class NodeFlowTest {
 
   @Test
   void namesThatAreNotPublicIds_areRefusedByField() {
-    given()
-        .auth()
-        .oauth2(Actors.token(nodeCredential, "node"))
-        .contentType("application/json")
-        .body("{\"name\":\"Node 1\",\"loadedAdapters\":[\"ok\", \"-bad\"]}")
-        .post("/api/node/heartbeat")
+    postJson(
+            Actors.token(nodeCredential, "node"),
+            "/api/node/heartbeat",
+            "{\"name\":\"Node 1\",\"loadedAdapters\":[\"ok\", \"-bad\"]}")
         .then()
         .statusCode(400)
         .body("errors.size()", equalTo(2))
@@ -70,19 +70,14 @@ class NodeFlowTest {
 
   @Test
   void heartbeat_updatesLoadedAdapters_andAdminSeesTheNode() {
-    given()
-        .auth()
-        .oauth2(Actors.token(nodeCredential, "node"))
-        .contentType("application/json")
-        .body("{\"name\":\"node-1\",\"loadedAdapters\":[\"" + adapterId + "\"]}")
-        .post("/api/node/heartbeat")
+    postJson(
+            Actors.token(nodeCredential, "node"),
+            "/api/node/heartbeat",
+            "{\"name\":\"node-1\",\"loadedAdapters\":[\"" + adapterId + "\"]}")
         .then()
         .statusCode(200)
         .body("loadedAdapters", hasItem(adapterId));
-    given()
-        .auth()
-        .oauth2(Actors.token("admin-" + suffix, "admin"))
-        .get("/api/admin/nodes")
+    getAs(Actors.token("admin-" + suffix, "admin"), "/api/admin/nodes")
         .then()
         .statusCode(200)
         .body("items.fleetId", hasItem("fleet-" + suffix));
@@ -93,10 +88,7 @@ class NodeFlowTest {
     String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(pkg));
     String url = "/api/node/packages/" + adapterId + "/1.0.0?node=node-1";
     byte[] body =
-        given()
-            .auth()
-            .oauth2(Actors.token(nodeCredential, "node"))
-            .get(url)
+        getAs(Actors.token(nodeCredential, "node"), url)
             .then()
             .statusCode(200)
             .header("ETag", "\"" + sha + "\"")
@@ -138,10 +130,7 @@ class NodeFlowTest {
     Actors.registerFleet("admin-" + suffix, other);
     String stranger = "stranger-" + suffix;
     register(stranger, other, "node-x").then().statusCode(200);
-    given()
-        .auth()
-        .oauth2(Actors.token(stranger, "node"))
-        .get("/api/node/packages/" + adapterId + "/1.0.0?node=node-x")
+    getAs(Actors.token(stranger, "node"), "/api/node/packages/" + adapterId + "/1.0.0?node=node-x")
         .then()
         .statusCode(404)
         .contentType("application/problem+json");
@@ -149,10 +138,9 @@ class NodeFlowTest {
 
   @Test
   void nodeEndpoints_withoutNodeRole_areForbidden() {
-    given()
-        .auth()
-        .oauth2(Actors.token("client-" + suffix, "client"))
-        .get("/api/node/packages/" + adapterId + "/1.0.0?node=node-1")
+    getAs(
+            Actors.token("client-" + suffix, "client"),
+            "/api/node/packages/" + adapterId + "/1.0.0?node=node-1")
         .then()
         .statusCode(403);
   }

@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.fleet;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -60,21 +62,13 @@ class NodeUsageTest {
   }
 
   private io.restassured.response.Response post(String body) {
-    return given()
-        .auth()
-        .oauth2(Actors.token(credential, "node"))
-        .contentType("application/json")
-        .body(body)
-        .post("/api/node/usage");
+    return postJson(Actors.token(credential, "node"), "/api/node/usage", body);
   }
 
   @Test
   void creatorKeys_listTheRegisteredKeyDocuments() throws Exception {
     List<String> documents =
-        given()
-            .auth()
-            .oauth2(Actors.token(credential, "node"))
-            .get("/api/node/creator-keys")
+        getAs(Actors.token(credential, "node"), "/api/node/creator-keys")
             .then()
             .statusCode(200)
             .extract()
@@ -144,10 +138,7 @@ class NodeUsageTest {
   void aSuspendedNode_hasItsReportsRefused_andItsCredentialCannotRegisterAnotherName()
       throws Exception {
     String nodeId =
-        given()
-            .auth()
-            .oauth2(Actors.token("admin-" + suffix, "admin"))
-            .get("/api/admin/nodes?size=200")
+        getAs(Actors.token("admin-" + suffix, "admin"), "/api/admin/nodes?size=200")
             .then()
             .statusCode(200)
             .extract()

@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.health;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 
@@ -51,7 +53,7 @@ class NodeAvailabilityTest {
     p.registerNode("node-1", "http://127.0.0.1:9", List.of(), 4, "d".repeat(43));
     p.chat("hi").then().statusCode(503);
     String admin = Actors.token("admin-" + p.suffix(), "admin");
-    JsonPath nodes = given().auth().oauth2(admin).get("/api/admin/nodes?size=200").jsonPath();
+    JsonPath nodes = getAs(admin, "/api/admin/nodes?size=200").jsonPath();
     String where = "items.find { it.fleetId == '" + p.fleetRef() + "' }";
     org.junit.jupiter.api.Assertions.assertEquals(false, nodes.getBoolean(where + ".healthy"));
     String cause = nodes.getString(where + ".unreachable");
@@ -64,12 +66,7 @@ class NodeAvailabilityTest {
         String.valueOf(data.get(p.fleetRef())).contains("failed the last connection"),
         data.toString());
 
-    given()
-        .auth()
-        .oauth2(p.nodeToken())
-        .contentType("application/json")
-        .body("{\"name\":\"node-1\",\"loadedAdapters\":[]}")
-        .post("/api/node/heartbeat")
+    postJson(p.nodeToken(), "/api/node/heartbeat", "{\"name\":\"node-1\",\"loadedAdapters\":[]}")
         .then()
         .statusCode(200)
         .body("healthy", equalTo(true))

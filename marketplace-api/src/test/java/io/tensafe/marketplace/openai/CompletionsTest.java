@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.notNullValue;
@@ -147,11 +149,9 @@ class CompletionsTest {
         List.of(releases(requestId, "reserve"), releases(requestId, "settle")));
     // The ε reported is the budget's after settlement, as the client's budget listing shows it.
     double listed =
-        given()
-            .auth()
-            .oauth2(
-                io.tensafe.marketplace.testing.Actors.token("client-" + fixture.suffix(), "client"))
-            .get("/api/client/budgets")
+        getAs(
+                io.tensafe.marketplace.testing.Actors.token("client-" + fixture.suffix(), "client"),
+                "/api/client/budgets")
             .then()
             .statusCode(200)
             .extract()
@@ -356,12 +356,7 @@ class CompletionsTest {
     // The node comes back and flushes its outbox, counting the token it made but never sent:
     // recorded, acknowledged, billed nothing more.
     for (int replay = 0; replay < 2; replay++) {
-      given()
-          .auth()
-          .oauth2(nodeToken)
-          .contentType("application/json")
-          .body(report(requestId, 2))
-          .post("/api/node/usage")
+      postJson(nodeToken, "/api/node/usage", report(requestId, 2))
           .then()
           .statusCode(replay == 0 ? 201 : 200);
     }
@@ -446,14 +441,7 @@ class CompletionsTest {
     assertEquals(0, charges(requestId));
     // The node reports the cancelled generation: the prompt is billed (as the marketplace counts
     // it), nothing else.
-    given()
-        .auth()
-        .oauth2(nodeToken)
-        .contentType("application/json")
-        .body(report(requestId, 2))
-        .post("/api/node/usage")
-        .then()
-        .statusCode(201);
+    postJson(nodeToken, "/api/node/usage", report(requestId, 2)).then().statusCode(201);
     Object[] charge =
         (Object[])
             em.createNativeQuery(
@@ -581,14 +569,7 @@ class CompletionsTest {
             .path("tensafe.request_id");
     String report = report(requestId, 2);
     for (int replay = 0; replay < 5; replay++) {
-      given()
-          .auth()
-          .oauth2(nodeToken)
-          .contentType("application/json")
-          .body(report)
-          .post("/api/node/usage")
-          .then()
-          .statusCode(replay == 0 ? 201 : 200);
+      postJson(nodeToken, "/api/node/usage", report).then().statusCode(replay == 0 ? 201 : 200);
     }
     assertEquals(1, charges(requestId));
     assertTrue(requestId.length() == 36);

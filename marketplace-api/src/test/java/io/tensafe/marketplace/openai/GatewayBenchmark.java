@@ -1,5 +1,7 @@
 package io.tensafe.marketplace.openai;
 
+import static io.tensafe.marketplace.testing.Calls.postJson;
+
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -91,12 +93,10 @@ class GatewayBenchmark {
       var heartbeat = Executors.newSingleThreadScheduledExecutor();
       heartbeat.scheduleAtFixedRate(
           () ->
-              io.restassured.RestAssured.given()
-                  .auth()
-                  .oauth2(f.nodeToken())
-                  .contentType("application/json")
-                  .body("{\"name\":\"bench-node\",\"loadedAdapters\":[\"" + f.adapterId() + "\"]}")
-                  .post("/api/node/heartbeat"),
+              postJson(
+                  f.nodeToken(),
+                  "/api/node/heartbeat",
+                  "{\"name\":\"bench-node\",\"loadedAdapters\":[\"" + f.adapterId() + "\"]}"),
           5,
           5,
           java.util.concurrent.TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
@@ -50,12 +51,10 @@ public record GatewayFixture(
         .then()
         .statusCode(200);
     String apiKey =
-        given()
-            .auth()
-            .oauth2(Actors.token("client-" + suffix, "client"))
-            .contentType("application/json")
-            .body("{\"name\":\"test\"}")
-            .post("/api/client/api-keys")
+        postJson(
+                Actors.token("client-" + suffix, "client"),
+                "/api/client/api-keys",
+                "{\"name\":\"test\"}")
             .then()
             .statusCode(201)
             .extract()

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
@@ -188,12 +189,10 @@ class OpenAiCompatibilityTest {
         .then()
         .statusCode(400)
         .body("detail", containsString("beyond the parser's limits"));
-    given()
-        .auth()
-        .oauth2(io.tensafe.marketplace.testing.Actors.token("client-" + f.suffix(), "client"))
-        .contentType("application/json")
-        .body("{\"name\": \"x\",\n  oops}")
-        .post("/api/client/api-keys")
+    postJson(
+            io.tensafe.marketplace.testing.Actors.token("client-" + f.suffix(), "client"),
+            "/api/client/api-keys",
+            "{\"name\": \"x\",\n  oops}")
         .then()
         .statusCode(400)
         .body("detail", containsString("malformed JSON at line 2, column"));

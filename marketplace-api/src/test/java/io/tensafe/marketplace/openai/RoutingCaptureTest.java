@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -72,14 +73,11 @@ class RoutingCaptureTest {
   }
 
   private String cappedKey() {
-    return given()
-        .auth()
-        .oauth2(Actors.token("client-" + fixture.suffix(), "client"))
-        .contentType("application/json")
-        .body(
+    return postJson(
+            Actors.token("client-" + fixture.suffix(), "client"),
+            "/api/client/api-keys",
             "{\"name\":\"capped\",\"maxPrice\":{\"currency\":\"USD\","
                 + "\"promptMicrosPer1kTokens\":10000,\"completionMicrosPer1kTokens\":10000}}")
-        .post("/api/client/api-keys")
         .then()
         .statusCode(201)
         .body("details.maxPrice.promptMicrosPer1kTokens", equalTo(10000))

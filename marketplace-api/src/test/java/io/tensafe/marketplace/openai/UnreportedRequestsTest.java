@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -88,11 +89,9 @@ class UnreportedRequestsTest {
   }
 
   private void report(String requestId, long dpReleases) {
-    given()
-        .auth()
-        .oauth2(fixture.nodeToken())
-        .contentType("application/json")
-        .body(
+    postJson(
+            fixture.nodeToken(),
+            "/api/node/usage",
             """
             {"requestId":"%s","node":"node-1","adapterId":"%s","adapterVersion":"1.0.0",
              "promptTokens":5,"completionTokens":1,"finishReason":"cancelled","dpReleases":%d,
@@ -101,7 +100,6 @@ class UnreportedRequestsTest {
              "startedAt":"2026-11-22T10:00:00Z","finishedAt":"2026-11-22T10:00:01Z"}
             """
                 .formatted(requestId, fixture.adapterId(), dpReleases))
-        .post("/api/node/usage")
         .then()
         .statusCode(201);
   }

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
@@ -112,12 +113,7 @@ class UntrustedNodeTest {
                 + "\"accelerator\":\"cpu\",\"maxConcurrency\":4}")
         .then()
         .statusCode(200);
-    given()
-        .auth()
-        .oauth2(other)
-        .contentType("application/json")
-        .body(report(requestId, "node-9", 1_000_000))
-        .post("/api/node/usage")
+    postJson(other, "/api/node/usage", report(requestId, "node-9", 1_000_000))
         .then()
         .statusCode(409)
         .contentType("application/problem+json");
@@ -147,12 +143,7 @@ class UntrustedNodeTest {
             "SELECT count(*) FROM dp_budget_event WHERE request_id = ?1 AND kind = 'refund'",
             requestId));
     Thread.sleep(1500); // the node finishes after the gateway gave up
-    given()
-        .auth()
-        .oauth2(fixture.nodeToken())
-        .contentType("application/json")
-        .body(report(requestId, "node-1", 2))
-        .post("/api/node/usage")
+    postJson(fixture.nodeToken(), "/api/node/usage", report(requestId, "node-1", 2))
         .then()
         .statusCode(201);
     assertEquals(0L, count("SELECT count(*) FROM charge WHERE request_id = ?1", requestId));
@@ -178,12 +169,7 @@ class UntrustedNodeTest {
   }
 
   private io.restassured.response.Response postRegistration(String token, String body) {
-    return given()
-        .auth()
-        .oauth2(token)
-        .contentType("application/json")
-        .body(body)
-        .post("/api/node/register");
+    return postJson(token, "/api/node/register", body);
   }
 
   @Test
@@ -203,12 +189,10 @@ class UntrustedNodeTest {
           io.tensafe.tgsp.crypto.KeyUnwrapException.class,
           () -> Actors.registerNode(intruder, forged, "node-x", registration("node-x", recorder)));
       String challenge =
-          given()
-              .auth()
-              .oauth2(intruder)
-              .contentType("application/json")
-              .body("{\"fleetId\":\"fleet-" + fixture.suffix() + "\",\"name\":\"node-x\"}")
-              .post("/api/node/register/challenge")
+          postJson(
+                  intruder,
+                  "/api/node/register/challenge",
+                  "{\"fleetId\":\"fleet-" + fixture.suffix() + "\",\"name\":\"node-x\"}")
               .then()
               .statusCode(201)
               .extract()

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.organisation;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,10 +89,7 @@ class OrganisationTest {
     }
     assertTrue(slugs.contains(slug), "admin sees " + slug);
     long users =
-        given()
-            .auth()
-            .oauth2(Actors.token("admin-" + suffix, "admin"))
-            .get("/api/admin/users")
+        getAs(Actors.token("admin-" + suffix, "admin"), "/api/admin/users")
             .then()
             .statusCode(200)
             .extract()

@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.privacy;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -231,12 +233,7 @@ class PrivacyBudgetTest {
     assertThrows(ApiProblem.class, () -> reserve("more-" + suffix, 1000));
     String admin = Actors.token("admin-" + suffix, "admin");
     String body = topUpBody("client-" + suffix, 1, "ticket-" + suffix);
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(body)
-        .post("/api/admin/budgets/top-ups")
+    postJson(admin, "/api/admin/budgets/top-ups", body)
         .then()
         .statusCode(201)
         .body("adapter", equalTo(adapter))
@@ -247,14 +244,7 @@ class PrivacyBudgetTest {
         BudgetMaths.rhoLimit(11, 1e-5).subtract(BudgetMaths.rhoLimit(10, 1e-5)).doubleValue(),
         once.doubleValue(),
         1e-9);
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(body)
-        .post("/api/admin/budgets/top-ups")
-        .then()
-        .statusCode(200);
+    postJson(admin, "/api/admin/budgets/top-ups", body).then().statusCode(200);
     assertEquals(0, topUps().compareTo(once), "a replayed reference tops up once");
     reserve("more-" + suffix, 1000);
     given()
@@ -277,12 +267,10 @@ class PrivacyBudgetTest {
             .longValue());
 
     Actors.clientOrganisation(em, "client2-" + suffix);
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(topUpBody("client2-" + suffix, 1, "ticket-" + suffix))
-        .post("/api/admin/budgets/top-ups")
+    postJson(
+            admin,
+            "/api/admin/budgets/top-ups",
+            topUpBody("client2-" + suffix, 1, "ticket-" + suffix))
         .then()
         .statusCode(409);
     for (String bad :
@@ -291,28 +279,15 @@ class PrivacyBudgetTest {
             topUpBody("client-" + suffix, 101, "t2-" + suffix),
             topUpBody("client-" + suffix, 1, "has space"),
             "{\"organisation\":\"client-" + suffix + "\"}")) {
-      given()
-          .auth()
-          .oauth2(admin)
-          .contentType("application/json")
-          .body(bad)
-          .post("/api/admin/budgets/top-ups")
+      postJson(admin, "/api/admin/budgets/top-ups", bad)
           .then()
           .statusCode(400)
           .contentType("application/problem+json");
     }
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(topUpBody("nobody-" + suffix, 1, "t3-" + suffix))
-        .post("/api/admin/budgets/top-ups")
+    postJson(admin, "/api/admin/budgets/top-ups", topUpBody("nobody-" + suffix, 1, "t3-" + suffix))
         .then()
         .statusCode(404);
-    given()
-        .auth()
-        .oauth2(Actors.token("client-user-" + suffix, "client"))
-        .get("/api/client/budgets")
+    getAs(Actors.token("client-user-" + suffix, "client"), "/api/client/budgets")
         .then()
         .statusCode(200)
         .body("size()", equalTo(0));

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.report;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,12 +68,7 @@ class ReportTest {
     Actors.upload(creatorA, Actors.pack(adapterA, "1.0.0", fleet, keyA, "Qwen/Qwen2.5-0.5B"));
     Actors.upload(creatorB, Actors.pack(adapterB, "1.0.0", fleet, keyB, "Qwen/Qwen2.5-0.5B"));
     clientUser = "client-" + suffix;
-    given()
-        .auth()
-        .oauth2(Actors.token(clientUser, "client"))
-        .get("/api/organisations")
-        .then()
-        .statusCode(200);
+    getAs(Actors.token(clientUser, "client"), "/api/organisations").then().statusCode(200);
     clientOrg =
         (UUID)
             em.createNativeQuery("SELECT organisation_id FROM app_user WHERE oidc_subject = :u")
@@ -329,9 +325,9 @@ class ReportTest {
         .get("/api/client/reports/invoice")
         .then()
         .statusCode(404);
-    given().auth().oauth2(client).get("/api/admin/reports/revenue").then().statusCode(403);
+    getAs(client, "/api/admin/reports/revenue").then().statusCode(403);
     String admin = Actors.token("admin-" + suffix, "admin");
-    given().auth().oauth2(admin).get("/api/admin/reports/invoice").then().statusCode(400);
+    getAs(admin, "/api/admin/reports/invoice").then().statusCode(400);
     given()
         .auth()
         .oauth2(admin)
@@ -339,10 +335,7 @@ class ReportTest {
         .get("/api/admin/reports/invoice")
         .then()
         .statusCode(404);
-    given()
-        .auth()
-        .oauth2(Actors.token("new-" + suffix, "creator"))
-        .get("/api/creator/reports/payout")
+    getAs(Actors.token("new-" + suffix, "creator"), "/api/creator/reports/payout")
         .then()
         .statusCode(404);
   }

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.testing;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
@@ -69,12 +70,10 @@ public final class Actors {
   public static String fleetProof(String nodeToken, FleetKeyPair fleet, String name)
       throws Exception {
     io.restassured.path.json.JsonPath c =
-        given()
-            .auth()
-            .oauth2(nodeToken)
-            .contentType("application/json")
-            .body("{\"fleetId\":\"" + fleet.publicKey().fleetId() + "\",\"name\":\"" + name + "\"}")
-            .post("/api/node/register/challenge")
+        postJson(
+                nodeToken,
+                "/api/node/register/challenge",
+                "{\"fleetId\":\"" + fleet.publicKey().fleetId() + "\",\"name\":\"" + name + "\"}")
             .then()
             .statusCode(201)
             .extract()
@@ -105,12 +104,7 @@ public final class Actors {
             + ",\"fleetProof\":"
             + fleetProof(nodeToken, fleet, name)
             + "}";
-    return given()
-        .auth()
-        .oauth2(nodeToken)
-        .contentType("application/json")
-        .body(proved)
-        .post("/api/node/register");
+    return postJson(nodeToken, "/api/node/register", proved);
   }
 
   /** Registers a fleet's public key with an admin's bearer token (any issuer); asserts 201. */

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.web;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -95,11 +96,9 @@ class WebUiBrowserTest {
         .then()
         .statusCode(200);
     // One usage report from the node: 13 tokens in 3.9 ms of HE, so 0.30 HE ms per token.
-    given()
-        .auth()
-        .oauth2(RealKeycloak.nodeToken())
-        .contentType("application/json")
-        .body(
+    postJson(
+            RealKeycloak.nodeToken(),
+            "/api/node/usage",
             """
             {"requestId":"%s","node":"ui-node-%s","adapterId":"%s","adapterVersion":"1.0.0",
              "promptTokens":5,"completionTokens":8,"finishReason":"stop","dpReleases":40,
@@ -112,7 +111,6 @@ class WebUiBrowserTest {
                     adapter,
                     OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(2),
                     OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(1)))
-        .post("/api/node/usage")
         .then()
         .statusCode(201);
     clientOrgId = Actors.clientOrganisation(em, clientOrg);
@@ -162,15 +160,12 @@ class WebUiBrowserTest {
               now.minusDays(2 + i),
               null));
     }
-    given()
-        .auth()
-        .oauth2(admin)
-        .contentType("application/json")
-        .body(
+    postJson(
+            admin,
+            "/api/admin/budgets/top-ups",
             """
             {"organisation":"%s","adapter":"%s","epsilon":0.5,"reference":"seed-%s"}"""
                 .formatted(clientOrg, adapter, suffix))
-        .post("/api/admin/budgets/top-ups")
         .then()
         .statusCode(201);
     chromium = Chromium.launch("http://127.0.0.1:" + root.getPort());
@@ -330,12 +325,7 @@ class WebUiBrowserTest {
   @Test
   void admin_seesClientsKeysByPrefixOnly_andTopsUpABudget() {
     var created =
-        given()
-            .auth()
-            .oauth2(RealKeycloak.token("client"))
-            .contentType("application/json")
-            .body("{\"name\":\"ui test key\"}")
-            .post("/api/client/api-keys")
+        postJson(RealKeycloak.token("client"), "/api/client/api-keys", "{\"name\":\"ui test key\"}")
             .then()
             .statusCode(201)
             .extract()
