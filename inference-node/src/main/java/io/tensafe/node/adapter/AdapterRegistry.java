@@ -185,8 +185,4 @@ public final class AdapterRegistry {
   public synchronized long evictions() {
     return evictions;
   }
-
-  public String describeSource() {
-    return source.describe();
-  }
 }

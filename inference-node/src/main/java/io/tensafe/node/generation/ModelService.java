@@ -296,6 +296,7 @@ public class ModelService {
       operators = new HeOperators(backend);
       registry =
           new AdapterRegistry(source, decoder.shape(), operators, config.adapterMemoryMb() << 20);
+      Log.infof("adapters come from %s", source.describe());
     }
     return registry;
   }

@@ -40,17 +40,6 @@ public final class HeOperators implements IntFunction<HeLoraOperator> {
     return total;
   }
 
-  /** Units of backend work run and operator calls served so far, over every ring. */
-  public long[] batchStatistics() {
-    long[] total = new long[2];
-    for (BatchedOperator op : byLogN.values()) {
-      long[] s = op.statistics();
-      total[0] += s[0];
-      total[1] += s[1];
-    }
-    return total;
-  }
-
   @Override
   public HeLoraOperator apply(int dimension) {
     var parameters = HostedCoefficientOperator.parametersFor(dimension);
