@@ -134,16 +134,16 @@ final class FusedHostedLora {
       int tokens) {
     int n = t.degree();
     int plaintexts = weights.plaintextCount();
-    int outputs = weights.outputsPerPlaintext();
-    long q = t.modulus();
+    Kernels.Products shape =
+        new Kernels.Products(n, t.modulus(), tokens, plaintexts, weights.outputsPerPlaintext());
     if (weights.extractsOutputs()) {
-      kernels.productExtract(c0, c1, site, out, n, tokens, plaintexts, outputs, q, lane.stream);
+      kernels.productExtract(c0, c1, site, out, shape, lane.stream);
       return;
     }
     CUdeviceptr products = lane.third.ensure((long) tokens * plaintexts * n * Long.BYTES);
-    kernels.product(c0, c1, site, products, n, tokens, plaintexts, q, lane.stream);
+    kernels.product(c0, c1, site, products, shape, lane.stream);
     kernels.inverse(products, t, tokens * plaintexts, lane.stream);
-    kernels.gather(products, site, out, n, tokens, plaintexts, outputs, lane.stream);
+    kernels.gather(products, site, out, shape, lane.stream);
   }
 
   /**

@@ -148,19 +148,16 @@ final class Kernels {
       CUdeviceptr c1,
       DeviceSite site,
       CUdeviceptr out,
-      int n,
-      int tokens,
-      int plaintexts,
-      int outputs,
-      long q,
+      Products g,
       CUstream stream) {
+    int outputs = g.outputs();
     if (outputs < 1 || outputs > MAX_FUSED_OUTPUTS) {
       throw new IllegalArgumentException(
           "the fused kernel extracts 1.." + MAX_FUSED_OUTPUTS + " outputs, asked " + outputs);
     }
     launch(
         productExtract,
-        tokens * plaintexts,
+        g.tokens() * g.plaintexts(),
         FUSED_THREADS,
         stream,
         join(
@@ -168,10 +165,10 @@ final class Kernels {
             ptr(site.weights()),
             ptr(site.weightsShoup()),
             ptr(out),
-            i32(n),
-            i32(plaintexts),
+            i32(g.degree()),
+            i32(g.plaintexts()),
             i32(outputs),
-            u64(q)));
+            u64(g.modulus())));
   }
 
   /** The decrypted products of every (token, plaintext): {@code products[(t * P + p) * n + i]}. */
@@ -180,47 +177,36 @@ final class Kernels {
       CUdeviceptr c1,
       DeviceSite site,
       CUdeviceptr products,
-      int n,
-      int tokens,
-      int plaintexts,
-      long q,
+      Products g,
       CUstream stream) {
     launch(
         product,
-        blocksFor((long) tokens * plaintexts * n),
+        blocksFor((long) g.tokens() * g.plaintexts() * g.degree()),
         THREADS,
         stream,
         join(
             productOperands(c0, c1, site),
             ptr(products),
-            i32(n),
-            i32(plaintexts),
-            i32(tokens),
-            u64(q)));
+            i32(g.degree()),
+            i32(g.plaintexts()),
+            i32(g.tokens()),
+            u64(g.modulus())));
   }
 
   /** {@code out[t][p * outputs + b] = products[t * P + p][positions[b]]}. */
-  void gather(
-      CUdeviceptr products,
-      DeviceSite site,
-      CUdeviceptr out,
-      int n,
-      int tokens,
-      int plaintexts,
-      int outputs,
-      CUstream stream) {
+  void gather(CUdeviceptr products, DeviceSite site, CUdeviceptr out, Products g, CUstream stream) {
     launch(
         gather,
-        blocksFor((long) tokens * plaintexts * outputs),
+        blocksFor((long) g.tokens() * g.plaintexts() * g.outputs()),
         THREADS,
         stream,
         ptr(products),
         ptr(site.positions()),
         ptr(out),
-        i32(n),
-        i32(plaintexts),
-        i32(outputs),
-        i32(tokens));
+        i32(g.degree()),
+        i32(g.plaintexts()),
+        i32(g.outputs()),
+        i32(g.tokens()));
   }
 
   /** The operands every product kernel starts with: the ciphertexts, plaintexts and key. */
@@ -240,6 +226,12 @@ final class Kernels {
     System.arraycopy(tail, 0, all, head.length, tail.length);
     return all;
   }
+
+  /**
+   * The shape of one call's products: ring {@code degree} and {@code modulus}, {@code tokens} ×
+   * {@code plaintexts} products, {@code outputs} coefficients read from each.
+   */
+  record Products(int degree, long modulus, int tokens, int plaintexts, int outputs) {}
 
   private static CUfunction function(CUmodule module, String name) {
     CUfunction function = new CUfunction();
