@@ -6,10 +6,12 @@ import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.CoefficientExtractor;
 import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Decryptor;
 import io.tensafe.kernels.rlwe.Encryptor;
 import io.tensafe.kernels.rlwe.KeyGenerator;
+import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.SecretKey;
 import java.math.BigInteger;
@@ -30,6 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PrivateClient {
   static final double INPUT_SCALE_BITS = 75;
+
+  /** Input scale of the two-round protocol ({@link SharedLoraNode}): {@code Δx·‖x‖∞ = 2^40}. */
+  static final double SHARED_INPUT_SCALE_BITS = 40;
 
   private final Parameters parameters;
   private final SecretKey secretKey;
@@ -75,8 +80,17 @@ public final class PrivateClient {
     return publicKey;
   }
 
-  /** Encrypts {@code x} under the secret key, c1 as a seed. */
+  /** Encrypts {@code x} under the secret key, c1 as a seed, with {@code Δx·‖x‖∞ = 2^75}. */
   public Ciphertext encryptInput(double[] x) {
+    return encryptInput(x, INPUT_SCALE_BITS);
+  }
+
+  /** Encrypts {@code x} for round 1 of {@link SharedLoraNode}: {@code Δx·‖x‖∞ = 2^40}. */
+  public Ciphertext encryptSharedInput(double[] x) {
+    return encryptInput(x, SHARED_INPUT_SCALE_BITS);
+  }
+
+  private Ciphertext encryptInput(double[] x, double scaleBits) {
     double largest = 0;
     for (double v : x) {
       if (!Double.isFinite(v)) {
@@ -84,7 +98,7 @@ public final class PrivateClient {
       }
       largest = Math.max(largest, Math.abs(v));
     }
-    double scale = Math.pow(2, INPUT_SCALE_BITS) / (largest > 0 ? largest : 1);
+    double scale = Math.pow(2, scaleBits) / (largest > 0 ? largest : 1);
     return Encryptor.encrypt(CoefficientEncoder.encode(x, scale, parameters, 2), secretKey, random);
   }
 
@@ -110,14 +124,7 @@ public final class PrivateClient {
       var decrypted = Decryptor.decryptToNtt(ct, secretKey, 2).poly();
       for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
         int position = layout.outputCoefficient(b);
-        CoefficientExtractor[] perLimb =
-            extractors.computeIfAbsent(
-                position,
-                k ->
-                    new CoefficientExtractor[] {
-                      new CoefficientExtractor(parameters.ntts().get(0), k),
-                      new CoefficientExtractor(parameters.ntts().get(1), k)
-                    });
+        CoefficientExtractor[] perLimb = extractors(position);
         long r0 = perLimb[0].extract(decrypted.limb(0));
         long r1 = perLimb[1].extract(decrypted.limb(1));
         // Garner: x = r0 + q0·((r1 - r0)·q0^-1 mod q1), then centre mod Q.
@@ -134,5 +141,65 @@ public final class PrivateClient {
       }
     }
     return outputs;
+  }
+
+  /**
+   * The client's shares of a two-round protocol ({@link SharedLoraNode}): each output coefficient
+   * of the node's round-1 products as residues modulo both primes, {@code [rank][2]}, each in [0,
+   * q_l). They are uniform and tell the client nothing on their own.
+   */
+  public long[][] decryptShares(List<Ciphertext> products, CoefficientLayout layout) {
+    if (products.size() != layout.plaintextCount()) {
+      throw new IllegalArgumentException(
+          "expected " + layout.plaintextCount() + " product ciphertexts, got " + products.size());
+    }
+    int rows = layout.rowsPerPlaintext();
+    long[][] shares = new long[layout.rank()][];
+    for (int p = 0; p < products.size(); p++) {
+      var decrypted = Decryptor.decryptToNtt(products.get(p), secretKey, 2).poly();
+      for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
+        CoefficientExtractor[] perLimb = extractors(layout.outputCoefficient(b));
+        shares[p * rows + b] =
+            new long[] {
+              perLimb[0].extract(decrypted.limb(0)), perLimb[1].extract(decrypted.limb(1))
+            };
+      }
+    }
+    return shares;
+  }
+
+  /**
+   * Encrypts {@code shares} ({@code [count][2]} residues in [0, q_l)) at coefficients 0..count-1,
+   * the input layout of the next round, under the secret key at {@code scale} (the round-1
+   * products' scale).
+   */
+  public Ciphertext encryptShares(long[][] shares, double scale) {
+    int n = parameters.ringDegree();
+    if (shares.length == 0 || shares.length > n) {
+      throw new IllegalArgumentException("between 1 and " + n + " shares, got " + shares.length);
+    }
+    long[][] limbs = new long[2][n];
+    for (int i = 0; i < shares.length; i++) {
+      for (int l = 0; l < 2; l++) {
+        long v = shares[i][l];
+        if (v < 0 || v >= parameters.moduli().get(l).value()) {
+          throw new IllegalArgumentException("share " + i + " is not a residue of prime " + l);
+        }
+        limbs[l][i] = v;
+      }
+    }
+    RnsPoly poly = RnsPoly.wrap(limbs, false);
+    poly.toNttInPlace(parameters.ntts());
+    return Encryptor.encrypt(new Plaintext(poly, scale), secretKey, random);
+  }
+
+  private CoefficientExtractor[] extractors(int position) {
+    return extractors.computeIfAbsent(
+        position,
+        k ->
+            new CoefficientExtractor[] {
+              new CoefficientExtractor(parameters.ntts().get(0), k),
+              new CoefficientExtractor(parameters.ntts().get(1), k)
+            });
   }
 }

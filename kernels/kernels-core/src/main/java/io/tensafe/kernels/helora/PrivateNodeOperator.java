@@ -59,10 +59,20 @@ public final class PrivateNodeOperator {
     if (a.length == 0) {
       throw new IllegalArgumentException("A has no rows");
     }
+    double maxRowL1 = RowChecks.maxRowL1(a);
+    return prepare(a, Math.pow(2, 30) / (maxRowL1 > 0 ? maxRowL1 : 1));
+  }
+
+  /**
+   * Packs the rows of a matrix at a scale the caller chose (with {@code scale·max_i ‖row_i‖₁ ≤
+   * 2^30}), for protocols whose scales must not depend on the data ({@link SharedLoraNode}).
+   */
+  Site prepare(double[][] a, double scale) {
+    if (a.length == 0) {
+      throw new IllegalArgumentException("the matrix has no rows");
+    }
     CoefficientLayout layout =
         new CoefficientLayout(a[0].length, a.length, parameters.ringDegree());
-    double maxRowL1 = RowChecks.maxRowL1(a);
-    double scale = Math.pow(2, 30) / (maxRowL1 > 0 ? maxRowL1 : 1);
     int rows = layout.rowsPerPlaintext();
     List<ShoupPlaintext> plaintexts = new ArrayList<>();
     List<BigInteger> floodBounds = new ArrayList<>();

@@ -1,0 +1,137 @@
+package io.tensafe.kernels.helora;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tensafe.kernels.ChiSquare;
+import io.tensafe.kernels.TestRandoms;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The two-round private LoRA protocol (ADR 0017): correct, and round 1 tells the client nothing.
+ */
+class SharedLoraTest {
+  private static final int BUCKETS = 16;
+
+  private record Parties(PrivateClient client, SharedLoraNode node) {}
+
+  private static Parties parties(int dimension, long seed) {
+    SecureRandom random = TestRandoms.seeded(seed);
+    PrivateClient client = new PrivateClient(PrivateClient.parametersFor(dimension), random);
+    return new Parties(client, new SharedLoraNode(client.publicKey(), random));
+  }
+
+  private static double[][] randomB(int rows, int rank, long seed) {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    double[][] b = new double[rows][rank];
+    for (double[] row : b) {
+      for (int j = 0; j < rank; j++) {
+        row[j] = random.nextGaussian() * 0.05;
+      }
+    }
+    return b;
+  }
+
+  private static double bound(double[][] a, double[][] b) {
+    return Math.max(RowChecks.maxRowL1(a), RowChecks.maxRowL1(b)) * 1.01;
+  }
+
+  /** Both rounds as the client and the node run them; the client's view only. */
+  private static double[] delta(Parties p, SharedLoraNode.Site site, double[] x) {
+    SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+    long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
+    Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
+    return p.client().decryptOutputs(p.node().roundTwo(site, one.share(), sent), site.bLayout());
+  }
+
+  @Test
+  void twoRounds_giveBAx_withinTheFloodingBound() {
+    int d = 64;
+    int r = 8;
+    Parties p = parties(d, 1);
+    double[][] a = LoraData.loraA(r, d, 2);
+    double[][] b = randomB(d, r, 3);
+    double weightBound = bound(a, b);
+    SharedLoraNode.Site site = p.node().prepare(a, b, weightBound);
+    for (double[] x : LoraData.activations(4, d, 4)) {
+      double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
+      double[] actual = delta(p, site, x);
+      double largest = Arrays.stream(x).map(Math::abs).max().orElseThrow();
+      // Flooding 2^40·20·‖P_B‖₁ over the product scale 2^100 / (‖x‖∞·bound²), with ‖P_B‖₁ about
+      // Δb·Σ‖B_i‖₁, plus the weights' rounding at 2^30 / bound: both about 2^-25 of this.
+      double sumB =
+          Arrays.stream(b).mapToDouble(row -> Arrays.stream(row).map(Math::abs).sum()).sum();
+      double tolerance = Math.pow(2, -20) * largest * weightBound * (sumB + r * weightBound);
+      double signal = Arrays.stream(expected).map(Math::abs).max().orElseThrow();
+      assertTrue(signal > 20 * tolerance, "the test must be able to fail: " + signal);
+      for (int i = 0; i < d; i++) {
+        assertEquals(expected[i], actual[i], tolerance, "output " + i);
+      }
+    }
+  }
+
+  /** Round-1 shares (limb 0) of {@code tokens} inputs, as the client decrypts them. */
+  private static long[] shares(Parties p, SharedLoraNode.Site site, double[][] inputs) {
+    long[] all = new long[inputs.length * site.aLayout().rank()];
+    int k = 0;
+    for (double[] x : inputs) {
+      SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+      for (long[] share : p.client().decryptShares(one.toClient(), site.aLayout())) {
+        all[k++] = share[0];
+      }
+    }
+    return all;
+  }
+
+  private static long[] histogram(long[] residues, long q) {
+    long[] counts = new long[BUCKETS];
+    for (long v : residues) {
+      counts[(int) (v / (q / BUCKETS + 1))]++;
+    }
+    return counts;
+  }
+
+  /** Seeded, so the statistics are the same every run (see PrivateCoefficientOperatorTest). */
+  @Test
+  void roundOneShares_areUniform_andTheSameWhateverAxIs() {
+    int d = 64;
+    int r = 64;
+    Parties p = parties(d, 20_261_124);
+    long q = p.client().parameters().moduli().getFirst().value();
+    double[][] b = randomB(d, r, 5);
+    double[][] a1 = LoraData.loraA(r, d, 6);
+    double[][] a2 = new double[r][d];
+    for (double[] row : a2) {
+      Arrays.fill(row, 0.01); // a very different A·x
+    }
+    double[][] inputs = LoraData.activations(40, d, 7);
+    long[] h1 = histogram(shares(p, p.node().prepare(a1, b, bound(a1, b)), inputs), q);
+    long[] h2 = histogram(shares(p, p.node().prepare(a2, b, bound(a2, b)), inputs), q);
+    assertTrue(ChiSquare.againstUniform(h1) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h1));
+    assertTrue(ChiSquare.againstUniform(h2) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h2));
+    assertTrue(ChiSquare.twoSample(h1, h2) < ChiSquare.CRITICAL_15_DOF, "shares depend on A·x");
+  }
+
+  @Test
+  void aShare_isUsedOnce_andWeightsAboveThePublicBound_areRefused() {
+    int d = 64;
+    Parties p = parties(d, 8);
+    double[][] a = LoraData.loraA(8, d, 9);
+    double[][] b = randomB(d, 8, 10);
+    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b));
+    double[] x = LoraData.activations(1, d, 11)[0];
+    SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+    long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
+    Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
+    List<Ciphertext> answer = p.node().roundTwo(site, one.share(), sent);
+    assertEquals(site.bLayout().plaintextCount(), answer.size());
+    assertThrows(IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent));
+    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, bound(a, b) / 2));
+    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, randomB(d, 7, 12), 100));
+  }
+}
