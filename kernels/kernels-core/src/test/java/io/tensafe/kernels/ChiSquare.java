@@ -10,6 +10,15 @@ public final class ChiSquare {
 
   private ChiSquare() {}
 
+  /** Residues in [0, q) counted in 16 equal buckets (for {@link #CRITICAL_15_DOF}). */
+  public static long[] sixteenBuckets(long[] residues, long q) {
+    long[] counts = new long[16];
+    for (long v : residues) {
+      counts[(int) (v / (q / 16 + 1))]++;
+    }
+    return counts;
+  }
+
   /** The statistic of {@code counts} against equal expected counts in every bucket. */
   public static double againstUniform(long[] counts) {
     long total = 0;

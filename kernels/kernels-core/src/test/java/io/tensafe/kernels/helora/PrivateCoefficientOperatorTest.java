@@ -20,8 +20,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class PrivateCoefficientOperatorTest {
-  private static final int BUCKETS = 16;
-
   @ParameterizedTest(name = "d={0}, r={1}")
   @CsvSource({
     "896,8", "896,16", "896,32", "1536,8", "1536,16", "1536,32", "2048,8", "2048,16", "2048,32"
@@ -67,14 +65,6 @@ class PrivateCoefficientOperatorTest {
     return Arrays.copyOf(residues, k);
   }
 
-  private static long[] histogram(long[] residues, long q) {
-    long[] counts = new long[BUCKETS];
-    for (long v : residues) {
-      counts[(int) (v / (q / BUCKETS + 1))]++;
-    }
-    return counts;
-  }
-
   /**
    * Three chi-square tests at the 0.1% level fail together about once in 300 runs by chance alone
    * (CI saw one at p = 1.5e-4), so the randomness is seeded: the statistic is the same on every
@@ -91,8 +81,8 @@ class PrivateCoefficientOperatorTest {
     for (double[] row : a2) {
       Arrays.fill(row, 3.0); // a very different A
     }
-    long[] h1 = histogram(nonOutputResidues(operator, a1, x), q);
-    long[] h2 = histogram(nonOutputResidues(operator, a2, x), q);
+    long[] h1 = ChiSquare.sixteenBuckets(nonOutputResidues(operator, a1, x), q);
+    long[] h2 = ChiSquare.sixteenBuckets(nonOutputResidues(operator, a2, x), q);
     double uniform1 = ChiSquare.againstUniform(h1);
     double uniform2 = ChiSquare.againstUniform(h2);
     double twoSample = ChiSquare.twoSample(h1, h2);

@@ -16,8 +16,6 @@ import org.junit.jupiter.api.Test;
  * The two-round private LoRA protocol (ADR 0017): correct, and round 1 tells the client nothing.
  */
 class SharedLoraTest {
-  private static final int BUCKETS = 16;
-
   private record Parties(PrivateClient client, SharedLoraNode node) {}
 
   private static Parties parties(int dimension, long seed) {
@@ -88,14 +86,6 @@ class SharedLoraTest {
     return all;
   }
 
-  private static long[] histogram(long[] residues, long q) {
-    long[] counts = new long[BUCKETS];
-    for (long v : residues) {
-      counts[(int) (v / (q / BUCKETS + 1))]++;
-    }
-    return counts;
-  }
-
   /** Seeded, so the statistics are the same every run (see PrivateCoefficientOperatorTest). */
   @Test
   void roundOneShares_areUniform_andTheSameWhateverAxIs() {
@@ -110,8 +100,10 @@ class SharedLoraTest {
       Arrays.fill(row, 0.01); // a very different A·x
     }
     double[][] inputs = LoraData.activations(40, d, 7);
-    long[] h1 = histogram(shares(p, p.node().prepare(a1, b, bound(a1, b)), inputs), q);
-    long[] h2 = histogram(shares(p, p.node().prepare(a2, b, bound(a2, b)), inputs), q);
+    long[] h1 =
+        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a1, b, bound(a1, b)), inputs), q);
+    long[] h2 =
+        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a2, b, bound(a2, b)), inputs), q);
     assertTrue(ChiSquare.againstUniform(h1) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h1));
     assertTrue(ChiSquare.againstUniform(h2) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h2));
     assertTrue(ChiSquare.twoSample(h1, h2) < ChiSquare.CRITICAL_15_DOF, "shares depend on A·x");
