@@ -112,12 +112,7 @@ class ApiKeyTest {
         .delete("/api/client/api-keys/" + key.substring(0, 16))
         .then()
         .statusCode(204);
-    given()
-        .header("Authorization", "Bearer " + key)
-        .get("/v1/models")
-        .then()
-        .statusCode(401)
-        .contentType("application/problem+json");
+    assertRefused(key);
   }
 
   @Test
@@ -163,12 +158,7 @@ class ApiKeyTest {
         .post("/api/admin/users/" + client + "/suspend")
         .then()
         .statusCode(200);
-    given()
-        .header("Authorization", "Bearer " + key)
-        .get("/v1/models")
-        .then()
-        .statusCode(401)
-        .contentType("application/problem+json");
+    assertRefused(key);
     given()
         .auth()
         .oauth2(token(admin, "admin"))
@@ -176,5 +166,15 @@ class ApiKeyTest {
         .then()
         .statusCode(200);
     given().header("Authorization", "Bearer " + key).get("/v1/models").then().statusCode(200);
+  }
+
+  /** The gateway answers {@code key} with a 401 problem. */
+  private static void assertRefused(String key) {
+    given()
+        .header("Authorization", "Bearer " + key)
+        .get("/v1/models")
+        .then()
+        .statusCode(401)
+        .contentType("application/problem+json");
   }
 }
