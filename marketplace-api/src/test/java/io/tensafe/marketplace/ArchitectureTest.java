@@ -39,10 +39,10 @@ class ArchitectureTest {
   static final ArchRule theStepGate_isAPureFunction_ofNoDatabaseOrService =
       noClasses()
           .that()
-          .resideInAPackage("io.tensafe.marketplace.routing..")
+          .resideInAPackage("io.tensafe.tgsp.routing..")
           .should()
           .dependOnClassesThat()
-          .resideOutsideOfPackages("java..", "io.tensafe.marketplace.routing..")
+          .resideOutsideOfPackages("java..", "io.tensafe.tgsp.routing..")
           .because("ADR 0009: the step-gate is a pure function of the prompt and the candidates");
 
   @ArchTest

@@ -119,7 +119,7 @@ public class UploadService {
     }
     List<String> stop =
         m.routing().keywords().stream()
-            .filter(io.tensafe.marketplace.routing.StopWords::isStopKeyword)
+            .filter(io.tensafe.tgsp.routing.StopWords::isStopKeyword)
             .toList();
     if (!stop.isEmpty()) {
       throw PackageRejections.manifest(

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.marketplace.routing.RoutedText;
+import io.tensafe.tgsp.routing.RoutedText;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.marketplace.routing.RoutedText;
+import io.tensafe.tgsp.routing.RoutedText;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.ArrayList;

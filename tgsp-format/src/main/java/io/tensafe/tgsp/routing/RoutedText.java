@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.routing;
+package io.tensafe.tgsp.routing;
 
 /**
  * One text the step-gate may route on, in the order it tries them.

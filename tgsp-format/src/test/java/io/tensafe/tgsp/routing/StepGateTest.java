@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.routing;
+package io.tensafe.tgsp.routing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

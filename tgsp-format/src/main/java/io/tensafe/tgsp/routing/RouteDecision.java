@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.routing;
+package io.tensafe.tgsp.routing;
 
 import java.util.List;
 
