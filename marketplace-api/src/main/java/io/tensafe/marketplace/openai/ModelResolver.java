@@ -39,23 +39,36 @@ public class ModelResolver {
     return r.model().equals("auto") ? route(key, r) : new Resolved(resolve(key, r.model()), null);
   }
 
+  /**
+   * The candidates {@code auto} chooses among for this key: the newest published version of each
+   * adapter it may use, within its price cap, with the manifest's keywords and the price now.
+   */
+  public List<GateCandidate> candidates(ApiKeyPrincipal key) {
+    return versions.newestForKey(key).stream()
+        .filter(v -> v.withinCap(key.maxPrice()))
+        .map(
+            v ->
+                new GateCandidate(
+                    v.adapterId(),
+                    v.version(),
+                    v.keywords(),
+                    v.currency(),
+                    v.promptMicrosPer1kTokens() + v.completionMicrosPer1kTokens()))
+        .toList();
+  }
+
+  /** The adapter {@code auto} falls back to when no keyword matches, if one is configured. */
+  public java.util.Optional<String> defaultAdapter() {
+    return gateway.defaultAdapter();
+  }
+
   private Resolved route(ApiKeyPrincipal key, CompletionRequest r) {
     // Routing never picks an adapter priced above the key's cap.
-    List<ServedVersion> candidates =
-        versions.newestForKey(key).stream().filter(v -> v.withinCap(key.maxPrice())).toList();
+    List<GateCandidate> candidates = candidates(key);
     RouteDecision decision =
         StepGate.route(
             r.routing(),
-            candidates.stream()
-                .map(
-                    v ->
-                        new GateCandidate(
-                            v.adapterId(),
-                            v.version(),
-                            v.keywords(),
-                            v.currency(),
-                            v.promptMicrosPer1kTokens() + v.completionMicrosPer1kTokens()))
-                .toList(),
+            candidates,
             gateway.defaultAdapter().orElse(null),
             routedRequests.getAndIncrement());
     String reason =

@@ -4,12 +4,19 @@ import static io.restassured.RestAssured.given;
 import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
+import io.tensafe.tgsp.routing.GateCandidate;
+import io.tensafe.tgsp.routing.RouteDecision;
+import io.tensafe.tgsp.routing.RoutedText;
+import io.tensafe.tgsp.routing.StepGate;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -110,5 +117,42 @@ class RoutingCaptureTest {
         .contentType("application/problem+json")
         .body("type", containsString("price-above-cap"))
         .body("detail", containsString("5000000"));
+  }
+
+  @Test
+  void theRoutingCandidates_letAClientThatAloneSeesThePrompt_routeAsTheMarketplaceDoes() {
+    String key = cappedKey();
+    RoutingResource.Candidates served =
+        given()
+            .header("Authorization", "Bearer " + key)
+            .get("/v1/routing/candidates")
+            .then()
+            .statusCode(200)
+            .body("object", equalTo("tensafe.routing.candidates"))
+            .extract()
+            .as(RoutingResource.Candidates.class);
+    List<String> ids = served.candidates().stream().map(GateCandidate::adapterId).toList();
+    assertTrue(ids.contains(fixture.adapterId()), ids.toString());
+    assertFalse(ids.contains(squatter), "an adapter priced above the key's cap is no candidate");
+    String content = "What is the current mortgage rate? " + fixture.keyword();
+    RouteDecision onTheClient =
+        StepGate.route(
+            List.of(new RoutedText("the latest user message", content)),
+            served.candidates(),
+            served.defaultAdapter(),
+            0);
+    String onTheMarketplace =
+        chat(key, "auto").then().statusCode(200).extract().path("tensafe.adapter");
+    assertEquals(onTheMarketplace, onTheClient.adapterId());
+    assertEquals(fixture.adapterId(), onTheClient.adapterId());
+  }
+
+  @Test
+  void theRoutingCandidates_needAnApiKey() {
+    given()
+        .get("/v1/routing/candidates")
+        .then()
+        .statusCode(401)
+        .contentType("application/problem+json");
   }
 }
