@@ -34,10 +34,9 @@ class PriceHistoryTest {
   void uploadAVersion() throws Exception {
     suffix = Actors.suffix();
     creator = "creator-" + suffix;
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey(creator, key);
+    Actors.Seller seller = Actors.seller(suffix, creator);
+    FleetKeyPair fleet = seller.fleet();
+    CreatorKeyPair key = seller.key();
     Actors.upload(
         creator, Actors.pack("adapter-" + suffix, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
   }

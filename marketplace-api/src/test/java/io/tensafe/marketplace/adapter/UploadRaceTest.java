@@ -40,10 +40,9 @@ class UploadRaceTest {
   void concurrentDuplicateUploads_oneWinsTheOtherIsRefused() throws Exception {
     String suffix = Actors.suffix();
     String creator = "creator-" + suffix;
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey(creator, key);
+    Actors.Seller seller = Actors.seller(suffix, creator);
+    FleetKeyPair fleet = seller.fleet();
+    CreatorKeyPair key = seller.key();
     byte[] pkg = Actors.pack("adapter-" + suffix, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B");
     String token = Actors.token(creator, "creator");
     Callable<Integer> upload =

@@ -99,9 +99,7 @@ class ApiKeyTest {
   void revokedKey_failsAtOnce_onTheOpenAiApi() {
     String client = user();
     String key = createKey(client, "live");
-    given()
-        .header("Authorization", "Bearer " + key)
-        .get("/v1/models")
+    getAs(key, "/v1/models")
         .then()
         .statusCode(200)
         .body("object", equalTo("list"))
@@ -150,7 +148,7 @@ class ApiKeyTest {
   void aSuspendedUsersKeys_areRefused_untilTheUserIsRestored() {
     String client = user();
     String key = createKey(client, "suspended-owner");
-    given().header("Authorization", "Bearer " + key).get("/v1/models").then().statusCode(200);
+    getAs(key, "/v1/models").then().statusCode(200);
     String admin = "admin-" + user();
     given()
         .auth()
@@ -165,16 +163,11 @@ class ApiKeyTest {
         .post("/api/admin/users/" + client + "/unsuspend")
         .then()
         .statusCode(200);
-    given().header("Authorization", "Bearer " + key).get("/v1/models").then().statusCode(200);
+    getAs(key, "/v1/models").then().statusCode(200);
   }
 
   /** The gateway answers {@code key} with a 401 problem. */
   private static void assertRefused(String key) {
-    given()
-        .header("Authorization", "Bearer " + key)
-        .get("/v1/models")
-        .then()
-        .statusCode(401)
-        .contentType("application/problem+json");
+    getAs(key, "/v1/models").then().statusCode(401).contentType("application/problem+json");
   }
 }

@@ -46,10 +46,9 @@ class ChargeLedgerTest {
     suffix = Actors.suffix();
     creator = "creator-" + suffix;
     adapter = "adapter-" + suffix;
-    fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey(creator, key);
+    Actors.Seller seller = Actors.seller(suffix, creator);
+    fleet = seller.fleet();
+    key = seller.key();
     Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
     client = Actors.clientOrganisation(em, "client-" + suffix);
   }

@@ -31,10 +31,9 @@ class NodeFlowTest {
   @BeforeEach
   void uploadAPackageForAFleet() throws Exception {
     suffix = Actors.suffix();
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey("creator-" + suffix, key);
+    Actors.Seller seller = Actors.seller(suffix, "creator-" + suffix);
+    FleetKeyPair fleet = seller.fleet();
+    CreatorKeyPair key = seller.key();
     adapterId = "adapter-" + suffix;
     pkg = Actors.pack(adapterId, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B");
     Actors.upload("creator-" + suffix, pkg);

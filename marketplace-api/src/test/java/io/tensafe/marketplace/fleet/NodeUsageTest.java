@@ -39,10 +39,9 @@ class NodeUsageTest {
   @BeforeEach
   void registerANodeAndAnAdapter() throws Exception {
     suffix = Actors.suffix();
-    fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey("creator-" + suffix, key);
+    Actors.Seller seller = Actors.seller(suffix, "creator-" + suffix);
+    fleet = seller.fleet();
+    key = seller.key();
     adapterId = "adapter-" + suffix;
     Actors.upload(
         "creator-" + suffix, Actors.pack(adapterId, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));

@@ -28,10 +28,9 @@ public record GatewayFixture(
   /** As {@link #create()}, with the adapter's DP noise multiplier {@code noiseMultiplier}. */
   public static GatewayFixture create(String noiseMultiplier) throws Exception {
     String suffix = Actors.suffix();
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey("creator-" + suffix, key);
+    Actors.Seller seller = Actors.seller(suffix, "creator-" + suffix);
+    FleetKeyPair fleet = seller.fleet();
+    CreatorKeyPair key = seller.key();
     String adapterId = "bank-" + suffix;
     String keyword = "zq" + suffix;
     Actors.upload(

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import static io.restassured.RestAssured.given;
+import static io.tensafe.marketplace.testing.Calls.getAs;
 import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -123,9 +124,7 @@ class RoutingCaptureTest {
   void theRoutingCandidates_letAClientThatAloneSeesThePrompt_routeAsTheMarketplaceDoes() {
     String key = cappedKey();
     RoutingResource.Candidates served =
-        given()
-            .header("Authorization", "Bearer " + key)
-            .get("/v1/routing/candidates")
+        getAs(key, "/v1/routing/candidates")
             .then()
             .statusCode(200)
             .body("object", equalTo("tensafe.routing.candidates"))

@@ -52,10 +52,9 @@ class PrivacyBudgetTest {
     suffix = Actors.suffix();
     String creator = "creator-" + suffix;
     adapter = "adapter-" + suffix;
-    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, Actors.RANDOM);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, Actors.RANDOM);
-    Actors.registerFleet("admin-" + suffix, fleet);
-    Actors.registerKey(creator, key);
+    Actors.Seller seller = Actors.seller(suffix, creator);
+    FleetKeyPair fleet = seller.fleet();
+    CreatorKeyPair key = seller.key();
     Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
     client = Actors.clientOrganisation(em, "client-" + suffix);
     QuarkusTransaction.requiringNew()

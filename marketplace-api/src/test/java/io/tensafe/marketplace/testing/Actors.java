@@ -217,4 +217,19 @@ public final class Actors {
         peft, options, signer, List.of(recipient.publicKey()), RANDOM, file, d -> {});
     return Files.readAllBytes(file);
   }
+
+  /** A fleet registered by an admin and a creator's registered signing key. */
+  public record Seller(FleetKeyPair fleet, CreatorKeyPair key) {}
+
+  /**
+   * Fleet {@code fleet-SUFFIX}, registered by {@code admin-SUFFIX}, and signing key {@code
+   * acme-SUFFIX}, registered for {@code creatorUser}: what most tests need before an upload.
+   */
+  public static Seller seller(String suffix, String creatorUser) throws Exception {
+    FleetKeyPair fleet = FleetKeyPair.generate("fleet-" + suffix, RANDOM);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + suffix, RANDOM);
+    registerFleet("admin-" + suffix, fleet);
+    registerKey(creatorUser, key);
+    return new Seller(fleet, key);
+  }
 }
