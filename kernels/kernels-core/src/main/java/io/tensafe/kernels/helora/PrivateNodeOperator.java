@@ -100,6 +100,14 @@ public final class PrivateNodeOperator {
 
   /** The masked products {@code ct·P_p + Enc_pk(M_p)}, one per plaintext of the site. */
   public List<Ciphertext> apply(PreparedSite prepared, Ciphertext input) {
+    return apply(prepared, input, null);
+  }
+
+  /**
+   * As {@link #apply(PreparedSite, Ciphertext)}, with {@code outputAdditions[i]} (in the product's
+   * integer units; null: none) added to output i's mask: the caller's DP noise.
+   */
+  List<Ciphertext> apply(PreparedSite prepared, Ciphertext input, BigInteger[] outputAdditions) {
     if (!(prepared instanceof Site site) || site.owner() != this) {
       throw new IllegalArgumentException("site was prepared by another operator");
     }
@@ -111,13 +119,20 @@ public final class PrivateNodeOperator {
       // M joins e0 in coefficient form, so it costs no transform of its own.
       outputs.add(
           MaskedProduct.compute(
-              input, site.plaintexts().get(p), maskPolynomial(site, p), clientKey, random));
+              input,
+              site.plaintexts().get(p),
+              maskPolynomial(site, p, outputAdditions),
+              clientKey,
+              random));
     }
     return outputs;
   }
 
-  /** Uniform residues everywhere, then flooding noise in [-F, F] on this plaintext's outputs. */
-  private RnsPoly maskPolynomial(Site site, int plaintext) {
+  /**
+   * Uniform residues everywhere, then flooding noise in [-F, F] (plus the caller's addition) on
+   * this plaintext's outputs.
+   */
+  private RnsPoly maskPolynomial(Site site, int plaintext, BigInteger[] additions) {
     byte[] seed = new byte[Samplers.SEED_BYTES];
     random.nextBytes(seed);
     // A uniform polynomial is uniform in either domain; take the values as coefficients.
@@ -131,6 +146,9 @@ public final class PrivateNodeOperator {
     int rows = layout.rowsPerPlaintext();
     for (int b = 0; b < rows && plaintext * rows + b < layout.rank(); b++) {
       BigInteger noise = uniformBelow(width).subtract(bound);
+      if (additions != null) {
+        noise = noise.add(additions[plaintext * rows + b]);
+      }
       int position = layout.outputCoefficient(b);
       for (int l = 0; l < 2; l++) {
         Modulus q = parameters.moduli().get(l);

@@ -9,6 +9,9 @@ import io.tensafe.kernels.rlwe.Evaluator;
 import io.tensafe.kernels.rlwe.MaskedProduct;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +35,8 @@ import java.util.List;
  * the public {@code weightBound} on every row's L1 norm. With the client's {@code Δx·‖x‖∞ = 2^40}
  * ({@link PrivateClient#encryptSharedInput}), round 2's product stays below 2^100 < Q/4.
  *
- * <p>Assumes a semi-honest client (ADR 0017's threat model). Adds no DP noise: the caller's policy
- * does. Thread-safe; a {@link Share} is used once.
+ * <p>Assumes a semi-honest client (ADR 0017's threat model). Round 2 always adds the DP noise the
+ * caller's policy asks for. Thread-safe; a {@link Share} is used once.
  */
 public final class SharedLoraNode {
   /** Weights are packed with {@code Δ·weightBound = 2^30}. */
@@ -142,11 +145,36 @@ public final class SharedLoraNode {
 
   /**
    * Round 2 on the client's encrypted shares (at coefficients 0..r-1, at round 1's product scale):
-   * the masked products of B, which decrypt to {@code B·A·x} at B's output coefficients.
+   * the masked products of B, which decrypt to {@code B·A·x} plus, on every output, Gaussian noise
+   * of standard deviation {@code noiseStdDev} in the outputs' own units (the adapter's DP policy:
+   * ADR 0017). The noise is drawn from the node's CSPRNG and scaled to the product's integer units,
+   * where the flooding noise also covers its low bits.
    *
+   * @throws IllegalArgumentException if {@code noiseStdDev} is not positive and finite
    * @throws IllegalStateException if {@code share} was used already
    */
-  public List<Ciphertext> roundTwo(Site site, Share share, Ciphertext shares) {
+  public List<Ciphertext> roundTwo(Site site, Share share, Ciphertext shares, double noiseStdDev) {
+    if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
+      throw new IllegalArgumentException("the DP noise must be positive and finite");
+    }
+    BigDecimal scale = new BigDecimal(shares.scale()).multiply(new BigDecimal(weightScale(site)));
+    BigInteger[] noise = new BigInteger[site.bLayout().rank()];
+    for (int i = 0; i < noise.length; i++) {
+      noise[i] =
+          new BigDecimal(random.nextGaussian() * noiseStdDev)
+              .multiply(scale)
+              .setScale(0, RoundingMode.HALF_EVEN)
+              .toBigInteger();
+    }
+    return roundTwo(site, share, shares, noise);
+  }
+
+  /** {@link #roundTwo} without DP noise, for tests that compare with the exact delta. */
+  List<Ciphertext> roundTwoWithoutNoiseForTesting(Site site, Share share, Ciphertext shares) {
+    return roundTwo(site, share, shares, (BigInteger[]) null);
+  }
+
+  private List<Ciphertext> roundTwo(Site site, Share share, Ciphertext shares, BigInteger[] noise) {
     requireOwn(site);
     requireClientCiphertext(shares);
     long[][] masks = share.take();
@@ -165,7 +193,12 @@ public final class SharedLoraNode {
     RnsPoly poly = RnsPoly.wrap(minusMask, false);
     poly.toNttInPlace(parameters.ntts());
     Ciphertext unmasked = Evaluator.addPlain(shares, new Plaintext(poly, shares.scale()));
-    return maskedProducts.apply(site.b(), unmasked);
+    return maskedProducts.apply(site.b(), unmasked, noise);
+  }
+
+  /** The weights' scale, {@code 2^30 / weightBound}. */
+  private static double weightScale(Site site) {
+    return Math.pow(2, WEIGHT_SCALE_BITS) / site.weightBound();
   }
 
   private void requireOwn(Site site) {

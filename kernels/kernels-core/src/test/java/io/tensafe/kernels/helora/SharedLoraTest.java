@@ -44,7 +44,9 @@ class SharedLoraTest {
     SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
     long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
     Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
-    return p.client().decryptOutputs(p.node().roundTwo(site, one.share(), sent), site.bLayout());
+    return p.client()
+        .decryptOutputs(
+            p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sent), site.bLayout());
   }
 
   @Test
@@ -120,10 +122,48 @@ class SharedLoraTest {
     SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
     long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
     Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
-    List<Ciphertext> answer = p.node().roundTwo(site, one.share(), sent);
+    assertThrows(
+        IllegalArgumentException.class, () -> p.node().roundTwo(site, one.share(), sent, 0));
+    List<Ciphertext> answer = p.node().roundTwo(site, one.share(), sent, 0.01);
     assertEquals(site.bLayout().plaintextCount(), answer.size());
-    assertThrows(IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent));
+    assertThrows(
+        IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent, 0.01));
     assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, bound(a, b) / 2));
     assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, randomB(d, 7, 12), 100));
+  }
+
+  /** The DP noise round 2 adds has the asked standard deviation, centred on the exact delta. */
+  @Test
+  void roundTwo_addsGaussianNoiseOfTheAskedDeviation() {
+    int d = 64;
+    int r = 8;
+    double sigma = 0.05;
+    Parties p = parties(d, 13);
+    double[][] a = LoraData.loraA(r, d, 14);
+    double[][] b = randomB(d, r, 15);
+    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b));
+    double sum = 0;
+    double sumSquares = 0;
+    int count = 0;
+    for (double[] x : LoraData.activations(40, d, 16)) {
+      SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+      long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
+      Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
+      double[] noisy =
+          p.client()
+              .decryptOutputs(p.node().roundTwo(site, one.share(), sent, sigma), site.bLayout());
+      double[] exact = LoraData.multiply(b, LoraData.multiply(a, x));
+      for (int i = 0; i < d; i++) {
+        double residual = noisy[i] - exact[i];
+        sum += residual;
+        sumSquares += residual * residual;
+        count++;
+      }
+    }
+    double mean = sum / count;
+    double deviation = Math.sqrt(sumSquares / count - mean * mean);
+    // 2,560 draws: the sample deviation is within 5% of σ, and the mean within 4 standard errors.
+    assertEquals(sigma, deviation, 0.05 * sigma, "deviation");
+    assertEquals(0, mean, 4 * sigma / Math.sqrt(count), "mean");
   }
 }
