@@ -10,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -58,7 +59,7 @@ public class ModelResolver {
   }
 
   /** The adapter {@code auto} falls back to when no keyword matches, if one is configured. */
-  public java.util.Optional<String> defaultAdapter() {
+  public Optional<String> defaultAdapter() {
     return gateway.defaultAdapter();
   }
 

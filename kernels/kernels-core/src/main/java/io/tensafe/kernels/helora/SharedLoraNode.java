@@ -115,7 +115,7 @@ public final class SharedLoraNode {
     if (RowChecks.maxRowL1(a) > weightBound || RowChecks.maxRowL1(b) > weightBound) {
       throw new IllegalArgumentException("a row's L1 norm exceeds the public weight bound");
     }
-    double scale = Math.pow(2, WEIGHT_SCALE_BITS) / weightBound;
+    double scale = weightScale(weightBound);
     return new Site(
         maskedProducts.prepare(a, scale), maskedProducts.prepare(b, scale), weightBound, this);
   }
@@ -157,7 +157,8 @@ public final class SharedLoraNode {
     if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
       throw new IllegalArgumentException("the DP noise must be positive and finite");
     }
-    BigDecimal scale = new BigDecimal(shares.scale()).multiply(new BigDecimal(weightScale(site)));
+    BigDecimal scale =
+        new BigDecimal(shares.scale()).multiply(new BigDecimal(weightScale(site.weightBound())));
     BigInteger[] noise = new BigInteger[site.bLayout().rank()];
     for (int i = 0; i < noise.length; i++) {
       noise[i] =
@@ -196,9 +197,9 @@ public final class SharedLoraNode {
     return maskedProducts.apply(site.b(), unmasked, noise);
   }
 
-  /** The weights' scale, {@code 2^30 / weightBound}. */
-  private static double weightScale(Site site) {
-    return Math.pow(2, WEIGHT_SCALE_BITS) / site.weightBound();
+  /** The weights' scale, {@code 2^30 / weightBound}: public, never from the weights themselves. */
+  private static double weightScale(double weightBound) {
+    return Math.pow(2, WEIGHT_SCALE_BITS) / weightBound;
   }
 
   private void requireOwn(Site site) {

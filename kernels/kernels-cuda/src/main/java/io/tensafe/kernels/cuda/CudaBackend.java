@@ -157,8 +157,8 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     if (calls.isEmpty()) {
       return List.of();
     }
-    FusedHostedLora.sharedRing(calls);
-    return onLane(lane -> fused.run(lane, calls));
+    NegacyclicNtt ring = FusedHostedLora.sharedRing(calls);
+    return onLane(lane -> fused.run(lane, ring, calls));
   }
 
   /**
@@ -171,9 +171,11 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     if (limbs < 1) {
       throw new IllegalArgumentException("limbs must be positive, was " + limbs);
     }
-    DeviceTables t = tables(ntt);
+    PackedLimbs.requireSupported(ntt.degree());
     onLane(
         lane -> {
+          // Uploading tables allocates device memory: it needs the context onLane makes current.
+          DeviceTables t = tables(ntt);
           CUdeviceptr data = lane.first.ensure((long) limbs * ntt.degree() * Long.BYTES);
           work.accept(new ResidentNtt(kernels, t, data, lane.stream, limbs));
           lane.synchronize();

@@ -53,9 +53,10 @@ final class FusedHostedLora {
     return ntt;
   }
 
-  /** Runs {@code calls} (non-empty, one ring: {@link #sharedRing}) on {@code lane}. */
-  List<HostedLoraOutput> run(Lane lane, List<HostedLoraCall> calls) {
-    NegacyclicNtt ntt = sharedRing(calls);
+  /**
+   * Runs {@code calls} (non-empty, all in {@code ntt}'s ring: {@link #sharedRing}) on {@code lane}.
+   */
+  List<HostedLoraOutput> run(Lane lane, NegacyclicNtt ntt, List<HostedLoraCall> calls) {
     int n = ntt.degree();
     int count = calls.size();
     long[] tokenOffset = new long[count + 1];

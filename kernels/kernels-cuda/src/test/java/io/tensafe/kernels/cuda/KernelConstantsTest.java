@@ -3,7 +3,6 @@ package io.tensafe.kernels.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tensafe.kernels.backend.HostedLoraWeights;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,11 +36,6 @@ class KernelConstantsTest {
     assertEquals(defines.get("TILE_THREADS"), Kernels.TILE_THREADS, "TILE_THREADS");
     assertEquals(defines.get("MAX_FUSED_OUTPUTS"), Kernels.MAX_FUSED_OUTPUTS, "MAX_FUSED_OUTPUTS");
     assertEquals(defines.get("FUSED_THREADS"), Kernels.FUSED_THREADS, "FUSED_THREADS");
-  }
-
-  @Test
-  void fusedOutputLimit_isTheWeightsExtractionLimit() {
-    assertEquals(HostedLoraWeights.MAX_EXTRACTED_OUTPUTS, Kernels.MAX_FUSED_OUTPUTS);
   }
 
   @Test
