@@ -1,0 +1,153 @@
+package io.tensafe.tgsp.session;
+
+/**
+ * The order a private session's client frames must follow, and the tokens they meter (ADR 0017).
+ * The marketplace and the node each keep one per session and check every client frame with it, so
+ * neither bills nor computes from a frame out of order, replayed, or shaped to be metered short.
+ *
+ * <p>Rules: sequences run 0, 1, 2, … with no gap or repeat. Steps run 0 (the prefill, 1 to {@code
+ * maxPromptTokens} tokens), then 1, 2, … one token each, at most {@code maxDecodeSteps}. Within a
+ * step, groups strictly increase; each group is a round one (one ciphertext per token) followed by
+ * its round two (one to {@link #MAX_SITES_PER_GROUP} ciphertexts per token). A step starts only
+ * after the previous one's last round two.
+ *
+ * <p>Metering: prompt tokens are the prefill's tokens; completion tokens are 1 once the prefill has
+ * begun (its logits give the first token) plus one per decode step begun. A step is billed from its
+ * first round one, whatever follows. Not thread-safe: the owner serialises a session's frames.
+ */
+public final class FrameOrder {
+  /** Sites that read one input: q, k and v. */
+  public static final int MAX_SITES_PER_GROUP = 3;
+
+  private final int maxPromptTokens;
+  private final long maxDecodeSteps;
+  private long nextSequence;
+  private long step = -1;
+  private int group = -1;
+  private int tokens;
+  private boolean awaitingRoundTwo;
+  private int promptTokens;
+  private long decodeSteps;
+
+  /**
+   * @param maxPromptTokens the prefill's largest token count, in [1, 65535]
+   * @param maxDecodeSteps decode steps allowed (max_tokens − 1), ≥ 0
+   */
+  public FrameOrder(int maxPromptTokens, long maxDecodeSteps) {
+    if (maxPromptTokens < 1 || maxPromptTokens > 0xFFFF || maxDecodeSteps < 0) {
+      throw new IllegalArgumentException("prompt and decode bounds out of range");
+    }
+    this.maxPromptTokens = maxPromptTokens;
+    this.maxDecodeSteps = maxDecodeSteps;
+  }
+
+  /**
+   * Accepts {@code frame} as the session's next client frame, or throws and changes nothing.
+   *
+   * @throws MalformedFrameException naming the rule the frame breaks
+   */
+  public void accept(SessionFrame frame) throws MalformedFrameException {
+    if (frame.kind() == FrameKind.ANSWER) {
+      throw new MalformedFrameException("a client may not send an answer frame");
+    }
+    if (frame.sequence() != nextSequence) {
+      throw new MalformedFrameException(
+          "frame sequence "
+              + frame.sequence()
+              + " where "
+              + nextSequence
+              + " was expected (replayed, lost or reordered)");
+    }
+    if (frame.kind() == FrameKind.ROUND_ONE) {
+      acceptRoundOne(frame);
+    } else {
+      acceptRoundTwo(frame);
+    }
+    nextSequence++;
+  }
+
+  private void acceptRoundOne(SessionFrame f) throws MalformedFrameException {
+    if (awaitingRoundTwo) {
+      throw new MalformedFrameException(
+          "group " + group + " of step " + step + " needs its round two");
+    }
+    if (f.ciphertexts().size() != f.tokens()) {
+      throw new MalformedFrameException(
+          "a round one carries one ciphertext per token: "
+              + f.tokens()
+              + " tokens, "
+              + f.ciphertexts().size()
+              + " ciphertexts");
+    }
+    if (f.step() == step) {
+      if (f.group() <= group) {
+        throw new MalformedFrameException(
+            "group " + f.group() + " after group " + group + " in step " + step);
+      }
+      if (f.tokens() != tokens) {
+        throw new MalformedFrameException("step " + step + " has " + tokens + " tokens");
+      }
+    } else if (f.step() == step + 1) {
+      startStep(f);
+    } else {
+      throw new MalformedFrameException("step " + f.step() + " after step " + step);
+    }
+    group = f.group();
+    awaitingRoundTwo = true;
+  }
+
+  private void startStep(SessionFrame f) throws MalformedFrameException {
+    if (f.step() == 0) {
+      if (f.tokens() > maxPromptTokens) {
+        throw new MalformedFrameException(
+            "the prefill has " + f.tokens() + " tokens, over the session's " + maxPromptTokens);
+      }
+      promptTokens = f.tokens();
+    } else {
+      if (f.tokens() != 1) {
+        throw new MalformedFrameException("a decode step has one token, not " + f.tokens());
+      }
+      if (decodeSteps >= maxDecodeSteps) {
+        throw new MalformedFrameException(
+            "the session's max_tokens allows " + maxDecodeSteps + " decode steps");
+      }
+      decodeSteps++;
+    }
+    step = f.step();
+    tokens = f.tokens();
+  }
+
+  private void acceptRoundTwo(SessionFrame f) throws MalformedFrameException {
+    if (!awaitingRoundTwo || f.step() != step || f.group() != group || f.tokens() != tokens) {
+      throw new MalformedFrameException(
+          "a round two must follow the round one of its step and group");
+    }
+    int count = f.ciphertexts().size();
+    if (count % tokens != 0 || count / tokens < 1 || count / tokens > MAX_SITES_PER_GROUP) {
+      throw new MalformedFrameException(
+          "a round two carries 1 to "
+              + MAX_SITES_PER_GROUP
+              + " ciphertexts per token: "
+              + count
+              + " for "
+              + tokens
+              + " tokens");
+    }
+    awaitingRoundTwo = false;
+  }
+
+  /** The prefill's tokens, 0 before it begins. */
+  public int promptTokens() {
+    return promptTokens;
+  }
+
+  /** Tokens the client could sample from what it was served: 0, or 1 + decode steps. */
+  public long completionTokens() {
+    return step < 0 ? 0 : 1 + decodeSteps;
+  }
+
+  /** Client frames accepted so far. */
+  public long frames() {
+    return nextSequence;
+  }
+}

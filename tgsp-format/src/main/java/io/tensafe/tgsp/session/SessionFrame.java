@@ -1,0 +1,131 @@
+package io.tensafe.tgsp.session;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One frame of a private session (ADR 0017): a round the client sends, or the node's answer to it.
+ * The ciphertexts are opaque here (the kernels' encoding); the marketplace meters from the header
+ * alone. Layout, big-endian: magic {@code "TPS1"}, kind (u8), sequence (u32), step (u32), group
+ * (u16), tokens (u16), count (u16), then {@code count} times a u32 length and that many bytes.
+ *
+ * @param sequence the frame's place in its session, from 0, one more for each client frame; an
+ *     answer repeats the sequence of the frame it answers. Range: [0, 2^32).
+ * @param step 0 for the prefill, then one per decoded token. Range: [0, 2^32).
+ * @param group the site group (sites that read one input) within the step, in the session plan's
+ *     order. Range: [0, 65535].
+ * @param tokens the tokens the step processes: the prompt's in the prefill, then 1. Range: [1,
+ *     65535].
+ */
+public record SessionFrame(
+    FrameKind kind, long sequence, long step, int group, int tokens, List<byte[]> ciphertexts) {
+  /** Bytes before the first ciphertext. */
+  public static final int HEADER_BYTES = 19;
+
+  private static final byte[] MAGIC = "TPS1".getBytes(StandardCharsets.US_ASCII);
+
+  public SessionFrame {
+    if (sequence < 0 || sequence > 0xFFFF_FFFFL || step < 0 || step > 0xFFFF_FFFFL) {
+      throw new IllegalArgumentException("sequence and step must fit 32 unsigned bits");
+    }
+    if (group < 0 || group > 0xFFFF || tokens < 1 || tokens > 0xFFFF) {
+      throw new IllegalArgumentException("group or tokens out of range");
+    }
+    if (ciphertexts.size() > 0xFFFF) {
+      throw new IllegalArgumentException("at most 65535 ciphertexts in a frame");
+    }
+    ciphertexts = List.copyOf(ciphertexts);
+  }
+
+  /** The frame's bytes. */
+  public byte[] toBytes() {
+    long size = HEADER_BYTES;
+    for (byte[] c : ciphertexts) {
+      size += 4L + c.length;
+    }
+    if (size > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("frame too large: " + size + " bytes");
+    }
+    ByteBuffer out = ByteBuffer.allocate((int) size);
+    out.put(MAGIC)
+        .put((byte) kind.code())
+        .putInt((int) sequence)
+        .putInt((int) step)
+        .putShort((short) group)
+        .putShort((short) tokens)
+        .putShort((short) ciphertexts.size());
+    for (byte[] c : ciphertexts) {
+      out.putInt(c.length).put(c);
+    }
+    return out.array();
+  }
+
+  /**
+   * Reads a frame, checking {@code limits} and every declared length against the bytes present
+   * before copying anything, and refusing trailing bytes.
+   */
+  public static SessionFrame read(byte[] bytes, FrameLimits limits) throws MalformedFrameException {
+    if (bytes.length > limits.maxFrameBytes()) {
+      throw new MalformedFrameException(
+          "frame is " + bytes.length + " bytes, over the limit of " + limits.maxFrameBytes());
+    }
+    if (bytes.length < HEADER_BYTES) {
+      throw new MalformedFrameException(
+          "frame is shorter than its " + HEADER_BYTES + "-byte header");
+    }
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    byte[] magic = new byte[MAGIC.length];
+    in.get(magic);
+    if (!Arrays.equals(magic, MAGIC)) {
+      throw new MalformedFrameException("not a private-session frame (bad magic)");
+    }
+    FrameKind kind = FrameKind.of(Byte.toUnsignedInt(in.get()));
+    long sequence = Integer.toUnsignedLong(in.getInt());
+    long step = Integer.toUnsignedLong(in.getInt());
+    int group = Short.toUnsignedInt(in.getShort());
+    int tokens = Short.toUnsignedInt(in.getShort());
+    int count = Short.toUnsignedInt(in.getShort());
+    if (tokens == 0) {
+      throw new MalformedFrameException("a frame must declare at least one token");
+    }
+    if (count > limits.maxCiphertexts()) {
+      throw new MalformedFrameException(
+          "frame declares " + count + " ciphertexts, over the limit of " + limits.maxCiphertexts());
+    }
+    List<byte[]> ciphertexts = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      if (in.remaining() < 4) {
+        throw new MalformedFrameException("frame ends inside ciphertext " + i + "'s length");
+      }
+      long length = Integer.toUnsignedLong(in.getInt());
+      if (length > limits.maxCiphertextBytes()) {
+        throw new MalformedFrameException(
+            "ciphertext "
+                + i
+                + " is "
+                + length
+                + " bytes, over the limit of "
+                + limits.maxCiphertextBytes());
+      }
+      if (length > in.remaining()) {
+        throw new MalformedFrameException(
+            "ciphertext " + i + " declares " + length + " bytes but " + in.remaining() + " remain");
+      }
+      byte[] c = new byte[(int) length];
+      in.get(c);
+      ciphertexts.add(c);
+    }
+    if (in.hasRemaining()) {
+      throw new MalformedFrameException(in.remaining() + " bytes after the last ciphertext");
+    }
+    return new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
+  }
+
+  /** The answer to this frame: same sequence, step, group and tokens. */
+  public SessionFrame answer(List<byte[]> products) {
+    return new SessionFrame(FrameKind.ANSWER, sequence, step, group, tokens, products);
+  }
+}

@@ -1,0 +1,126 @@
+package io.tensafe.tgsp.session;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SessionFrameTest {
+  private static final FrameLimits LIMITS = new FrameLimits(1 << 16, 8, 1024);
+
+  private static SessionFrame frame(
+      FrameKind kind, long seq, long step, int group, int tokens, int count) {
+    byte[][] cts = new byte[count][];
+    for (int i = 0; i < count; i++) {
+      cts[i] = new byte[] {(byte) i, 7, 9};
+    }
+    return new SessionFrame(kind, seq, step, group, tokens, Arrays.asList(cts));
+  }
+
+  @Test
+  void aFrame_readsBackAsWritten() throws Exception {
+    SessionFrame f = frame(FrameKind.ROUND_TWO, 4_000_000_000L, 3, 65535, 2, 4);
+    SessionFrame back = SessionFrame.read(f.toBytes(), LIMITS);
+    assertEquals(f.kind(), back.kind());
+    assertEquals(f.sequence(), back.sequence());
+    assertEquals(f.step(), back.step());
+    assertEquals(f.group(), back.group());
+    assertEquals(f.tokens(), back.tokens());
+    for (int i = 0; i < 4; i++) {
+      assertArrayEquals(f.ciphertexts().get(i), back.ciphertexts().get(i));
+    }
+  }
+
+  @Test
+  void badBytes_areRefusedBeforeAllocation() {
+    byte[] good = frame(FrameKind.ROUND_ONE, 0, 0, 0, 2, 2).toBytes();
+    byte[] badMagic = good.clone();
+    badMagic[0] = 'X';
+    assertThrows(MalformedFrameException.class, () -> SessionFrame.read(badMagic, LIMITS));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> SessionFrame.read(Arrays.copyOf(good, good.length - 1), LIMITS));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> SessionFrame.read(Arrays.copyOf(good, good.length + 1), LIMITS));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> SessionFrame.read(good, new FrameLimits(good.length - 1, 8, 1024)));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> SessionFrame.read(good, new FrameLimits(1 << 16, 1, 1024)));
+    // A length that claims 2^32-1 bytes is refused by its limit, not allocated.
+    byte[] huge = good.clone();
+    ByteBuffer.wrap(huge).putInt(SessionFrame.HEADER_BYTES, -1);
+    assertThrows(MalformedFrameException.class, () -> SessionFrame.read(huge, LIMITS));
+    byte[] badKind = good.clone();
+    badKind[4] = 9;
+    assertThrows(MalformedFrameException.class, () -> SessionFrame.read(badKind, LIMITS));
+  }
+
+  @Test
+  void theOrder_metersPrefillAndDecodeSteps() throws Exception {
+    FrameOrder order = new FrameOrder(10, 2);
+    assertEquals(0, order.completionTokens());
+    order.accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 5, 5));
+    assertEquals(5, order.promptTokens());
+    assertEquals(1, order.completionTokens());
+    order.accept(frame(FrameKind.ROUND_TWO, 1, 0, 0, 5, 15));
+    order.accept(frame(FrameKind.ROUND_ONE, 2, 0, 3, 5, 5));
+    order.accept(frame(FrameKind.ROUND_TWO, 3, 0, 3, 5, 5));
+    order.accept(frame(FrameKind.ROUND_ONE, 4, 1, 0, 1, 1));
+    order.accept(frame(FrameKind.ROUND_TWO, 5, 1, 0, 1, 3));
+    order.accept(frame(FrameKind.ROUND_ONE, 6, 2, 0, 1, 1));
+    order.accept(frame(FrameKind.ROUND_TWO, 7, 2, 0, 1, 1));
+    assertEquals(5, order.promptTokens());
+    assertEquals(3, order.completionTokens());
+    // max_tokens 3 allows two decode steps
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 8, 3, 0, 1, 1)));
+    assertEquals(8, order.frames());
+  }
+
+  @Test
+  void framesOutOfOrder_replayedOrMisshapen_areRefused() throws Exception {
+    FrameOrder order = new FrameOrder(4, 5);
+    SessionFrame first = frame(FrameKind.ROUND_ONE, 0, 0, 0, 4, 4);
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 5, 5)));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 4, 3)));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 1, 0, 1, 1)));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_TWO, 0, 0, 0, 4, 4)));
+    assertThrows(MalformedFrameException.class, () -> order.accept(first.answer(List.of())));
+    order.accept(first);
+    List<SessionFrame> bad =
+        List.of(
+            first, // replayed
+            frame(FrameKind.ROUND_ONE, 1, 0, 1, 4, 4), // round two missing
+            frame(FrameKind.ROUND_TWO, 1, 0, 1, 4, 4), // another group
+            frame(FrameKind.ROUND_TWO, 1, 0, 0, 4, 16), // four sites
+            frame(FrameKind.ROUND_TWO, 1, 0, 0, 4, 6), // not a multiple of the tokens
+            frame(FrameKind.ROUND_TWO, 2, 0, 0, 4, 4)); // a gap
+    for (SessionFrame f : bad) {
+      assertThrows(MalformedFrameException.class, () -> order.accept(f));
+    }
+    order.accept(frame(FrameKind.ROUND_TWO, 1, 0, 0, 4, 8));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 2, 0, 0, 4, 4)));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 2, 1, 0, 2, 2)));
+    assertEquals(1, order.completionTokens());
+  }
+}
