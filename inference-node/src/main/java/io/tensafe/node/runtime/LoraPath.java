@@ -2,7 +2,6 @@ package io.tensafe.node.runtime;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import io.tensafe.kernels.helora.HeLoraOperator;
 import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.OperationCounts;
@@ -20,7 +19,7 @@ import java.util.List;
  *
  * <p>Not thread-safe: one generation drives it. Counters are totals since construction.
  */
-public final class LoraPath {
+public final class LoraPath implements AdapterDeltas {
   /** How {@code A x} is computed. */
   public enum Mode {
     HE,
@@ -74,11 +73,8 @@ public final class LoraPath {
     return new OperationCounts(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]);
   }
 
-  /**
-   * The deltas for {@code modules} (paths) that all read {@code input} (T × in); null entries for
-   * modules without an adapter site.
-   */
-  NDArray[] deltas(List<String> modules, NDArray input, NDManager step) {
+  @Override
+  public NDArray[] deltas(List<String> modules, NDArray input, NDManager step) {
     NDArray[] out = new NDArray[modules.size()];
     List<Integer> present = new ArrayList<>();
     for (int i = 0; i < modules.size(); i++) {
@@ -89,7 +85,7 @@ public final class LoraPath {
     if (present.isEmpty()) {
       return out;
     }
-    double[][] rows = rows(input);
+    double[][] rows = DeltaArrays.rows(input);
     if (privacy != null) {
       for (double[] row : rows) {
         privacy.release(row, noise);
@@ -103,19 +99,6 @@ public final class LoraPath {
       out[present.get(k)] = expand(site, products.get(k), step);
     }
     return out;
-  }
-
-  private static double[][] rows(NDArray input) {
-    int tokens = (int) input.getShape().get(0);
-    int width = (int) input.getShape().get(1);
-    double[][] rows = new double[tokens][width];
-    float[] flat = input.toFloatArray();
-    for (int t = 0; t < tokens; t++) {
-      for (int j = 0; j < width; j++) {
-        rows[t][j] = flat[t * width + j];
-      }
-    }
-    return rows;
   }
 
   private List<double[][]> encrypted(List<String> modules, List<Integer> present, double[][] rows) {
@@ -162,17 +145,16 @@ public final class LoraPath {
 
   /** {@code s·B·u} for each token, as a (T × out) array. */
   private static NDArray expand(LoraAdapter.Site site, double[][] u, NDManager step) {
-    int outWidth = site.b().length;
-    float[] delta = new float[u.length * outWidth];
+    double[][] delta = new double[u.length][site.b().length];
     for (int t = 0; t < u.length; t++) {
-      for (int o = 0; o < outWidth; o++) {
+      for (int o = 0; o < delta[t].length; o++) {
         double sum = 0;
         for (int r = 0; r < site.rank(); r++) {
           sum += site.b()[o][r] * u[t][r];
         }
-        delta[t * outWidth + o] = (float) (site.scale() * sum);
+        delta[t][o] = site.scale() * sum;
       }
     }
-    return step.create(delta, new Shape(u.length, outWidth));
+    return DeltaArrays.array(delta, step);
   }
 }

@@ -110,7 +110,7 @@ public final class QwenDecoder implements AutoCloseable {
    * of q, k, v, o, gate, up and down projections; {@code lora} null for the base model). Sites that
    * read the same input (q, k, v; gate, up) go to the HE operator in one call.
    */
-  public float[] forward(long[] tokens, KvCache cache, LoraPath lora) {
+  public float[] forward(long[] tokens, KvCache cache, AdapterDeltas lora) {
     if (tokens.length == 0) {
       throw new IllegalArgumentException("no tokens");
     }
@@ -121,6 +121,9 @@ public final class QwenDecoder implements AutoCloseable {
     }
     int start = cache.length;
     int count = tokens.length;
+    if (lora != null) {
+      lora.beginStep(count);
+    }
     int heads = shape.attentionHeads();
     int kvHeads = shape.keyValueHeads();
     int d = shape.headDim();

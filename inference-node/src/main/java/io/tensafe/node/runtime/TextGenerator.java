@@ -46,7 +46,10 @@ public final class TextGenerator {
    * reason {@value #CANCELLED} and counts the tokens made.
    */
   public Generation generate(
-      long[] promptIds, SamplingParameters parameters, LoraPath lora, Consumer<TextDelta> onText) {
+      long[] promptIds,
+      SamplingParameters parameters,
+      AdapterDeltas lora,
+      Consumer<TextDelta> onText) {
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("the prompt is empty");
     }

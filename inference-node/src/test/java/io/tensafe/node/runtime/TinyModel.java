@@ -10,9 +10,9 @@ import java.nio.file.Path;
 import java.util.Comparator;
 
 /** A generated tiny model in a temporary folder, with its decoder, for the runtime tests. */
-record TinyModel(Path dir, QwenDecoder decoder) implements AutoCloseable {
+public record TinyModel(Path dir, QwenDecoder decoder) implements AutoCloseable {
 
-  static TinyModel generate(DType dtype, long seed) throws IOException {
+  public static TinyModel generate(DType dtype, long seed) throws IOException {
     System.setProperty("ai.djl.offline", "true");
     Path dir = Files.createTempDirectory("tiny-model");
     ModelGenerator.write(ModelShape.TINY, dtype, seed, dir, s -> {});

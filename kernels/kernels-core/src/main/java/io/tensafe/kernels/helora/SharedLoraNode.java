@@ -171,7 +171,8 @@ public final class SharedLoraNode {
   }
 
   /** {@link #roundTwo} without DP noise, for tests that compare with the exact delta. */
-  List<Ciphertext> roundTwoWithoutNoiseForTesting(Site site, Share share, Ciphertext shares) {
+  public List<Ciphertext> roundTwoWithoutNoiseForTesting(
+      Site site, Share share, Ciphertext shares) {
     return roundTwo(site, share, shares, (BigInteger[]) null);
   }
 

@@ -1,0 +1,229 @@
+package io.tensafe.node.privatemode;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import io.tensafe.kernels.helora.CoefficientLayout;
+import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.params.MalformedEncodingException;
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.node.runtime.AdapterDeltas;
+import io.tensafe.node.runtime.DeltaArrays;
+import io.tensafe.tgsp.session.FrameKind;
+import io.tensafe.tgsp.session.FrameLimits;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+/**
+ * The client's half of a private session (ADR 0017): the decoder's deltas, each computed by the
+ * node under this client's key in two rounds per site group, through a {@link FrameExchange}. Only
+ * ciphertexts under the client's secret key leave it; it decrypts only its shares and the final
+ * deltas. Inputs are clipped to the policy's L2 norm C before encryption when one is given.
+ *
+ * <p>One sequence drives an instance, as the decoder calls it. A failed exchange throws {@link
+ * UncheckedIOException}; the session cannot continue after one (its sequence has moved on).
+ */
+public final class ClientDeltas implements AdapterDeltas {
+  private final PrivateClient client;
+  private final SitePlan plan;
+  private final Map<String, Integer> groupOf;
+  private final FrameExchange exchange;
+  private final double clipNorm;
+  private final FrameLimits limits;
+  private long sequence;
+  private long step = -1;
+  private int tokens;
+  private int lastGroup = -1;
+  private final ExchangeCounts counts = new ExchangeCounts();
+
+  /**
+   * @param clipNorm the adapter policy's L2 clip norm C for each input, or 0 for none
+   */
+  public ClientDeltas(
+      PrivateClient client, SitePlan plan, FrameExchange exchange, double clipNorm) {
+    if (!client.parameters().equals(plan.parameters())) {
+      throw new IllegalArgumentException("the client's key is not for this plan's parameters");
+    }
+    if (!(clipNorm >= 0) || Double.isInfinite(clipNorm)) {
+      throw new IllegalArgumentException("clip norm must be finite and non-negative");
+    }
+    this.client = client;
+    this.plan = plan;
+    this.groupOf = plan.groupIndex();
+    this.exchange = exchange;
+    this.clipNorm = clipNorm;
+    this.limits = PrivateLimits.answers(plan.parameters());
+  }
+
+  /** Frames, round trips, bytes and time so far. */
+  public ExchangeCounts counts() {
+    return counts;
+  }
+
+  @Override
+  public void beginStep(int tokens) {
+    step++;
+    this.tokens = tokens;
+    lastGroup = -1;
+  }
+
+  @Override
+  public NDArray[] deltas(List<String> modules, NDArray input, NDManager manager) {
+    NDArray[] out = new NDArray[modules.size()];
+    Integer group = groupOf.get(modules.getFirst());
+    for (String m : modules) {
+      if (!java.util.Objects.equals(groupOf.get(m), group)) {
+        throw new IllegalStateException("modules " + modules + " are not one group of the plan");
+      }
+    }
+    if (group == null) {
+      return out;
+    }
+    if (group <= lastGroup || step < 0) {
+      throw new IllegalStateException("the decoder visited group " + group + " out of order");
+    }
+    lastGroup = group;
+    SitePlan.Group g = plan.groups().get(group);
+    double[][] rows = DeltaArrays.rows(input);
+    if (rows.length != tokens) {
+      throw new IllegalStateException("the step has " + tokens + " tokens, input " + rows.length);
+    }
+    try {
+      double[][][] deltas = rounds(group, g, rows);
+      for (int s = 0; s < g.sites().size(); s++) {
+        out[modules.indexOf(g.sites().get(s).path())] = DeltaArrays.array(deltas[s], manager);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** Both rounds for one group: deltas[site][token][output]. */
+  private double[][][] rounds(int group, SitePlan.Group g, double[][] rows) throws IOException {
+    int sites = g.sites().size();
+    List<byte[]> inputs =
+        IntStream.range(0, rows.length)
+            .parallel()
+            .mapToObj(t -> RlweCodec.toBytes(client.encryptSharedInput(clipped(rows[t]))))
+            .toList();
+    List<Ciphertext> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true));
+    Parameters p = client.parameters();
+    List<byte[]> shares =
+        IntStream.range(0, sites * tokens)
+            .parallel()
+            .mapToObj(
+                k -> {
+                  CoefficientLayout a = aLayout(g.sites().get(k / tokens), p);
+                  List<Ciphertext> products = slice(first, g, true, k);
+                  return RlweCodec.toBytes(
+                      client.encryptShares(
+                          client.decryptShares(products, a), products.getFirst().scale()));
+                })
+            .toList();
+    List<Ciphertext> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false));
+    double[][][] deltas = new double[sites][tokens][];
+    IntStream.range(0, sites * tokens)
+        .parallel()
+        .forEach(
+            k ->
+                deltas[k / tokens][k % tokens] =
+                    client.decryptOutputs(
+                        slice(second, g, false, k), bLayout(g.sites().get(k / tokens), p)));
+    return deltas;
+  }
+
+  private double[] clipped(double[] x) {
+    if (clipNorm == 0) {
+      return x;
+    }
+    double norm = 0;
+    for (double v : x) {
+      norm += v * v;
+    }
+    norm = Math.sqrt(norm);
+    if (norm <= clipNorm) {
+      return x;
+    }
+    double[] out = x.clone();
+    for (int i = 0; i < out.length; i++) {
+      out[i] *= clipNorm / norm;
+    }
+    return out;
+  }
+
+  /** The answer's ciphertexts for site {@code k / tokens}, token {@code k % tokens}. */
+  private List<Ciphertext> slice(List<Ciphertext> answer, SitePlan.Group g, boolean a, int k) {
+    int from = 0;
+    Parameters p = client.parameters();
+    for (int s = 0; s < k / tokens; s++) {
+      from += tokens * perInput(g.sites().get(s), a, p);
+    }
+    int each = perInput(g.sites().get(k / tokens), a, p);
+    from += (k % tokens) * each;
+    return answer.subList(from, from + each);
+  }
+
+  private int expected(SitePlan.Group g, boolean a) {
+    int total = 0;
+    for (SitePlan.Site s : g.sites()) {
+      total += tokens * perInput(s, a, client.parameters());
+    }
+    return total;
+  }
+
+  private static int perInput(SitePlan.Site s, boolean a, Parameters p) {
+    return (a ? aLayout(s, p) : bLayout(s, p)).plaintextCount();
+  }
+
+  static CoefficientLayout aLayout(SitePlan.Site s, Parameters p) {
+    return new CoefficientLayout(s.inputWidth(), s.rank(), p.ringDegree());
+  }
+
+  static CoefficientLayout bLayout(SitePlan.Site s, Parameters p) {
+    return new CoefficientLayout(s.rank(), s.outputWidth(), p.ringDegree());
+  }
+
+  private List<Ciphertext> send(FrameKind kind, int group, List<byte[]> ciphertexts, int expected)
+      throws IOException {
+    SessionFrame frame = new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
+    byte[] bytes = frame.toBytes();
+    long start = System.nanoTime();
+    byte[] answerBytes = exchange.exchange(bytes);
+    counts.exchanged(bytes.length, answerBytes.length, System.nanoTime() - start);
+    sequence++;
+    SessionFrame answer;
+    try {
+      answer = SessionFrame.read(answerBytes, limits);
+    } catch (MalformedFrameException e) {
+      throw new IOException("the node's answer is malformed: " + e.getMessage(), e);
+    }
+    if (answer.kind() != FrameKind.ANSWER
+        || answer.sequence() != frame.sequence()
+        || answer.ciphertexts().size() != expected) {
+      throw new IOException(
+          "the node's answer does not match frame "
+              + frame.sequence()
+              + ": expected "
+              + expected
+              + " ciphertexts, got "
+              + answer.ciphertexts().size());
+    }
+    List<Ciphertext> out = new ArrayList<>(expected);
+    for (byte[] c : answer.ciphertexts()) {
+      try {
+        out.add(RlweCodec.ciphertextFromBytes(c, client.parameters()));
+      } catch (MalformedEncodingException e) {
+        throw new IOException("the node sent a malformed ciphertext: " + e.getMessage(), e);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,209 @@
+package io.tensafe.node.privatemode;
+
+import io.tensafe.kernels.helora.SharedLoraNode;
+import io.tensafe.kernels.params.MalformedEncodingException;
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.PublicKey;
+import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.tgsp.session.FrameKind;
+import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/**
+ * The node's half of one private session (ADR 0017): it holds the adapter's sites packed for the
+ * client's public key, answers each client frame with {@link SharedLoraNode}'s rounds, and keeps
+ * round one's shares until their round two. It sees only ciphertexts under the client's key.
+ *
+ * <p>Round one's answer holds, site by site and token by token, A's masked products; round two
+ * takes one share ciphertext per site and token in that order and answers B's products the same
+ * way. Every round two adds the adapter's DP noise, N(0, σ²) per output with σ = z·2·L·C (z, C: the
+ * policy's multiplier and clip norm; L: the public power-of-two bound on ‖s·B‖_F·‖A‖_F, which
+ * bounds the delta's spectral norm). Frames must follow {@link FrameOrder}. Thread-safe: frames are
+ * answered one at a time.
+ */
+public final class NodeSession {
+  private final SitePlan plan;
+  private final Parameters parameters;
+  private final SharedLoraNode node;
+  private final List<List<SharedLoraNode.Site>> sites = new ArrayList<>();
+  private final List<List<Double>> noiseStdDevs = new ArrayList<>();
+  private final boolean noise;
+  private final FrameOrder order;
+  private SharedLoraNode.Share[][] shares;
+
+  private NodeSession(
+      LoraAdapter adapter,
+      SitePlan plan,
+      byte[] publicKey,
+      InputPrivacy policy,
+      FrameOrder order,
+      SecureRandom random)
+      throws MalformedEncodingException {
+    this.plan = plan;
+    this.parameters = plan.parameters();
+    PublicKey key = RlweCodec.publicKeyFromBytes(publicKey, parameters);
+    this.node = new SharedLoraNode(key, random);
+    this.noise = policy != null;
+    this.order = order;
+    for (SitePlan.Group g : plan.groups()) {
+      List<SharedLoraNode.Site> packed = new ArrayList<>();
+      List<Double> stdDevs = new ArrayList<>();
+      for (SitePlan.Site s : g.sites()) {
+        LoraAdapter.Site site = adapter.sites().get(s.path());
+        double[][] scaledB = scaled(site.b(), site.scale());
+        double bound =
+            PublicBounds.powerOfTwoAtLeast(
+                Math.max(PublicBounds.maxRowL1(site.a()), PublicBounds.maxRowL1(scaledB)));
+        packed.add(node.prepare(site.a(), scaledB, bound));
+        if (policy != null) {
+          double spectral =
+              PublicBounds.powerOfTwoAtLeast(
+                  PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(site.a()));
+          stdDevs.add(policy.noiseMultiplier() * 2 * spectral * policy.clipNorm());
+        }
+      }
+      sites.add(packed);
+      noiseStdDevs.add(stdDevs);
+    }
+  }
+
+  /**
+   * A session under the adapter's DP policy.
+   *
+   * @param publicKey the client's public key as {@link RlweCodec} encodes it, for {@link
+   *     SitePlan#parameters}
+   * @throws MalformedEncodingException if the key's bytes or parameters do not fit
+   */
+  public static NodeSession open(
+      LoraAdapter adapter,
+      SitePlan plan,
+      byte[] publicKey,
+      InputPrivacy policy,
+      FrameOrder order,
+      SecureRandom random)
+      throws MalformedEncodingException {
+    if (policy == null) {
+      throw new IllegalArgumentException("private mode needs the adapter's DP policy");
+    }
+    return new NodeSession(adapter, plan, publicKey, policy, order, random);
+  }
+
+  /** A session whose round two adds no DP noise: for tests that compare outputs exactly. */
+  public static NodeSession openWithoutNoiseForTesting(
+      LoraAdapter adapter, SitePlan plan, byte[] publicKey, FrameOrder order, SecureRandom random)
+      throws MalformedEncodingException {
+    return new NodeSession(adapter, plan, publicKey, null, order, random);
+  }
+
+  /** The plan the session serves. */
+  public SitePlan plan() {
+    return plan;
+  }
+
+  /**
+   * Answers the session's next client frame.
+   *
+   * @throws MalformedFrameException if the frame is out of order, names no group of the plan,
+   *     carries the wrong number of ciphertexts, or a ciphertext does not decode under the
+   *     session's parameters; the session stays as it was
+   */
+  public synchronized SessionFrame answer(SessionFrame frame) throws MalformedFrameException {
+    if (frame.group() >= plan.groups().size()) {
+      throw new MalformedFrameException(
+          "group " + frame.group() + " is not in the plan's " + plan.groups().size());
+    }
+    List<SharedLoraNode.Site> group = sites.get(frame.group());
+    int tokens = frame.tokens();
+    if (frame.kind() == FrameKind.ROUND_TWO
+        && frame.ciphertexts().size() != group.size() * tokens) {
+      throw new MalformedFrameException(
+          "group " + frame.group() + " needs " + group.size() * tokens + " share ciphertexts");
+    }
+    List<Ciphertext> inputs = decode(frame.ciphertexts());
+    order.accept(frame);
+    return frame.kind() == FrameKind.ROUND_ONE
+        ? frame.answer(roundOne(group, inputs))
+        : frame.answer(roundTwo(frame.group(), group, tokens, inputs));
+  }
+
+  private List<Ciphertext> decode(List<byte[]> encoded) throws MalformedFrameException {
+    List<Ciphertext> out = new ArrayList<>(encoded.size());
+    for (int i = 0; i < encoded.size(); i++) {
+      try {
+        out.add(RlweCodec.ciphertextFromBytes(encoded.get(i), parameters));
+      } catch (MalformedEncodingException e) {
+        throw new MalformedFrameException("ciphertext " + i + ": " + e.getMessage());
+      }
+      if (out.getLast().limbCount() != 2) {
+        throw new MalformedFrameException("ciphertext " + i + " must have the session's 2 limbs");
+      }
+    }
+    return out;
+  }
+
+  private List<byte[]> roundOne(List<SharedLoraNode.Site> group, List<Ciphertext> inputs) {
+    int tokens = inputs.size();
+    shares = new SharedLoraNode.Share[group.size()][tokens];
+    List<List<Ciphertext>> answers =
+        IntStream.range(0, group.size() * tokens)
+            .parallel()
+            .mapToObj(
+                k -> {
+                  SharedLoraNode.RoundOne one =
+                      node.roundOne(group.get(k / tokens), inputs.get(k % tokens));
+                  shares[k / tokens][k % tokens] = one.share();
+                  return one.toClient();
+                })
+            .toList();
+    return encode(answers);
+  }
+
+  private List<byte[]> roundTwo(
+      int groupIndex, List<SharedLoraNode.Site> group, int tokens, List<Ciphertext> inputs) {
+    SharedLoraNode.Share[][] held = shares;
+    shares = null;
+    List<List<Ciphertext>> answers =
+        IntStream.range(0, group.size() * tokens)
+            .parallel()
+            .mapToObj(
+                k -> {
+                  SharedLoraNode.Site site = group.get(k / tokens);
+                  SharedLoraNode.Share share = held[k / tokens][k % tokens];
+                  Ciphertext in = inputs.get(k);
+                  return noise
+                      ? node.roundTwo(site, share, in, noiseStdDevs.get(groupIndex).get(k / tokens))
+                      : node.roundTwoWithoutNoiseForTesting(site, share, in);
+                })
+            .toList();
+    return encode(answers);
+  }
+
+  private static List<byte[]> encode(List<List<Ciphertext>> answers) {
+    List<byte[]> out = new ArrayList<>();
+    for (List<Ciphertext> perInput : answers) {
+      for (Ciphertext c : perInput) {
+        out.add(RlweCodec.toBytes(c));
+      }
+    }
+    return out;
+  }
+
+  private static double[][] scaled(double[][] b, double scale) {
+    double[][] out = new double[b.length][];
+    for (int i = 0; i < b.length; i++) {
+      out[i] = b[i].clone();
+      for (int j = 0; j < out[i].length; j++) {
+        out[i][j] *= scale;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,117 @@
+package io.tensafe.node.privatemode;
+
+import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.node.runtime.LoraAdapter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A private session's public plan (ADR 0017): the adapter's sites in the groups the decoder visits
+ * them, per layer q/k/v, o, gate/up, down, keeping only groups with a site. Group {@code g} of a
+ * step is the frame group {@code g}. Node and client derive the CKKS parameters from it ({@link
+ * #parameters}). Shapes only: no weights.
+ */
+public record SitePlan(List<Group> groups) {
+  /** The module suffixes of each layer's groups, in the decoder's order. */
+  public static final List<List<String>> LAYER_GROUPS =
+      List.of(
+          List.of("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"),
+          List.of("self_attn.o_proj"),
+          List.of("mlp.gate_proj", "mlp.up_proj"),
+          List.of("mlp.down_proj"));
+
+  /**
+   * One adapted module.
+   *
+   * @param path the module's path, e.g. {@code model.layers.0.self_attn.q_proj}
+   * @param inputWidth d, ≥ 1
+   * @param outputWidth the delta's width, ≥ 1
+   * @param rank r, ≥ 1
+   */
+  public record Site(String path, int inputWidth, int outputWidth, int rank) {
+    public Site {
+      if (inputWidth < 1 || outputWidth < 1 || rank < 1) {
+        throw new IllegalArgumentException("site widths and rank must be positive: " + path);
+      }
+    }
+  }
+
+  /** Sites that read one input: 1 to 3, of one input width. */
+  public record Group(List<Site> sites) {
+    public Group {
+      sites = List.copyOf(sites);
+      if (sites.isEmpty() || sites.size() > 3) {
+        throw new IllegalArgumentException("a group has 1 to 3 sites");
+      }
+      for (Site s : sites) {
+        if (s.inputWidth() != sites.getFirst().inputWidth()) {
+          throw new IllegalArgumentException("a group's sites read one input width");
+        }
+      }
+    }
+  }
+
+  public SitePlan {
+    groups = List.copyOf(groups);
+    if (groups.isEmpty()) {
+      throw new IllegalArgumentException("a private session needs at least one adapted site");
+    }
+  }
+
+  /** The plan of {@code adapter} on a decoder of {@code layers} layers. */
+  public static SitePlan of(LoraAdapter adapter, int layers) {
+    List<Group> groups = new ArrayList<>();
+    int placed = 0;
+    for (int layer = 0; layer < layers; layer++) {
+      for (List<String> suffixes : LAYER_GROUPS) {
+        List<Site> sites = new ArrayList<>();
+        for (String suffix : suffixes) {
+          String path = "model.layers." + layer + "." + suffix;
+          LoraAdapter.Site s = adapter.sites().get(path);
+          if (s != null) {
+            sites.add(new Site(path, s.a()[0].length, s.b().length, s.rank()));
+          }
+        }
+        if (!sites.isEmpty()) {
+          groups.add(new Group(sites));
+          placed += sites.size();
+        }
+      }
+    }
+    if (placed != adapter.sites().size()) {
+      throw new IllegalArgumentException("the adapter has sites outside the decoder's layers");
+    }
+    return new SitePlan(groups);
+  }
+
+  /** The group index of each site's path. */
+  public Map<String, Integer> groupIndex() {
+    Map<String, Integer> index = new HashMap<>();
+    for (int g = 0; g < groups.size(); g++) {
+      for (Site s : groups.get(g).sites()) {
+        index.put(s.path(), g);
+      }
+    }
+    return index;
+  }
+
+  /** The group that holds {@code path}, if any. */
+  public Optional<Integer> groupOf(String path) {
+    return Optional.ofNullable(groupIndex().get(path));
+  }
+
+  /** The session's CKKS parameters: {@link PrivateClient#parametersFor} the widest input. */
+  public Parameters parameters() {
+    int widest = 1;
+    for (Group g : groups) {
+      for (Site s : g.sites()) {
+        widest = Math.max(widest, Math.max(s.inputWidth(), s.rank()));
+      }
+    }
+    return PrivateClient.parametersFor(widest);
+  }
+}

@@ -1,0 +1,230 @@
+package io.tensafe.node.privatemode;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.params.MalformedEncodingException;
+import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.node.runtime.AdapterDeltas;
+import io.tensafe.node.runtime.ChatMessage;
+import io.tensafe.node.runtime.DeltaArrays;
+import io.tensafe.node.runtime.KvCache;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.LoraPath;
+import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.Sampler;
+import io.tensafe.node.runtime.TinyModel;
+import io.tensafe.node.tokenizer.QwenTokenizer;
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.session.FrameLimits;
+import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Private mode on the tiny model (ADR 0017): the client's decoder with every delta computed by a
+ * node session under the client's key equals hosted HE-LoRA token for token, and the node receives
+ * nothing readable.
+ */
+class PrivateDecodingTest {
+  private static final String PROMPT = "How do I apply for a mortgage?";
+  private static TinyModel model;
+  private static QwenDecoder decoder;
+  private static long[] prompt;
+  private static LoraAdapter adapter;
+  private static SitePlan plan;
+
+  @BeforeAll
+  static void load() throws Exception {
+    model = TinyModel.generate(DType.F32, 31);
+    decoder = model.decoder();
+    try (QwenTokenizer tokenizer = QwenTokenizer.load()) {
+      prompt = tokenizer.encode(ChatMessage.chatMl(List.of(new ChatMessage("user", PROMPT))));
+    }
+    adapter =
+        LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 99);
+    plan = SitePlan.of(adapter, decoder.shape().layers());
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    model.close();
+  }
+
+  private static long[] greedy(AdapterDeltas lora, int n) {
+    long[] out = new long[n];
+    try (KvCache cache = decoder.newCache()) {
+      float[] logits = decoder.forward(prompt, cache, lora);
+      for (int i = 0; i < n; i++) {
+        out[i] = Sampler.argmax(logits);
+        if (i + 1 < n) {
+          logits = decoder.forward(new long[] {out[i]}, cache, lora);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** A node session in this process; every byte it receives is kept. */
+  private record Wire(NodeSession node, ByteArrayOutputStream received) implements FrameExchange {
+    @Override
+    public byte[] exchange(byte[] frame) throws IOException {
+      received.write(frame);
+      try {
+        return node.answer(SessionFrame.read(frame, limits())).toBytes();
+      } catch (MalformedFrameException e) {
+        throw new IOException(e);
+      }
+    }
+  }
+
+  private static FrameLimits limits() {
+    return new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
+  }
+
+  private static PrivateClient client() throws Exception {
+    return new PrivateClient(plan.parameters(), SecureRandom.getInstance("DRBG"));
+  }
+
+  private static Wire wire(PrivateClient client, int maxTokens) throws Exception {
+    NodeSession node =
+        NodeSession.openWithoutNoiseForTesting(
+            adapter,
+            plan,
+            RlweCodec.toBytes(client.publicKey()),
+            new FrameOrder(prompt.length, maxTokens - 1),
+            SecureRandom.getInstance("DRBG"));
+    return new Wire(node, new ByteArrayOutputStream());
+  }
+
+  /** Keeps the clear inputs the decoder hands the deltas: what must never reach the node. */
+  private record Watched(AdapterDeltas inner, List<double[]> seen) implements AdapterDeltas {
+    @Override
+    public void beginStep(int tokens) {
+      inner.beginStep(tokens);
+    }
+
+    @Override
+    public NDArray[] deltas(List<String> modules, NDArray input, NDManager step) {
+      seen.addAll(Arrays.asList(DeltaArrays.rows(input)));
+      return inner.deltas(modules, input, step);
+    }
+  }
+
+  @Test
+  void greedy64Tokens_privateEqualsHosted_andTheNodeReceivesNothingReadable() throws Exception {
+    HostedCoefficientOperator operator =
+        new HostedCoefficientOperator(
+            HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
+            SecureRandom.getInstance("DRBG"));
+    long[] hosted = greedy(new LoraPath(adapter, LoraPath.Mode.HE, operator), 64);
+    PrivateClient client = client();
+    Wire wire = wire(client, 64);
+    ClientDeltas deltas = new ClientDeltas(client, plan, wire, 0);
+    Watched watched = new Watched(deltas, new ArrayList<>());
+    long[] privately = greedy(watched, 64);
+    assertArrayEquals(hosted, privately);
+    assertFalse(Arrays.equals(greedy(null, 64), privately), "the adapter must change the output");
+    // q/k/v and o: two groups per layer, two round trips each, per forward pass (1 + 63).
+    assertEquals(64L * 2 * 2 * decoder.shape().layers(), deltas.counts().roundTrips());
+
+    byte[] node = wire.received().toByteArray();
+    assertEquals(deltas.counts().bytesSent(), node.length);
+    assertFalse(contains(node, PROMPT.getBytes(StandardCharsets.UTF_8)), "prompt text");
+    for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
+      for (int i = 0; i + 1 < prompt.length; i++) {
+        ByteBuffer ids = ByteBuffer.allocate(8).order(order);
+        ids.putInt((int) prompt[i]).putInt((int) prompt[i + 1]);
+        assertFalse(contains(node, ids.array()), "token ids " + i);
+        ByteBuffer wide = ByteBuffer.allocate(16).order(order);
+        wide.putLong(prompt[i]).putLong(prompt[i + 1]);
+        assertFalse(contains(node, wide.array()), "token ids as longs " + i);
+      }
+      for (double[] row : watched.seen().subList(0, 40)) {
+        ByteBuffer floats = ByteBuffer.allocate(12).order(order);
+        ByteBuffer doubles = ByteBuffer.allocate(16).order(order);
+        for (int j = 0; j < 3; j++) {
+          floats.putFloat((float) row[j]);
+        }
+        doubles.putDouble(row[0]).putDouble(row[1]);
+        assertFalse(contains(node, floats.array()), "a hidden state as floats");
+        assertFalse(contains(node, doubles.array()), "a hidden state as doubles");
+      }
+    }
+  }
+
+  private static boolean contains(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  @Test
+  void badFrames_areRefused_andTheSessionGoesOn() throws Exception {
+    PrivateClient client = client();
+    Wire wire = wire(client, 2);
+    List<byte[]> sent = new ArrayList<>();
+    FrameExchange recording =
+        frame -> {
+          sent.add(frame);
+          return wire.exchange(frame);
+        };
+    ClientDeltas deltas = new ClientDeltas(client, plan, recording, 0);
+    try (KvCache cache = decoder.newCache()) {
+      decoder.forward(prompt, cache, deltas);
+    }
+    NodeSession node = wire.node();
+    SessionFrame first = SessionFrame.read(sent.getFirst(), limits());
+    assertThrows(MalformedFrameException.class, () -> node.answer(first)); // replayed
+    SessionFrame garbled =
+        new SessionFrame(
+            first.kind(),
+            sent.size(),
+            1,
+            0,
+            1,
+            List.of(Arrays.copyOf(first.ciphertexts().getFirst(), 100)));
+    assertThrows(MalformedFrameException.class, () -> node.answer(garbled));
+    SessionFrame noSuchGroup =
+        new SessionFrame(first.kind(), sent.size(), 1, 999, 1, first.ciphertexts().subList(0, 1));
+    assertThrows(MalformedFrameException.class, () -> node.answer(noSuchGroup));
+    // max_tokens 2 allows one decode step: the session still takes it after the refusals.
+    try (KvCache cache = decoder.newCache()) {
+      ClientDeltas again = new ClientDeltas(client, plan, wire(client, 2), 0);
+      decoder.forward(prompt, cache, again);
+      decoder.forward(new long[] {prompt[0]}, cache, again);
+      assertThrows(RuntimeException.class, () -> decoder.forward(new long[] {1}, cache, again));
+    }
+    byte[] shortKey = Arrays.copyOf(RlweCodec.toBytes(client.publicKey()), 64);
+    assertThrows(
+        MalformedEncodingException.class,
+        () ->
+            NodeSession.openWithoutNoiseForTesting(
+                adapter, plan, shortKey, new FrameOrder(4, 1), new SecureRandom()));
+  }
+}
