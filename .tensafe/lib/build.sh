@@ -1,7 +1,7 @@
 # Building: packaging modules, whether `up` must build again, the tgsp CLI jar, and running the
 # node's developer tools (inference-node/tools) on its class path. Source common.sh and jdk.sh first.
 
-TENSAFE_NODE_APP="$TENSAFE_ROOT/inference-node/target/quarkus-app"
+TENSAFE_NODE_APP="$TENSAFE_ROOT/inference-node/service/target/quarkus-app"
 TENSAFE_NODE_TOOLS_JAR="$TENSAFE_ROOT/inference-node/tools/target/inference-node-tools.jar"
 
 # tensafe_package [MAVEN ARGS]: packages what the arguments select (every module without any),
@@ -26,8 +26,8 @@ tensafe_node_tool() {
     jvm+=("$1")
     shift
   done
-  fixtures=$(compgen -G "$TENSAFE_ROOT/inference-node/target/inference-node-*-tests.jar" | head -n 1) \
-    || tensafe_die "the inference node's test jar is missing; run ./tensafe build"
+  fixtures=$(compgen -G "$TENSAFE_ROOT/inference-node/runtime/target/inference-runtime-*-tests.jar" | head -n 1) \
+    || tensafe_die "the model runtime's test jar is missing; run ./tensafe build"
   [ -f "$TENSAFE_NODE_TOOLS_JAR" ] || tensafe_die "the node's tools jar is missing; run ./tensafe build"
   tensafe_java "${jvm[@]}" \
     -cp "$TENSAFE_NODE_APP/app/*:$TENSAFE_NODE_APP/lib/main/*:$TENSAFE_NODE_TOOLS_JAR:$fixtures" "$@"

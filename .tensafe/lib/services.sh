@@ -3,7 +3,7 @@
 
 # name|module|port variable|default port
 TENSAFE_SERVICES="marketplace|marketplace-api|TENSAFE_MARKETPLACE_PORT|8080
-node|inference-node|TENSAFE_NODE_PORT|8090"
+node|inference-node/service|TENSAFE_NODE_PORT|8090"
 
 tensafe_service_field() { printf '%s\n' "$1" | cut -d'|' -f"$2"; }
 

@@ -20,19 +20,23 @@ public final class NodeProblem extends RuntimeException {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 
-  static NodeProblem validation(String detail) {
+  public static NodeProblem validation(String detail) {
     return new NodeProblem("validation", 400, "Invalid request", detail, 0);
   }
 
-  static NodeProblem notFound(String detail) {
+  public static NodeProblem notFound(String detail) {
     return new NodeProblem("not-found", 404, "Not found", detail, 0);
   }
 
-  static NodeProblem rejectedAdapter(String detail) {
+  public static NodeProblem rejectedAdapter(String detail) {
     return new NodeProblem("adapter-rejected", 422, "Adapter rejected", detail, 0);
   }
 
-  static NodeProblem unavailable(String detail, int retryAfterSeconds) {
+  public static NodeProblem conflict(String detail) {
+    return new NodeProblem("conflict", 409, "Conflict", detail, 0);
+  }
+
+  public static NodeProblem unavailable(String detail, int retryAfterSeconds) {
     return new NodeProblem("unavailable", 503, "Service unavailable", detail, retryAfterSeconds);
   }
 

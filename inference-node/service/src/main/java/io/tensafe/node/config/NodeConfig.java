@@ -2,6 +2,7 @@ package io.tensafe.node.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,6 +67,25 @@ public interface NodeConfig {
 
   /** Where usage reports wait until the marketplace has them. */
   Path outboxDir();
+
+  /** Private-mode sessions (ADR 0017). */
+  @WithName("private")
+  PrivateSessions privateSessions();
+
+  /** {@code tensafe.node.private.*}: limits on private-mode sessions. */
+  interface PrivateSessions {
+    /** Sessions held at once (≥ 1); more are refused with 503. */
+    @WithDefault("8")
+    int maxSessions();
+
+    /** A session without a frame for this long is closed. */
+    @WithDefault("PT5M")
+    Duration idleTimeout();
+
+    /** The largest frame accepted, in MiB (1 to 1024). */
+    @WithDefault("64")
+    int maxFrameMb();
+  }
 
   /** The marketplace link; all of it or none. */
   Marketplace marketplace();

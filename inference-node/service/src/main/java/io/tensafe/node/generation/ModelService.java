@@ -176,7 +176,13 @@ public class ModelService {
   }
 
   /** Resolves (and if needed loads) the adapter a request names. */
-  LoadedAdapter adapter(String name) {
+  /**
+   * The adapter a request names ({@code id@x.y.z}, or {@code id} for its current version), loaded
+   * if needed.
+   *
+   * @throws NodeProblem 400 for a malformed name, 404 unknown, 422 unfit, 503 unavailable
+   */
+  public LoadedAdapter adapter(String name) {
     int at = name.indexOf('@');
     String id = at < 0 ? name : name.substring(0, at);
     String version = at < 0 ? null : name.substring(at + 1);
@@ -234,6 +240,12 @@ public class ModelService {
   LoadedAdapter activate(AdapterKey key) {
     generator();
     return loading(() -> registry().activate(key));
+  }
+
+  /** The served model's shape, loading the model if needed (503 when none is configured). */
+  public io.tensafe.node.model.ModelShape shape() {
+    generator();
+    return decoder.shape();
   }
 
   /** The adapter ids held now (for heartbeats); empty before the model is loaded. */

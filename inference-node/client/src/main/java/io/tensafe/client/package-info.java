@@ -1,0 +1,2 @@
+/** The private-mode client runtime (ADR 0017). */
+package io.tensafe.client;

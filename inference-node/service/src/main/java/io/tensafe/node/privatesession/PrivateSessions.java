@@ -1,0 +1,186 @@
+package io.tensafe.node.privatesession;
+
+import io.quarkus.logging.Log;
+import io.tensafe.kernels.params.MalformedEncodingException;
+import io.tensafe.node.adapter.LoadedAdapter;
+import io.tensafe.node.config.NodeConfig;
+import io.tensafe.node.generation.ModelService;
+import io.tensafe.node.generation.NodeProblem;
+import io.tensafe.node.privatemode.NodeSession;
+import io.tensafe.node.privatemode.SitePlan;
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.tgsp.session.FrameLimits;
+import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The private sessions a node holds (ADR 0017): each the node's half of the protocol for one
+ * client key and one adapter version, opened only by the marketplace (the dispatch token guards
+ * every resource), at most {@code tensafe.node.private.max-sessions} at once, closed by the
+ * marketplace or after {@code idle-timeout} without a frame. The node never sees the client's text:
+ * it meters nothing here; the marketplace counts the frames it relays.
+ */
+@ApplicationScoped
+public class PrivateSessions {
+  @Inject ModelService model;
+  @Inject NodeConfig config;
+
+  private final SecureRandom random = new SecureRandom();
+  private final Map<UUID, Held> sessions = new ConcurrentHashMap<>();
+
+  private record Held(NodeSession session, long openedNanos, long[] lastUsedNanos) {
+    void touch() {
+      synchronized (lastUsedNanos) {
+        lastUsedNanos[0] = System.nanoTime();
+      }
+    }
+
+    long idleNanos() {
+      synchronized (lastUsedNanos) {
+        return System.nanoTime() - lastUsedNanos[0];
+      }
+    }
+  }
+
+  /**
+   * Opens a session.
+   *
+   * @throws NodeProblem 400 for a bad request or key, 404/422/503 as for generation, 409 when the
+   *     id is taken, 503 when {@code max-sessions} are open
+   */
+  public SessionOpened open(SessionOpening r) {
+    UUID id = sessionId(r.sessionId());
+    if (r.adapter() == null || r.publicKey() == null) {
+      throw NodeProblem.validation("adapter and public_key are required");
+    }
+    int maxPrompt = bounded("max_prompt_tokens", r.maxPromptTokens(), 1, 0xFFFF);
+    int maxDecode =
+        bounded("max_decode_steps", r.maxDecodeSteps(), 0, config.maxNewTokens() - 1);
+    evictIdle();
+    if (sessions.size() >= config.privateSessions().maxSessions()) {
+      throw NodeProblem.unavailable(
+          "all " + config.privateSessions().maxSessions() + " private-session slots are busy", 5);
+    }
+    LoadedAdapter adapter = model.adapter(r.adapter());
+    InputPrivacy policy =
+        adapter
+            .privacy()
+            .orElseThrow(
+                () ->
+                    NodeProblem.rejectedAdapter(
+                        "private mode needs the adapter's DP policy; "
+                            + r.adapter()
+                            + " has none"));
+    if (r.dpNoiseMultiplier() != null) {
+      if (!(r.dpNoiseMultiplier() >= policy.noiseMultiplier() && r.dpNoiseMultiplier() <= 1e6)) {
+        throw NodeProblem.validation(
+            "dp_noise_multiplier must be in [" + policy.noiseMultiplier() + ", 1e6]");
+      }
+      policy = new InputPrivacy(policy.clipNorm(), r.dpNoiseMultiplier());
+    }
+    SitePlan plan = SitePlan.of(adapter.prepared().adapter(), model.shape().layers());
+    byte[] key;
+    try {
+      key = Base64.getDecoder().decode(r.publicKey());
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation("public_key is not base64");
+    }
+    NodeSession session;
+    try {
+      session =
+          NodeSession.open(
+              adapter.prepared().adapter(),
+              plan,
+              key,
+              policy,
+              new FrameOrder(maxPrompt, maxDecode),
+              random);
+    } catch (MalformedEncodingException e) {
+      throw NodeProblem.validation("public_key does not fit this adapter's session: " + e.getMessage());
+    }
+    long now = System.nanoTime();
+    if (sessions.putIfAbsent(id, new Held(session, now, new long[] {now})) != null) {
+      throw NodeProblem.conflict("session " + id + " is open already");
+    }
+    Log.infof("private session %s opened for %s (%d groups)", id, r.adapter(), plan.groups().size());
+    return SessionOpened.of(id.toString(), plan, policy.clipNorm());
+  }
+
+  /**
+   * Answers one client frame of session {@code id}.
+   *
+   * @throws NodeProblem 404 for an unknown or closed session, 400 for a frame that is malformed,
+   *     out of order or too large
+   */
+  public byte[] frame(UUID id, byte[] bytes) {
+    Held held = sessions.get(id);
+    if (held == null) {
+      throw NodeProblem.notFound("no open private session " + id);
+    }
+    held.touch();
+    try {
+      SessionFrame frame = SessionFrame.read(bytes, limits());
+      return held.session().answer(frame).toBytes();
+    } catch (MalformedFrameException e) {
+      throw NodeProblem.validation("frame refused: " + e.getMessage());
+    } finally {
+      held.touch();
+    }
+  }
+
+  /** Closes session {@code id}; false if it was not open. */
+  public boolean close(UUID id) {
+    return sessions.remove(id) != null;
+  }
+
+  /** Sessions open now. */
+  public int open() {
+    return sessions.size();
+  }
+
+  /** The largest frame accepted, in bytes. */
+  public int maxFrameBytes() {
+    return Math.clamp(config.privateSessions().maxFrameMb(), 1, 1024) << 20;
+  }
+
+  private FrameLimits limits() {
+    return new FrameLimits(maxFrameBytes(), 0xFFFF, maxFrameBytes());
+  }
+
+  private void evictIdle() {
+    long idle = config.privateSessions().idleTimeout().toNanos();
+    sessions
+        .entrySet()
+        .removeIf(
+            e -> {
+              boolean stale = e.getValue().idleNanos() > idle;
+              if (stale) {
+                Log.infof("private session %s closed after %s idle", e.getKey(), config.privateSessions().idleTimeout());
+              }
+              return stale;
+            });
+  }
+
+  private static UUID sessionId(String value) {
+    try {
+      return UUID.fromString(value == null ? "" : value);
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation("session_id must be a UUID");
+    }
+  }
+
+  private static int bounded(String name, Integer value, int min, int max) {
+    if (value == null || value < min || value > max) {
+      throw NodeProblem.validation(name + " must be in [" + min + ", " + max + "], was " + value);
+    }
+    return value;
+  }
+}

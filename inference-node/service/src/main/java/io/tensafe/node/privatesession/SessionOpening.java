@@ -1,0 +1,22 @@
+package io.tensafe.node.privatesession;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * The marketplace's request to open a private session (ADR 0017), after it reserved the client's
+ * budget.
+ *
+ * @param sessionId the marketplace's request id for the session (a UUID)
+ * @param adapter {@code id@x.y.z}
+ * @param publicKey the client's CKKS public key, base64 of its kernels encoding
+ * @param maxPromptTokens the prefill's largest token count, 1 to 65535
+ * @param maxDecodeSteps decode steps allowed (the client's max_tokens − 1), ≥ 0
+ * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
+ */
+public record SessionOpening(
+    @JsonProperty("session_id") String sessionId,
+    String adapter,
+    @JsonProperty("public_key") String publicKey,
+    @JsonProperty("max_prompt_tokens") Integer maxPromptTokens,
+    @JsonProperty("max_decode_steps") Integer maxDecodeSteps,
+    @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier) {}
