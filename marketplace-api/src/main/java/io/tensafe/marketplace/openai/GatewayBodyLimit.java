@@ -18,7 +18,8 @@ import java.util.Map;
  * below the 2 GiB meant for package uploads. Checked on the request line and headers, before any
  * byte of the body is read, authenticated or parsed: a larger {@code Content-Length} is answered
  * 413 at once, and a body without one (chunked) 411, since its size could not be bounded before
- * reading it. Both are problem+json.
+ * reading it. Both are problem+json. A private session's frames have {@code
+ * tensafe.gateway.max-frame-bytes} (64 MiB) instead.
  */
 @ApplicationScoped
 public class GatewayBodyLimit {
@@ -35,11 +36,19 @@ public class GatewayBodyLimit {
     return gateway.maxBodyBytes();
   }
 
+  /** A private session's frames ({@code /v1/private/sessions/{id}/frames}) have their own limit. */
+  private long limitFor(String path) {
+    return path != null && path.startsWith("/v1/private/sessions/") && path.endsWith("/frames")
+        ? gateway.maxFrameBytes()
+        : gateway.maxBodyBytes();
+  }
+
   private void check(RoutingContext ctx) {
     if (ctx.request().method() != HttpMethod.POST) {
       ctx.next();
       return;
     }
+    long limit = limitFor(ctx.normalizedPath());
     String length = ctx.request().getHeader("Content-Length");
     if (length == null) {
       refuse(
@@ -47,9 +56,7 @@ public class GatewayBodyLimit {
           ProblemKind.REQUEST_TOO_LARGE,
           411,
           "Length required",
-          "a request body to /v1 needs a Content-Length of at most "
-              + gateway.maxBodyBytes()
-              + " bytes");
+          "a request body to /v1 needs a Content-Length of at most " + limit + " bytes");
       return;
     }
     long bytes;
@@ -65,7 +72,7 @@ public class GatewayBodyLimit {
           400,
           "Invalid request",
           "Content-Length '" + length + "' is not a byte count");
-    } else if (bytes > gateway.maxBodyBytes()) {
+    } else if (bytes > limit) {
       refuse(
           ctx,
           ProblemKind.REQUEST_TOO_LARGE,
@@ -74,7 +81,8 @@ public class GatewayBodyLimit {
           "the body has "
               + bytes
               + " bytes; requests to /v1 may have at most "
-              + gateway.maxBodyBytes());
+              + limit
+              + (limit == gateway.maxBodyBytes() ? "" : " (a private-session frame)"));
     } else {
       ctx.next();
     }

@@ -40,4 +40,12 @@ public interface GatewayConfig {
   /** How often overdue reports are settled to their bound. */
   @WithDefault("PT1M")
   Duration reportSweepPeriod();
+
+  /** Largest private-session frame in bytes, either way (64 MiB). */
+  @WithDefault("67108864")
+  long maxFrameBytes();
+
+  /** A private session without a frame for this long is ended and billed for what it was served. */
+  @WithDefault("PT2M")
+  Duration privateIdleTimeout();
 }

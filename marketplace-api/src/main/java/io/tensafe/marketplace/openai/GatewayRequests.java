@@ -80,17 +80,25 @@ public class GatewayRequests {
     }
   }
 
-  /** Records a request about to be dispatched to {@code node}. */
+  /** Records a hosted request about to be dispatched to {@code node}. */
   @Transactional
   public void open(String requestId, Context c, UUID node) {
+    open(requestId, c, node, RequestMode.HOSTED);
+  }
+
+  /** Records a request of {@code mode} about to be dispatched to {@code node}. */
+  @Transactional
+  public void open(String requestId, Context c, UUID node, RequestMode mode) {
     em.createNativeQuery(
             """
             INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id,
                 adapter_ref, adapter_version, route_reason, started_at, node_id,
-                max_prompt_tokens, max_completion_tokens, prompt_tokens)
+                max_prompt_tokens, max_completion_tokens, prompt_tokens, mode, active_at)
             VALUES (:r, :org, :key, :ref, :version, :reason, :started, :node, :maxPrompt,
-                :maxCompletion, :prompt)
+                :maxCompletion, NULLIF(:prompt, -1), :mode,
+                CASE WHEN :mode = 'private' THEN CAST(:started AS timestamptz) END)
             """)
+        .setParameter("mode", mode.column())
         .setParameter("prompt", c.limits().promptTokens())
         .setParameter("maxPrompt", c.limits().maxPromptTokens())
         .setParameter("maxCompletion", c.limits().maxCompletionTokens())
@@ -133,6 +141,22 @@ public class GatewayRequests {
             .setParameter("r", UUID.fromString(requestId))
             .executeUpdate()
         == 1;
+  }
+
+  /**
+   * Records the tokens a private session was served so far (the marketplace's count from the
+   * frames), so that a session whose marketplace died is billed for them ({@code PrivateSessions}).
+   */
+  @Transactional
+  public void served(String requestId, int promptTokens, long completionTokens) {
+    em.createNativeQuery(
+            "UPDATE gateway_request SET served_prompt_tokens = :p, served_completion_tokens = :c,"
+                + " active_at = now() WHERE request_id = :r AND mode = 'private'"
+                + " AND ended_at IS NULL")
+        .setParameter("p", promptTokens)
+        .setParameter("c", (int) completionTokens)
+        .setParameter("r", UUID.fromString(requestId))
+        .executeUpdate();
   }
 
   /** The context of {@code requestId} and the node it went to, if the gateway dispatched it. */

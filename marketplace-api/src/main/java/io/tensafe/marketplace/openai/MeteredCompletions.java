@@ -95,6 +95,23 @@ public class MeteredCompletions {
    *     {@code tensafe.gateway.max-concurrency-per-key} requests in flight, on this instance
    */
   public Started start(ApiKeyPrincipal key, CompletionRequest r) {
+    acquireSlot(key);
+    try {
+      return dispatch(key, r);
+    } catch (RuntimeException e) {
+      releaseSlot(key.keyId());
+      throw e;
+    }
+  }
+
+  /**
+   * Takes one of the key's request slots (hosted requests and private sessions alike).
+   *
+   * @throws ApiProblem 429 with Retry-After when the key has started {@code
+   *     tensafe.gateway.requests-per-minute-per-key} requests in the last minute, or already has
+   *     {@code tensafe.gateway.max-concurrency-per-key} in flight, on this instance
+   */
+  public void acquireSlot(ApiKeyPrincipal key) {
     int wait = rate.tryAcquire(key.keyId());
     if (wait > 0) {
       throw new ApiProblem(
@@ -110,11 +127,13 @@ public class MeteredCompletions {
           "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
           1);
     }
-    try {
-      return dispatch(key, r);
-    } catch (RuntimeException e) {
+  }
+
+  /** Gives back a slot {@link #acquireSlot} took. */
+  public void releaseSlot(UUID keyId) {
+    var inFlight = perKey.get(keyId);
+    if (inFlight != null) {
       inFlight.decrementAndGet();
-      throw e;
     }
   }
 
@@ -346,9 +365,6 @@ public class MeteredCompletions {
 
   private void release(Started s) {
     dispatcher.release(s.node());
-    var inFlight = perKey.get(s.keyId());
-    if (inFlight != null) {
-      inFlight.decrementAndGet();
-    }
+    releaseSlot(s.keyId());
   }
 }

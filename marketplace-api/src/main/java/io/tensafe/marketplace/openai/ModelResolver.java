@@ -106,6 +106,16 @@ public class ModelResolver {
   /** Advances once per routed request: whose turn it is among adapters tied after price. */
   private final AtomicLong routedRequests = new AtomicLong();
 
+  /**
+   * The version {@code model} names ({@code id} or {@code id@x.y.z}) for this key; never {@code
+   * auto} (the caller routes first).
+   *
+   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, CompletionRequest)}
+   */
+  public ServedVersion named(ApiKeyPrincipal key, String model) {
+    return resolve(key, model);
+  }
+
   private ServedVersion resolve(ApiKeyPrincipal key, String model) {
     int at = model.indexOf('@');
     String id = at < 0 ? model : model.substring(0, at);

@@ -29,7 +29,20 @@ public class RequestAdmission {
   @Transactional
   public Reservation admit(
       String requestId, GatewayRequests.Context context, UUID firstNode, long releases) {
-    requests.open(requestId, context, firstNode);
+    return admit(requestId, context, firstNode, releases, RequestMode.HOSTED);
+  }
+
+  /**
+   * As {@link #admit(String, GatewayRequests.Context, UUID, long)}, for a request of {@code mode}.
+   */
+  @Transactional
+  public Reservation admit(
+      String requestId,
+      GatewayRequests.Context context,
+      UUID firstNode,
+      long releases,
+      RequestMode mode) {
+    requests.open(requestId, context, firstNode, mode);
     return budgets.reserve(
         context.clientOrganisationId(),
         context.adapterRef(),

@@ -139,6 +139,22 @@ public class ServedVersions {
   }
 
   /**
+   * The SHA-256 (hex) of the base model's {@code config.json} that the version's signed manifest
+   * names, if it names one: a private-mode client checks its own model folder against it.
+   */
+  public Optional<String> baseModelConfigSha256(String adapterRef, String version) {
+    List<?> rows =
+        em.createNativeQuery(
+                "SELECT v.manifest->'base_model'->>'config_sha256' FROM adapter_version v"
+                    + " JOIN adapter a ON a.id = v.adapter_id"
+                    + " WHERE a.adapter_ref = :ref AND v.version = :version")
+            .setParameter("ref", adapterRef)
+            .setParameter("version", version)
+            .getResultList();
+    return rows.stream().filter(java.util.Objects::nonNull).map(String::valueOf).findFirst();
+  }
+
+  /**
    * The version's releases per token, from its manifest's tensor names; cached, since a version's
    * manifest never changes. At least 1, so a request always reserves some budget.
    */

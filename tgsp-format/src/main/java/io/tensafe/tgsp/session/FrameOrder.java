@@ -136,6 +136,23 @@ public final class FrameOrder {
     awaitingRoundTwo = false;
   }
 
+  /**
+   * An independent copy in the same state: a relay accepts a frame on a copy and keeps it only once
+   * the node has answered, so a frame the node refused or never answered is neither counted nor
+   * billed.
+   */
+  public FrameOrder copy() {
+    FrameOrder c = new FrameOrder(maxPromptTokens, maxDecodeSteps);
+    c.nextSequence = nextSequence;
+    c.step = step;
+    c.group = group;
+    c.tokens = tokens;
+    c.awaitingRoundTwo = awaitingRoundTwo;
+    c.promptTokens = promptTokens;
+    c.decodeSteps = decodeSteps;
+    return c;
+  }
+
   /** The prefill's tokens, 0 before it begins. */
   public int promptTokens() {
     return promptTokens;

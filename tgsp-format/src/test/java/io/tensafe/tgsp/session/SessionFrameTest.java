@@ -122,5 +122,10 @@ class SessionFrameTest {
         MalformedFrameException.class,
         () -> order.accept(frame(FrameKind.ROUND_ONE, 2, 1, 0, 2, 2)));
     assertEquals(1, order.completionTokens());
+    FrameOrder copy = order.copy();
+    copy.accept(frame(FrameKind.ROUND_ONE, 2, 1, 0, 1, 1));
+    assertEquals(2, copy.completionTokens());
+    assertEquals(1, order.completionTokens(), "a copy moves on alone");
+    assertEquals(2, order.frames());
   }
 }

@@ -19,8 +19,8 @@ import java.util.UUID;
  * Private-mode sessions (ADR 0017), for the marketplace only (the dispatch token): {@code POST
  * /v1/private/sessions} opens one (JSON {@link SessionOpening}, answers {@link SessionOpened});
  * {@code POST /v1/private/sessions/{id}/frames} answers one binary client frame with the node's
- * frame ({@code application/octet-stream}, at most {@code tensafe.node.private.max-frame-mb},
- * read no further than that); {@code DELETE /v1/private/sessions/{id}} closes it.
+ * frame ({@code application/octet-stream}, at most {@code tensafe.node.private.max-frame-mb}, read
+ * no further than that); {@code DELETE /v1/private/sessions/{id}} closes it.
  */
 @Path("/v1/private/sessions")
 public class PrivateSessionResource {

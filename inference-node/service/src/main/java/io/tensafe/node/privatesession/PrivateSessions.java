@@ -22,11 +22,11 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The private sessions a node holds (ADR 0017): each the node's half of the protocol for one
- * client key and one adapter version, opened only by the marketplace (the dispatch token guards
- * every resource), at most {@code tensafe.node.private.max-sessions} at once, closed by the
- * marketplace or after {@code idle-timeout} without a frame. The node never sees the client's text:
- * it meters nothing here; the marketplace counts the frames it relays.
+ * The private sessions a node holds (ADR 0017): each the node's half of the protocol for one client
+ * key and one adapter version, opened only by the marketplace (the dispatch token guards every
+ * resource), at most {@code tensafe.node.private.max-sessions} at once, closed by the marketplace
+ * or after {@code idle-timeout} without a frame. The node never sees the client's text: it meters
+ * nothing here; the marketplace counts the frames it relays.
  */
 @ApplicationScoped
 public class PrivateSessions {
@@ -62,8 +62,7 @@ public class PrivateSessions {
       throw NodeProblem.validation("adapter and public_key are required");
     }
     int maxPrompt = bounded("max_prompt_tokens", r.maxPromptTokens(), 1, 0xFFFF);
-    int maxDecode =
-        bounded("max_decode_steps", r.maxDecodeSteps(), 0, config.maxNewTokens() - 1);
+    int maxDecode = bounded("max_decode_steps", r.maxDecodeSteps(), 0, config.maxNewTokens() - 1);
     evictIdle();
     if (sessions.size() >= config.privateSessions().maxSessions()) {
       throw NodeProblem.unavailable(
@@ -104,13 +103,15 @@ public class PrivateSessions {
               new FrameOrder(maxPrompt, maxDecode),
               random);
     } catch (MalformedEncodingException e) {
-      throw NodeProblem.validation("public_key does not fit this adapter's session: " + e.getMessage());
+      throw NodeProblem.validation(
+          "public_key does not fit this adapter's session: " + e.getMessage());
     }
     long now = System.nanoTime();
     if (sessions.putIfAbsent(id, new Held(session, now, new long[] {now})) != null) {
       throw NodeProblem.conflict("session " + id + " is open already");
     }
-    Log.infof("private session %s opened for %s (%d groups)", id, r.adapter(), plan.groups().size());
+    Log.infof(
+        "private session %s opened for %s (%d groups)", id, r.adapter(), plan.groups().size());
     return SessionOpened.of(id.toString(), plan, policy.clipNorm());
   }
 
@@ -163,7 +164,9 @@ public class PrivateSessions {
             e -> {
               boolean stale = e.getValue().idleNanos() > idle;
               if (stale) {
-                Log.infof("private session %s closed after %s idle", e.getKey(), config.privateSessions().idleTimeout());
+                Log.infof(
+                    "private session %s closed after %s idle",
+                    e.getKey(), config.privateSessions().idleTimeout());
               }
               return stale;
             });

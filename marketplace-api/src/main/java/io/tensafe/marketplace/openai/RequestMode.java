@@ -1,0 +1,17 @@
+package io.tensafe.marketplace.openai;
+
+import java.util.Locale;
+
+/**
+ * How a request ran (ADR 0017): hosted (the node holds the key and sees the prompt) or private (the
+ * client holds the key; the marketplace relayed ciphertext frames and counted them).
+ */
+public enum RequestMode {
+  HOSTED,
+  PRIVATE;
+
+  /** The {@code gateway_request.mode} value. */
+  public String column() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,34 @@
+package io.tensafe.marketplace.privatemode;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * The answer to {@code POST /v1/private/sessions}.
+ *
+ * @param id the session (and request) id
+ * @param model {@code id@x.y.z} of the version the session runs
+ * @param plan the node's public plan: {@code {groups: [{sites: [{path, input_width, output_width,
+ *     rank}]}]}}, in the order the client's decoder visits the sites
+ * @param clipNorm the L2 norm the client clips each input to before encrypting it (the policy's C)
+ * @param baseModel the adapter's base model and, when its manifest names it, the SHA-256 of its
+ *     {@code config.json}, which the client checks against its own model folder before any frame
+ * @param maxFrameBytes the largest frame either way
+ */
+public record OpenedSession(
+    String id,
+    String object,
+    String model,
+    String adapter,
+    String version,
+    Plan plan,
+    @JsonProperty("clip_norm") double clipNorm,
+    @JsonProperty("base_model") BaseModel baseModel,
+    @JsonProperty("max_frame_bytes") long maxFrameBytes) {
+
+  /** The site groups, as the node sent them. */
+  public record Plan(JsonNode groups) {}
+
+  /** The base model the adapter was trained on. */
+  public record BaseModel(String id, @JsonProperty("config_sha256") String configSha256) {}
+}

@@ -1,0 +1,113 @@
+package io.tensafe.marketplace.privatemode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.smallrye.common.annotation.Blocking;
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.openai.ApiKeyAuthenticated;
+import io.tensafe.marketplace.openai.ApiKeyFilter;
+import io.tensafe.marketplace.openai.GatewayConfig;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
+import jakarta.annotation.security.PermitAll;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
+
+/**
+ * Private mode's API (ADR 0017), authenticated by the API key like {@code /v1/chat/completions}:
+ *
+ * <ul>
+ *   <li>{@code POST /v1/private/sessions} (JSON {@link PrivateSessionRequest}) → 201 {@code {id,
+ *       object, model, adapter, version, plan: {groups: [{sites: [{path, input_width, output_width,
+ *       rank}]}]}, clip_norm, base_model: {id, config_sha256}, max_prompt_tokens, max_tokens,
+ *       max_frame_bytes}};
+ *   <li>{@code POST /v1/private/sessions/{id}/frames}: one binary client frame ({@code
+ *       application/octet-stream}, at most {@code tensafe.gateway.max-frame-bytes}) → the node's
+ *       answer frame; one at a time per session (429 otherwise);
+ *   <li>{@code DELETE /v1/private/sessions/{id}} → 200 {@code {id, object, usage, tensafe}}: the
+ *       bill, from the frames the marketplace counted.
+ * </ul>
+ */
+@Path("/v1/private/sessions")
+@PermitAll
+@ApiKeyAuthenticated
+public class PrivateSessionResource {
+  @Inject PrivateSessions sessions;
+  @Inject GatewayConfig gateway;
+
+  @Operation(summary = "Open a private session: reserve the budget and open it on a node")
+  @APIResponseSchema(
+      value = OpenedSession.class,
+      responseCode = "201",
+      responseDescription = "The session is open; send its frames")
+  @POST
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  @Blocking
+  public Response open(PrivateSessionRequest request, @Context ContainerRequestContext context) {
+    PrivateSessions.Opened o = sessions.open(key(context), request);
+    JsonNode node = o.nodeAnswer();
+    String model = o.version().adapterId() + "@" + o.version().version();
+    return Response.status(201)
+        .entity(
+            new OpenedSession(
+                o.id().toString(),
+                "tensafe.private_session",
+                model,
+                o.version().adapterId(),
+                o.version().version(),
+                new OpenedSession.Plan(node.path("groups")),
+                node.path("clip_norm").asDouble(),
+                new OpenedSession.BaseModel(o.version().baseModel(), o.configSha256()),
+                gateway.maxFrameBytes()))
+        .build();
+  }
+
+  @Operation(summary = "Relay one binary frame of a private session to its node")
+  @POST
+  @Path("/{id}/frames")
+  @Consumes(MediaType.APPLICATION_OCTET_STREAM)
+  @Produces(MediaType.APPLICATION_OCTET_STREAM)
+  @Blocking
+  public byte[] frame(
+      @PathParam("id") String id, InputStream body, @Context ContainerRequestContext context)
+      throws IOException {
+    long max = gateway.maxFrameBytes();
+    byte[] bytes = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, max + 1));
+    if (bytes.length > max) {
+      throw new ApiProblem(
+          ProblemKind.REQUEST_TOO_LARGE, "a frame may have at most " + max + " bytes");
+    }
+    return sessions.frame(key(context), id, bytes);
+  }
+
+  @Operation(summary = "End a private session and bill what it was served")
+  @APIResponseSchema(
+      value = SessionBillView.class,
+      responseCode = "200",
+      responseDescription = "The session ended; its bill")
+  @DELETE
+  @Path("/{id}")
+  @Produces(MediaType.APPLICATION_JSON)
+  @Blocking
+  public SessionBillView close(
+      @PathParam("id") String id, @Context ContainerRequestContext context) {
+    return SessionBillView.of(id, sessions.close(key(context), id));
+  }
+
+  private static ApiKeyPrincipal key(ContainerRequestContext context) {
+    return (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
+  }
+}
