@@ -13,6 +13,9 @@ help_bench() {
                   the latency the metered gateway adds to the first token (p50, p99);
                   `bench node [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
                   decode ms/token: base, plaintext LoRA and HE-LoRA in one run;
+                  `bench private [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
+                  private mode's ms/token (client base model, HE rounds, relay), round trips and
+                  bytes per token, beside hosted HE-LoRA in the same run;
                   `bench jmh ARGS` passes ARGS to JMH; `bench --help` lists them.
 TXT
 }
@@ -28,6 +31,11 @@ cmd_bench() {
       tensafe_package_node_tools
       # The qwen2.5-1.5b shape holds its weights twice while loading (Java, then PyTorch): 60% of RAM.
       tensafe_node_tool -XX:MaxRAMPercentage=60 io.tensafe.node.tools.bench.NodeBenchCommand "$@"
+      return ;;
+    private)
+      shift
+      tensafe_package_node_tools
+      tensafe_node_tool -XX:MaxRAMPercentage=60 io.tensafe.node.tools.bench.PrivateBenchCommand "$@"
       return ;;
   esac
   tensafe_say "building the benchmark jar ..."

@@ -56,3 +56,16 @@ tgsp_jar() {
   fi
   printf '%s\n' "$jar"
 }
+
+# Builds the private-mode client (inference-node/client, with target/lib/ holding its class path)
+# when its jar is missing or older than its sources or the runtime's; prints the jar's path.
+tensafe_client_jar() {
+  local jar="$TENSAFE_ROOT/inference-node/client/target/inference-client.jar"
+  if [ ! -f "$jar" ] || [ -n "$(find "$TENSAFE_ROOT/inference-node/client/src/main" \
+    "$TENSAFE_ROOT/inference-node/runtime/src/main" "$TENSAFE_ROOT/inference-node/client/pom.xml" \
+    "$TENSAFE_ROOT/pom.xml" -newer "$jar" -type f -print -quit)" ]; then
+    tensafe_say "building the private-mode client ..."
+    tensafe_package -pl inference-node/client -am >&2
+  fi
+  printf '%s\n' "$jar"
+}

@@ -35,7 +35,7 @@ echo "CLI tests (./tensafe)"
 
 run "$tensafe" --help
 check "--help exits 0" test "$(rc)" = 0
-for command in up test build down status db tgsp report bench fmt help; do
+for command in up test build down status db client tgsp report bench fmt help; do
   check "--help explains '$command'" grep -qE "^  $command( |$)" "$out"
 done
 
@@ -175,6 +175,27 @@ run env OPENAI_BASE_URL=http://127.0.0.1:18080/v1 OPENAI_API_KEY="$demo_key" \
   node "$root/.tensafe/test/openai/client-test.mjs"
 check "the official openai client lists, completes, streams with usage and sees errors" \
   bash -c "[ $(rc) = 0 ] && grep -q 'openai client test: ok' '$out'"
+# Private mode: `./tensafe client` runs the demo model here and the adapter under its own key,
+# through the marketplace; the official openai client talks to it unmodified.
+client_log=$(mktemp)
+"$tensafe" client --marketplace http://127.0.0.1:18080 --api-key "$demo_key" \
+  --model-dir "$root/.tensafe/run/models/tiny" >"$client_log" 2>&1 &
+client_pid=$!
+for _ in $(seq 1 240); do
+  grep -q '^OPENAI_BASE_URL=' "$client_log" && break
+  kill -0 "$client_pid" 2>/dev/null || break
+  sleep 0.5
+done
+client_url=$(sed -n 's/^OPENAI_BASE_URL=//p' "$client_log")
+check "client prints OPENAI_BASE_URL on a line of its own" \
+  bash -c "grep -qE '^OPENAI_BASE_URL=http://127.0.0.1:[0-9]+/v1$' '$client_log'"
+run env OPENAI_BASE_URL="$client_url" OPENAI_API_KEY=any-string \
+  node "$root/.tensafe/test/openai/private-client-test.mjs"
+check "the official openai client against ./tensafe client: private completions, billed from frames" \
+  bash -c "[ $(rc) = 0 ] && grep -q 'private client test: ok' '$out'"
+kill "$client_pid" 2>/dev/null
+wait "$client_pid" 2>/dev/null
+rm -f "$client_log"
 # Faults: the node, then the marketplace, killed mid-stream (see the file).
 . "$root/.tensafe/test/fault-drills.sh"
 # Billing reports of what those calls charged, through the CLI, signed in as the demo users.

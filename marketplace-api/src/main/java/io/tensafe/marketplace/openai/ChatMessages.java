@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.tgsp.routing.ConversationTexts;
 import io.tensafe.tgsp.routing.RoutedText;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -46,8 +47,7 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
           "messages", "messages must be an array of 1 to " + MAX_MESSAGES + " messages");
     }
     ArrayNode normalised = JsonNodeFactory.instance.arrayNode();
-    List<String> user = new ArrayList<>();
-    List<String> system = new ArrayList<>();
+    List<ConversationTexts.Message> read = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
       String at = "messages[" + i + "]";
@@ -74,25 +74,9 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
       String role = roleNode.asText().equals("developer") ? "system" : roleNode.asText();
       String content = content(m.get("content"), at + ".content");
       normalised.addObject().put("role", role).put("content", content);
-      if (role.equals("user")) {
-        user.add(content);
-      } else if (role.equals("system")) {
-        system.add(content);
-      }
+      read.add(new ConversationTexts.Message(role, content));
     }
-    List<RoutedText> routing = new ArrayList<>();
-    for (int back = 0; back < user.size(); back++) {
-      routing.add(
-          new RoutedText(
-              back == 0
-                  ? "the latest user message"
-                  : "the user message " + back + " before the latest",
-              user.get(user.size() - 1 - back)));
-    }
-    for (String s : system) {
-      routing.add(new RoutedText("a system message", s));
-    }
-    return new ChatMessages(normalised, List.copyOf(routing));
+    return new ChatMessages(normalised, ConversationTexts.of(read));
   }
 
   private static String content(JsonNode content, String at) {

@@ -2,6 +2,7 @@ package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,10 +13,14 @@ import java.util.Optional;
 /**
  * A private session's public plan (ADR 0017): the adapter's sites in the groups the decoder visits
  * them, per layer q/k/v, o, gate/up, down, keeping only groups with a site. Group {@code g} of a
- * step is the frame group {@code g}. Node and client derive the CKKS parameters from it ({@link
- * #parameters}). Shapes only: no weights.
+ * step is the frame group {@code g}. Node and client derive the CKKS parameters from the model's
+ * widest adaptable input ({@link #parameters}), so the client can make its key before it knows the
+ * adapter's sites. Shapes only: no weights.
+ *
+ * @param widestInput the base model's widest input of any adaptable module, ≥ every site's input
+ *     width and rank
  */
-public record SitePlan(List<Group> groups) {
+public record SitePlan(List<Group> groups, int widestInput) {
   /** The module suffixes of each layer's groups, in the decoder's order. */
   public static final List<List<String>> LAYER_GROUPS =
       List.of(
@@ -60,10 +65,25 @@ public record SitePlan(List<Group> groups) {
     if (groups.isEmpty()) {
       throw new IllegalArgumentException("a private session needs at least one adapted site");
     }
+    for (Group g : groups) {
+      for (Site s : g.sites()) {
+        if (s.inputWidth() > widestInput || s.rank() > widestInput) {
+          throw new IllegalArgumentException("site " + s.path() + " is wider than the model's");
+        }
+      }
+    }
   }
 
-  /** The plan of {@code adapter} on a decoder of {@code layers} layers. */
-  public static SitePlan of(LoraAdapter adapter, int layers) {
+  /** The widest input of any module an adapter may target in a model of {@code shape}. */
+  public static int widestInput(ModelShape shape) {
+    return Math.max(
+        Math.max(shape.hiddenSize(), shape.intermediateSize()),
+        shape.attentionHeads() * shape.headDim());
+  }
+
+  /** The plan of {@code adapter} on a decoder of {@code shape}. */
+  public static SitePlan of(LoraAdapter adapter, ModelShape shape) {
+    int layers = shape.layers();
     List<Group> groups = new ArrayList<>();
     int placed = 0;
     for (int layer = 0; layer < layers; layer++) {
@@ -85,7 +105,7 @@ public record SitePlan(List<Group> groups) {
     if (placed != adapter.sites().size()) {
       throw new IllegalArgumentException("the adapter has sites outside the decoder's layers");
     }
-    return new SitePlan(groups);
+    return new SitePlan(groups, widestInput(shape));
   }
 
   /** The group index of each site's path. */
@@ -106,12 +126,6 @@ public record SitePlan(List<Group> groups) {
 
   /** The session's CKKS parameters: {@link PrivateClient#parametersFor} the widest input. */
   public Parameters parameters() {
-    int widest = 1;
-    for (Group g : groups) {
-      for (Site s : g.sites()) {
-        widest = Math.max(widest, Math.max(s.inputWidth(), s.rank()));
-      }
-    }
-    return PrivateClient.parametersFor(widest);
+    return PrivateClient.parametersFor(widestInput);
   }
 }

@@ -61,7 +61,7 @@ class PrivateDecodingTest {
     }
     adapter =
         LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 99);
-    plan = SitePlan.of(adapter, decoder.shape().layers());
+    plan = SitePlan.of(adapter, decoder.shape());
   }
 
   @AfterAll

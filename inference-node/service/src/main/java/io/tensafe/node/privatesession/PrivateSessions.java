@@ -85,7 +85,7 @@ public class PrivateSessions {
       }
       policy = new InputPrivacy(policy.clipNorm(), r.dpNoiseMultiplier());
     }
-    SitePlan plan = SitePlan.of(adapter.prepared().adapter(), model.shape().layers());
+    SitePlan plan = SitePlan.of(adapter.prepared().adapter(), model.shape());
     byte[] key;
     try {
       key = Base64.getDecoder().decode(r.publicKey());

@@ -5,14 +5,16 @@ import io.tensafe.node.privatemode.SitePlan;
 import java.util.List;
 
 /**
- * A private session the node opened: its plan (public shapes only) and the clip norm the client
- * applies to each input before encrypting it.
+ * A private session the node opened: its plan (public shapes only: the site groups and the model's
+ * widest adaptable input, which fixes the CKKS ring) and the clip norm the client applies to each
+ * input before encrypting it.
  *
  * @param clipNorm the adapter policy's C, > 0
  */
 public record SessionOpened(
     @JsonProperty("session_id") String sessionId,
     List<GroupView> groups,
+    @JsonProperty("widest_input") int widestInput,
     @JsonProperty("clip_norm") double clipNorm) {
 
   /** One site group of the plan. */
@@ -39,6 +41,7 @@ public record SessionOpened(
                                         s.path(), s.inputWidth(), s.outputWidth(), s.rank()))
                             .toList()))
             .toList(),
+        plan.widestInput(),
         clipNorm);
   }
 }

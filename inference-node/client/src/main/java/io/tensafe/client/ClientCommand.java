@@ -1,0 +1,80 @@
+package io.tensafe.client;
+
+import io.tensafe.client.api.LocalApi;
+import io.tensafe.client.marketplace.MarketplaceApi;
+import io.tensafe.client.session.BaseModelBinding;
+import io.tensafe.client.session.PrivateCompletions;
+import io.tensafe.node.model.ModelFolder;
+import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.tokenizer.QwenTokenizer;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tensafe client}: the private-mode client runtime (ADR 0017). Loads the base model from
+ * {@code --model-dir}, serves an OpenAI-compatible endpoint on 127.0.0.1, and prints {@code
+ * OPENAI_BASE_URL=http://127.0.0.1:PORT/v1} on a line of its own once it answers. Every completion
+ * runs with a fresh CKKS key pair that never leaves this process; the marketplace sees frames only.
+ */
+@Command(
+    name = "client",
+    mixinStandardHelpOptions = true,
+    description = "Serve a local OpenAI-compatible endpoint that runs private-mode completions.")
+public final class ClientCommand implements Callable<Integer> {
+  @Option(names = "--marketplace", required = true, description = "the marketplace's URL")
+  URI marketplace;
+
+  @Option(
+      names = "--api-key",
+      required = true,
+      defaultValue = "${env:TENSAFE_API_KEY}",
+      description = "the marketplace API key (default: $TENSAFE_API_KEY)")
+  String apiKey;
+
+  @Option(names = "--model-dir", required = true, description = "the base model's folder")
+  Path modelDir;
+
+  @Option(names = "--port", defaultValue = "0", description = "local port (default: any free)")
+  int port;
+
+  @Option(
+      names = "--max-prompt-tokens",
+      defaultValue = "4096",
+      description = "the longest prompt accepted, in tokens")
+  int maxPromptTokens;
+
+  @Override
+  public Integer call() throws Exception {
+    System.setProperty("ai.djl.offline", "true");
+    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(modelDir));
+    QwenTokenizer tokenizer = QwenTokenizer.load();
+    MarketplaceApi api = new MarketplaceApi(marketplace, apiKey);
+    PrivateCompletions completions =
+        new PrivateCompletions(
+            api,
+            decoder,
+            tokenizer,
+            new BaseModelBinding(modelDir, decoder.shape()),
+            maxPromptTokens);
+    try (LocalApi local = new LocalApi(port, api, completions)) {
+      System.out.println("OPENAI_BASE_URL=http://127.0.0.1:" + local.port() + "/v1");
+      System.out.flush();
+      CountDownLatch stop = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+      stop.await();
+    } finally {
+      decoder.close();
+      tokenizer.close();
+    }
+    return 0;
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new ClientCommand()).execute(args));
+  }
+}

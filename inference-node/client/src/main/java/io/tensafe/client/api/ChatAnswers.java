@@ -1,0 +1,82 @@
+package io.tensafe.client.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tensafe.client.session.CompletionResult;
+
+/** OpenAI's chat-completion answers, whole and as stream chunks, with a {@code tensafe} object. */
+final class ChatAnswers {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private ChatAnswers() {}
+
+  static ObjectNode whole(String id, long created, CompletionResult r) {
+    ObjectNode a = JSON.createObjectNode();
+    a.put("id", id);
+    a.put("object", "chat.completion");
+    a.put("created", created);
+    a.put("model", r.adapter() + "@" + r.version());
+    ObjectNode choice = a.putArray("choices").addObject();
+    choice.put("index", 0);
+    choice.putObject("message").put("role", "assistant").put("content", r.generation().text());
+    choice.put("finish_reason", r.generation().finishReason());
+    a.set("usage", usage(r));
+    a.set("tensafe", tensafe(r));
+    return a;
+  }
+
+  static ObjectNode chunk(String id, long created, String model, String text, String finish) {
+    ObjectNode c = JSON.createObjectNode();
+    c.put("id", id);
+    c.put("object", "chat.completion.chunk");
+    c.put("created", created);
+    c.put("model", model);
+    ObjectNode choice = c.putArray("choices").addObject();
+    choice.put("index", 0);
+    ObjectNode delta = choice.putObject("delta");
+    if (finish == null) {
+      delta.put("role", "assistant").put("content", text);
+      choice.putNull("finish_reason");
+    } else {
+      choice.put("finish_reason", finish);
+    }
+    return c;
+  }
+
+  static ObjectNode usageChunk(String id, long created, CompletionResult r) {
+    ObjectNode c = JSON.createObjectNode();
+    c.put("id", id);
+    c.put("object", "chat.completion.chunk");
+    c.put("created", created);
+    c.put("model", r.adapter() + "@" + r.version());
+    c.putArray("choices");
+    c.set("usage", usage(r));
+    c.set("tensafe", tensafe(r));
+    return c;
+  }
+
+  /** The tokens this client ran, which the marketplace's count from the frames matches. */
+  private static ObjectNode usage(CompletionResult r) {
+    ObjectNode u = JSON.createObjectNode();
+    u.put("prompt_tokens", r.generation().promptTokens());
+    u.put("completion_tokens", r.generation().completionTokens());
+    u.put("total_tokens", r.generation().promptTokens() + r.generation().completionTokens());
+    return u;
+  }
+
+  private static ObjectNode tensafe(CompletionResult r) {
+    ObjectNode t = JSON.createObjectNode();
+    t.put("mode", "private");
+    t.put("adapter", r.adapter());
+    t.put("version", r.version());
+    JsonNode bill = r.bill();
+    t.set("billed_usage", bill.path("usage"));
+    t.set("billing", bill.path("tensafe"));
+    ObjectNode frames = t.putObject("frames");
+    frames.put("round_trips", r.frames().roundTrips());
+    frames.put("bytes_sent", r.frames().bytesSent());
+    frames.put("bytes_received", r.frames().bytesReceived());
+    return t;
+  }
+}

@@ -1,0 +1,180 @@
+package io.tensafe.client.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.tensafe.client.marketplace.MarketplaceApi;
+import io.tensafe.client.marketplace.MarketplaceError;
+import io.tensafe.client.session.CompletionResult;
+import io.tensafe.client.session.PrivateCompletions;
+import io.tensafe.node.runtime.ChatMessage;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The client's local OpenAI-compatible endpoint, on 127.0.0.1 only: {@code GET /v1/models} (the
+ * marketplace's list for the key) and {@code POST /v1/chat/completions} (streamed or not, with
+ * {@code usage}), each completion run privately ({@link PrivateCompletions}). Any API key string is
+ * accepted: the marketplace key is the client runtime's own. Errors are problem+json with OpenAI's
+ * {@code error} object; the marketplace's own errors pass through with their status.
+ */
+public final class LocalApi implements AutoCloseable {
+  /** The largest request body read, in bytes. */
+  static final int MAX_BODY_BYTES = 4 << 20;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpServer server;
+  private final ExecutorService workers = Executors.newFixedThreadPool(2);
+  private final MarketplaceApi marketplace;
+  private final PrivateCompletions completions;
+
+  /** Binds 127.0.0.1:{@code port} (0 for any free port) and starts serving. */
+  public LocalApi(int port, MarketplaceApi marketplace, PrivateCompletions completions)
+      throws IOException {
+    this.marketplace = marketplace;
+    this.completions = completions;
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+    server.createContext("/v1/models", x -> guarded(x, this::models));
+    server.createContext("/v1/chat/completions", x -> guarded(x, this::chat));
+    server.setExecutor(workers);
+    server.start();
+  }
+
+  /** The port it listens on. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private interface Handler {
+    void handle(HttpExchange x) throws IOException;
+  }
+
+  private static void guarded(HttpExchange x, Handler h) {
+    try (x) {
+      try {
+        h.handle(x);
+      } catch (MarketplaceError e) {
+        send(x, e.status(), "application/problem+json", e.body().getBytes(StandardCharsets.UTF_8));
+      } catch (IllegalArgumentException e) {
+        problem(x, 400, "invalid_request_error", e.getMessage());
+      } catch (IllegalStateException e) {
+        problem(x, 409, "base_model_mismatch", e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        problem(x, 502, "upstream_error", "the private session failed: " + e.getMessage());
+      }
+    } catch (IOException ignored) {
+      // the caller went away
+    }
+  }
+
+  private void models(HttpExchange x) throws IOException {
+    if (!x.getRequestMethod().equals("GET")) {
+      problem(x, 405, "invalid_request_error", "GET /v1/models");
+      return;
+    }
+    send(x, 200, "application/json", JSON.writeValueAsBytes(marketplace.models()));
+  }
+
+  private void chat(HttpExchange x) throws IOException {
+    if (!x.getRequestMethod().equals("POST")) {
+      problem(x, 405, "invalid_request_error", "POST /v1/chat/completions");
+      return;
+    }
+    byte[] bytes = x.getRequestBody().readNBytes(MAX_BODY_BYTES + 1);
+    if (bytes.length > MAX_BODY_BYTES) {
+      problem(x, 413, "invalid_request_error", "the body may have at most " + MAX_BODY_BYTES);
+      return;
+    }
+    JsonNode body;
+    try {
+      body = JSON.readTree(bytes);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("the body is not JSON");
+    }
+    ChatRequest r = ChatRequest.parse(body);
+    String model = completions.route(r.model(), r.routing());
+    String id = "chatcmpl-" + UUID.randomUUID();
+    long created = System.currentTimeMillis() / 1000;
+    String prompt = ChatMessage.chatMl(r.messages());
+    if (!r.stream()) {
+      CompletionResult result = completions.complete(model, prompt, r.sampling(), d -> {});
+      send(
+          x,
+          200,
+          "application/json",
+          JSON.writeValueAsBytes(ChatAnswers.whole(id, created, result)));
+      return;
+    }
+    x.getResponseHeaders().add("Content-Type", "text/event-stream");
+    x.getResponseHeaders().add("Cache-Control", "no-cache");
+    x.sendResponseHeaders(200, 0);
+    OutputStream out = x.getResponseBody();
+    String[] served = {model};
+    CompletionResult result =
+        completions.complete(
+            model,
+            prompt,
+            r.sampling(),
+            d -> {
+              try {
+                event(out, ChatAnswers.chunk(id, created, served[0], d.text(), null));
+              } catch (IOException e) {
+                throw new java.util.concurrent.CancellationException("the caller went away");
+              }
+            });
+    ObjectNode last =
+        ChatAnswers.chunk(
+            id,
+            created,
+            result.adapter() + "@" + result.version(),
+            "",
+            result.generation().finishReason());
+    event(out, last);
+    if (r.includeUsage()) {
+      event(out, ChatAnswers.usageChunk(id, created, result));
+    }
+    out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  private static void event(OutputStream out, JsonNode data) throws IOException {
+    out.write(("data: " + JSON.writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  private static void problem(HttpExchange x, int status, String type, String detail)
+      throws IOException {
+    ObjectNode p = JSON.createObjectNode();
+    p.put("type", "https://tensafe.io/problems/client/" + type);
+    p.put("title", type);
+    p.put("status", status);
+    p.put("detail", detail);
+    ObjectNode error = p.putObject("error");
+    error.put("message", detail);
+    error.put("type", type);
+    error.putNull("param");
+    error.putNull("code");
+    send(x, status, "application/problem+json", JSON.writeValueAsBytes(p));
+  }
+
+  private static void send(HttpExchange x, int status, String type, byte[] body)
+      throws IOException {
+    x.getResponseHeaders().add("Content-Type", type);
+    x.sendResponseHeaders(status, body.length);
+    x.getResponseBody().write(body);
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    workers.shutdownNow();
+  }
+}

@@ -1,0 +1,163 @@
+package io.tensafe.client.marketplace;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tensafe.node.privatemode.SitePlan;
+import io.tensafe.tgsp.routing.GateCandidate;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The marketplace's API as a private-mode client uses it, with its API key: the models and routing
+ * candidates it may use, and private sessions (open, one frame at a time, close). Only public keys,
+ * ciphertext frames and token limits go out; never text.
+ */
+public final class MarketplaceApi {
+  /** The most of any JSON answer read, in bytes. */
+  static final int MAX_JSON_BYTES = 4 << 20;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final URI base;
+  private final String apiKey;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(10))
+          .build();
+
+  /**
+   * @param base the marketplace's URL, e.g. {@code http://127.0.0.1:8080}
+   */
+  public MarketplaceApi(URI base, String apiKey) {
+    this.base = base.toString().endsWith("/") ? base : URI.create(base + "/");
+    this.apiKey = apiKey;
+  }
+
+  /** {@code GET /v1/models}, as the marketplace answers it. */
+  public JsonNode models() throws IOException {
+    return JSON.readTree(send(request("v1/models").GET().build(), MAX_JSON_BYTES));
+  }
+
+  /** What {@code auto} chooses among for this key, and the default adapter (or null). */
+  public record Candidates(String defaultAdapter, List<GateCandidate> candidates) {}
+
+  /** {@code GET /v1/routing/candidates}. */
+  public Candidates candidates() throws IOException {
+    JsonNode root =
+        JSON.readTree(send(request("v1/routing/candidates").GET().build(), MAX_JSON_BYTES));
+    List<GateCandidate> out = new ArrayList<>();
+    for (JsonNode c : root.path("candidates")) {
+      List<String> keywords = new ArrayList<>();
+      c.path("keywords").forEach(k -> keywords.add(k.asText()));
+      out.add(
+          new GateCandidate(
+              c.path("adapterId").asText(),
+              c.path("version").asText(),
+              keywords,
+              c.path("currency").isNull() ? null : c.path("currency").asText(null),
+              c.path("microsPer1kTokens").asLong()));
+    }
+    JsonNode fallback = root.path("defaultAdapter");
+    return new Candidates(fallback.isTextual() ? fallback.asText() : null, out);
+  }
+
+  /** Opens a private session ({@code POST /v1/private/sessions}). */
+  public OpenedSession open(String model, int maxTokens, int maxPromptTokens, String publicKey)
+      throws IOException {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("model", model);
+    body.put("max_tokens", maxTokens);
+    body.put("max_prompt_tokens", maxPromptTokens);
+    body.put("public_key", publicKey);
+    JsonNode answer =
+        JSON.readTree(
+            send(
+                request("v1/private/sessions")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+                    .build(),
+                MAX_JSON_BYTES));
+    String sha = answer.path("base_model").path("config_sha256").asText(null);
+    return new OpenedSession(
+        answer.path("id").asText(),
+        answer.path("adapter").asText(),
+        answer.path("version").asText(),
+        plan(answer.path("plan")),
+        answer.path("clip_norm").asDouble(),
+        Optional.ofNullable(sha));
+  }
+
+  private static SitePlan plan(JsonNode plan) throws IOException {
+    try {
+      List<SitePlan.Group> out = new ArrayList<>();
+      for (JsonNode g : plan.path("groups")) {
+        List<SitePlan.Site> sites = new ArrayList<>();
+        for (JsonNode s : g.path("sites")) {
+          sites.add(
+              new SitePlan.Site(
+                  s.path("path").asText(),
+                  s.path("input_width").asInt(),
+                  s.path("output_width").asInt(),
+                  s.path("rank").asInt()));
+        }
+        out.add(new SitePlan.Group(sites));
+      }
+      return new SitePlan(out, plan.path("widest_input").asInt());
+    } catch (IllegalArgumentException e) {
+      throw new IOException("the session's plan is malformed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Relays one frame; returns the node's answer frame (at most {@code maxBytes}). */
+  public byte[] frame(String session, byte[] frame, long maxBytes) throws IOException {
+    return send(
+        request("v1/private/sessions/" + session + "/frames")
+            .header("Content-Type", "application/octet-stream")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(frame))
+            .build(),
+        maxBytes);
+  }
+
+  /** Ends a session; the marketplace's bill ({@code usage}, {@code tensafe}). */
+  public JsonNode close(String session) throws IOException {
+    return JSON.readTree(
+        send(request("v1/private/sessions/" + session).DELETE().build(), MAX_JSON_BYTES));
+  }
+
+  private HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(base.resolve(path))
+        .timeout(Duration.ofMinutes(5))
+        .header("Authorization", "Bearer " + apiKey);
+  }
+
+  private byte[] send(HttpRequest request, long maxBytes) throws IOException {
+    HttpResponse<InputStream> response;
+    try {
+      response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+    try (InputStream in = response.body()) {
+      if (response.statusCode() >= 300) {
+        throw new MarketplaceError(
+            response.statusCode(), new String(in.readNBytes(64 << 10), StandardCharsets.UTF_8));
+      }
+      byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+      if (body.length > maxBytes) {
+        throw new IOException("the marketplace answered more than " + maxBytes + " bytes");
+      }
+      return body;
+    }
+  }
+}

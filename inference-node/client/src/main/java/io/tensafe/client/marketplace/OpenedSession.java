@@ -1,0 +1,22 @@
+package io.tensafe.client.marketplace;
+
+import io.tensafe.node.privatemode.SitePlan;
+import java.util.Optional;
+
+/**
+ * A private session the marketplace opened for this client.
+ *
+ * @param id the session id
+ * @param adapter the adapter's id
+ * @param version the version that serves it
+ * @param plan the sites in the order the decoder visits them
+ * @param clipNorm the L2 norm each input is clipped to before encryption, > 0
+ * @param configSha256 the SHA-256 of the base model's config.json the adapter's manifest names
+ */
+public record OpenedSession(
+    String id,
+    String adapter,
+    String version,
+    SitePlan plan,
+    double clipNorm,
+    Optional<String> configSha256) {}

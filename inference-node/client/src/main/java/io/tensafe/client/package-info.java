@@ -1,2 +1,0 @@
-/** The private-mode client runtime (ADR 0017). */
-package io.tensafe.client;

@@ -1,0 +1,227 @@
+package io.tensafe.node.tools.bench;
+
+import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.node.model.ModelFolder;
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.privatemode.ClientDeltas;
+import io.tensafe.node.privatemode.NodeSession;
+import io.tensafe.node.privatemode.SitePlan;
+import io.tensafe.node.runtime.AdapterDeltas;
+import io.tensafe.node.runtime.HeOperators;
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.node.runtime.KvCache;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.LoraPath;
+import io.tensafe.node.runtime.PreparedAdapter;
+import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.Sampler;
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.session.FrameOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tensafe bench private}: per-token decode time of private mode (ADR 0017: the client's
+ * base model, both HE rounds per site group under the client's key, frames over a loopback HTTP hop
+ * to a node session) beside hosted HE-LoRA, rank-r adapters on q, k, v and o of every layer, in one
+ * run on one model and machine. Private mode here runs with its DP noise on (z = 1, C = 1).
+ */
+@Command(
+    name = "private",
+    mixinStandardHelpOptions = true,
+    description =
+        "Decode ms/token of private mode (client base model + two HE rounds per group + relay)"
+            + " beside hosted HE-LoRA and the base model, with round trips and bytes per token.")
+public final class PrivateBenchCommand implements Callable<Integer> {
+  /** arXiv 2501.01672 (client-side base model, CKKS LoRA, ChatGLM2-6B, r = 8), s/token. */
+  static final double PUBLISHED_S_PER_TOKEN = 1.61;
+
+  @Option(
+      names = "--model",
+      defaultValue = "tiny",
+      description = "tiny or qwen2.5-1.5b-shape (default: ${DEFAULT-VALUE})")
+  String model;
+
+  @Option(
+      names = "--adapter-rank",
+      defaultValue = "32",
+      description = "LoRA rank (default: ${DEFAULT-VALUE})")
+  int rank;
+
+  @Option(
+      names = "--tokens",
+      defaultValue = "8",
+      description =
+          "tokens decoded per variant after a 2-token warm-up (default: ${DEFAULT-VALUE})")
+  int tokens;
+
+  @Option(names = "--json", description = "one JSON object instead of a line")
+  boolean json;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    System.setProperty("ai.djl.offline", "true");
+    ModelShape shape =
+        switch (model) {
+          case "tiny" -> ModelShape.TINY;
+          case "qwen2.5-1.5b-shape" -> ModelShape.QWEN25_1_5B;
+          default ->
+              throw new CommandLine.ParameterException(
+                  spec.commandLine(), "--model must be tiny or qwen2.5-1.5b-shape, was " + model);
+        };
+    if (rank < 1 || rank > 256 || tokens < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "rank in 1..256, tokens >= 1");
+    }
+    Path dir = Files.createTempDirectory("bench-model");
+    System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
+    ModelGenerator.write(shape, DType.BF16, 1, dir, s -> {});
+    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir));
+    try (var files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    LoraAdapter adapter =
+        LoraAdapter.randomForAttention(
+            shape, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 7);
+    PreparedAdapter prepared = new PreparedAdapter(adapter, new HeOperators(new CpuBackend()));
+    System.err.println("timing the base model and hosted HE-LoRA ...");
+    double base = msPerToken(decoder, null);
+    double hosted = msPerToken(decoder, new LoraPath(prepared, LoraPath.Mode.HE, null));
+
+    System.err.println("timing private mode (a fresh client key, a node session behind HTTP) ...");
+    SitePlan plan = SitePlan.of(adapter, shape);
+    SecureRandom random = new SecureRandom();
+    PrivateClient client = new PrivateClient(plan.parameters(), random);
+    int promptTokens = PROMPT.length;
+    NodeSession session =
+        NodeSession.open(
+            adapter,
+            plan,
+            RlweCodec.toBytes(client.publicKey()),
+            new InputPrivacy(1, 1),
+            new FrameOrder(promptTokens, 2 + tokens + 1),
+            random);
+    double privately;
+    double nodeMs;
+    double exchangeMs;
+    long trips;
+    long sent;
+    long received;
+    try (LoopbackNode node = new LoopbackNode(session)) {
+      loopback = node;
+      ClientDeltas deltas = new ClientDeltas(client, plan, node, 1);
+      Timed t = time(decoder, deltas);
+      privately = t.msPerToken();
+      var c = deltas.counts();
+      // Per timed token: the counters' growth over the timed loop.
+      trips = (c.roundTrips() - t.before()[0]) / tokens;
+      sent = (c.bytesSent() - t.before()[1]) / tokens;
+      received = (c.bytesReceived() - t.before()[2]) / tokens;
+      exchangeMs = (c.exchangeNanos() - t.before()[3]) / 1e6 / tokens;
+      nodeMs = (node.nodeNanos() - t.before()[4]) / 1e6 / tokens;
+    }
+    decoder.close();
+    double relay = Math.max(0, exchangeMs - nodeMs);
+    double clientHe = Math.max(0, privately - base - exchangeMs);
+    if (json) {
+      System.out.printf(
+          Locale.ROOT,
+          "{\"model\":\"%s\",\"adapter_rank\":%d,\"sites_per_layer\":4,\"layers\":%d,"
+              + "\"tokens\":%d,\"base_ms_per_token\":%.3f,\"hosted_ms_per_token\":%.3f,"
+              + "\"private_ms_per_token\":%.3f,\"private_over_hosted\":%.3f,"
+              + "\"private_node_he_ms_per_token\":%.3f,\"private_client_he_ms_per_token\":%.3f,"
+              + "\"private_relay_ms_per_token\":%.3f,\"round_trips_per_token\":%d,"
+              + "\"bytes_sent_per_token\":%d,\"bytes_received_per_token\":%d,"
+              + "\"bytes_per_token\":%d,\"private_s_per_token\":%.3f,"
+              + "\"published_s_per_token\":%.2f,\"relay\":\"one loopback HTTP hop\"}%n",
+          model,
+          rank,
+          shape.layers(),
+          tokens,
+          base,
+          hosted,
+          privately,
+          privately / hosted,
+          nodeMs,
+          clientHe,
+          relay,
+          trips,
+          sent,
+          received,
+          sent + received,
+          privately / 1000,
+          PUBLISHED_S_PER_TOKEN);
+    } else {
+      System.out.printf(
+          Locale.ROOT,
+          "%s rank %d: base %.1f ms/token, hosted %.1f, private %.1f (%.2f x hosted; node HE %.1f,"
+              + " client HE %.1f, relay %.1f); %d round trips, %.1f MiB sent + %.1f MiB received"
+              + " per token; published (arXiv 2501.01672) %.2f s/token%n",
+          model,
+          rank,
+          base,
+          hosted,
+          privately,
+          privately / hosted,
+          nodeMs,
+          clientHe,
+          relay,
+          trips,
+          sent / 1048576.0,
+          received / 1048576.0,
+          PUBLISHED_S_PER_TOKEN);
+    }
+    return 0;
+  }
+
+  private static final long[] PROMPT = {3838, 374, 264, 18986, 2692, 30};
+
+  private double msPerToken(QwenDecoder decoder, AdapterDeltas lora) {
+    return time(decoder, lora).msPerToken();
+  }
+
+  /** A timed run and, for private mode, the counters read when the timed loop began. */
+  private record Timed(double msPerToken, long[] before) {}
+
+  private Timed time(QwenDecoder decoder, AdapterDeltas lora) {
+    try (KvCache cache = decoder.newCache()) {
+      float[] logits = decoder.forward(PROMPT, cache, lora);
+      for (int i = 0; i < 2; i++) {
+        logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
+      }
+      long[] before = counters(lora);
+      long start = System.nanoTime();
+      for (int i = 0; i < tokens; i++) {
+        logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
+      }
+      return new Timed((System.nanoTime() - start) / 1e6 / tokens, before);
+    }
+  }
+
+  /** The node session's HTTP front while private mode is timed. */
+  private LoopbackNode loopback;
+
+  private long[] counters(AdapterDeltas lora) {
+    if (lora instanceof ClientDeltas d) {
+      var c = d.counts();
+      return new long[] {
+        c.roundTrips(), c.bytesSent(), c.bytesReceived(), c.exchangeNanos(), loopback.nodeNanos()
+      };
+    }
+    return new long[5];
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new PrivateBenchCommand()).execute(args));
+  }
+}
