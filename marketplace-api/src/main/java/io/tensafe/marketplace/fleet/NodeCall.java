@@ -52,6 +52,17 @@ public final class NodeCall implements AutoCloseable {
             .header("Authorization", "Bearer " + target.dispatchToken())
             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
             .build();
+    return new NodeCall(new java.io.BufferedInputStream(send(http, target, request), 8192));
+  }
+
+  /**
+   * Sends {@code request} to {@code target} and returns the body of a 2xx answer.
+   *
+   * @throws NodeRefusal for any other status, with at most {@link #MAX_ERROR_BYTES} of its body
+   * @throws IOException if the node cannot be reached
+   */
+  static InputStream send(HttpClient http, NodeTarget target, HttpRequest request)
+      throws IOException {
     HttpResponse<InputStream> response;
     try {
       response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
@@ -59,14 +70,14 @@ public final class NodeCall implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
-    if (response.statusCode() != 200) {
+    if (response.statusCode() / 100 != 2) {
       String detail;
       try (InputStream in = response.body()) {
         detail = new String(in.readNBytes(MAX_ERROR_BYTES), StandardCharsets.UTF_8);
       }
       throw new NodeRefusal(target.name(), response.statusCode(), detail);
     }
-    return new NodeCall(new java.io.BufferedInputStream(response.body(), 8192));
+    return response.body();
   }
 
   /**

@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -77,19 +75,7 @@ public final class NodeSessionLink {
   }
 
   private byte[] send(NodeTarget target, HttpRequest request, long maxBytes) throws IOException {
-    HttpResponse<InputStream> response;
-    try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    }
-    try (InputStream in = response.body()) {
-      int status = response.statusCode();
-      if (status >= 300) {
-        String detail = new String(in.readNBytes(NodeCall.MAX_ERROR_BYTES), StandardCharsets.UTF_8);
-        throw new NodeRefusal(target.name(), status, detail);
-      }
+    try (InputStream in = NodeCall.send(http, target, request)) {
       byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
       if (body.length > maxBytes) {
         throw new IOException(

@@ -182,12 +182,7 @@ public class MeteredCompletions {
     claimed.addAll(
         dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId()));
     if (claimed.isEmpty()) {
-      throw new ApiProblem(
-          ProblemKind.HTTP,
-          503,
-          "No capacity",
-          "no healthy node serving " + version.baseModel() + " has a free slot",
-          2);
+      throw noCapacity(version);
     }
     Reservation reservation =
         admission.admit(
@@ -292,6 +287,16 @@ public class MeteredCompletions {
         "No node answered",
         "every node that could serve the request failed before its first token; nothing was"
             + " billed",
+        2);
+  }
+
+  /** 503 with Retry-After: no healthy node of {@code version}'s base model has a free slot. */
+  public static ApiProblem noCapacity(ServedVersion version) {
+    return new ApiProblem(
+        ProblemKind.HTTP,
+        503,
+        "No capacity",
+        "no healthy node serving " + version.baseModel() + " has a free slot",
         2);
   }
 

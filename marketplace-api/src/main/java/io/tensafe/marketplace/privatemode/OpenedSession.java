@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param id the session (and request) id
  * @param model {@code id@x.y.z} of the version the session runs
  * @param plan the node's public plan: {@code {groups: [{sites: [{path, input_width, output_width,
- *     rank}]}], widest_input}}, the sites in the order the client's decoder visits them
+ *     rank}]}], rings}}, the sites in the order the client's decoder visits them
  * @param clipNorm the L2 norm the client clips each input to before encrypting it (the policy's C)
  * @param baseModel the adapter's base model and, when its manifest names it, the SHA-256 of its
  *     {@code config.json}, which the client checks against its own model folder before any frame
@@ -26,8 +26,8 @@ public record OpenedSession(
     @JsonProperty("base_model") BaseModel baseModel,
     @JsonProperty("max_frame_bytes") long maxFrameBytes) {
 
-  /** The site groups and the model's widest adaptable input, as the node sent them. */
-  public record Plan(JsonNode groups, @JsonProperty("widest_input") int widestInput) {}
+  /** The site groups and the rings of the session's keys, as the node sent them. */
+  public record Plan(JsonNode groups, JsonNode rings) {}
 
   /** The base model the adapter was trained on. */
   public record BaseModel(String id, @JsonProperty("config_sha256") String configSha256) {}

@@ -9,14 +9,15 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *     {@code GET /v1/routing/candidates}, since only it sees the prompt)
  * @param maxTokens tokens the client may generate, 1 to 4096: the budget is reserved for them
  * @param maxPromptTokens the prefill's most tokens, 1 to 65535 (default 4096)
- * @param publicKey the client's CKKS public key, base64 of its kernels encoding (at most 2 MiB)
+ * @param publicKeys the client's CKKS public keys, base64 of their kernels encoding, one per ring
+ *     the base model can need (1 to 8 keys, at most 8 MiB of base64 in all)
  * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
  */
 public record PrivateSessionRequest(
     String model,
     @JsonProperty("max_tokens") Integer maxTokens,
     @JsonProperty("max_prompt_tokens") Integer maxPromptTokens,
-    @JsonProperty("public_key") String publicKey,
+    @JsonProperty("public_keys") java.util.List<String> publicKeys,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier) {
   /** The most tokens a session may generate. */
   public static final int MAX_TOKENS = 4096;
@@ -24,6 +25,9 @@ public record PrivateSessionRequest(
   /** The prompt bound when the client names none. */
   public static final int DEFAULT_MAX_PROMPT_TOKENS = 4096;
 
-  /** The longest public key accepted, in base64 characters. */
-  public static final int MAX_PUBLIC_KEY_CHARS = 2 << 20;
+  /** The most public keys, and base64 characters of them in all, a session may carry. */
+  public static final int MAX_PUBLIC_KEYS = 8;
+
+  /** The most base64 characters of public keys in all. */
+  public static final int MAX_PUBLIC_KEY_CHARS = 8 << 20;
 }

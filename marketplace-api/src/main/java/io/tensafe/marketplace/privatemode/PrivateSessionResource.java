@@ -68,7 +68,7 @@ public class PrivateSessionResource {
                 model,
                 o.version().adapterId(),
                 o.version().version(),
-                new OpenedSession.Plan(node.path("groups"), node.path("widest_input").asInt()),
+                new OpenedSession.Plan(node.path("groups"), node.path("rings")),
                 node.path("clip_norm").asDouble(),
                 new OpenedSession.BaseModel(o.version().baseModel(), o.configSha256()),
                 gateway.maxFrameBytes()))

@@ -97,7 +97,7 @@ public class PrivateSessions {
       claimed.addAll(
           dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId()));
       if (claimed.isEmpty()) {
-        throw noCapacity(version);
+        throw MeteredCompletions.noCapacity(version);
       }
       QuarkusTransaction.requiringNew()
           .run(
@@ -153,19 +153,29 @@ public class PrivateSessions {
       throw ProblemTypes.validation("max_prompt_tokens must be in [1, 65535]")
           .withParam("max_prompt_tokens");
     }
-    if (r.publicKey() == null
-        || r.publicKey().isEmpty()
-        || r.publicKey().length() > PrivateSessionRequest.MAX_PUBLIC_KEY_CHARS) {
+    List<String> keys = r.publicKeys();
+    if (keys == null
+        || keys.isEmpty()
+        || keys.size() > PrivateSessionRequest.MAX_PUBLIC_KEYS
+        || keys.stream().mapToLong(k -> k == null ? 0 : k.length()).sum()
+            > PrivateSessionRequest.MAX_PUBLIC_KEY_CHARS) {
       throw ProblemTypes.validation(
-              "public_key is required, at most "
+              "public_keys is required: 1 to "
+                  + PrivateSessionRequest.MAX_PUBLIC_KEYS
+                  + " keys, at most "
                   + PrivateSessionRequest.MAX_PUBLIC_KEY_CHARS
-                  + " base64 characters")
-          .withParam("public_key");
+                  + " base64 characters in all")
+          .withParam("public_keys");
     }
     try {
-      Base64.getDecoder().decode(r.publicKey());
+      for (String k : keys) {
+        if (k == null || k.isEmpty()) {
+          throw new IllegalArgumentException("empty");
+        }
+        Base64.getDecoder().decode(k);
+      }
     } catch (IllegalArgumentException e) {
-      throw ProblemTypes.validation("public_key is not base64").withParam("public_key");
+      throw ProblemTypes.validation("public_keys must be base64").withParam("public_keys");
     }
     return new Checked(maxTokens, maxPrompt);
   }
@@ -181,7 +191,7 @@ public class PrivateSessions {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("session_id", id.toString());
     body.put("adapter", version.adapterId() + "@" + version.version());
-    body.put("public_key", r.publicKey());
+    body.put("public_keys", r.publicKeys());
     body.put("max_prompt_tokens", c.maxPromptTokens());
     body.put("max_decode_steps", c.maxTokens() - 1);
     if (r.dpNoiseMultiplier() != null) {
@@ -253,15 +263,6 @@ public class PrivateSessions {
   private void unserved(UUID id, RequestOutcome outcome) {
     settlement.settle(
         new PrivateSettlement.Served(id, null, null, null, null, null, 0, 0), outcome);
-  }
-
-  private static ApiProblem noCapacity(ServedVersion version) {
-    return new ApiProblem(
-        ProblemKind.HTTP,
-        503,
-        "No capacity",
-        "no healthy node serving " + version.baseModel() + " has a free slot",
-        2);
   }
 
   /**

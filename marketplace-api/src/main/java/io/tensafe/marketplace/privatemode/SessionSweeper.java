@@ -13,7 +13,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.time.OffsetDateTime;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -58,22 +57,11 @@ public class SessionSweeper {
     }
   }
 
-  /** A private session silent in the database past twice the idle timeout. */
-  record Orphan(
-      UUID requestId,
-      UUID organisationId,
-      UUID apiKeyId,
-      String adapterRef,
-      String version,
-      OffsetDateTime startedAt,
-      Integer servedPromptTokens,
-      Integer servedCompletionTokens) {}
-
   /** Bills private sessions whose marketplace died; returns how many. */
   int endOrphans() {
     OffsetDateTime before =
         OffsetDateTime.now().minus(gateway.privateIdleTimeout().multipliedBy(2));
-    List<Orphan> orphans =
+    List<PrivateSettlement.Served> orphans =
         QuarkusTransaction.requiringNew()
             .call(
                 () ->
@@ -81,25 +69,16 @@ public class SessionSweeper {
                         em.createNativeQuery(
                                 """
                 SELECT request_id, client_organisation_id, api_key_id, adapter_ref,
-                       adapter_version, started_at, served_prompt_tokens, served_completion_tokens
+                       adapter_version, started_at, coalesce(served_prompt_tokens, 0),
+                       coalesce(served_completion_tokens, 0)
                 FROM gateway_request
                 WHERE mode = 'private' AND ended_at IS NULL AND active_at < :before
                 ORDER BY active_at LIMIT 100
                 """)
                             .setParameter("before", before),
-                        Orphan.class));
-    for (Orphan o : orphans) {
-      settlement.settle(
-          new PrivateSettlement.Served(
-              o.requestId(),
-              o.organisationId(),
-              o.apiKeyId(),
-              o.adapterRef(),
-              o.version(),
-              o.startedAt(),
-              o.servedPromptTokens() == null ? 0 : o.servedPromptTokens(),
-              o.servedCompletionTokens() == null ? 0 : o.servedCompletionTokens()),
-          RequestOutcome.CLIENT_GONE);
+                        PrivateSettlement.Served.class));
+    for (PrivateSettlement.Served orphan : orphans) {
+      settlement.settle(orphan, RequestOutcome.CLIENT_GONE);
     }
     return orphans.size();
   }

@@ -10,7 +10,7 @@ public enum ReportKind {
    * A creator's payout statement: per adapter version, with the creator's and platform's shares.
    */
   PAYOUT("Creator payout statement", List.of(ReportQueries.Dimension.ADAPTER), true),
-  /** The platform's revenue summary: per adapter, creator, client, node and day. */
+  /** The platform's revenue summary: per adapter, creator, client, node, day and mode. */
   REVENUE("Revenue summary", List.of(ReportQueries.Dimension.values()), true);
 
   private final String title;

@@ -25,7 +25,9 @@ public class ReportQueries {
     CREATOR("cr.creator_ref"),
     CLIENT("co.slug"),
     NODE("coalesce(n.name, '(not dispatched)')"),
-    DAY("to_char(c.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')");
+    DAY("to_char(c.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"),
+    /** Hosted or private (ADR 0017); charges the gateway did not dispatch count as hosted. */
+    MODE("coalesce(g.mode, 'hosted')");
 
     private final String sql;
 

@@ -86,9 +86,9 @@ class PrivateSessionTest {
                 + fixture.adapterId()
                 + "\",\"max_tokens\":"
                 + maxTokens
-                + ",\"max_prompt_tokens\":8,\"public_key\":\""
+                + ",\"max_prompt_tokens\":8,\"public_keys\":[\""
                 + KEY
-                + "\"}")
+                + "\"]}")
         .then()
         .statusCode(201)
         .body("model", equalTo(fixture.adapterId() + "@1.0.0"))
@@ -301,33 +301,33 @@ class PrivateSessionTest {
 
   @Test
   void badOpenings_areRefusedBeforeAnyNodeIsCalled() {
-    openSession("{\"model\":\"auto\",\"public_key\":\"" + KEY + "\"}")
+    openSession("{\"model\":\"auto\",\"public_keys\":[\"" + KEY + "\"]}")
         .then()
         .statusCode(400)
         .body("detail", containsString("/v1/routing/candidates"));
-    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_key\":\"***\"}")
+    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"***\"]}")
         .then()
         .statusCode(400);
     openSession(
             "{\"model\":\""
                 + fixture.adapterId()
-                + "\",\"max_tokens\":0,\"public_key\":\""
+                + "\",\"max_tokens\":0,\"public_keys\":[\""
                 + KEY
-                + "\"}")
+                + "\"]}")
         .then()
         .statusCode(400);
-    openSession("{\"model\":\"no-such-adapter\",\"public_key\":\"" + KEY + "\"}")
+    openSession("{\"model\":\"no-such-adapter\",\"public_keys\":[\"" + KEY + "\"]}")
         .then()
         .statusCode(404);
     given()
         .contentType("application/json")
-        .body("{\"model\":\"x\",\"public_key\":\"" + KEY + "\"}")
+        .body("{\"model\":\"x\",\"public_keys\":[\"" + KEY + "\"]}")
         .post("/v1/private/sessions")
         .then()
         .statusCode(401);
     assertEquals(List.of(), node.opened);
     node.refuseOpenWith = 422;
-    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_key\":\"" + KEY + "\"}")
+    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
         .then()
         .statusCode(422)
         .contentType("application/problem+json");
@@ -342,9 +342,9 @@ class PrivateSessionTest {
                 + f.adapterId()
                 + "\",\"max_tokens\":1,\"max_prompt_tokens\":"
                 + maxPromptTokens
-                + ",\"public_key\":\""
+                + ",\"public_keys\":[\""
                 + KEY
-                + "\"}")
+                + "\"]}")
         .post("/v1/private/sessions");
   }
 

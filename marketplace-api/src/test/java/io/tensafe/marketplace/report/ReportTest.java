@@ -233,7 +233,7 @@ class ReportTest {
             .jsonPath();
     List<Map<String, Object>> lines = json.getList("lines");
     List<Map<String, Object>> totals = json.getList("totals");
-    for (String dimension : List.of("adapter", "creator", "client", "node", "day")) {
+    for (String dimension : List.of("adapter", "creator", "client", "node", "day", "mode")) {
       for (Map<String, Object> total : totals) {
         long amount = 0;
         long creator = 0;

@@ -72,13 +72,14 @@ public final class MarketplaceApi {
   }
 
   /** Opens a private session ({@code POST /v1/private/sessions}). */
-  public OpenedSession open(String model, int maxTokens, int maxPromptTokens, String publicKey)
+  public OpenedSession open(
+      String model, int maxTokens, int maxPromptTokens, List<String> publicKeys)
       throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("model", model);
     body.put("max_tokens", maxTokens);
     body.put("max_prompt_tokens", maxPromptTokens);
-    body.put("public_key", publicKey);
+    publicKeys.forEach(body.putArray("public_keys")::add);
     JsonNode answer =
         JSON.readTree(
             send(
@@ -112,7 +113,9 @@ public final class MarketplaceApi {
         }
         out.add(new SitePlan.Group(sites));
       }
-      return new SitePlan(out, plan.path("widest_input").asInt());
+      List<Integer> rings = new ArrayList<>();
+      plan.path("rings").forEach(r -> rings.add(r.asInt()));
+      return new SitePlan(out, rings);
     } catch (IllegalArgumentException e) {
       throw new IOException("the session's plan is malformed: " + e.getMessage(), e);
     }

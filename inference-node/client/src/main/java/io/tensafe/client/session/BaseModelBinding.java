@@ -49,14 +49,14 @@ public final class BaseModelBinding {
                     + ": point --model-dir at the adapter's base model");
           }
         });
-    if (plan.widestInput() != SitePlan.widestInput(shape)) {
+    if (!plan.rings().equals(SitePlan.ringsOf(shape))) {
       throw new IllegalStateException(
-          "the node's base model has a widest input of "
-              + plan.widestInput()
+          "the node's base model needs rings "
+              + plan.rings()
               + "; this client's model ("
               + shape
-              + ") has "
-              + SitePlan.widestInput(shape));
+              + ") needs "
+              + SitePlan.ringsOf(shape));
     }
     for (SitePlan.Group g : plan.groups()) {
       for (SitePlan.Site s : g.sites()) {

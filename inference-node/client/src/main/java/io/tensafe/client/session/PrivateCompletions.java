@@ -2,9 +2,8 @@ package io.tensafe.client.session;
 
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.marketplace.OpenedSession;
-import io.tensafe.kernels.helora.PrivateClient;
-import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.node.privatemode.ClientDeltas;
+import io.tensafe.node.privatemode.ClientKeys;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.Generation;
 import io.tensafe.node.runtime.QwenDecoder;
@@ -92,25 +91,21 @@ public final class PrivateCompletions {
       throw new IllegalArgumentException(
           "the prompt has " + ids.length + " tokens; at most " + maxPromptTokens);
     }
-    PrivateClient client = null;
     OpenedSession session = null;
     try {
-      // One fresh key per session, for the ring of this model's widest adaptable input (the
-      // plan's).
-      client =
-          new PrivateClient(
-              PrivateClient.parametersFor(SitePlan.widestInput(decoder.shape())), random);
+      // Fresh key pairs per session, one per ring this model's inputs can need (the plan's rings).
+      ClientKeys keys = ClientKeys.generate(SitePlan.ringsOf(decoder.shape()), random);
       session =
           marketplace.open(
               model,
               parameters.maxTokens(),
               Math.max(1, ids.length),
-              Base64.getEncoder().encodeToString(RlweCodec.toBytes(client.publicKey())));
+              keys.publicKeys().stream().map(Base64.getEncoder()::encodeToString).toList());
       binding.check(session.configSha256(), session.plan());
       String id = session.id();
       ClientDeltas deltas =
           new ClientDeltas(
-              client,
+              keys,
               session.plan(),
               frame -> marketplace.frame(id, frame, 1L << 30),
               session.clipNorm());

@@ -23,20 +23,21 @@ import java.util.stream.IntStream;
 
 /**
  * The client's half of a private session (ADR 0017): the decoder's deltas, each computed by the
- * node under this client's key in two rounds per site group, through a {@link FrameExchange}. Only
- * ciphertexts under the client's secret key leave it; it decrypts only its shares and the final
- * deltas. Inputs are clipped to the policy's L2 norm C before encryption when one is given.
+ * node under this client's keys (one per ring, {@link ClientKeys}) in two rounds per site group,
+ * through a {@link FrameExchange}. Only ciphertexts under the client's secret key leave it; it
+ * decrypts only its shares and the final deltas. Inputs are clipped to the policy's L2 norm C
+ * before encryption when one is given.
  *
  * <p>One sequence drives an instance, as the decoder calls it. A failed exchange throws {@link
  * UncheckedIOException}; the session cannot continue after one (its sequence has moved on).
  */
 public final class ClientDeltas implements AdapterDeltas {
-  private final PrivateClient client;
+  private final ClientKeys keys;
   private final SitePlan plan;
   private final Map<String, Integer> groupOf;
   private final FrameExchange exchange;
   private final double clipNorm;
-  private final FrameLimits limits;
+  private final Map<Integer, FrameLimits> limits = new java.util.HashMap<>();
   private long sequence;
   private long step = -1;
   private int tokens;
@@ -46,20 +47,21 @@ public final class ClientDeltas implements AdapterDeltas {
   /**
    * @param clipNorm the adapter policy's L2 clip norm C for each input, or 0 for none
    */
-  public ClientDeltas(
-      PrivateClient client, SitePlan plan, FrameExchange exchange, double clipNorm) {
-    if (!client.parameters().equals(plan.parameters())) {
-      throw new IllegalArgumentException("the client's key is not for this plan's parameters");
+  public ClientDeltas(ClientKeys keys, SitePlan plan, FrameExchange exchange, double clipNorm) {
+    if (!keys.rings().equals(plan.rings())) {
+      throw new IllegalArgumentException("the client's keys are not for this plan's rings");
     }
     if (!(clipNorm >= 0) || Double.isInfinite(clipNorm)) {
       throw new IllegalArgumentException("clip norm must be finite and non-negative");
     }
-    this.client = client;
+    this.keys = keys;
     this.plan = plan;
     this.groupOf = plan.groupIndex();
     this.exchange = exchange;
     this.clipNorm = clipNorm;
-    this.limits = PrivateLimits.answers(plan.parameters());
+    for (int logN : plan.rings()) {
+      limits.put(logN, PrivateLimits.answers(SitePlan.ring(logN)));
+    }
   }
 
   /** Frames, round trips, bytes and time so far. */
@@ -109,26 +111,27 @@ public final class ClientDeltas implements AdapterDeltas {
   /** Both rounds for one group: deltas[site][token][output]. */
   private double[][][] rounds(int group, SitePlan.Group g, double[][] rows) throws IOException {
     int sites = g.sites().size();
+    PrivateClient client = keys.ring(SitePlan.parameters(g).logN());
     List<byte[]> inputs =
         IntStream.range(0, rows.length)
             .parallel()
             .mapToObj(t -> RlweCodec.toBytes(client.encryptSharedInput(clipped(rows[t]))))
             .toList();
-    List<Ciphertext> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true));
     Parameters p = client.parameters();
+    List<Ciphertext> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true, p), p);
     List<byte[]> shares =
         IntStream.range(0, sites * tokens)
             .parallel()
             .mapToObj(
                 k -> {
                   CoefficientLayout a = aLayout(g.sites().get(k / tokens), p);
-                  List<Ciphertext> products = slice(first, g, true, k);
+                  List<Ciphertext> products = slice(first, g, true, k, p);
                   return RlweCodec.toBytes(
                       client.encryptShares(
                           client.decryptShares(products, a), products.getFirst().scale()));
                 })
             .toList();
-    List<Ciphertext> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false));
+    List<Ciphertext> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false, p), p);
     double[][][] deltas = new double[sites][tokens][];
     IntStream.range(0, sites * tokens)
         .parallel()
@@ -136,7 +139,7 @@ public final class ClientDeltas implements AdapterDeltas {
             k ->
                 deltas[k / tokens][k % tokens] =
                     client.decryptOutputs(
-                        slice(second, g, false, k), bLayout(g.sites().get(k / tokens), p)));
+                        slice(second, g, false, k, p), bLayout(g.sites().get(k / tokens), p)));
     return deltas;
   }
 
@@ -160,9 +163,9 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   /** The answer's ciphertexts for site {@code k / tokens}, token {@code k % tokens}. */
-  private List<Ciphertext> slice(List<Ciphertext> answer, SitePlan.Group g, boolean a, int k) {
+  private List<Ciphertext> slice(
+      List<Ciphertext> answer, SitePlan.Group g, boolean a, int k, Parameters p) {
     int from = 0;
-    Parameters p = client.parameters();
     for (int s = 0; s < k / tokens; s++) {
       from += tokens * perInput(g.sites().get(s), a, p);
     }
@@ -171,10 +174,10 @@ public final class ClientDeltas implements AdapterDeltas {
     return answer.subList(from, from + each);
   }
 
-  private int expected(SitePlan.Group g, boolean a) {
+  private int expected(SitePlan.Group g, boolean a, Parameters p) {
     int total = 0;
     for (SitePlan.Site s : g.sites()) {
-      total += tokens * perInput(s, a, client.parameters());
+      total += tokens * perInput(s, a, p);
     }
     return total;
   }
@@ -191,7 +194,8 @@ public final class ClientDeltas implements AdapterDeltas {
     return new CoefficientLayout(s.rank(), s.outputWidth(), p.ringDegree());
   }
 
-  private List<Ciphertext> send(FrameKind kind, int group, List<byte[]> ciphertexts, int expected)
+  private List<Ciphertext> send(
+      FrameKind kind, int group, List<byte[]> ciphertexts, int expected, Parameters p)
       throws IOException {
     SessionFrame frame = new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
     byte[] bytes = frame.toBytes();
@@ -201,7 +205,7 @@ public final class ClientDeltas implements AdapterDeltas {
     sequence++;
     SessionFrame answer;
     try {
-      answer = SessionFrame.read(answerBytes, limits);
+      answer = SessionFrame.read(answerBytes, limits.get(p.logN()));
     } catch (MalformedFrameException e) {
       throw new IOException("the node's answer is malformed: " + e.getMessage(), e);
     }
@@ -219,7 +223,7 @@ public final class ClientDeltas implements AdapterDeltas {
     List<Ciphertext> out = new ArrayList<>(expected);
     for (byte[] c : answer.ciphertexts()) {
       try {
-        out.add(RlweCodec.ciphertextFromBytes(c, client.parameters()));
+        out.add(RlweCodec.ciphertextFromBytes(c, p));
       } catch (MalformedEncodingException e) {
         throw new IOException("the node sent a malformed ciphertext: " + e.getMessage(), e);
       }

@@ -14,7 +14,9 @@ import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -31,8 +33,8 @@ import java.util.stream.IntStream;
  */
 public final class NodeSession {
   private final SitePlan plan;
-  private final Parameters parameters;
-  private final SharedLoraNode node;
+  private final Map<Integer, SharedLoraNode> nodes = new HashMap<>();
+  private final List<SharedLoraNode> groupNodes = new ArrayList<>();
   private final List<List<SharedLoraNode.Site>> sites = new ArrayList<>();
   private final List<List<Double>> noiseStdDevs = new ArrayList<>();
   private final boolean noise;
@@ -42,18 +44,29 @@ public final class NodeSession {
   private NodeSession(
       LoraAdapter adapter,
       SitePlan plan,
-      byte[] publicKey,
+      List<byte[]> publicKeys,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
     this.plan = plan;
-    this.parameters = plan.parameters();
-    PublicKey key = RlweCodec.publicKeyFromBytes(publicKey, parameters);
-    this.node = new SharedLoraNode(key, random);
+    if (publicKeys.size() != plan.rings().size()) {
+      throw new MalformedEncodingException(
+          "expected "
+              + plan.rings().size()
+              + " public keys, one per ring, got "
+              + publicKeys.size());
+    }
+    for (int i = 0; i < publicKeys.size(); i++) {
+      int logN = plan.rings().get(i);
+      PublicKey key = RlweCodec.publicKeyFromBytes(publicKeys.get(i), SitePlan.ring(logN));
+      nodes.put(logN, new SharedLoraNode(key, random));
+    }
     this.noise = policy != null;
     this.order = order;
     for (SitePlan.Group g : plan.groups()) {
+      SharedLoraNode node = nodes.get(SitePlan.parameters(g).logN());
+      groupNodes.add(node);
       List<SharedLoraNode.Site> packed = new ArrayList<>();
       List<Double> stdDevs = new ArrayList<>();
       for (SitePlan.Site s : g.sites()) {
@@ -78,14 +91,14 @@ public final class NodeSession {
   /**
    * A session under the adapter's DP policy.
    *
-   * @param publicKey the client's public key as {@link RlweCodec} encodes it, for {@link
-   *     SitePlan#parameters}
-   * @throws MalformedEncodingException if the key's bytes or parameters do not fit
+   * @param publicKeys the client's public keys as {@link RlweCodec} encodes them, one per ring of
+   *     {@link SitePlan#rings}, in that order
+   * @throws MalformedEncodingException if a key's bytes or parameters do not fit
    */
   public static NodeSession open(
       LoraAdapter adapter,
       SitePlan plan,
-      byte[] publicKey,
+      List<byte[]> publicKeys,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
@@ -93,14 +106,18 @@ public final class NodeSession {
     if (policy == null) {
       throw new IllegalArgumentException("private mode needs the adapter's DP policy");
     }
-    return new NodeSession(adapter, plan, publicKey, policy, order, random);
+    return new NodeSession(adapter, plan, publicKeys, policy, order, random);
   }
 
   /** A session whose round two adds no DP noise: for tests that compare outputs exactly. */
   public static NodeSession openWithoutNoiseForTesting(
-      LoraAdapter adapter, SitePlan plan, byte[] publicKey, FrameOrder order, SecureRandom random)
+      LoraAdapter adapter,
+      SitePlan plan,
+      List<byte[]> publicKeys,
+      FrameOrder order,
+      SecureRandom random)
       throws MalformedEncodingException {
-    return new NodeSession(adapter, plan, publicKey, null, order, random);
+    return new NodeSession(adapter, plan, publicKeys, null, order, random);
   }
 
   /** The plan the session serves. */
@@ -127,14 +144,17 @@ public final class NodeSession {
       throw new MalformedFrameException(
           "group " + frame.group() + " needs " + group.size() * tokens + " share ciphertexts");
     }
-    List<Ciphertext> inputs = decode(frame.ciphertexts());
+    SharedLoraNode node = groupNodes.get(frame.group());
+    List<Ciphertext> inputs =
+        decode(frame.ciphertexts(), SitePlan.parameters(plan.groups().get(frame.group())));
     order.accept(frame);
     return frame.kind() == FrameKind.ROUND_ONE
-        ? frame.answer(roundOne(group, inputs))
-        : frame.answer(roundTwo(frame.group(), group, tokens, inputs));
+        ? frame.answer(roundOne(node, group, inputs))
+        : frame.answer(roundTwo(node, frame.group(), group, tokens, inputs));
   }
 
-  private List<Ciphertext> decode(List<byte[]> encoded) throws MalformedFrameException {
+  private static List<Ciphertext> decode(List<byte[]> encoded, Parameters parameters)
+      throws MalformedFrameException {
     List<Ciphertext> out = new ArrayList<>(encoded.size());
     for (int i = 0; i < encoded.size(); i++) {
       try {
@@ -149,7 +169,8 @@ public final class NodeSession {
     return out;
   }
 
-  private List<byte[]> roundOne(List<SharedLoraNode.Site> group, List<Ciphertext> inputs) {
+  private List<byte[]> roundOne(
+      SharedLoraNode node, List<SharedLoraNode.Site> group, List<Ciphertext> inputs) {
     int tokens = inputs.size();
     shares = new SharedLoraNode.Share[group.size()][tokens];
     List<List<Ciphertext>> answers =
@@ -167,7 +188,11 @@ public final class NodeSession {
   }
 
   private List<byte[]> roundTwo(
-      int groupIndex, List<SharedLoraNode.Site> group, int tokens, List<Ciphertext> inputs) {
+      SharedLoraNode node,
+      int groupIndex,
+      List<SharedLoraNode.Site> group,
+      int tokens,
+      List<Ciphertext> inputs) {
     SharedLoraNode.Share[][] held = shares;
     shares = null;
     List<List<Ciphertext>> answers =

@@ -13,14 +13,14 @@ import java.util.Optional;
 /**
  * A private session's public plan (ADR 0017): the adapter's sites in the groups the decoder visits
  * them, per layer q/k/v, o, gate/up, down, keeping only groups with a site. Group {@code g} of a
- * step is the frame group {@code g}. Node and client derive the CKKS parameters from the model's
- * widest adaptable input ({@link #parameters}), so the client can make its key before it knows the
- * adapter's sites. Shapes only: no weights.
+ * step is the frame group {@code g}. Each group computes in the smallest ring that holds its input
+ * ({@link #parameters(Group)}); the client makes one key per ring the base model's inputs can need
+ * ({@link #ringsOf}), before it knows the adapter's sites. Shapes only: no weights.
  *
- * @param widestInput the base model's widest input of any adaptable module, ≥ every site's input
- *     width and rank
+ * @param rings log2 of the ring degrees the session's keys are for, ascending, distinct, in [12,
+ *     16]: every group's ring is one of them
  */
-public record SitePlan(List<Group> groups, int widestInput) {
+public record SitePlan(List<Group> groups, List<Integer> rings) {
   /** The module suffixes of each layer's groups, in the decoder's order. */
   public static final List<List<String>> LAYER_GROUPS =
       List.of(
@@ -62,23 +62,37 @@ public record SitePlan(List<Group> groups, int widestInput) {
 
   public SitePlan {
     groups = List.copyOf(groups);
+    rings = List.copyOf(rings);
     if (groups.isEmpty()) {
       throw new IllegalArgumentException("a private session needs at least one adapted site");
     }
+    for (int i = 0; i < rings.size(); i++) {
+      if (rings.get(i) < 12 || rings.get(i) > 16 || (i > 0 && rings.get(i) <= rings.get(i - 1))) {
+        throw new IllegalArgumentException("rings must be ascending log2 degrees in [12, 16]");
+      }
+    }
     for (Group g : groups) {
-      for (Site s : g.sites()) {
-        if (s.inputWidth() > widestInput || s.rank() > widestInput) {
-          throw new IllegalArgumentException("site " + s.path() + " is wider than the model's");
-        }
+      if (!rings.contains(parameters(g).logN())) {
+        throw new IllegalArgumentException(
+            "group of " + g.sites().getFirst().path() + " needs a ring the plan has no key for");
       }
     }
   }
 
-  /** The widest input of any module an adapter may target in a model of {@code shape}. */
-  public static int widestInput(ModelShape shape) {
-    return Math.max(
-        Math.max(shape.hiddenSize(), shape.intermediateSize()),
-        shape.attentionHeads() * shape.headDim());
+  /** The rings a model of {@code shape} can need: one per distinct adaptable input width's ring. */
+  public static List<Integer> ringsOf(ModelShape shape) {
+    return java.util.stream.IntStream.of(
+            shape.hiddenSize(), shape.attentionHeads() * shape.headDim(), shape.intermediateSize())
+        .map(w -> PrivateClient.parametersFor(w).logN())
+        .distinct()
+        .sorted()
+        .boxed()
+        .toList();
+  }
+
+  /** The parameters of the ring of log2 degree {@code logN} (one of {@link #rings}). */
+  public static Parameters ring(int logN) {
+    return PrivateClient.parametersFor(1 << logN);
   }
 
   /** The plan of {@code adapter} on a decoder of {@code shape}. */
@@ -105,7 +119,7 @@ public record SitePlan(List<Group> groups, int widestInput) {
     if (placed != adapter.sites().size()) {
       throw new IllegalArgumentException("the adapter has sites outside the decoder's layers");
     }
-    return new SitePlan(groups, widestInput(shape));
+    return new SitePlan(groups, ringsOf(shape));
   }
 
   /** The group index of each site's path. */
@@ -124,8 +138,12 @@ public record SitePlan(List<Group> groups, int widestInput) {
     return Optional.ofNullable(groupIndex().get(path));
   }
 
-  /** The session's CKKS parameters: {@link PrivateClient#parametersFor} the widest input. */
-  public Parameters parameters() {
-    return PrivateClient.parametersFor(widestInput);
+  /** The parameters group {@code g} computes in: the smallest ring holding its input and ranks. */
+  public static Parameters parameters(Group g) {
+    int widest = g.sites().getFirst().inputWidth();
+    for (Site s : g.sites()) {
+      widest = Math.max(widest, s.rank());
+    }
+    return PrivateClient.parametersFor(widest);
   }
 }

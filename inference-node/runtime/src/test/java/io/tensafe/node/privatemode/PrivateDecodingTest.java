@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
-import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.MalformedEncodingException;
-import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.ChatMessage;
 import io.tensafe.node.runtime.DeltaArrays;
@@ -100,16 +98,16 @@ class PrivateDecodingTest {
     return new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
   }
 
-  private static PrivateClient client() throws Exception {
-    return new PrivateClient(plan.parameters(), SecureRandom.getInstance("DRBG"));
+  private static ClientKeys client() throws Exception {
+    return ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
   }
 
-  private static Wire wire(PrivateClient client, int maxTokens) throws Exception {
+  private static Wire wire(ClientKeys client, int maxTokens) throws Exception {
     NodeSession node =
         NodeSession.openWithoutNoiseForTesting(
             adapter,
             plan,
-            RlweCodec.toBytes(client.publicKey()),
+            client.publicKeys(),
             new FrameOrder(prompt.length, maxTokens - 1),
             SecureRandom.getInstance("DRBG"));
     return new Wire(node, new ByteArrayOutputStream());
@@ -136,7 +134,7 @@ class PrivateDecodingTest {
             HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
             SecureRandom.getInstance("DRBG"));
     long[] hosted = greedy(new LoraPath(adapter, LoraPath.Mode.HE, operator), 64);
-    PrivateClient client = client();
+    ClientKeys client = client();
     Wire wire = wire(client, 64);
     ClientDeltas deltas = new ClientDeltas(client, plan, wire, 0);
     Watched watched = new Watched(deltas, new ArrayList<>());
@@ -186,7 +184,7 @@ class PrivateDecodingTest {
 
   @Test
   void badFrames_areRefused_andTheSessionGoesOn() throws Exception {
-    PrivateClient client = client();
+    ClientKeys client = client();
     Wire wire = wire(client, 2);
     List<byte[]> sent = new ArrayList<>();
     FrameExchange recording =
@@ -220,11 +218,16 @@ class PrivateDecodingTest {
       decoder.forward(new long[] {prompt[0]}, cache, again);
       assertThrows(RuntimeException.class, () -> decoder.forward(new long[] {1}, cache, again));
     }
-    byte[] shortKey = Arrays.copyOf(RlweCodec.toBytes(client.publicKey()), 64);
+    List<byte[]> shortKeys = client.publicKeys().stream().map(k -> Arrays.copyOf(k, 64)).toList();
     assertThrows(
         MalformedEncodingException.class,
         () ->
             NodeSession.openWithoutNoiseForTesting(
-                adapter, plan, shortKey, new FrameOrder(4, 1), new SecureRandom()));
+                adapter, plan, shortKeys, new FrameOrder(4, 1), new SecureRandom()));
+    assertThrows(
+        MalformedEncodingException.class,
+        () ->
+            NodeSession.openWithoutNoiseForTesting(
+                adapter, plan, List.of(), new FrameOrder(4, 1), new SecureRandom()));
   }
 }

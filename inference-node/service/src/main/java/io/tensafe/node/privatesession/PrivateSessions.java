@@ -17,6 +17,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,8 +59,8 @@ public class PrivateSessions {
    */
   public SessionOpened open(SessionOpening r) {
     UUID id = sessionId(r.sessionId());
-    if (r.adapter() == null || r.publicKey() == null) {
-      throw NodeProblem.validation("adapter and public_key are required");
+    if (r.adapter() == null || r.publicKeys() == null || r.publicKeys().size() > 8) {
+      throw NodeProblem.validation("adapter and public_keys (at most 8) are required");
     }
     int maxPrompt = bounded("max_prompt_tokens", r.maxPromptTokens(), 1, 0xFFFF);
     int maxDecode = bounded("max_decode_steps", r.maxDecodeSteps(), 0, config.maxNewTokens() - 1);
@@ -86,11 +87,13 @@ public class PrivateSessions {
       policy = new InputPrivacy(policy.clipNorm(), r.dpNoiseMultiplier());
     }
     SitePlan plan = SitePlan.of(adapter.prepared().adapter(), model.shape());
-    byte[] key;
+    List<byte[]> keys = new java.util.ArrayList<>();
     try {
-      key = Base64.getDecoder().decode(r.publicKey());
+      for (String k : r.publicKeys()) {
+        keys.add(Base64.getDecoder().decode(k == null ? "" : k));
+      }
     } catch (IllegalArgumentException e) {
-      throw NodeProblem.validation("public_key is not base64");
+      throw NodeProblem.validation("public_keys must be base64");
     }
     NodeSession session;
     try {
@@ -98,13 +101,13 @@ public class PrivateSessions {
           NodeSession.open(
               adapter.prepared().adapter(),
               plan,
-              key,
+              keys,
               policy,
               new FrameOrder(maxPrompt, maxDecode),
               random);
     } catch (MalformedEncodingException e) {
       throw NodeProblem.validation(
-          "public_key does not fit this adapter's session: " + e.getMessage());
+          "public_keys do not fit this model's rings " + plan.rings() + ": " + e.getMessage());
     }
     long now = System.nanoTime();
     if (sessions.putIfAbsent(id, new Held(session, now, new long[] {now})) != null) {

@@ -6,15 +6,15 @@ import java.util.List;
 
 /**
  * A private session the node opened: its plan (public shapes only: the site groups and the model's
- * widest adaptable input, which fixes the CKKS ring) and the clip norm the client applies to each
- * input before encrypting it.
+ * rings, log2 of the CKKS ring degrees its keys are for) and the clip norm the client applies to
+ * each input before encrypting it.
  *
  * @param clipNorm the adapter policy's C, > 0
  */
 public record SessionOpened(
     @JsonProperty("session_id") String sessionId,
     List<GroupView> groups,
-    @JsonProperty("widest_input") int widestInput,
+    List<Integer> rings,
     @JsonProperty("clip_norm") double clipNorm) {
 
   /** One site group of the plan. */
@@ -41,7 +41,7 @@ public record SessionOpened(
                                         s.path(), s.inputWidth(), s.outputWidth(), s.rank()))
                             .toList()))
             .toList(),
-        plan.widestInput(),
+        plan.rings(),
         clipNorm);
   }
 }

@@ -8,7 +8,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *
  * @param sessionId the marketplace's request id for the session (a UUID)
  * @param adapter {@code id@x.y.z}
- * @param publicKey the client's CKKS public key, base64 of its kernels encoding
+ * @param publicKeys the client's CKKS public keys, base64 of their kernels encoding, one per ring
+ *     the base model can need (the plan's {@code rings}, ascending)
  * @param maxPromptTokens the prefill's largest token count, 1 to 65535
  * @param maxDecodeSteps decode steps allowed (the client's max_tokens − 1), ≥ 0
  * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
@@ -16,7 +17,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public record SessionOpening(
     @JsonProperty("session_id") String sessionId,
     String adapter,
-    @JsonProperty("public_key") String publicKey,
+    @JsonProperty("public_keys") java.util.List<String> publicKeys,
     @JsonProperty("max_prompt_tokens") Integer maxPromptTokens,
     @JsonProperty("max_decode_steps") Integer maxDecodeSteps,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier) {}

@@ -121,19 +121,15 @@ public final class PrivateClient {
     double[] outputs = new double[layout.rank()];
     for (int p = 0; p < products.size(); p++) {
       Ciphertext ct = products.get(p);
-      var decrypted = Decryptor.decryptToNtt(ct, secretKey, 2).poly();
-      for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
-        int position = layout.outputCoefficient(b);
-        CoefficientExtractor[] perLimb = extractors(position);
-        long r0 = perLimb[0].extract(decrypted.limb(0));
-        long r1 = perLimb[1].extract(decrypted.limb(1));
+      long[][] residues = residues(ct, layout, p);
+      for (int b = 0; b < residues.length; b++) {
         // Garner: x = r0 + q0·((r1 - r0)·q0^-1 mod q1), then centre mod Q.
         BigInteger k =
-            BigInteger.valueOf(r1)
-                .subtract(BigInteger.valueOf(r0))
+            BigInteger.valueOf(residues[b][1])
+                .subtract(BigInteger.valueOf(residues[b][0]))
                 .multiply(q0InverseModQ1)
                 .mod(q1);
-        BigInteger x = BigInteger.valueOf(r0).add(k.multiply(q0));
+        BigInteger x = BigInteger.valueOf(residues[b][0]).add(k.multiply(q0));
         if (x.compareTo(half) > 0) {
           x = x.subtract(modulus);
         }
@@ -156,14 +152,8 @@ public final class PrivateClient {
     int rows = layout.rowsPerPlaintext();
     long[][] shares = new long[layout.rank()][];
     for (int p = 0; p < products.size(); p++) {
-      var decrypted = Decryptor.decryptToNtt(products.get(p), secretKey, 2).poly();
-      for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
-        CoefficientExtractor[] perLimb = extractors(layout.outputCoefficient(b));
-        shares[p * rows + b] =
-            new long[] {
-              perLimb[0].extract(decrypted.limb(0)), perLimb[1].extract(decrypted.limb(1))
-            };
-      }
+      long[][] residues = residues(products.get(p), layout, p);
+      System.arraycopy(residues, 0, shares, p * rows, residues.length);
     }
     return shares;
   }
@@ -191,6 +181,37 @@ public final class PrivateClient {
     RnsPoly poly = RnsPoly.wrap(limbs, false);
     poly.toNttInPlace(parameters.ntts());
     return Encryptor.encrypt(new Plaintext(poly, scale), secretKey, random);
+  }
+
+  /**
+   * Reading more coefficients than this from one decryption inverts its NTT (O(N log N) once)
+   * instead of extracting each one from the NTT form (O(N) each).
+   */
+  static final int EXTRACTIONS_BEFORE_INVERSE_NTT = 16;
+
+  /**
+   * The residues, {@code [outputs][2]}, of the output coefficients plaintext {@code p} of {@code
+   * layout} holds, from the decryption of {@code ct}.
+   */
+  private long[][] residues(Ciphertext ct, CoefficientLayout layout, int p) {
+    int rows = layout.rowsPerPlaintext();
+    int count = Math.min(rows, layout.rank() - p * rows);
+    long[][] out = new long[count][];
+    if (count > EXTRACTIONS_BEFORE_INVERSE_NTT) {
+      RnsPoly coefficients = Decryptor.decrypt(ct, secretKey, 2).poly();
+      for (int b = 0; b < count; b++) {
+        int position = layout.outputCoefficient(b);
+        out[b] = new long[] {coefficients.limb(0)[position], coefficients.limb(1)[position]};
+      }
+      return out;
+    }
+    RnsPoly decrypted = Decryptor.decryptToNtt(ct, secretKey, 2).poly();
+    for (int b = 0; b < count; b++) {
+      CoefficientExtractor[] perLimb = extractors(layout.outputCoefficient(b));
+      out[b] =
+          new long[] {perLimb[0].extract(decrypted.limb(0)), perLimb[1].extract(decrypted.limb(1))};
+    }
+    return out;
   }
 
   private CoefficientExtractor[] extractors(int position) {

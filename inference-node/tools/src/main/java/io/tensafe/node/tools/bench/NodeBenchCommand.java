@@ -2,8 +2,6 @@ package io.tensafe.node.tools.bench;
 
 import io.tensafe.kernels.backend.CpuBackend;
 import io.tensafe.kernels.helora.HostedPhaseTimes;
-import io.tensafe.node.model.ModelFolder;
-import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.HeOperators;
 import io.tensafe.node.runtime.KvCache;
@@ -12,9 +10,6 @@ import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.PreparedAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
-import io.tensafe.tgsp.safetensors.DType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -59,31 +54,9 @@ public final class NodeBenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     System.setProperty("ai.djl.offline", "true");
-    ModelShape shape =
-        switch (model) {
-          case "tiny" -> ModelShape.TINY;
-          case "qwen2.5-1.5b-shape" -> ModelShape.QWEN25_1_5B;
-          default ->
-              throw new CommandLine.ParameterException(
-                  spec.commandLine(), "--model must be tiny or qwen2.5-1.5b-shape, was " + model);
-        };
-    if (rank < 1 || rank > 256 || tokens < 1) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "rank in 1..256, tokens >= 1");
-    }
-    Path dir = Files.createTempDirectory("bench-model");
-    System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
-    ModelGenerator.write(shape, DType.BF16, 1, dir, s -> {});
-    QwenDecoder decoder;
-    {
-      ModelFolder folder = ModelFolder.load(dir);
-      decoder = new QwenDecoder(folder);
-    }
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-    LoraAdapter adapter =
-        LoraAdapter.randomForAttention(
-            shape, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 7);
+    ModelShape shape = BenchModels.shape(model, rank, tokens, spec.commandLine());
+    QwenDecoder decoder = BenchModels.decoder(shape);
+    LoraAdapter adapter = BenchModels.attentionAdapter(shape, rank);
     CpuBackend backend = new CpuBackend();
     HeOperators operators = new HeOperators(backend);
     PreparedAdapter prepared = new PreparedAdapter(adapter, operators);

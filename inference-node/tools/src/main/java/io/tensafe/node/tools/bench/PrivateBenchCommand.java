@@ -1,12 +1,9 @@
 package io.tensafe.node.tools.bench;
 
 import io.tensafe.kernels.backend.CpuBackend;
-import io.tensafe.kernels.helora.PrivateClient;
-import io.tensafe.kernels.rlwe.RlweCodec;
-import io.tensafe.node.model.ModelFolder;
-import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.privatemode.ClientDeltas;
+import io.tensafe.node.privatemode.ClientKeys;
 import io.tensafe.node.privatemode.NodeSession;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.AdapterDeltas;
@@ -18,12 +15,11 @@ import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.PreparedAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
-import io.tensafe.tgsp.safetensors.DType;
 import io.tensafe.tgsp.session.FrameOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -72,27 +68,9 @@ public final class PrivateBenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     System.setProperty("ai.djl.offline", "true");
-    ModelShape shape =
-        switch (model) {
-          case "tiny" -> ModelShape.TINY;
-          case "qwen2.5-1.5b-shape" -> ModelShape.QWEN25_1_5B;
-          default ->
-              throw new CommandLine.ParameterException(
-                  spec.commandLine(), "--model must be tiny or qwen2.5-1.5b-shape, was " + model);
-        };
-    if (rank < 1 || rank > 256 || tokens < 1) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "rank in 1..256, tokens >= 1");
-    }
-    Path dir = Files.createTempDirectory("bench-model");
-    System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
-    ModelGenerator.write(shape, DType.BF16, 1, dir, s -> {});
-    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir));
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-    LoraAdapter adapter =
-        LoraAdapter.randomForAttention(
-            shape, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 7);
+    ModelShape shape = BenchModels.shape(model, rank, tokens, spec.commandLine());
+    QwenDecoder decoder = BenchModels.decoder(shape);
+    LoraAdapter adapter = BenchModels.attentionAdapter(shape, rank);
     PreparedAdapter prepared = new PreparedAdapter(adapter, new HeOperators(new CpuBackend()));
     System.err.println("timing the base model and hosted HE-LoRA ...");
     double base = msPerToken(decoder, null);
@@ -101,13 +79,13 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     System.err.println("timing private mode (a fresh client key, a node session behind HTTP) ...");
     SitePlan plan = SitePlan.of(adapter, shape);
     SecureRandom random = new SecureRandom();
-    PrivateClient client = new PrivateClient(plan.parameters(), random);
+    ClientKeys client = ClientKeys.generate(plan.rings(), random);
     int promptTokens = PROMPT.length;
     NodeSession session =
         NodeSession.open(
             adapter,
             plan,
-            RlweCodec.toBytes(client.publicKey()),
+            client.publicKeys(),
             new InputPrivacy(1, 1),
             new FrameOrder(promptTokens, 2 + tokens + 1),
             random);
@@ -133,34 +111,41 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     decoder.close();
     double relay = Math.max(0, exchangeMs - nodeMs);
     double clientHe = Math.max(0, privately - base - exchangeMs);
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("model", model);
+    r.put("adapter_rank", rank);
+    r.put("sites_per_layer", 4);
+    r.put("layers", shape.layers());
+    r.put("tokens", tokens);
+    r.put("base_ms_per_token", base);
+    r.put("hosted_ms_per_token", hosted);
+    r.put("private_ms_per_token", privately);
+    r.put("private_over_hosted", privately / hosted);
+    r.put("private_node_he_ms_per_token", nodeMs);
+    r.put("private_client_he_ms_per_token", clientHe);
+    r.put("private_relay_ms_per_token", relay);
+    r.put("round_trips_per_token", trips);
+    r.put("bytes_sent_per_token", sent);
+    r.put("bytes_received_per_token", received);
+    r.put("bytes_per_token", sent + received);
+    r.put("private_s_per_token", privately / 1000);
+    r.put("published_s_per_token", PUBLISHED_S_PER_TOKEN);
+    r.put("relay", "one loopback HTTP hop");
     if (json) {
-      System.out.printf(
-          Locale.ROOT,
-          "{\"model\":\"%s\",\"adapter_rank\":%d,\"sites_per_layer\":4,\"layers\":%d,"
-              + "\"tokens\":%d,\"base_ms_per_token\":%.3f,\"hosted_ms_per_token\":%.3f,"
-              + "\"private_ms_per_token\":%.3f,\"private_over_hosted\":%.3f,"
-              + "\"private_node_he_ms_per_token\":%.3f,\"private_client_he_ms_per_token\":%.3f,"
-              + "\"private_relay_ms_per_token\":%.3f,\"round_trips_per_token\":%d,"
-              + "\"bytes_sent_per_token\":%d,\"bytes_received_per_token\":%d,"
-              + "\"bytes_per_token\":%d,\"private_s_per_token\":%.3f,"
-              + "\"published_s_per_token\":%.2f,\"relay\":\"one loopback HTTP hop\"}%n",
-          model,
-          rank,
-          shape.layers(),
-          tokens,
-          base,
-          hosted,
-          privately,
-          privately / hosted,
-          nodeMs,
-          clientHe,
-          relay,
-          trips,
-          sent,
-          received,
-          sent + received,
-          privately / 1000,
-          PUBLISHED_S_PER_TOKEN);
+      StringBuilder line = new StringBuilder("{");
+      r.forEach(
+          (k, v) ->
+              line.append(line.length() > 1 ? "," : "")
+                  .append('"')
+                  .append(k)
+                  .append("\":")
+                  .append(
+                      v instanceof String t
+                          ? "\"" + t + "\""
+                          : v instanceof Double d
+                              ? String.format(Locale.ROOT, "%.3f", d)
+                              : String.valueOf(v)));
+      System.out.println(line.append('}'));
     } else {
       System.out.printf(
           Locale.ROOT,

@@ -1,0 +1,50 @@
+package io.tensafe.node.privatemode;
+
+import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.rlwe.RlweCodec;
+import java.security.SecureRandom;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A client's CKKS key pairs for one private session, one per ring of {@link SitePlan#rings}: the
+ * secret keys stay in this object; only {@link #publicKeys} leave it.
+ */
+public final class ClientKeys {
+  private final Map<Integer, PrivateClient> byRing = new LinkedHashMap<>();
+
+  private ClientKeys() {}
+
+  /** Fresh key pairs for {@code rings} (log2 degrees, ascending). */
+  public static ClientKeys generate(List<Integer> rings, SecureRandom random) {
+    ClientKeys keys = new ClientKeys();
+    for (int logN : rings) {
+      keys.byRing.put(logN, new PrivateClient(SitePlan.ring(logN), random));
+    }
+    return keys;
+  }
+
+  /** The rings these keys are for, ascending. */
+  public List<Integer> rings() {
+    return List.copyOf(byRing.keySet());
+  }
+
+  /** The public keys in ring order, as {@link RlweCodec} encodes them. */
+  public List<byte[]> publicKeys() {
+    return byRing.values().stream().map(c -> RlweCodec.toBytes(c.publicKey())).toList();
+  }
+
+  /**
+   * The client of ring {@code logN}.
+   *
+   * @throws IllegalArgumentException if there is no key for it
+   */
+  PrivateClient ring(int logN) {
+    PrivateClient c = byRing.get(logN);
+    if (c == null) {
+      throw new IllegalArgumentException("no key for the ring of degree 2^" + logN);
+    }
+    return c;
+  }
+}

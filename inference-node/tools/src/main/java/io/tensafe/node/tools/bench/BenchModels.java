@@ -1,0 +1,58 @@
+package io.tensafe.node.tools.bench;
+
+import io.tensafe.node.model.ModelFolder;
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.tgsp.safetensors.DType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import picocli.CommandLine;
+
+/** The model and adapter the decode benchmarks run: a generated model and attention adapters. */
+final class BenchModels {
+  private BenchModels() {}
+
+  /**
+   * The shape {@code --model} names.
+   *
+   * @throws CommandLine.ParameterException unless it is tiny or qwen2.5-1.5b-shape, or the rank and
+   *     token count are out of range
+   */
+  static ModelShape shape(String model, int rank, int tokens, CommandLine commandLine) {
+    ModelShape shape =
+        switch (model) {
+          case "tiny" -> ModelShape.TINY;
+          case "qwen2.5-1.5b-shape" -> ModelShape.QWEN25_1_5B;
+          default ->
+              throw new CommandLine.ParameterException(
+                  commandLine, "--model must be tiny or qwen2.5-1.5b-shape, was " + model);
+        };
+    if (rank < 1 || rank > 256 || tokens < 1) {
+      throw new CommandLine.ParameterException(commandLine, "rank in 1..256, tokens >= 1");
+    }
+    return shape;
+  }
+
+  /** Writes a generated model of {@code shape} (BF16, seed 1), loads it and deletes the files. */
+  static QwenDecoder decoder(ModelShape shape) throws IOException {
+    Path dir = Files.createTempDirectory("bench-model");
+    System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
+    ModelGenerator.write(shape, DType.BF16, 1, dir, s -> {});
+    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir));
+    try (var files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    return decoder;
+  }
+
+  /** Rank-{@code rank} adapters on q, k, v and o of every layer (α = 2r, B ~ N(0, 0.01²)). */
+  static LoraAdapter attentionAdapter(ModelShape shape, int rank) {
+    return LoraAdapter.randomForAttention(
+        shape, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 7);
+  }
+}
