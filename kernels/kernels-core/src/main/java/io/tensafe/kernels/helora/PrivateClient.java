@@ -53,17 +53,27 @@ public final class PrivateClient {
     this.publicKey = KeyGenerator.publicKey(secretKey, random);
   }
 
-  /** Private-mode parameters for inputs of {@code dimension} values, d in [1, 2^16]. */
+  /** Parameters per log2 ring degree, built once per process (their NTT tables are costly). */
+  private static final Map<Integer, Parameters> BY_LOG_N = new ConcurrentHashMap<>();
+
+  /**
+   * Private-mode parameters for inputs of {@code dimension} values, d in [1, 2^16]; the same
+   * instance for every dimension of one ring.
+   */
   public static Parameters parametersFor(int dimension) {
     if (dimension < 1 || dimension > 1 << Parameters.MAX_LOG_N) {
       throw new IllegalArgumentException("dimension must be in [1, 65536], was " + dimension);
     }
     int logN = Math.max(12, 32 - Integer.numberOfLeadingZeros(dimension - 1));
-    try {
-      return Parameters.of(new ParameterSpec(logN, List.of(54, 54), 30));
-    } catch (InvalidParametersException e) {
-      throw new IllegalStateException("built-in private parameters must be valid", e);
-    }
+    return BY_LOG_N.computeIfAbsent(
+        logN,
+        n -> {
+          try {
+            return Parameters.of(new ParameterSpec(n, List.of(54, 54), 30));
+          } catch (InvalidParametersException e) {
+            throw new IllegalStateException("built-in private parameters must be valid", e);
+          }
+        });
   }
 
   public Parameters parameters() {
