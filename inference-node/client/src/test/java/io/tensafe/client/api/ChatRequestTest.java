@@ -1,0 +1,50 @@
+package io.tensafe.client.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+/** The local endpoint reads OpenAI's chat requests and routes on what the marketplace would. */
+class ChatRequestTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static ChatRequest parse(String json) throws Exception {
+    return ChatRequest.parse(JSON.readTree(json));
+  }
+
+  @Test
+  void aRequest_isReadWithOpenAisNames_andRoutedOnTheLatestUserMessageFirst() throws Exception {
+    ChatRequest r =
+        parse(
+            "{\"model\":\"auto\",\"max_completion_tokens\":7,\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true},\"stop\":\"END\",\"messages\":["
+                + "{\"role\":\"developer\",\"content\":\"be brief\"},"
+                + "{\"role\":\"user\",\"content\":\"first\"},"
+                + "{\"role\":\"user\",\"content\":\"mortgage?\"}]}");
+    assertEquals(7, r.sampling().maxTokens());
+    assertEquals("system", r.messages().getFirst().role());
+    assertTrue(r.stream() && r.includeUsage());
+    assertEquals(java.util.List.of("END"), r.sampling().stop());
+    assertEquals("mortgage?", r.routing().getFirst().text());
+    assertEquals("be brief", r.routing().getLast().text());
+  }
+
+  @Test
+  void badRequests_nameTheField() {
+    for (String bad :
+        new String[] {
+          "[]",
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+          "{\"model\":\"m\",\"messages\":[]}",
+          "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[1]}]}",
+          "{\"model\":\"m\",\"max_tokens\":0,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+          "{\"model\":\"m\",\"max_tokens\":5000,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+          "{\"model\":\"m\",\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}"
+        }) {
+      assertThrows(IllegalArgumentException.class, () -> parse(bad), bad);
+    }
+  }
+}
