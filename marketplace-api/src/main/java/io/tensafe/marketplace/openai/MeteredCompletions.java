@@ -281,13 +281,14 @@ public class MeteredCompletions {
       releaseFrom(targets, i);
     }
     endUnserved(requestId, RequestOutcome.NO_NODE);
-    throw new ApiProblem(
-        ProblemKind.HTTP,
-        503,
-        "No node answered",
+    throw noNodeAnswered(
         "every node that could serve the request failed before its first token; nothing was"
-            + " billed",
-        2);
+            + " billed");
+  }
+
+  /** 503 with Retry-After: every node tried failed before it served anything ({@code detail}). */
+  public static ApiProblem noNodeAnswered(String detail) {
+    return new ApiProblem(ProblemKind.HTTP, 503, "No node answered", detail, 2);
   }
 
   /** 503 with Retry-After: no healthy node of {@code version}'s base model has a free slot. */

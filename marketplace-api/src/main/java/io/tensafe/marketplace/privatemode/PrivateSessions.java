@@ -252,12 +252,8 @@ public class PrivateSessions {
       }
     }
     unserved(id, RequestOutcome.NO_NODE);
-    throw new ApiProblem(
-        ProblemKind.HTTP,
-        503,
-        "No node answered",
-        "no node serving " + version.baseModel() + " opened the session; nothing was billed",
-        2);
+    throw MeteredCompletions.noNodeAnswered(
+        "no node serving " + version.baseModel() + " opened the session; nothing was billed");
   }
 
   private void unserved(UUID id, RequestOutcome outcome) {

@@ -11,12 +11,18 @@ final class ChatAnswers {
 
   private ChatAnswers() {}
 
-  static ObjectNode whole(String id, long created, CompletionResult r) {
+  /** An answer object's first fields. */
+  private static ObjectNode head(String id, String object, long created, String model) {
     ObjectNode a = JSON.createObjectNode();
     a.put("id", id);
-    a.put("object", "chat.completion");
+    a.put("object", object);
     a.put("created", created);
-    a.put("model", r.adapter() + "@" + r.version());
+    a.put("model", model);
+    return a;
+  }
+
+  static ObjectNode whole(String id, long created, CompletionResult r) {
+    ObjectNode a = head(id, "chat.completion", created, r.adapter() + "@" + r.version());
     ObjectNode choice = a.putArray("choices").addObject();
     choice.put("index", 0);
     choice.putObject("message").put("role", "assistant").put("content", r.generation().text());
@@ -27,11 +33,7 @@ final class ChatAnswers {
   }
 
   static ObjectNode chunk(String id, long created, String model, String text, String finish) {
-    ObjectNode c = JSON.createObjectNode();
-    c.put("id", id);
-    c.put("object", "chat.completion.chunk");
-    c.put("created", created);
-    c.put("model", model);
+    ObjectNode c = head(id, "chat.completion.chunk", created, model);
     ObjectNode choice = c.putArray("choices").addObject();
     choice.put("index", 0);
     ObjectNode delta = choice.putObject("delta");
@@ -45,11 +47,7 @@ final class ChatAnswers {
   }
 
   static ObjectNode usageChunk(String id, long created, CompletionResult r) {
-    ObjectNode c = JSON.createObjectNode();
-    c.put("id", id);
-    c.put("object", "chat.completion.chunk");
-    c.put("created", created);
-    c.put("model", r.adapter() + "@" + r.version());
+    ObjectNode c = head(id, "chat.completion.chunk", created, r.adapter() + "@" + r.version());
     c.putArray("choices");
     c.set("usage", usage(r));
     c.set("tensafe", tensafe(r));

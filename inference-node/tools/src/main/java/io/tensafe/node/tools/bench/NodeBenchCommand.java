@@ -14,7 +14,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code ./tensafe bench node}: per-token decode time of the base model, with plaintext LoRA and
@@ -27,36 +26,16 @@ import picocli.CommandLine.Option;
         "Decode time per token: base model, plaintext LoRA and HE-LoRA (rank-r adapters on q, k, v"
             + " and o of every layer), measured in one run.")
 public final class NodeBenchCommand implements Callable<Integer> {
-  @Option(
-      names = "--model",
-      defaultValue = "tiny",
-      description = "tiny or qwen2.5-1.5b-shape (default: ${DEFAULT-VALUE})")
-  String model;
-
-  @Option(
-      names = "--adapter-rank",
-      defaultValue = "32",
-      description = "LoRA rank (default: ${DEFAULT-VALUE})")
-  int rank;
-
-  @Option(
-      names = "--tokens",
-      defaultValue = "16",
-      description =
-          "tokens decoded per variant after a 4-token warm-up (default: ${DEFAULT-VALUE})")
-  int tokens;
-
-  @Option(names = "--json", description = "one JSON object instead of a table")
-  boolean json;
+  @CommandLine.Mixin BenchOptions options;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    System.setProperty("ai.djl.offline", "true");
-    ModelShape shape = BenchModels.shape(model, rank, tokens, spec.commandLine());
-    QwenDecoder decoder = BenchModels.decoder(shape);
-    LoraAdapter adapter = BenchModels.attentionAdapter(shape, rank);
+    BenchOptions.Loaded loaded = options.load(spec.commandLine());
+    ModelShape shape = loaded.shape();
+    QwenDecoder decoder = loaded.decoder();
+    LoraAdapter adapter = loaded.adapter();
     CpuBackend backend = new CpuBackend();
     HeOperators operators = new HeOperators(backend);
     PreparedAdapter prepared = new PreparedAdapter(adapter, operators);
@@ -83,7 +62,7 @@ public final class NodeBenchCommand implements Callable<Integer> {
     double decodeShare = (phases.decodeNanos() - before.decodeNanos()) / heNanos;
     double otherShare = Math.max(0, 1 - encryptShare - multiplyShare - decodeShare);
     double added = encrypted - base;
-    if (json) {
+    if (options.json) {
       System.out.printf(
           Locale.ROOT,
           "{\"model\":\"%s\",\"parameters\":%d,\"adapter_rank\":%d,\"sites_per_layer\":4,"
@@ -94,11 +73,11 @@ public final class NodeBenchCommand implements Callable<Integer> {
               + "\"he_lora_tokens_per_s\":%.2f,"
               + "\"he_share\":{\"encrypt\":%.3f,\"multiply_decrypt\":%.3f,\"decode\":%.3f,"
               + "\"other\":%.3f},\"he_backend\":\"cpu\"}%n",
-          model,
+          options.model,
           shape.parameterCount(),
-          rank,
+          options.rank,
           shape.layers(),
-          tokens,
+          options.tokens,
           base,
           plaintext,
           encrypted,
@@ -117,8 +96,8 @@ public final class NodeBenchCommand implements Callable<Integer> {
           "%s rank %d: base %.3f ms/token, plaintext LoRA %.3f, HE-LoRA %.3f (adds %.3f = %.2f x"
               + " base); HE time: encrypt %.0f%%, multiply+decrypt %.0f%%, decode %.0f%%,"
               + " other %.0f%%%n",
-          model,
-          rank,
+          options.model,
+          options.rank,
           base,
           plaintext,
           encrypted,
@@ -140,10 +119,10 @@ public final class NodeBenchCommand implements Callable<Integer> {
         logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
       }
       long start = System.nanoTime();
-      for (int i = 0; i < tokens; i++) {
+      for (int i = 0; i < options.tokens; i++) {
         logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
       }
-      return (System.nanoTime() - start) / 1e6 / tokens;
+      return (System.nanoTime() - start) / 1e6 / options.tokens;
     }
   }
 

@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code ./tensafe bench private}: per-token decode time of private mode (ADR 0017: the client's
@@ -41,36 +40,16 @@ public final class PrivateBenchCommand implements Callable<Integer> {
   /** arXiv 2501.01672 (client-side base model, CKKS LoRA, ChatGLM2-6B, r = 8), s/token. */
   static final double PUBLISHED_S_PER_TOKEN = 1.61;
 
-  @Option(
-      names = "--model",
-      defaultValue = "tiny",
-      description = "tiny or qwen2.5-1.5b-shape (default: ${DEFAULT-VALUE})")
-  String model;
-
-  @Option(
-      names = "--adapter-rank",
-      defaultValue = "32",
-      description = "LoRA rank (default: ${DEFAULT-VALUE})")
-  int rank;
-
-  @Option(
-      names = "--tokens",
-      defaultValue = "8",
-      description =
-          "tokens decoded per variant after a 2-token warm-up (default: ${DEFAULT-VALUE})")
-  int tokens;
-
-  @Option(names = "--json", description = "one JSON object instead of a line")
-  boolean json;
+  @CommandLine.Mixin BenchOptions options;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    System.setProperty("ai.djl.offline", "true");
-    ModelShape shape = BenchModels.shape(model, rank, tokens, spec.commandLine());
-    QwenDecoder decoder = BenchModels.decoder(shape);
-    LoraAdapter adapter = BenchModels.attentionAdapter(shape, rank);
+    BenchOptions.Loaded loaded = options.load(spec.commandLine());
+    ModelShape shape = loaded.shape();
+    QwenDecoder decoder = loaded.decoder();
+    LoraAdapter adapter = loaded.adapter();
     PreparedAdapter prepared = new PreparedAdapter(adapter, new HeOperators(new CpuBackend()));
     System.err.println("timing the base model and hosted HE-LoRA ...");
     double base = msPerToken(decoder, null);
@@ -87,7 +66,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
             plan,
             client.publicKeys(),
             new InputPrivacy(1, 1),
-            new FrameOrder(promptTokens, 2 + tokens + 1),
+            new FrameOrder(promptTokens, 2 + options.tokens + 1),
             random);
     double privately;
     double nodeMs;
@@ -102,21 +81,21 @@ public final class PrivateBenchCommand implements Callable<Integer> {
       privately = t.msPerToken();
       var c = deltas.counts();
       // Per timed token: the counters' growth over the timed loop.
-      trips = (c.roundTrips() - t.before()[0]) / tokens;
-      sent = (c.bytesSent() - t.before()[1]) / tokens;
-      received = (c.bytesReceived() - t.before()[2]) / tokens;
-      exchangeMs = (c.exchangeNanos() - t.before()[3]) / 1e6 / tokens;
-      nodeMs = (node.nodeNanos() - t.before()[4]) / 1e6 / tokens;
+      trips = (c.roundTrips() - t.before()[0]) / options.tokens;
+      sent = (c.bytesSent() - t.before()[1]) / options.tokens;
+      received = (c.bytesReceived() - t.before()[2]) / options.tokens;
+      exchangeMs = (c.exchangeNanos() - t.before()[3]) / 1e6 / options.tokens;
+      nodeMs = (node.nodeNanos() - t.before()[4]) / 1e6 / options.tokens;
     }
     decoder.close();
     double relay = Math.max(0, exchangeMs - nodeMs);
     double clientHe = Math.max(0, privately - base - exchangeMs);
     Map<String, Object> r = new LinkedHashMap<>();
-    r.put("model", model);
-    r.put("adapter_rank", rank);
+    r.put("model", options.model);
+    r.put("adapter_rank", options.rank);
     r.put("sites_per_layer", 4);
     r.put("layers", shape.layers());
-    r.put("tokens", tokens);
+    r.put("tokens", options.tokens);
     r.put("base_ms_per_token", base);
     r.put("hosted_ms_per_token", hosted);
     r.put("private_ms_per_token", privately);
@@ -131,7 +110,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("private_s_per_token", privately / 1000);
     r.put("published_s_per_token", PUBLISHED_S_PER_TOKEN);
     r.put("relay", "one loopback HTTP hop");
-    if (json) {
+    if (options.json) {
       StringBuilder line = new StringBuilder("{");
       r.forEach(
           (k, v) ->
@@ -152,8 +131,8 @@ public final class PrivateBenchCommand implements Callable<Integer> {
           "%s rank %d: base %.1f ms/token, hosted %.1f, private %.1f (%.2f x hosted; node HE %.1f,"
               + " client HE %.1f, relay %.1f); %d round trips, %.1f MiB sent + %.1f MiB received"
               + " per token; published (arXiv 2501.01672) %.2f s/token%n",
-          model,
-          rank,
+          options.model,
+          options.rank,
           base,
           hosted,
           privately,
@@ -186,10 +165,10 @@ public final class PrivateBenchCommand implements Callable<Integer> {
       }
       long[] before = counters(lora);
       long start = System.nanoTime();
-      for (int i = 0; i < tokens; i++) {
+      for (int i = 0; i < options.tokens; i++) {
         logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
       }
-      return new Timed((System.nanoTime() - start) / 1e6 / tokens, before);
+      return new Timed((System.nanoTime() - start) / 1e6 / options.tokens, before);
     }
   }
 
