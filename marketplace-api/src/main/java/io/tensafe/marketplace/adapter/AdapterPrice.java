@@ -31,6 +31,14 @@ public class AdapterPrice {
   @Column(name = "completion_micros_per_1k_tokens")
   public long completionMicrosPer1kTokens;
 
+  /** The private-mode price per 1k prompt tokens, or null for the hosted one (ADR 0017). */
+  @Column(name = "private_prompt_micros_per_1k_tokens")
+  public Long privatePromptMicrosPer1kTokens;
+
+  /** The private-mode price per 1k completion tokens; set together with the prompt one. */
+  @Column(name = "private_completion_micros_per_1k_tokens")
+  public Long privateCompletionMicrosPer1kTokens;
+
   public OffsetDateTime effectiveFrom;
 
   public OffsetDateTime createdAt;

@@ -43,7 +43,15 @@ public class PriceService {
             .getSingleResult();
     boolean rise =
         change.promptMicrosPer1kTokens() > before.promptMicrosPer1kTokens
-            || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens;
+            || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens
+            || privatePart(
+                    change.privatePromptMicrosPer1kTokens(), change.promptMicrosPer1kTokens())
+                > privatePart(before.privatePromptMicrosPer1kTokens, before.promptMicrosPer1kTokens)
+            || privatePart(
+                    change.privateCompletionMicrosPer1kTokens(),
+                    change.completionMicrosPer1kTokens())
+                > privatePart(
+                    before.privateCompletionMicrosPer1kTokens, before.completionMicrosPer1kTokens);
     OffsetDateTime earliest = now.plus(catalog.priceRiseNotice());
     if (rise && change.effectiveFrom().isBefore(earliest)) {
       throw ProblemTypes.validation(
@@ -53,6 +61,11 @@ public class PriceService {
               + " effectiveFrom must be at or after "
               + earliest);
     }
+  }
+
+  /** What private sessions pay for one part: its private price, else the hosted one. */
+  private static long privatePart(Long privatePrice, long hostedPrice) {
+    return privatePrice == null ? hostedPrice : privatePrice;
   }
 
   @Transactional
@@ -68,6 +81,13 @@ public class PriceService {
               + " within "
               + PriceChange.NOW_TOLERANCE.toMinutes()
               + " minutes of now, for \"now\")");
+    }
+    if ((requested.privatePromptMicrosPer1kTokens() == null)
+        != (requested.privateCompletionMicrosPer1kTokens() == null)) {
+      throw ProblemTypes.validation(
+          "privatePromptMicrosPer1kTokens",
+          "a private price sets both privatePromptMicrosPer1kTokens and"
+              + " privateCompletionMicrosPer1kTokens, or neither");
     }
     PriceChange change = at == null || at.isBefore(now) ? requested.from(now) : requested;
     AdapterVersion v = versions.find(adapterRef, version);
@@ -97,6 +117,8 @@ public class PriceService {
     p.currency = currency;
     p.promptMicrosPer1kTokens = change.promptMicrosPer1kTokens();
     p.completionMicrosPer1kTokens = change.completionMicrosPer1kTokens();
+    p.privatePromptMicrosPer1kTokens = change.privatePromptMicrosPer1kTokens();
+    p.privateCompletionMicrosPer1kTokens = change.privateCompletionMicrosPer1kTokens();
     p.effectiveFrom = change.effectiveFrom();
     p.createdAt = now;
     p.createdBy = user.id;

@@ -85,12 +85,20 @@ public class ChargeLedger {
         Rows.first(
                 em.createNativeQuery(
                         """
-                SELECT id, currency, prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens
-                FROM adapter_price
-                WHERE adapter_version_id = :version AND effective_from <= :started
-                ORDER BY effective_from DESC LIMIT 1
+                SELECT p.id, p.currency,
+                    CASE WHEN g.mode = 'private' AND p.private_prompt_micros_per_1k_tokens
+                        IS NOT NULL THEN p.private_prompt_micros_per_1k_tokens
+                        ELSE p.prompt_micros_per_1k_tokens END,
+                    CASE WHEN g.mode = 'private' AND p.private_completion_micros_per_1k_tokens
+                        IS NOT NULL THEN p.private_completion_micros_per_1k_tokens
+                        ELSE p.completion_micros_per_1k_tokens END
+                FROM adapter_price p
+                LEFT JOIN gateway_request g ON g.request_id::text = :request
+                WHERE p.adapter_version_id = :version AND p.effective_from <= :started
+                ORDER BY p.effective_from DESC LIMIT 1
                 """)
                     .setParameter("version", versionId)
+                    .setParameter("request", charge.requestId())
                     .setParameter("started", charge.startedAt()),
                 Price.class)
             .orElseThrow(
@@ -151,7 +159,10 @@ public class ChargeLedger {
   /** A version's id and the platform's take of its sales, in basis points (0 to 10 000). */
   private record VersionTake(UUID versionId, int takeBasisPoints) {}
 
-  /** The price in force: micro-units of {@code currency} per 1k tokens. */
+  /**
+   * The price in force: micro-units of {@code currency} per 1k tokens; for a private session (its
+   * {@code gateway_request.mode}) the private price when the row has one (ADR 0017).
+   */
   private record Price(
       long id, String currency, long promptMicrosPer1kTokens, long completionMicrosPer1kTokens) {}
 

@@ -155,6 +155,31 @@ public class ServedVersions {
   }
 
   /**
+   * The private-mode price in force now ({@code [prompt, completion]} micro-units per 1k tokens in
+   * the version's currency), if the creator set one (ADR 0017).
+   */
+  public Optional<long[]> privatePriceNow(String adapterRef, String version) {
+    List<?> rows =
+        em.createNativeQuery(
+                """
+                SELECT p.private_prompt_micros_per_1k_tokens,
+                       p.private_completion_micros_per_1k_tokens
+                FROM adapter_price p JOIN adapter_version v ON v.id = p.adapter_version_id
+                JOIN adapter a ON a.id = v.adapter_id
+                WHERE a.adapter_ref = :ref AND v.version = :version AND p.effective_from <= now()
+                ORDER BY p.effective_from DESC LIMIT 1
+                """)
+            .setParameter("ref", adapterRef)
+            .setParameter("version", version)
+            .getResultList();
+    if (rows.isEmpty() || ((Object[]) rows.getFirst())[0] == null) {
+      return Optional.empty();
+    }
+    Object[] row = (Object[]) rows.getFirst();
+    return Optional.of(new long[] {((Number) row[0]).longValue(), ((Number) row[1]).longValue()});
+  }
+
+  /**
    * The version's releases per token, from its manifest's tensor names; cached, since a version's
    * manifest never changes. At least 1, so a request always reserves some budget.
    */

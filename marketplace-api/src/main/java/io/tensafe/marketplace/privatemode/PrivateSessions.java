@@ -89,6 +89,7 @@ public class PrivateSessions {
     List<NodeTarget> claimed = new ArrayList<>();
     try {
       ServedVersion version = resolver.named(key, r.model());
+      requirePrivatePriceWithinCap(key, version);
       UUID id = UUID.randomUUID();
       OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
       long releases =
@@ -122,6 +123,35 @@ public class PrivateSessions {
       metered.releaseSlot(key.keyId());
       throw e;
     }
+  }
+
+  /**
+   * A creator's private price (ADR 0017) must be within the key's cap too, as the hosted one is.
+   */
+  private void requirePrivatePriceWithinCap(ApiKeyPrincipal key, ServedVersion version) {
+    if (key.maxPrice() == null) {
+      return;
+    }
+    versions
+        .privatePriceNow(version.adapterId(), version.version())
+        .filter(p -> !key.maxPrice().allows(version.currency(), p[0], p[1]))
+        .ifPresent(
+            p -> {
+              throw new ApiProblem(
+                      ProblemKind.PRICE_ABOVE_CAP,
+                      "model '"
+                          + version.adapterId()
+                          + "' costs "
+                          + version.currency()
+                          + " "
+                          + p[0]
+                          + " / "
+                          + p[1]
+                          + " micro-units per 1k prompt / completion tokens in private mode; this"
+                          + " API key pays at most "
+                          + key.maxPrice())
+                  .withParam("model");
+            });
   }
 
   private record Checked(int maxTokens, int maxPromptTokens) {}

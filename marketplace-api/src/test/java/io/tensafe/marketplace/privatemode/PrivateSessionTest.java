@@ -211,6 +211,41 @@ class PrivateSessionTest {
   }
 
   @Test
+  void aPrivatePrice_isWhatPrivateSessionsPay() {
+    String creator = Actors.token("creator-" + fixture.suffix(), "creator");
+    String prices = "/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/prices";
+    io.tensafe.marketplace.testing.Calls.postJson(
+            creator,
+            prices,
+            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
+                + "\"privatePromptMicrosPer1kTokens\":1000}")
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("both"));
+    io.tensafe.marketplace.testing.Calls.postJson(
+            creator,
+            prices,
+            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
+                + "\"privatePromptMicrosPer1kTokens\":1000,"
+                + "\"privateCompletionMicrosPer1kTokens\":1200}")
+        .then()
+        .statusCode(201);
+    String id = open(4);
+    step(id, 0, 5);
+    close(id).then().statusCode(200);
+    Object[] price =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens FROM"
+                        + " charge WHERE request_id = ?1")
+                .setParameter(1, id)
+                .getSingleResult();
+    assertEquals(
+        List.of(1000L, 1200L),
+        List.of(((Number) price[0]).longValue(), ((Number) price[1]).longValue()));
+  }
+
+  @Test
   void badReplayedOversizedAndConcurrentFrames_areRefused_andTheSessionGoesOn() throws Exception {
     String id = open(8);
     send(id, new byte[] {1, 2, 3}).then().statusCode(400).contentType("application/problem+json");
