@@ -13,6 +13,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param clipNorm the L2 norm the client clips each input to before encrypting it (the policy's C)
  * @param baseModel the adapter's base model and, when its manifest names it, the SHA-256 of its
  *     {@code config.json}, which the client checks against its own model folder before any frame
+ * @param prefillChunkTokens the tokens of every prefill step but the last (a shorter step ends the
+ *     prefill): the most whose frames fit {@code maxFrameBytes}
  * @param maxFrameBytes the largest frame either way
  */
 public record OpenedSession(
@@ -24,6 +26,7 @@ public record OpenedSession(
     Plan plan,
     @JsonProperty("clip_norm") double clipNorm,
     @JsonProperty("base_model") BaseModel baseModel,
+    @JsonProperty("prefill_chunk_tokens") int prefillChunkTokens,
     @JsonProperty("max_frame_bytes") long maxFrameBytes) {
 
   /** The site groups and the rings of the session's keys, as the node sent them. */

@@ -31,8 +31,8 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
  * <ul>
  *   <li>{@code POST /v1/private/sessions} (JSON {@link PrivateSessionRequest}) → 201 {@code {id,
  *       object, model, adapter, version, plan: {groups: [{sites: [{path, input_width, output_width,
- *       rank}]}]}, clip_norm, base_model: {id, config_sha256}, max_prompt_tokens, max_tokens,
- *       max_frame_bytes}};
+ *       rank}]}]}, clip_norm, base_model: {id, config_sha256}, prefill_chunk_tokens,
+ *       max_prompt_tokens, max_tokens, max_frame_bytes}};
  *   <li>{@code POST /v1/private/sessions/{id}/frames}: one binary client frame ({@code
  *       application/octet-stream}, at most {@code tensafe.gateway.max-frame-bytes}) → the node's
  *       answer frame; one at a time per session (429 otherwise);
@@ -71,6 +71,7 @@ public class PrivateSessionResource {
                 new OpenedSession.Plan(node.path("groups"), node.path("rings")),
                 node.path("clip_norm").asDouble(),
                 new OpenedSession.BaseModel(o.version().baseModel(), o.configSha256()),
+                node.path("prefill_chunk_tokens").asInt(),
                 gateway.maxFrameBytes()))
         .build();
   }

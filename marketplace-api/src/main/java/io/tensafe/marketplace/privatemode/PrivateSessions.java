@@ -227,6 +227,7 @@ public class PrivateSessions {
     if (r.dpNoiseMultiplier() != null) {
       body.put("dp_noise_multiplier", r.dpNoiseMultiplier());
     }
+    body.put("max_frame_bytes", gateway.maxFrameBytes());
     byte[] bytes;
     try {
       bytes = json.writeValueAsBytes(body);
@@ -240,6 +241,10 @@ public class PrivateSessions {
           requests.assign(id.toString(), target.id());
         }
         JsonNode answer = link.open(target, bytes);
+        int chunk = answer.path("prefill_chunk_tokens").asInt(0);
+        if (chunk < FrameOrder.MIN_PREFILL_CHUNK || chunk > 0xFFFF) {
+          throw new IOException("the node's prefill chunk " + chunk + " is out of range");
+        }
         for (NodeTarget other : claimed) {
           if (other != target) {
             dispatcher.release(other);
@@ -254,7 +259,7 @@ public class PrivateSessions {
                 version,
                 target,
                 started,
-                new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1)));
+                new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, chunk)));
         return new Opened(
             id,
             version,

@@ -85,7 +85,7 @@ final class FakePrivateNode implements AutoCloseable {
               + String.format(site, "k_proj")
               + ","
               + String.format(site, "v_proj")
-              + "]}],\"rings\":[12],\"clip_norm\":1.5}";
+              + "]}],\"rings\":[12],\"prefill_chunk_tokens\":8,\"clip_norm\":1.5}";
       send(x, 201, answer.getBytes(StandardCharsets.UTF_8), "json");
     }
   }

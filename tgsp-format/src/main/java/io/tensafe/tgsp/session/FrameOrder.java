@@ -5,21 +5,31 @@ package io.tensafe.tgsp.session;
  * The marketplace and the node each keep one per session and check every client frame with it, so
  * neither bills nor computes from a frame out of order, replayed, or shaped to be metered short.
  *
- * <p>Rules: sequences run 0, 1, 2, … with no gap or repeat. Steps run 0 (the prefill, 1 to {@code
- * maxPromptTokens} tokens), then 1, 2, … one token each, at most {@code maxDecodeSteps}. Within a
- * step, groups strictly increase; each group is a round one (one ciphertext per token) followed by
- * its round two (one to {@link #MAX_SITES_PER_GROUP} ciphertexts per token). A step starts only
- * after the previous one's last round two.
+ * <p>Rules: sequences run 0, 1, 2, … with no gap or repeat. Steps run 0, 1, 2, …. The prefill is
+ * one or more steps of exactly {@code prefillChunk} tokens, at most {@code maxPromptTokens} in all,
+ * and ends with the first step of fewer tokens or when it reaches {@code maxPromptTokens} (a client
+ * declares its prompt's length as that bound); then come decode steps of one token each, at most
+ * {@code maxDecodeSteps}. Within a step, groups strictly increase; each group is a round one (one
+ * ciphertext per token) followed by its round two (one to {@link #MAX_SITES_PER_GROUP} ciphertexts
+ * per token). A step starts only after the previous one's last round two.
  *
- * <p>Metering: prompt tokens are the prefill's tokens; completion tokens are 1 once the prefill has
- * begun (its logits give the first token) plus one per decode step begun. A step is billed from its
- * first round one, whatever follows. Not thread-safe: the owner serialises a session's frames.
+ * <p>Metering: prompt tokens are the prefill steps' tokens; completion tokens are 1 once the
+ * prefill has begun (its last logits give the first token) plus one per decode step begun. A step
+ * is billed from its first round one, whatever follows. A client cannot pass decode tokens off as
+ * cheaper prompt tokens for less than a whole chunk each: with chunks of at least {@link
+ * #MIN_PREFILL_CHUNK} tokens that costs more than it saves at any sane price ratio. Not
+ * thread-safe: the owner serialises a session's frames.
  */
 public final class FrameOrder {
   /** Sites that read one input: q, k and v. */
   public static final int MAX_SITES_PER_GROUP = 3;
 
+  /** The smallest prefill chunk a session may use. */
+  public static final int MIN_PREFILL_CHUNK = 8;
+
   private final int maxPromptTokens;
+  private final int prefillChunk;
+  private boolean inPrefill = true;
   private final long maxDecodeSteps;
   private long nextSequence;
   private long step = -1;
@@ -29,16 +39,28 @@ public final class FrameOrder {
   private int promptTokens;
   private long decodeSteps;
 
+  /** A session whose prefill is one step (no chunking). */
+  public FrameOrder(int maxPromptTokens, long maxDecodeSteps) {
+    this(maxPromptTokens, maxDecodeSteps, 0xFFFF);
+  }
+
   /**
    * @param maxPromptTokens the prefill's largest token count, in [1, 65535]
    * @param maxDecodeSteps decode steps allowed (max_tokens − 1), ≥ 0
+   * @param prefillChunk the tokens of every prefill step but the last, in [{@link
+   *     #MIN_PREFILL_CHUNK}, 65535]
    */
-  public FrameOrder(int maxPromptTokens, long maxDecodeSteps) {
-    if (maxPromptTokens < 1 || maxPromptTokens > 0xFFFF || maxDecodeSteps < 0) {
-      throw new IllegalArgumentException("prompt and decode bounds out of range");
+  public FrameOrder(int maxPromptTokens, long maxDecodeSteps, int prefillChunk) {
+    if (maxPromptTokens < 1
+        || maxPromptTokens > 0xFFFF
+        || maxDecodeSteps < 0
+        || prefillChunk < MIN_PREFILL_CHUNK
+        || prefillChunk > 0xFFFF) {
+      throw new IllegalArgumentException("prompt, decode and chunk bounds out of range");
     }
     this.maxPromptTokens = maxPromptTokens;
     this.maxDecodeSteps = maxDecodeSteps;
+    this.prefillChunk = prefillChunk;
   }
 
   /**
@@ -97,12 +119,20 @@ public final class FrameOrder {
   }
 
   private void startStep(SessionFrame f) throws MalformedFrameException {
-    if (f.step() == 0) {
-      if (f.tokens() > maxPromptTokens) {
+    if (inPrefill) {
+      if (f.tokens() > prefillChunk) {
         throw new MalformedFrameException(
-            "the prefill has " + f.tokens() + " tokens, over the session's " + maxPromptTokens);
+            "a prefill step has at most " + prefillChunk + " tokens, not " + f.tokens());
       }
-      promptTokens = f.tokens();
+      if (promptTokens + f.tokens() > maxPromptTokens) {
+        throw new MalformedFrameException(
+            "the prefill has "
+                + (promptTokens + f.tokens())
+                + " tokens, over the session's "
+                + maxPromptTokens);
+      }
+      promptTokens += f.tokens();
+      inPrefill = f.tokens() == prefillChunk && promptTokens < maxPromptTokens;
     } else {
       if (f.tokens() != 1) {
         throw new MalformedFrameException("a decode step has one token, not " + f.tokens());
@@ -142,7 +172,8 @@ public final class FrameOrder {
    * billed.
    */
   public FrameOrder copy() {
-    FrameOrder c = new FrameOrder(maxPromptTokens, maxDecodeSteps);
+    FrameOrder c = new FrameOrder(maxPromptTokens, maxDecodeSteps, prefillChunk);
+    c.inPrefill = inPrefill;
     c.nextSequence = nextSequence;
     c.step = step;
     c.group = group;
@@ -151,6 +182,11 @@ public final class FrameOrder {
     c.promptTokens = promptTokens;
     c.decodeSteps = decodeSteps;
     return c;
+  }
+
+  /** The tokens of every prefill step but the last. */
+  public int prefillChunk() {
+    return prefillChunk;
   }
 
   /** The prefill's tokens, 0 before it begins. */

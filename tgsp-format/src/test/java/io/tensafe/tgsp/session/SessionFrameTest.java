@@ -128,4 +128,40 @@ class SessionFrameTest {
     assertEquals(1, order.completionTokens(), "a copy moves on alone");
     assertEquals(2, order.frames());
   }
+
+  /** Both rounds of one group of one step. */
+  private static long step(FrameOrder order, long seq, long step, int tokens) throws Exception {
+    order.accept(frame(FrameKind.ROUND_ONE, seq, step, 0, tokens, tokens));
+    order.accept(frame(FrameKind.ROUND_TWO, seq + 1, step, 0, tokens, tokens));
+    return seq + 2;
+  }
+
+  @Test
+  void aChunkedPrefill_isMeteredAsPrompt_andEndsAtItsFirstShortStep() throws Exception {
+    FrameOrder order = new FrameOrder(30, 3, 8);
+    long seq = step(order, 0, 0, 8);
+    seq = step(order, seq, 1, 8);
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 4, 2, 0, 9, 9)),
+        "more than a chunk");
+    seq = step(order, seq, 2, 5); // the last, short chunk ends the prefill
+    assertEquals(21, order.promptTokens());
+    assertEquals(1, order.completionTokens());
+    long at = seq;
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, at, 3, 0, 2, 2)),
+        "decode steps have one token");
+    seq = step(order, seq, 3, 1);
+    assertEquals(21, order.promptTokens());
+    assertEquals(2, order.completionTokens());
+    FrameOrder full = new FrameOrder(16, 3, 8);
+    long s2 = step(full, 0, 0, 8);
+    s2 = step(full, s2, 1, 8); // the prompt bound reached: the prefill is over
+    step(full, s2, 2, 1);
+    assertEquals(16, full.promptTokens());
+    assertEquals(2, full.completionTokens());
+    assertThrows(IllegalArgumentException.class, () -> new FrameOrder(16, 3, 2));
+  }
 }

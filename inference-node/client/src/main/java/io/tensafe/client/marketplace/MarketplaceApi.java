@@ -95,6 +95,7 @@ public final class MarketplaceApi {
         answer.path("version").asText(),
         plan(answer.path("plan")),
         answer.path("clip_norm").asDouble(),
+        Math.max(2, answer.path("prefill_chunk_tokens").asInt(Integer.MAX_VALUE)),
         Optional.ofNullable(sha));
   }
 

@@ -11,6 +11,7 @@ import java.util.Optional;
  * @param version the version that serves it
  * @param plan the sites in the order the decoder visits them
  * @param clipNorm the L2 norm each input is clipped to before encryption, > 0
+ * @param prefillChunk the tokens of every prefill step but the last, ≥ 8
  * @param configSha256 the SHA-256 of the base model's config.json the adapter's manifest names
  */
 public record OpenedSession(
@@ -19,4 +20,5 @@ public record OpenedSession(
     String version,
     SitePlan plan,
     double clipNorm,
+    int prefillChunk,
     Optional<String> configSha256) {}

@@ -111,7 +111,7 @@ public final class PrivateCompletions {
               session.clipNorm());
       Generation g;
       try {
-        g = generator.generate(ids, parameters, deltas, onText);
+        g = generator.generate(ids, parameters, deltas, onText, session.prefillChunk());
       } catch (UncheckedIOException e) {
         throw e.getCause();
       }

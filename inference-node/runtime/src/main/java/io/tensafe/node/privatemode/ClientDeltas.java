@@ -124,7 +124,7 @@ public final class ClientDeltas implements AdapterDeltas {
             .parallel()
             .mapToObj(
                 k -> {
-                  CoefficientLayout a = aLayout(g.sites().get(k / tokens), p);
+                  CoefficientLayout a = PrivateLimits.aLayout(g.sites().get(k / tokens), p);
                   List<Ciphertext> products = slice(first, g, true, k, p);
                   return RlweCodec.toBytes(
                       client.encryptShares(
@@ -139,7 +139,8 @@ public final class ClientDeltas implements AdapterDeltas {
             k ->
                 deltas[k / tokens][k % tokens] =
                     client.decryptOutputs(
-                        slice(second, g, false, k, p), bLayout(g.sites().get(k / tokens), p)));
+                        slice(second, g, false, k, p),
+                        PrivateLimits.bLayout(g.sites().get(k / tokens), p)));
     return deltas;
   }
 
@@ -183,15 +184,7 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   private static int perInput(SitePlan.Site s, boolean a, Parameters p) {
-    return (a ? aLayout(s, p) : bLayout(s, p)).plaintextCount();
-  }
-
-  static CoefficientLayout aLayout(SitePlan.Site s, Parameters p) {
-    return new CoefficientLayout(s.inputWidth(), s.rank(), p.ringDegree());
-  }
-
-  static CoefficientLayout bLayout(SitePlan.Site s, Parameters p) {
-    return new CoefficientLayout(s.rank(), s.outputWidth(), p.ringDegree());
+    return (a ? PrivateLimits.aLayout(s, p) : PrivateLimits.bLayout(s, p)).plaintextCount();
   }
 
   private List<Ciphertext> send(

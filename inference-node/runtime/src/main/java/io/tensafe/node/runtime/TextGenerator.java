@@ -50,6 +50,26 @@ public final class TextGenerator {
       SamplingParameters parameters,
       AdapterDeltas lora,
       Consumer<TextDelta> onText) {
+    return generate(promptIds, parameters, lora, onText, Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #generate(long[], SamplingParameters, AdapterDeltas, Consumer)}, running the prompt
+   * in steps of {@code prefillChunk} tokens (a private session's frames bound them) with a shorter
+   * last step: a prompt that is a whole number of chunks ends with steps of {@code prefillChunk −
+   * 1} and 1 tokens, so a short step always marks the prefill's end.
+   *
+   * @param prefillChunk ≥ 2
+   */
+  public Generation generate(
+      long[] promptIds,
+      SamplingParameters parameters,
+      AdapterDeltas lora,
+      Consumer<TextDelta> onText,
+      int prefillChunk) {
+    if (prefillChunk < 2) {
+      throw new IllegalArgumentException("a prefill chunk has at least 2 tokens");
+    }
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("the prompt is empty");
     }
@@ -59,7 +79,12 @@ public final class TextGenerator {
     String finish = "length";
     String text = "";
     try (KvCache cache = decoder.newCache()) {
-      float[] logits = decoder.forward(promptIds, cache, lora);
+      float[] logits = null;
+      for (int[] range : prefillSteps(promptIds.length, prefillChunk)) {
+        logits =
+            decoder.forward(
+                java.util.Arrays.copyOfRange(promptIds, range[0], range[1]), cache, lora);
+      }
       while (generated.size() < parameters.maxTokens()) {
         int next = sampler.next(logits);
         generated.add((long) next);
@@ -94,6 +119,15 @@ public final class TextGenerator {
       return new Generation(text, promptIds.length, generated.size(), CANCELLED);
     }
     return new Generation(text, promptIds.length, generated.size(), finish);
+  }
+
+  /** [from, to) of each prefill step: whole chunks, then the rest (see the chunked generate). */
+  public static List<int[]> prefillSteps(int tokens, int chunk) {
+    List<int[]> steps = new ArrayList<>();
+    for (int at = 0; at < tokens; at += chunk) {
+      steps.add(new int[] {at, (int) Math.min(tokens, (long) at + chunk)});
+    }
+    return steps;
   }
 
   /** False when the consumer cancelled by throwing {@link CancellationException}. */

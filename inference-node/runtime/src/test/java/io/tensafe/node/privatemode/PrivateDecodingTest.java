@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -17,6 +18,7 @@ import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
+import io.tensafe.node.runtime.TextGenerator;
 import io.tensafe.node.runtime.TinyModel;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
@@ -68,9 +70,17 @@ class PrivateDecodingTest {
   }
 
   private static long[] greedy(AdapterDeltas lora, int n) {
+    return greedy(lora, n, Integer.MAX_VALUE);
+  }
+
+  /** Greedy tokens after a prefill in steps of {@code chunk} (the last one short). */
+  private static long[] greedy(AdapterDeltas lora, int n, int chunk) {
     long[] out = new long[n];
     try (KvCache cache = decoder.newCache()) {
-      float[] logits = decoder.forward(prompt, cache, lora);
+      float[] logits = null;
+      for (int[] range : TextGenerator.prefillSteps(prompt.length, chunk)) {
+        logits = decoder.forward(Arrays.copyOfRange(prompt, range[0], range[1]), cache, lora);
+      }
       for (int i = 0; i < n; i++) {
         out[i] = Sampler.argmax(logits);
         if (i + 1 < n) {
@@ -103,13 +113,13 @@ class PrivateDecodingTest {
   }
 
   private static Wire wire(ClientKeys client, int maxTokens) throws Exception {
+    return wire(client, maxTokens, new FrameOrder(prompt.length, maxTokens - 1));
+  }
+
+  private static Wire wire(ClientKeys client, int maxTokens, FrameOrder order) throws Exception {
     NodeSession node =
         NodeSession.openWithoutNoiseForTesting(
-            adapter,
-            plan,
-            client.publicKeys(),
-            new FrameOrder(prompt.length, maxTokens - 1),
-            SecureRandom.getInstance("DRBG"));
+            adapter, plan, client.publicKeys(), order, SecureRandom.getInstance("DRBG"));
     return new Wire(node, new ByteArrayOutputStream());
   }
 
@@ -180,6 +190,24 @@ class PrivateDecodingTest {
       return true;
     }
     return false;
+  }
+
+  /** A prompt in chunks of 8 (the node's order meters them as prompt) decodes as hosted does. */
+  @Test
+  void aChunkedPrefill_givesTheSameTokens_andIsMeteredAsPrompt() throws Exception {
+    assertTrue(prompt.length > 8, "the prompt must need more than one chunk");
+    HostedCoefficientOperator operator =
+        new HostedCoefficientOperator(
+            HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
+            SecureRandom.getInstance("DRBG"));
+    long[] hosted = greedy(new LoraPath(adapter, LoraPath.Mode.HE, operator), 8);
+    ClientKeys client = client();
+    FrameOrder order = new FrameOrder(prompt.length, 7, 8);
+    ClientDeltas deltas = new ClientDeltas(client, plan, wire(client, 8, order), 0);
+    assertArrayEquals(hosted, greedy(deltas, 8, 8));
+    assertEquals(prompt.length, order.promptTokens());
+    assertEquals(8, order.completionTokens());
+    assertTrue(PrivateLimits.prefillChunk(plan, 64 << 20) >= 8);
   }
 
   @Test

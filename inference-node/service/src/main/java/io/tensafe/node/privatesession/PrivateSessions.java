@@ -7,6 +7,7 @@ import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.generation.ModelService;
 import io.tensafe.node.generation.NodeProblem;
 import io.tensafe.node.privatemode.NodeSession;
+import io.tensafe.node.privatemode.PrivateLimits;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.tgsp.session.FrameLimits;
@@ -95,6 +96,16 @@ public class PrivateSessions {
     } catch (IllegalArgumentException e) {
       throw NodeProblem.validation("public_keys must be base64");
     }
+    long frameLimit =
+        r.maxFrameBytes() == null
+            ? maxFrameBytes()
+            : Math.min(maxFrameBytes(), Math.max(0, r.maxFrameBytes()));
+    int chunk;
+    try {
+      chunk = PrivateLimits.prefillChunk(plan, frameLimit);
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.rejectedAdapter(e.getMessage());
+    }
     NodeSession session;
     try {
       session =
@@ -103,7 +114,7 @@ public class PrivateSessions {
               plan,
               keys,
               policy,
-              new FrameOrder(maxPrompt, maxDecode),
+              new FrameOrder(maxPrompt, maxDecode, chunk),
               random);
     } catch (MalformedEncodingException e) {
       throw NodeProblem.validation(
@@ -115,7 +126,7 @@ public class PrivateSessions {
     }
     Log.infof(
         "private session %s opened for %s (%d groups)", id, r.adapter(), plan.groups().size());
-    return SessionOpened.of(id.toString(), plan, policy.clipNorm());
+    return SessionOpened.of(id.toString(), plan, chunk, policy.clipNorm());
   }
 
   /**

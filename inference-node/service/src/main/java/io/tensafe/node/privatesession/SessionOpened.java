@@ -9,12 +9,15 @@ import java.util.List;
  * rings, log2 of the CKKS ring degrees its keys are for) and the clip norm the client applies to
  * each input before encrypting it.
  *
+ * @param prefillChunkTokens the tokens of every prefill step but the last: the most whose frames
+ *     fit the session's frame limit (tgsp-format's {@code FrameOrder})
  * @param clipNorm the adapter policy's C, > 0
  */
 public record SessionOpened(
     @JsonProperty("session_id") String sessionId,
     List<GroupView> groups,
     List<Integer> rings,
+    @JsonProperty("prefill_chunk_tokens") int prefillChunkTokens,
     @JsonProperty("clip_norm") double clipNorm) {
 
   /** One site group of the plan. */
@@ -27,7 +30,7 @@ public record SessionOpened(
       @JsonProperty("output_width") int outputWidth,
       int rank) {}
 
-  static SessionOpened of(String sessionId, SitePlan plan, double clipNorm) {
+  static SessionOpened of(String sessionId, SitePlan plan, int prefillChunk, double clipNorm) {
     return new SessionOpened(
         sessionId,
         plan.groups().stream()
@@ -42,6 +45,7 @@ public record SessionOpened(
                             .toList()))
             .toList(),
         plan.rings(),
+        prefillChunk,
         clipNorm);
   }
 }

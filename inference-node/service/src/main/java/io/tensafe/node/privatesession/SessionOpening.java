@@ -13,6 +13,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param maxPromptTokens the prefill's largest token count, 1 to 65535
  * @param maxDecodeSteps decode steps allowed (the client's max_tokens − 1), ≥ 0
  * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
+ * @param maxFrameBytes the marketplace's frame limit; the session's frames fit it and the node's
  */
 public record SessionOpening(
     @JsonProperty("session_id") String sessionId,
@@ -20,4 +21,5 @@ public record SessionOpening(
     @JsonProperty("public_keys") java.util.List<String> publicKeys,
     @JsonProperty("max_prompt_tokens") Integer maxPromptTokens,
     @JsonProperty("max_decode_steps") Integer maxDecodeSteps,
-    @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier) {}
+    @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
+    @JsonProperty("max_frame_bytes") Long maxFrameBytes) {}
