@@ -15,9 +15,9 @@ Usage: ./tensafe report invoice|payout|revenue [options]
 
 Fetches a billing report for a period of request start times [from, to) from a running marketplace
 (./tensafe up), signed in as --user with the password in TENSAFE_PASSWORD (asked for on a terminal).
-  invoice   a client organisation's invoice, line items per adapter (as a client; --admin for any)
+  invoice   a client organisation's invoice, line items per adapter and per mode (as a client; --admin for any)
   payout    a creator's payout statement, with the creator's and the platform's shares
-  revenue   the platform's revenue per adapter, creator, client, node and day (admins)
+  revenue   the platform's revenue per adapter, creator, client, node, day and mode (admins)
 Totals are sums of the charge ledger in integer micro-units, so they reconcile to it exactly.
 
 Options:

@@ -4,12 +4,19 @@ import java.util.List;
 
 /** The billing reports, each over a period [from, to) of request start times. */
 public enum ReportKind {
-  /** A client organisation's invoice: line items per adapter version; no creator/platform split. */
-  INVOICE("Invoice", List.of(ReportQueries.Dimension.ADAPTER), false),
   /**
-   * A creator's payout statement: per adapter version, with the creator's and platform's shares.
+   * A client organisation's invoice: line items per adapter version, then per mode (hosted or
+   * private); no creator/platform split.
    */
-  PAYOUT("Creator payout statement", List.of(ReportQueries.Dimension.ADAPTER), true),
+  INVOICE("Invoice", List.of(ReportQueries.Dimension.ADAPTER, ReportQueries.Dimension.MODE), false),
+  /**
+   * A creator's payout statement: per adapter version, then per mode, with the creator's and
+   * platform's shares.
+   */
+  PAYOUT(
+      "Creator payout statement",
+      List.of(ReportQueries.Dimension.ADAPTER, ReportQueries.Dimension.MODE),
+      true),
   /** The platform's revenue summary: per adapter, creator, client, node, day and mode. */
   REVENUE("Revenue summary", List.of(ReportQueries.Dimension.values()), true);
 

@@ -208,6 +208,19 @@ class PrivateSessionTest {
     assertEquals(List.of(id), node.closed);
     close(id).then().statusCode(404);
     assertEquals(List.of(5L, 4L), charged(id), "billed once");
+    // The client's invoice shows the mode.
+    java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+    given()
+        .auth()
+        .oauth2(Actors.token("client-" + fixture.suffix(), "client"))
+        .queryParam("from", now.minusHours(1).toString())
+        .queryParam("to", now.plusHours(1).toString())
+        .get("/api/client/reports/invoice")
+        .then()
+        .statusCode(200)
+        .body(
+            "lines.findAll { it.dimension == 'mode' }.key",
+            org.hamcrest.Matchers.hasItem("private"));
   }
 
   @Test

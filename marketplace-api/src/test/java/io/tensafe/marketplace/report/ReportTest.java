@@ -137,10 +137,17 @@ class ReportTest {
     long[] expected = ledger("c.client_organisation_id = :o", Map.of("o", clientOrg));
     assertEquals(12, expected[0]);
     assertEquals("invoice", json.getString("kind"));
-    List<Map<String, Object>> lines = json.getList("lines");
+    List<Map<String, Object>> all = json.getList("lines");
+    List<Map<String, Object>> lines =
+        all.stream().filter(l -> l.get("dimension").equals("adapter")).toList();
     assertEquals(
         List.of(adapterA + "@1.0.0", adapterB + "@1.0.0"),
         lines.stream().map(l -> l.get("key")).toList());
+    // Then one line per mode: every seeded request ran hosted.
+    List<Map<String, Object>> modes =
+        all.stream().filter(l -> l.get("dimension").equals("mode")).toList();
+    assertEquals(List.of("hosted"), modes.stream().map(l -> l.get("key")).toList());
+    assertEquals(12, ((Number) modes.getFirst().get("requests")).longValue());
     assertEquals(8, ((Number) lines.get(0).get("requests")).longValue());
     assertEquals(4, ((Number) lines.get(1).get("requests")).longValue());
     long sum = lines.stream().mapToLong(l -> ((Number) l.get("amountMicros")).longValue()).sum();
@@ -168,8 +175,9 @@ class ReportTest {
     String[] rows = csv.split("\r\n");
     assertEquals(
         "dimension,key,currency,requests,prompt_tokens,completion_tokens,amount_micros", rows[0]);
-    assertEquals(4, rows.length, csv);
-    String[] total = rows[3].split(",");
+    assertEquals(5, rows.length, csv); // two adapters, one mode, the total
+    assertTrue(rows[3].startsWith("mode,hosted,"), csv);
+    String[] total = rows[4].split(",");
     assertEquals("total", total[0]);
     assertEquals(Long.toString(expected[1]), total[6]);
     assertEquals(
@@ -209,7 +217,10 @@ class ReportTest {
             .jsonPath();
     long[] expected = ledger("a.adapter_ref = :a", Map.of("a", adapterA));
     assertEquals(9, expected[0]); // 8 for the client, 1 for the other organisation
-    assertEquals(List.of(adapterA + "@1.0.0"), json.getList("lines.key"));
+    assertEquals(
+        List.of(adapterA + "@1.0.0"),
+        json.getList("lines.findAll { it.dimension == 'adapter' }.key"));
+    assertEquals(List.of("hosted"), json.getList("lines.findAll { it.dimension == 'mode' }.key"));
     assertEquals(expected[1], json.getLong("totals[0].amountMicros"));
     assertEquals(expected[2], json.getLong("totals[0].creatorMicros"));
     assertEquals(expected[3], json.getLong("totals[0].platformMicros"));
@@ -294,7 +305,9 @@ class ReportTest {
         .get("/api/admin/reports/payout")
         .then()
         .statusCode(200)
-        .body("lines.key", equalTo(List.of(adapterB + "@1.0.0")));
+        .body(
+            "lines.findAll { it.dimension == 'adapter' }.key",
+            equalTo(List.of(adapterB + "@1.0.0")));
   }
 
   @Test
