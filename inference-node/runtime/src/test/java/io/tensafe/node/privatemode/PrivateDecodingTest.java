@@ -137,13 +137,18 @@ class PrivateDecodingTest {
     }
   }
 
-  @Test
-  void greedy64Tokens_privateEqualsHosted_andTheNodeReceivesNothingReadable() throws Exception {
+  /** The greedy tokens of hosted HE-LoRA (the node's key) with the same adapter. */
+  private static long[] hostedGreedy(int n) throws Exception {
     HostedCoefficientOperator operator =
         new HostedCoefficientOperator(
             HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
             SecureRandom.getInstance("DRBG"));
-    long[] hosted = greedy(new LoraPath(adapter, LoraPath.Mode.HE, operator), 64);
+    return greedy(new LoraPath(adapter, LoraPath.Mode.HE, operator), n);
+  }
+
+  @Test
+  void greedy64Tokens_privateEqualsHosted_andTheNodeReceivesNothingReadable() throws Exception {
+    long[] hosted = hostedGreedy(64);
     ClientKeys client = client();
     Wire wire = wire(client, 64);
     ClientDeltas deltas = new ClientDeltas(client, plan, wire, 0);
@@ -196,11 +201,7 @@ class PrivateDecodingTest {
   @Test
   void aChunkedPrefill_givesTheSameTokens_andIsMeteredAsPrompt() throws Exception {
     assertTrue(prompt.length > 8, "the prompt must need more than one chunk");
-    HostedCoefficientOperator operator =
-        new HostedCoefficientOperator(
-            HostedCoefficientOperator.parametersFor(decoder.shape().hiddenSize()),
-            SecureRandom.getInstance("DRBG"));
-    long[] hosted = greedy(new LoraPath(adapter, LoraPath.Mode.HE, operator), 8);
+    long[] hosted = hostedGreedy(8);
     ClientKeys client = client();
     FrameOrder order = new FrameOrder(prompt.length, 7, 8);
     ClientDeltas deltas = new ClientDeltas(client, plan, wire(client, 8, order), 0);
