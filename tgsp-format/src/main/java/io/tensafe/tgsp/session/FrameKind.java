@@ -2,7 +2,7 @@ package io.tensafe.tgsp.session;
 
 /** What a private-session frame carries (ADR 0017). */
 public enum FrameKind {
-  /** Client to node: Enc(x), one ciphertext per token of the step. */
+  /** Client to node: Enc(x), one ciphertext per input chunk and token of the step. */
   ROUND_ONE(1),
   /** Client to node: Enc(share), one ciphertext per token and site of the group. */
   ROUND_TWO(2),

@@ -10,8 +10,9 @@ package io.tensafe.tgsp.session;
  * and ends with the first step of fewer tokens or when it reaches {@code maxPromptTokens} (a client
  * declares its prompt's length as that bound); then come decode steps of one token each, at most
  * {@code maxDecodeSteps}. Within a step, groups strictly increase; each group is a round one (one
- * ciphertext per token) followed by its round two (one to {@link #MAX_SITES_PER_GROUP} ciphertexts
- * per token). A step starts only after the previous one's last round two.
+ * to {@link #MAX_INPUT_CHUNKS} ciphertexts per token, the same for every token) followed by its
+ * round two (one to {@link #MAX_SITES_PER_GROUP} ciphertexts per token). A step starts only after
+ * the previous one's last round two.
  *
  * <p>Metering: prompt tokens are the prefill steps' tokens; completion tokens are 1 once the
  * prefill has begun (its last logits give the first token) plus one per decode step begun. A step
@@ -23,6 +24,9 @@ package io.tensafe.tgsp.session;
 public final class FrameOrder {
   /** Sites that read one input: q, k and v. */
   public static final int MAX_SITES_PER_GROUP = 3;
+
+  /** The most ciphertexts one token's input may be split into in a round one (ADR 0018). */
+  public static final int MAX_INPUT_CHUNKS = 16;
 
   /** The smallest prefill chunk a session may use. */
   public static final int MIN_PREFILL_CHUNK = 8;
@@ -93,12 +97,17 @@ public final class FrameOrder {
       throw new MalformedFrameException(
           "group " + group + " of step " + step + " needs its round two");
     }
-    if (f.ciphertexts().size() != f.tokens()) {
+    int count = f.ciphertexts().size();
+    if (count % f.tokens() != 0
+        || count / f.tokens() < 1
+        || count / f.tokens() > MAX_INPUT_CHUNKS) {
       throw new MalformedFrameException(
-          "a round one carries one ciphertext per token: "
+          "a round one carries 1 to "
+              + MAX_INPUT_CHUNKS
+              + " ciphertexts per token: "
               + f.tokens()
               + " tokens, "
-              + f.ciphertexts().size()
+              + count
               + " ciphertexts");
     }
     if (f.step() == step) {

@@ -6,8 +6,10 @@ import io.tensafe.kernels.helora.CoefficientLayout;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.kernels.rlwe.ShareAnswer;
+import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.DeltaArrays;
 import io.tensafe.tgsp.session.FrameKind;
@@ -111,37 +113,70 @@ public final class ClientDeltas implements AdapterDeltas {
   /** Both rounds for one group: deltas[site][token][output]. */
   private double[][][] rounds(int group, SitePlan.Group g, double[][] rows) throws IOException {
     int sites = g.sites().size();
+    int chunks = g.inputChunks();
     PrivateClient client = keys.ring(SitePlan.parameters(g).logN());
+    Parameters p = client.parameters();
     List<byte[]> inputs =
         IntStream.range(0, rows.length)
             .parallel()
-            .mapToObj(t -> RlweCodec.toBytes(client.encryptSharedInput(clipped(rows[t]))))
+            .mapToObj(t -> client.encryptSharedInput(clipped(rows[t]), chunks))
+            .flatMap(List::stream)
+            .map(RlweCodec::toBytes)
             .toList();
-    Parameters p = client.parameters();
-    List<Ciphertext> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true, p), p);
+    List<byte[]> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true, p), p);
     List<byte[]> shares =
         IntStream.range(0, sites * tokens)
             .parallel()
             .mapToObj(
                 k -> {
-                  CoefficientLayout a = PrivateLimits.aLayout(g.sites().get(k / tokens), p);
-                  List<Ciphertext> products = slice(first, g, true, k, p);
+                  CoefficientLayout a = PrivateLimits.aLayout(g, g.sites().get(k / tokens), p);
+                  List<ShareAnswer> answers = new ArrayList<>();
+                  for (byte[] bytes : slice(first, g, true, k, p)) {
+                    answers.add(
+                        decoded(
+                            () ->
+                                AnswerCodec.shareFromBytes(bytes, p, outputs(a, answers.size()))));
+                  }
                   return RlweCodec.toBytes(
                       client.encryptShares(
-                          client.decryptShares(products, a), products.getFirst().scale()));
+                          client.decryptShares(answers, a), answers.getFirst().scale()));
                 })
             .toList();
-    List<Ciphertext> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false, p), p);
+    List<byte[]> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false, p), p);
     double[][][] deltas = new double[sites][tokens][];
     IntStream.range(0, sites * tokens)
         .parallel()
         .forEach(
-            k ->
-                deltas[k / tokens][k % tokens] =
-                    client.decryptOutputs(
-                        slice(second, g, false, k, p),
-                        PrivateLimits.bLayout(g.sites().get(k / tokens), p)));
+            k -> {
+              CoefficientLayout b = PrivateLimits.bLayout(g.sites().get(k / tokens), p);
+              List<SwitchedAnswer> answers = new ArrayList<>();
+              for (byte[] bytes : slice(second, g, false, k, p)) {
+                answers.add(
+                    decoded(
+                        () -> AnswerCodec.switchedFromBytes(bytes, p, outputs(b, answers.size()))));
+              }
+              deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
+            });
     return deltas;
+  }
+
+  /** The outputs plaintext {@code p} of {@code layout} holds. */
+  private static int outputs(CoefficientLayout layout, int p) {
+    return layout.outputPositions(p).length;
+  }
+
+  private interface Decoding<T> {
+    T decode() throws MalformedEncodingException;
+  }
+
+  /** A node answer that does not decode fails the exchange ({@link UncheckedIOException}). */
+  private static <T> T decoded(Decoding<T> decoding) {
+    try {
+      return decoding.decode();
+    } catch (MalformedEncodingException e) {
+      throw new UncheckedIOException(
+          new IOException("the node sent a malformed answer: " + e.getMessage(), e));
+    }
   }
 
   private double[] clipped(double[] x) {
@@ -164,13 +199,13 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   /** The answer's ciphertexts for site {@code k / tokens}, token {@code k % tokens}. */
-  private List<Ciphertext> slice(
-      List<Ciphertext> answer, SitePlan.Group g, boolean a, int k, Parameters p) {
+  private List<byte[]> slice(
+      List<byte[]> answer, SitePlan.Group g, boolean a, int k, Parameters p) {
     int from = 0;
     for (int s = 0; s < k / tokens; s++) {
-      from += tokens * perInput(g.sites().get(s), a, p);
+      from += tokens * perInput(g, g.sites().get(s), a, p);
     }
-    int each = perInput(g.sites().get(k / tokens), a, p);
+    int each = perInput(g, g.sites().get(k / tokens), a, p);
     from += (k % tokens) * each;
     return answer.subList(from, from + each);
   }
@@ -178,16 +213,16 @@ public final class ClientDeltas implements AdapterDeltas {
   private int expected(SitePlan.Group g, boolean a, Parameters p) {
     int total = 0;
     for (SitePlan.Site s : g.sites()) {
-      total += tokens * perInput(s, a, p);
+      total += tokens * perInput(g, s, a, p);
     }
     return total;
   }
 
-  private static int perInput(SitePlan.Site s, boolean a, Parameters p) {
-    return (a ? PrivateLimits.aLayout(s, p) : PrivateLimits.bLayout(s, p)).plaintextCount();
+  private static int perInput(SitePlan.Group g, SitePlan.Site s, boolean a, Parameters p) {
+    return (a ? PrivateLimits.aLayout(g, s, p) : PrivateLimits.bLayout(s, p)).plaintextCount();
   }
 
-  private List<Ciphertext> send(
+  private List<byte[]> send(
       FrameKind kind, int group, List<byte[]> ciphertexts, int expected, Parameters p)
       throws IOException {
     SessionFrame frame = new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
@@ -213,14 +248,6 @@ public final class ClientDeltas implements AdapterDeltas {
               + " ciphertexts, got "
               + answer.ciphertexts().size());
     }
-    List<Ciphertext> out = new ArrayList<>(expected);
-    for (byte[] c : answer.ciphertexts()) {
-      try {
-        out.add(RlweCodec.ciphertextFromBytes(c, p));
-      } catch (MalformedEncodingException e) {
-        throw new IOException("the node sent a malformed ciphertext: " + e.getMessage(), e);
-      }
-    }
-    return out;
+    return answer.ciphertexts();
   }
 }

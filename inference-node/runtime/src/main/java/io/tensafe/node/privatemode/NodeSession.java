@@ -3,9 +3,11 @@ package io.tensafe.node.privatemode;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.tgsp.session.FrameKind;
@@ -24,12 +26,13 @@ import java.util.stream.IntStream;
  * client's public key, answers each client frame with {@link SharedLoraNode}'s rounds, and keeps
  * round one's shares until their round two. It sees only ciphertexts under the client's key.
  *
- * <p>Round one's answer holds, site by site and token by token, A's masked products; round two
- * takes one share ciphertext per site and token in that order and answers B's products the same
- * way. Every round two adds the adapter's DP noise, N(0, σ²) per output with σ = z·2·L·C (z, C: the
- * policy's multiplier and clip norm; L: the public power-of-two bound on ‖s·B‖_F·‖A‖_F, which
- * bounds the delta's spectral norm). Frames must follow {@link FrameOrder}. Thread-safe: frames are
- * answered one at a time.
+ * <p>Round one takes, token by token, the group's input in {@link SitePlan.Group#inputChunks}
+ * chunks, and answers, site by site and token by token, one share answer per plaintext of A; round
+ * two takes one share ciphertext per site and token in that order and answers one switched answer
+ * per plaintext of B the same way (ADR 0018). Every round two adds the adapter's DP noise, N(0, σ²)
+ * per output with σ = z·2·L·C (z, C: the policy's multiplier and clip norm; L: the public
+ * power-of-two bound on ‖s·B‖_F·‖A‖_F, which bounds the delta's spectral norm). Frames must follow
+ * {@link FrameOrder}. Thread-safe: frames are answered one at a time.
  */
 public final class NodeSession {
   private final SitePlan plan;
@@ -75,7 +78,7 @@ public final class NodeSession {
         double bound =
             PublicBounds.powerOfTwoAtLeast(
                 Math.max(PublicBounds.maxRowL1(site.a()), PublicBounds.maxRowL1(scaledB)));
-        packed.add(node.prepare(site.a(), scaledB, bound));
+        packed.add(node.prepare(site.a(), scaledB, bound, g.inputChunks()));
         if (policy != null) {
           double spectral =
               PublicBounds.powerOfTwoAtLeast(
@@ -139,6 +142,11 @@ public final class NodeSession {
     }
     List<SharedLoraNode.Site> group = sites.get(frame.group());
     int tokens = frame.tokens();
+    int chunks = plan.groups().get(frame.group()).inputChunks();
+    if (frame.kind() == FrameKind.ROUND_ONE && frame.ciphertexts().size() != chunks * tokens) {
+      throw new MalformedFrameException(
+          "group " + frame.group() + " reads its input in " + chunks + " chunks per token");
+    }
     if (frame.kind() == FrameKind.ROUND_TWO
         && frame.ciphertexts().size() != group.size() * tokens) {
       throw new MalformedFrameException(
@@ -149,7 +157,7 @@ public final class NodeSession {
         decode(frame.ciphertexts(), SitePlan.parameters(plan.groups().get(frame.group())));
     order.accept(frame);
     return frame.kind() == FrameKind.ROUND_ONE
-        ? frame.answer(roundOne(node, group, inputs))
+        ? frame.answer(roundOne(node, group, chunks, inputs))
         : frame.answer(roundTwo(node, frame.group(), group, tokens, inputs));
   }
 
@@ -169,22 +177,27 @@ public final class NodeSession {
     return out;
   }
 
+  /**
+   * Inputs: token by token, each token's chunks in order; answers: site by site, token by token.
+   */
   private List<byte[]> roundOne(
-      SharedLoraNode node, List<SharedLoraNode.Site> group, List<Ciphertext> inputs) {
-    int tokens = inputs.size();
+      SharedLoraNode node, List<SharedLoraNode.Site> group, int chunks, List<Ciphertext> inputs) {
+    int tokens = inputs.size() / chunks;
     shares = new SharedLoraNode.Share[group.size()][tokens];
-    List<List<Ciphertext>> answers =
+    List<List<byte[]>> answers =
         IntStream.range(0, group.size() * tokens)
             .parallel()
             .mapToObj(
                 k -> {
+                  int t = k % tokens;
                   SharedLoraNode.RoundOne one =
-                      node.roundOne(group.get(k / tokens), inputs.get(k % tokens));
-                  shares[k / tokens][k % tokens] = one.share();
-                  return one.toClient();
+                      node.roundOne(
+                          group.get(k / tokens), inputs.subList(t * chunks, (t + 1) * chunks));
+                  shares[k / tokens][t] = one.share();
+                  return one.toClient().stream().map(AnswerCodec::toBytes).toList();
                 })
             .toList();
-    return encode(answers);
+    return answers.stream().flatMap(List::stream).toList();
   }
 
   private List<byte[]> roundTwo(
@@ -195,7 +208,7 @@ public final class NodeSession {
       List<Ciphertext> inputs) {
     SharedLoraNode.Share[][] held = shares;
     shares = null;
-    List<List<Ciphertext>> answers =
+    List<List<byte[]>> answers =
         IntStream.range(0, group.size() * tokens)
             .parallel()
             .mapToObj(
@@ -203,22 +216,15 @@ public final class NodeSession {
                   SharedLoraNode.Site site = group.get(k / tokens);
                   SharedLoraNode.Share share = held[k / tokens][k % tokens];
                   Ciphertext in = inputs.get(k);
-                  return noise
-                      ? node.roundTwo(site, share, in, noiseStdDevs.get(groupIndex).get(k / tokens))
-                      : node.roundTwoWithoutNoiseForTesting(site, share, in);
+                  List<SwitchedAnswer> answer =
+                      noise
+                          ? node.roundTwo(
+                              site, share, in, noiseStdDevs.get(groupIndex).get(k / tokens))
+                          : node.roundTwoWithoutNoiseForTesting(site, share, in);
+                  return answer.stream().map(AnswerCodec::toBytes).toList();
                 })
             .toList();
-    return encode(answers);
-  }
-
-  private static List<byte[]> encode(List<List<Ciphertext>> answers) {
-    List<byte[]> out = new ArrayList<>();
-    for (List<Ciphertext> perInput : answers) {
-      for (Ciphertext c : perInput) {
-        out.add(RlweCodec.toBytes(c));
-      }
-    }
-    return out;
+    return answers.stream().flatMap(List::stream).toList();
   }
 
   private static double[][] scaled(double[][] b, double scale) {

@@ -1,45 +1,60 @@
 package io.tensafe.node.privatemode;
 
+import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.CoefficientLayout;
 import io.tensafe.kernels.params.EncodingHeader;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.Samplers;
+import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.SessionFrame;
 
-/** Frame limits that follow from a session's parameters. */
+/** Frame limits and layouts that follow from a session's plan and parameters (ADR 0018). */
 public final class PrivateLimits {
   /** The most ciphertexts one frame may carry (a prefill of many tokens over three sites). */
   public static final int MAX_CIPHERTEXTS = 0xFFFF;
 
   private PrivateLimits() {}
 
-  /** One ciphertext of two limbs, c1 in full: header, limb count, scale, 2 × 2 × N residues. */
-  public static int ciphertextBytes(Parameters p) {
-    return EncodingHeader.SIZE + 1 + 8 + 2 * 2 * 8 * p.ringDegree();
+  /** One client ciphertext: two limbs, c0 packed, c1 as a seed. */
+  public static long requestCiphertextBytes(Parameters p) {
+    return EncodingHeader.SIZE + 1 + 8 + RlweCodec.packedBytes(p, 2) + Samplers.SEED_BYTES;
+  }
+
+  /** The largest answer the node sends in {@code p}'s ring (a share answer of N outputs). */
+  public static long answerBytes(Parameters p) {
+    return Math.max(
+        AnswerCodec.shareBytes(p, p.ringDegree()), AnswerCodec.switchedBytes(p, p.ringDegree()));
   }
 
   /** What a client accepts from the node: up to 1 GiB per answer. */
   public static FrameLimits answers(Parameters p) {
-    return new FrameLimits(1 << 30, MAX_CIPHERTEXTS, ciphertextBytes(p));
+    return new FrameLimits(1 << 30, MAX_CIPHERTEXTS, Math.toIntExact(answerBytes(p)));
   }
 
   /**
    * The most bytes one token adds to any frame of {@code plan}, either way: per group, the round
-   * one and round two answers (a full ciphertext per plaintext of A or B, per site) and requests.
+   * one request (its input chunks) and answer (a share answer per plaintext of A, per site), and
+   * the round two request (a share ciphertext per site) and answer (a switched answer per plaintext
+   * of B).
    */
   public static long bytesPerToken(SitePlan plan) {
     long most = 0;
     for (SitePlan.Group g : plan.groups()) {
       Parameters p = SitePlan.parameters(g);
-      long each = 4L + ciphertextBytes(p);
+      long request = 4L + requestCiphertextBytes(p);
       long roundOne = 0;
       long roundTwo = 0;
       for (SitePlan.Site s : g.sites()) {
-        roundOne += aLayout(s, p).plaintextCount() * each;
-        roundTwo += bLayout(s, p).plaintextCount() * each;
+        CoefficientLayout a = aLayout(g, s, p);
+        CoefficientLayout b = bLayout(s, p);
+        roundOne += a.plaintextCount() * (4L + AnswerCodec.shareBytes(p, a.rowsPerPlaintext()));
+        roundTwo += b.plaintextCount() * (4L + AnswerCodec.switchedBytes(p, b.rowsPerPlaintext()));
       }
-      most = Math.max(most, Math.max(Math.max(roundOne, roundTwo), g.sites().size() * each));
+      long requests = Math.max(g.inputChunks(), g.sites().size()) * request;
+      most = Math.max(most, Math.max(Math.max(roundOne, roundTwo), requests));
     }
     return most;
   }
@@ -65,9 +80,9 @@ public final class PrivateLimits {
     return (int) Math.min(0xFFFF, fit);
   }
 
-  /** A's layout at a site: d inputs, r outputs (the shares). */
-  static CoefficientLayout aLayout(SitePlan.Site s, Parameters p) {
-    return new CoefficientLayout(s.inputWidth(), s.rank(), p.ringDegree());
+  /** A's layout per input chunk at a site of group {@code g}: r outputs (the shares). */
+  static CoefficientLayout aLayout(SitePlan.Group g, SitePlan.Site s, Parameters p) {
+    return new ChunkedLayout(s.inputWidth(), g.inputChunks(), s.rank(), p.ringDegree()).perChunk();
   }
 
   /** B's layout at a site: r inputs (the shares), the delta's outputs. */

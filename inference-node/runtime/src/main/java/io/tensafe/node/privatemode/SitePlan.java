@@ -1,5 +1,6 @@
 package io.tensafe.node.privatemode;
 
+import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.node.model.ModelShape;
@@ -47,6 +48,17 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
 
   /** Sites that read one input: 1 to 3, of one input width. */
   public record Group(List<Site> sites) {
+    /**
+     * The chunks round one's input goes in ({@link ChunkedLayout#fewestCiphertexts} for the group's
+     * width, ranks and ring): both parties compute it from the plan.
+     */
+    public int inputChunks() {
+      return ChunkedLayout.fewestCiphertexts(
+          sites.getFirst().inputWidth(),
+          sites.stream().mapToInt(Site::rank).toArray(),
+          parameters(this).ringDegree());
+    }
+
     public Group {
       sites = List.copyOf(sites);
       if (sites.isEmpty() || sites.size() > 3) {

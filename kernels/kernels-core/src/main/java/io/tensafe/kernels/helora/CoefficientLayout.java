@@ -42,4 +42,17 @@ public record CoefficientLayout(int dimension, int rank, int ringDegree) {
   public int weightCoefficient(int block, int j) {
     return block * dimension + dimension - 1 - j;
   }
+
+  /** The output coefficients of plaintext {@code plaintext}, one per row it holds, in row order. */
+  public int[] outputPositions(int plaintext) {
+    if (plaintext < 0 || plaintext >= plaintextCount()) {
+      throw new IllegalArgumentException("plaintext " + plaintext + " of " + plaintextCount());
+    }
+    int rows = Math.min(rowsPerPlaintext(), rank - plaintext * rowsPerPlaintext());
+    int[] positions = new int[rows];
+    for (int b = 0; b < rows; b++) {
+      positions[b] = outputCoefficient(b);
+    }
+    return positions;
+  }
 }

@@ -7,6 +7,7 @@ import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.CoefficientExtractor;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
+import io.tensafe.kernels.rlwe.AnswerDecryption;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Decryptor;
 import io.tensafe.kernels.rlwe.Encryptor;
@@ -14,6 +15,8 @@ import io.tensafe.kernels.rlwe.KeyGenerator;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.SecretKey;
+import io.tensafe.kernels.rlwe.ShareAnswer;
+import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.List;
@@ -33,8 +36,12 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class PrivateClient {
   static final double INPUT_SCALE_BITS = 75;
 
-  /** Input scale of the two-round protocol ({@link SharedLoraNode}): {@code Δx·‖x‖∞ = 2^40}. */
-  static final double SHARED_INPUT_SCALE_BITS = 40;
+  /**
+   * Input scale of the two-round protocol ({@link SharedLoraNode}): {@code Δx·‖x‖∞ = 2^44}, so
+   * round two's product stays below {@code 2^(44+30+30) = 2^104 ≤ Q/4} (Q ≥ 2^106 for two 54-bit
+   * primes), with room for the flooding noise (below 2^90).
+   */
+  static final double SHARED_INPUT_SCALE_BITS = 44;
 
   private final Parameters parameters;
   private final SecretKey secretKey;
@@ -95,12 +102,28 @@ public final class PrivateClient {
     return encryptInput(x, INPUT_SCALE_BITS);
   }
 
-  /** Encrypts {@code x} for round 1 of {@link SharedLoraNode}: {@code Δx·‖x‖∞ = 2^40}. */
-  public Ciphertext encryptSharedInput(double[] x) {
-    return encryptInput(x, SHARED_INPUT_SCALE_BITS);
+  /**
+   * Encrypts {@code x} for round 1 of {@link SharedLoraNode} in {@code chunks} chunks of {@link
+   * ChunkedLayout#chunkWidth} values (each at coefficients 0..w-1, the last zero-padded), all at
+   * one scale with {@code Δx·‖x‖∞ = 2^44}.
+   */
+  public List<Ciphertext> encryptSharedInput(double[] x, int chunks) {
+    ChunkedLayout layout = new ChunkedLayout(x.length, chunks, 1, parameters.ringDegree());
+    double scale = Math.pow(2, SHARED_INPUT_SCALE_BITS) / largestAbs(x);
+    int width = layout.chunkWidth();
+    List<Ciphertext> out = new java.util.ArrayList<>(chunks);
+    for (int j = 0; j < chunks; j++) {
+      double[] chunk = new double[width];
+      System.arraycopy(x, j * width, chunk, 0, Math.max(0, Math.min(width, x.length - j * width)));
+      out.add(
+          Encryptor.encrypt(
+              CoefficientEncoder.encode(chunk, scale, parameters, 2), secretKey, random));
+    }
+    return List.copyOf(out);
   }
 
-  private Ciphertext encryptInput(double[] x, double scaleBits) {
+  /** {@code ‖x‖∞}, or 1 for a zero vector. */
+  private static double largestAbs(double[] x) {
     double largest = 0;
     for (double v : x) {
       if (!Double.isFinite(v)) {
@@ -108,7 +131,11 @@ public final class PrivateClient {
       }
       largest = Math.max(largest, Math.abs(v));
     }
-    double scale = Math.pow(2, scaleBits) / (largest > 0 ? largest : 1);
+    return largest > 0 ? largest : 1;
+  }
+
+  private Ciphertext encryptInput(double[] x, double scaleBits) {
+    double scale = Math.pow(2, scaleBits) / largestAbs(x);
     return Encryptor.encrypt(CoefficientEncoder.encode(x, scale, parameters, 2), secretKey, random);
   }
 
@@ -151,21 +178,49 @@ public final class PrivateClient {
 
   /**
    * The client's shares of a two-round protocol ({@link SharedLoraNode}): each output coefficient
-   * of the node's round-1 products as residues modulo both primes, {@code [rank][2]}, each in [0,
+   * of the node's round-1 answers as residues modulo both primes, {@code [rank][2]}, each in [0,
    * q_l). They are uniform and tell the client nothing on their own.
+   *
+   * @param layout A's per-chunk layout ({@link ChunkedLayout#perChunk})
    */
-  public long[][] decryptShares(List<Ciphertext> products, CoefficientLayout layout) {
-    if (products.size() != layout.plaintextCount()) {
-      throw new IllegalArgumentException(
-          "expected " + layout.plaintextCount() + " product ciphertexts, got " + products.size());
-    }
+  public long[][] decryptShares(List<ShareAnswer> answers, CoefficientLayout layout) {
+    requireAnswers(answers.size(), layout);
     int rows = layout.rowsPerPlaintext();
     long[][] shares = new long[layout.rank()][];
-    for (int p = 0; p < products.size(); p++) {
-      long[][] residues = residues(products.get(p), layout, p);
+    for (int p = 0; p < answers.size(); p++) {
+      long[][] residues =
+          AnswerDecryption.shares(answers.get(p), secretKey, layout.outputPositions(p));
       System.arraycopy(residues, 0, shares, p * rows, residues.length);
     }
     return shares;
+  }
+
+  /**
+   * The deltas {@code B·A·x} (plus the node's DP noise) that round 2's answers decrypt to, one per
+   * output row of {@code layout} (B's layout).
+   */
+  public double[] decryptDeltas(List<SwitchedAnswer> answers, CoefficientLayout layout) {
+    requireAnswers(answers.size(), layout);
+    double modulus =
+        (double) parameters.moduli().get(0).value() * parameters.moduli().get(1).value();
+    int rows = layout.rowsPerPlaintext();
+    double[] out = new double[layout.rank()];
+    for (int p = 0; p < answers.size(); p++) {
+      SwitchedAnswer answer = answers.get(p);
+      long[] values = AnswerDecryption.switched(answer, secretKey, layout.outputPositions(p));
+      double unit = Math.scalb(modulus, -answer.bits()) / answer.scale();
+      for (int b = 0; b < values.length; b++) {
+        out[p * rows + b] = values[b] * unit;
+      }
+    }
+    return out;
+  }
+
+  private static void requireAnswers(int count, CoefficientLayout layout) {
+    if (count != layout.plaintextCount()) {
+      throw new IllegalArgumentException(
+          "expected " + layout.plaintextCount() + " answers, got " + count);
+    }
   }
 
   /**

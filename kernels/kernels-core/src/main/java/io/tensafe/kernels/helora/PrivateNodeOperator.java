@@ -24,10 +24,11 @@ import java.util.List;
  * <ul>
  *   <li>uniform modulo Q on every coefficient that is not an output, so those decrypt to values
  *       independent of A and of x;
- *   <li>on each output coefficient, flooding noise uniform in [-F, F] with {@code F = 2^40 · 20 ·
- *       ‖P‖₁}. The only A-dependent error term is {@code e·P} (e the client's encryption error, |e|
- *       ≤ 20 for an honest client), bounded by {@code 20·‖P‖₁}, so each output is within
- *       statistical distance 2^-40 of one computed without it.
+ *   <li>on each output coefficient, flooding noise uniform in [-F, F] with {@code F = 2^40 ·
+ *       min(20·‖P‖₁, 20·‖P‖₂·√(130·ln 2))} ({@link #floodBound}). The only A-dependent error term
+ *       is {@code e·P} (e the client's encryption error, independent zero-mean coefficients with
+ *       |e| ≤ 20 for an honest client), below that bound except with probability 2^-64, so each
+ *       output is within statistical distance 2^-40 + 2^-64 of one computed without it.
  * </ul>
  *
  * <p>Assumes a semi-honest client: a client that encrypts with a larger error than the sampler's
@@ -47,7 +48,7 @@ public final class PrivateNodeOperator {
     this.random = random;
   }
 
-  record Site(
+  public record Site(
       CoefficientLayout layout,
       List<ShoupPlaintext> plaintexts,
       List<BigInteger> floodBounds,
@@ -79,23 +80,38 @@ public final class PrivateNodeOperator {
     for (int p = 0; p < layout.plaintextCount(); p++) {
       double[] coefficients = new double[parameters.ringDegree()];
       double l1 = 0;
+      double squares = 0;
       for (int b = 0; b < rows && p * rows + b < a.length; b++) {
         double[] row = a[p * rows + b];
         for (int j = 0; j < row.length; j++) {
           coefficients[layout.weightCoefficient(b, j)] = row[j];
-          l1 += Math.abs(Math.rint(row[j] * scale));
+          double w = Math.rint(row[j] * scale);
+          l1 += Math.abs(w);
+          squares += w * w;
         }
       }
       plaintexts.add(
           new ShoupPlaintext(
               CoefficientEncoder.encode(coefficients, scale, parameters, 2), parameters.moduli()));
-      // F = 2^40 · 20 · ‖P‖₁, rounded up.
-      floodBounds.add(
-          BigInteger.valueOf((long) Math.ceil(l1) + 1)
-              .multiply(BigInteger.valueOf(Samplers.ERROR_BOUND))
-              .shiftLeft(FLOODING_BITS));
+      floodBounds.add(floodBound(l1, Math.sqrt(squares)));
     }
     return new Site(layout, List.copyOf(plaintexts), List.copyOf(floodBounds), this);
+  }
+
+  /**
+   * Hoeffding's bound on the error term {@code e·P} at one coefficient: a sum of independent,
+   * zero-mean terms {@code e_i·P_j} with {@code |e_i| ≤ 20}, so {@code Pr[|e·P| > 20·‖P‖₂·√(2·ln
+   * 2^65)] ≤ 2^-64}; never above the sure bound {@code 20·‖P‖₁}.
+   */
+  static final double HOEFFDING_FACTOR = Math.sqrt(2 * 65 * Math.log(2));
+
+  /**
+   * F = 2^40 · min(20·‖P‖₁, 20·‖P‖₂·{@link #HOEFFDING_FACTOR}), rounded up: flooding in [-F, F]
+   * puts an output within statistical distance 2^-40 + 2^-64 of one without the error term.
+   */
+  static BigInteger floodBound(double l1, double l2) {
+    double errorBound = Samplers.ERROR_BOUND * Math.min(l1, l2 * HOEFFDING_FACTOR);
+    return BigInteger.valueOf((long) Math.ceil(errorBound) + 1).shiftLeft(FLOODING_BITS);
   }
 
   /** The masked products {@code ct·P_p + Enc_pk(M_p)}, one per plaintext of the site. */

@@ -3,12 +3,14 @@ package io.tensafe.kernels.helora;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
-import io.tensafe.kernels.ring.Samplers;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Evaluator;
-import io.tensafe.kernels.rlwe.MaskedProduct;
+import io.tensafe.kernels.rlwe.MaskedAnswers;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
+import io.tensafe.kernels.rlwe.ShareAnswer;
+import io.tensafe.kernels.rlwe.ShoupPlaintext;
+import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -17,23 +19,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The node's side of two-round private LoRA (ADR 0017): it holds A and B and the client's public
- * key, and sees only ciphertexts under the client's key.
+ * The node's side of two-round private LoRA (ADR 0017, with ADR 0018's compact answers): it holds A
+ * and B and the client's public key, and sees only ciphertexts under the client's key.
  *
  * <ol>
- *   <li>{@link #roundOne}: for each plaintext P of A, {@code ct·P + Enc_pk(M)} with M uniform
- *       modulo Q on every coefficient. The client's decryption at an output coefficient is its
- *       share {@code s = A·x + e·P + M}, uniform and independent of A·x; the node keeps M ({@link
- *       Share}).
+ *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; for each plaintext
+ *       of A the node answers {@code Σ_j ct_j·P_j + Enc_pk(M)} as a {@link ShareAnswer} (c0 only at
+ *       the outputs), with M uniform modulo Q on every output coefficient. The client's decryption
+ *       there is its share {@code s = A·x + e·P + M}, uniform and independent of A·x; the node
+ *       keeps M ({@link Share}).
  *   <li>{@link #roundTwo}: the client encrypts its shares at the input positions of B; the node
- *       subtracts M there (so the plaintext is {@code A·x + e·P}, exactly modulo Q) and returns B's
- *       products masked as {@link PrivateNodeOperator} masks them: uniform non-outputs, flooding
- *       2^40 over the client's new error.
+ *       subtracts M there (so the plaintext is {@code A·x + e·P}, exactly modulo Q), multiplies by
+ *       B, adds at every output flooding noise uniform in {@code ±F} ({@link
+ *       PrivateNodeOperator#floodBound}: statistical distance 2^-40 + 2^-64 over the B-dependent
+ *       error {@code e'·P} of an honest client) and the DP noise, and answers as a {@link
+ *       SwitchedAnswer}: c0 only at the outputs, both parts switched to {@link
+ *       MaskedAnswers#switchBits} bits.
  * </ol>
  *
  * <p>Scales never depend on the adapter's data: A and B are packed at {@code Δ = 2^30 / bound} for
- * the public {@code weightBound} on every row's L1 norm. With the client's {@code Δx·‖x‖∞ = 2^40}
- * ({@link PrivateClient#encryptSharedInput}), round 2's product stays below 2^100 < Q/4.
+ * the public {@code weightBound} on every row's L1 norm. With the client's {@code Δx·‖x‖∞ = 2^44}
+ * ({@link PrivateClient#encryptSharedInput}), round 2's product stays below 2^104 ≤ Q/4.
  *
  * <p>Assumes a semi-honest client (ADR 0017's threat model). Round 2 always adds the DP noise the
  * caller's policy asks for. Thread-safe; a {@link Share} is used once.
@@ -45,28 +51,30 @@ public final class SharedLoraNode {
   private final Parameters parameters;
   private final PublicKey clientKey;
   private final SecureRandom random;
-  private final PrivateNodeOperator maskedProducts;
+  private final PrivateNodeOperator packer;
 
   public SharedLoraNode(PublicKey clientKey, SecureRandom random) {
     this.parameters = clientKey.parameters();
     this.clientKey = clientKey;
     this.random = random;
-    this.maskedProducts = new PrivateNodeOperator(clientKey, random);
+    this.packer = new PrivateNodeOperator(clientKey, random);
   }
 
   /**
-   * A site: A ({@code r × d}) and B ({@code dOut × r}, with any LoRA scaling folded in), packed.
+   * A site: A ({@code r × d}, one packing per input chunk) and B ({@code dOut × r}, with any LoRA
+   * scaling folded in).
    *
    * @param weightBound the public bound on every row's L1 norm of A and B, which fixes the scales
    */
   public record Site(
-      PrivateNodeOperator.Site a,
+      ChunkedLayout aChunks,
+      List<PrivateNodeOperator.Site> a,
       PrivateNodeOperator.Site b,
       double weightBound,
       SharedLoraNode owner) {
-    /** A's layout: d inputs, r outputs (the shares). */
+    /** A's layout per chunk: w inputs, r outputs (the shares). */
     public CoefficientLayout aLayout() {
-      return a.layout();
+      return aChunks.perChunk();
     }
 
     /** B's layout: r inputs (the shares), dOut outputs. */
@@ -96,16 +104,16 @@ public final class SharedLoraNode {
     }
   }
 
-  /** Round 1's answer: the ciphertexts for the client, and the share the node keeps. */
-  public record RoundOne(List<Ciphertext> toClient, Share share) {}
+  /** Round 1's answer: one per plaintext of A, and the share the node keeps. */
+  public record RoundOne(List<ShareAnswer> toClient, Share share) {}
 
   /**
-   * Packs a site.
+   * Packs a site whose input arrives in {@code chunks} chunks.
    *
-   * @throws IllegalArgumentException if the shapes do not chain (B's rows have A's row count) or a
-   *     row's L1 norm exceeds {@code weightBound}
+   * @throws IllegalArgumentException if the shapes do not chain (B's rows have A's row count), a
+   *     row's L1 norm exceeds {@code weightBound}, or the chunk count does not fit A's width
    */
-  public Site prepare(double[][] a, double[][] b, double weightBound) {
+  public Site prepare(double[][] a, double[][] b, double weightBound, int chunks) {
     if (!(weightBound > 0) || Double.isInfinite(weightBound)) {
       throw new IllegalArgumentException("weightBound must be positive and finite");
     }
@@ -115,45 +123,56 @@ public final class SharedLoraNode {
     if (RowChecks.maxRowL1(a) > weightBound || RowChecks.maxRowL1(b) > weightBound) {
       throw new IllegalArgumentException("a row's L1 norm exceeds the public weight bound");
     }
+    ChunkedLayout layout =
+        new ChunkedLayout(a[0].length, chunks, a.length, parameters.ringDegree());
     double scale = weightScale(weightBound);
-    return new Site(
-        maskedProducts.prepare(a, scale), maskedProducts.prepare(b, scale), weightBound, this);
+    List<PrivateNodeOperator.Site> perChunk = new ArrayList<>(chunks);
+    for (int j = 0; j < chunks; j++) {
+      perChunk.add(packer.prepare(chunkOf(a, j, layout.chunkWidth()), scale));
+    }
+    return new Site(layout, List.copyOf(perChunk), packer.prepare(b, scale), weightBound, this);
   }
 
-  /** Round 1 on the client's encrypted input {@code x} (d values, 2 limbs). */
-  public RoundOne roundOne(Site site, Ciphertext x) {
+  /** Round 1 on the client's encrypted input chunks ({@link ChunkedLayout}, 2 limbs each). */
+  public RoundOne roundOne(Site site, List<Ciphertext> chunks) {
     requireOwn(site);
-    requireClientCiphertext(x);
+    if (chunks.size() != site.aChunks().chunks()) {
+      throw new IllegalArgumentException(
+          "the site reads " + site.aChunks().chunks() + " chunks, got " + chunks.size());
+    }
+    chunks.forEach(this::requireClientCiphertext);
     CoefficientLayout layout = site.aLayout();
     int rows = layout.rowsPerPlaintext();
     long[][] masks = new long[layout.rank()][];
-    List<Ciphertext> toClient = new ArrayList<>(layout.plaintextCount());
+    List<ShareAnswer> toClient = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
-      byte[] seed = new byte[Samplers.SEED_BYTES];
-      random.nextBytes(seed);
-      RnsPoly uniform =
-          Samplers.uniformFromSeed(seed, 0, parameters.moduli(), parameters.ringDegree());
-      RnsPoly mask = RnsPoly.wrap(new long[][] {uniform.limb(0), uniform.limb(1)}, false);
-      for (int b = 0; b < rows && p * rows + b < layout.rank(); b++) {
-        int position = layout.outputCoefficient(b);
-        masks[p * rows + b] = new long[] {mask.limb(0)[position], mask.limb(1)[position]};
+      int[] positions = layout.outputPositions(p);
+      long[][] mask = new long[positions.length][];
+      for (int b = 0; b < positions.length; b++) {
+        mask[b] = uniformResidues();
+        masks[p * rows + b] = mask[b];
       }
-      toClient.add(MaskedProduct.compute(x, site.a().plaintexts().get(p), mask, clientKey, random));
+      List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
+      for (PrivateNodeOperator.Site chunk : site.a()) {
+        weights.add(chunk.plaintexts().get(p));
+      }
+      toClient.add(MaskedAnswers.share(chunks, weights, positions, mask, clientKey, random));
     }
     return new RoundOne(List.copyOf(toClient), new Share(masks));
   }
 
   /**
    * Round 2 on the client's encrypted shares (at coefficients 0..r-1, at round 1's product scale):
-   * the masked products of B, which decrypt to {@code B·A·x} plus, on every output, Gaussian noise
-   * of standard deviation {@code noiseStdDev} in the outputs' own units (the adapter's DP policy:
-   * ADR 0017). The noise is drawn from the node's CSPRNG and scaled to the product's integer units,
-   * where the flooding noise also covers its low bits.
+   * B's answers, which decrypt to {@code B·A·x} plus, on every output, Gaussian noise of standard
+   * deviation {@code noiseStdDev} in the outputs' own units (the adapter's DP policy: ADR 0017).
+   * The noise is drawn from the node's CSPRNG and scaled to the product's integer units, where the
+   * flooding noise also covers its low bits.
    *
    * @throws IllegalArgumentException if {@code noiseStdDev} is not positive and finite
    * @throws IllegalStateException if {@code share} was used already
    */
-  public List<Ciphertext> roundTwo(Site site, Share share, Ciphertext shares, double noiseStdDev) {
+  public List<SwitchedAnswer> roundTwo(
+      Site site, Share share, Ciphertext shares, double noiseStdDev) {
     if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
       throw new IllegalArgumentException("the DP noise must be positive and finite");
     }
@@ -171,12 +190,13 @@ public final class SharedLoraNode {
   }
 
   /** {@link #roundTwo} without DP noise, for tests that compare with the exact delta. */
-  public List<Ciphertext> roundTwoWithoutNoiseForTesting(
+  public List<SwitchedAnswer> roundTwoWithoutNoiseForTesting(
       Site site, Share share, Ciphertext shares) {
     return roundTwo(site, share, shares, (BigInteger[]) null);
   }
 
-  private List<Ciphertext> roundTwo(Site site, Share share, Ciphertext shares, BigInteger[] noise) {
+  private List<SwitchedAnswer> roundTwo(
+      Site site, Share share, Ciphertext shares, BigInteger[] noise) {
     requireOwn(site);
     requireClientCiphertext(shares);
     long[][] masks = share.take();
@@ -195,7 +215,60 @@ public final class SharedLoraNode {
     RnsPoly poly = RnsPoly.wrap(minusMask, false);
     poly.toNttInPlace(parameters.ntts());
     Ciphertext unmasked = Evaluator.addPlain(shares, new Plaintext(poly, shares.scale()));
-    return maskedProducts.apply(site.b(), unmasked, noise);
+    CoefficientLayout layout = site.bLayout();
+    int rows = layout.rowsPerPlaintext();
+    List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
+    for (int p = 0; p < layout.plaintextCount(); p++) {
+      int[] positions = layout.outputPositions(p);
+      BigInteger bound = site.b().floodBounds().get(p);
+      BigInteger width = bound.shiftLeft(1).add(BigInteger.ONE);
+      BigInteger[] additions = new BigInteger[positions.length];
+      for (int b = 0; b < positions.length; b++) {
+        additions[b] = uniformBelow(width).subtract(bound);
+        if (noise != null) {
+          additions[b] = additions[b].add(noise[p * rows + b]);
+        }
+      }
+      answers.add(
+          MaskedAnswers.switched(
+              unmasked, site.b().plaintexts().get(p), positions, additions, clientKey, random));
+    }
+    return List.copyOf(answers);
+  }
+
+  /** Columns {@code [j·w, (j+1)·w)} of {@code a}, zero beyond its width. */
+  private static double[][] chunkOf(double[][] a, int j, int width) {
+    double[][] out = new double[a.length][width];
+    for (int i = 0; i < a.length; i++) {
+      int from = j * width;
+      int count = Math.max(0, Math.min(width, a[i].length - from));
+      System.arraycopy(a[i], from, out[i], 0, count);
+    }
+    return out;
+  }
+
+  /** A uniform residue modulo each prime: a uniform value modulo Q. */
+  private long[] uniformResidues() {
+    long[] out = new long[2];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = parameters.moduli().get(l);
+      long bound = q.value();
+      long mask = Long.highestOneBit(bound) * 2 - 1;
+      long v;
+      do {
+        v = random.nextLong() & mask;
+      } while (v >= bound);
+      out[l] = v;
+    }
+    return out;
+  }
+
+  private BigInteger uniformBelow(BigInteger bound) {
+    BigInteger value;
+    do {
+      value = new BigInteger(bound.bitLength(), random);
+    } while (value.compareTo(bound) >= 0);
+    return value;
   }
 
   /** The weights' scale, {@code 2^30 / weightBound}: public, never from the weights themselves. */

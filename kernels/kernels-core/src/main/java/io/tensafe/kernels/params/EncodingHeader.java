@@ -26,7 +26,9 @@ public record EncodingHeader(Type type, int flags, String fingerprint) {
     PARAMETERS(1),
     SECRET_KEY(2),
     PUBLIC_KEY(3),
-    CIPHERTEXT(4);
+    CIPHERTEXT(4),
+    SHARE_ANSWER(5),
+    SWITCHED_ANSWER(6);
 
     private final int code;
 

@@ -15,8 +15,11 @@ import java.nio.ByteOrder;
  * fingerprint. Bodies, big-endian:
  *
  * <ul>
- *   <li>Ciphertext (flag bit 0: c1 is a seed): limb count (u8), scale (IEEE-754 f64), c0 as limbs ×
- *       N u64 residues, then c1 as a 32-byte seed or limbs × N u64 residues.
+ *   <li>Ciphertext (flag bit 0: c1 is a seed; flag bit 1: residues packed): limb count (u8), scale
+ *       (IEEE-754 f64), c0 as limbs × N residues, then c1 as a 32-byte seed or limbs × N residues.
+ *       Packed residues take their prime's bit length each ({@link ResidueBits}), limb after limb,
+ *       each polynomial's last byte zero-padded; unpacked ones (older writers) a u64 each. Writers
+ *       always pack.
  *   <li>Public key: the 32-byte seed of {@code a}, then {@code b} over every prime.
  *   <li>Secret key: N ternary coefficients, 2 bits each (00 = 0, 01 = 1, 10 = -1), N/4 bytes. Only
  *       the key's owner should ever hold these bytes.
@@ -28,23 +31,25 @@ import java.nio.ByteOrder;
  */
 public final class RlweCodec {
   private static final int SEEDED_C1 = 1;
+  private static final int PACKED = 2;
 
   private RlweCodec() {}
 
   public static byte[] toBytes(Ciphertext ct) {
     Parameters p = ct.parameters();
     boolean seeded = ct.c1Seed().isPresent();
-    int limbBytes = 8 * p.ringDegree() * ct.limbCount();
-    int size = EncodingHeader.SIZE + 9 + limbBytes + (seeded ? Samplers.SEED_BYTES : limbBytes);
-    ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.BIG_ENDIAN);
-    new EncodingHeader(EncodingHeader.Type.CIPHERTEXT, seeded ? SEEDED_C1 : 0, p.fingerprint())
+    long polyBytes = packedBytes(p, ct.limbCount());
+    long size = EncodingHeader.SIZE + 9 + polyBytes + (seeded ? Samplers.SEED_BYTES : polyBytes);
+    ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(size)).order(ByteOrder.BIG_ENDIAN);
+    new EncodingHeader(
+            EncodingHeader.Type.CIPHERTEXT, PACKED | (seeded ? SEEDED_C1 : 0), p.fingerprint())
         .writeTo(out);
     out.put((byte) ct.limbCount()).putDouble(ct.scale());
-    putLimbs(out, ct.c0());
+    putPacked(out, p, ct.c0());
     if (seeded) {
       out.put(ct.c1Seed().orElseThrow());
     } else {
-      putLimbs(out, ct.c1());
+      putPacked(out, p, ct.c1());
     }
     return out.array();
   }
@@ -53,8 +58,10 @@ public final class RlweCodec {
       throws MalformedEncodingException {
     ByteBuffer in = ByteBuffer.wrap(bytes);
     EncodingHeader header =
-        EncodingHeader.read(in, EncodingHeader.Type.CIPHERTEXT, SEEDED_C1, p.fingerprint());
+        EncodingHeader.read(
+            in, EncodingHeader.Type.CIPHERTEXT, SEEDED_C1 | PACKED, p.fingerprint());
     boolean seeded = (header.flags() & SEEDED_C1) != 0;
+    boolean packed = (header.flags() & PACKED) != 0;
     if (in.remaining() < 9) {
       throw new MalformedEncodingException("ciphertext body needs 9 bytes, has " + in.remaining());
     }
@@ -67,10 +74,10 @@ public final class RlweCodec {
     if (!(scale > 0) || Double.isInfinite(scale)) {
       throw new MalformedEncodingException("scale is " + scale + ", must be positive and finite");
     }
-    long limbBytes = 8L * p.ringDegree() * limbs;
-    long expected = limbBytes + (seeded ? Samplers.SEED_BYTES : limbBytes);
+    long polyBytes = packed ? packedBytes(p, limbs) : 8L * p.ringDegree() * limbs;
+    long expected = polyBytes + (seeded ? Samplers.SEED_BYTES : polyBytes);
     requireExactly(in, expected, "ciphertext residues");
-    RnsPoly c0 = readLimbs(in, p, limbs, "c0");
+    RnsPoly c0 = packed ? readPacked(in, p, limbs, "c0") : readLimbs(in, p, limbs, "c0");
     if (seeded) {
       byte[] seed = new byte[Samplers.SEED_BYTES];
       in.get(seed);
@@ -79,7 +86,8 @@ public final class RlweCodec {
               seed, Ciphertext.C1_SEED_DOMAIN, p.moduli().subList(0, limbs), p.ringDegree());
       return new Ciphertext(p, c0, c1, scale, seed);
     }
-    return new Ciphertext(p, c0, readLimbs(in, p, limbs, "c1"), scale, null);
+    RnsPoly c1 = packed ? readPacked(in, p, limbs, "c1") : readLimbs(in, p, limbs, "c1");
+    return new Ciphertext(p, c0, c1, scale, null);
   }
 
   public static byte[] toBytes(PublicKey key) {
@@ -167,6 +175,53 @@ public final class RlweCodec {
         out.putLong(v);
       }
     }
+  }
+
+  /** One polynomial over the first {@code limbs} primes, each residue at its prime's bit length. */
+  public static long packedBytes(Parameters p, int limbs) {
+    long bytes = 0;
+    for (int l = 0; l < limbs; l++) {
+      bytes += ResidueBits.bytesFor(p.ringDegree(), p.moduli().get(l).bitLength());
+    }
+    return bytes;
+  }
+
+  private static void putPacked(ByteBuffer out, Parameters p, RnsPoly poly) {
+    for (int l = 0; l < poly.limbCount(); l++) {
+      ResidueBits.Writer w = new ResidueBits.Writer(out);
+      int bits = p.moduli().get(l).bitLength();
+      for (long v : poly.limb(l)) {
+        w.put(v, bits);
+      }
+      w.finish();
+    }
+  }
+
+  private static RnsPoly readPacked(ByteBuffer in, Parameters p, int limbs, String name)
+      throws MalformedEncodingException {
+    long[][] values = new long[limbs][];
+    for (int l = 0; l < limbs; l++) {
+      values[l] = readResidues(in, p.moduli().get(l), p.ringDegree(), name + " limb " + l);
+    }
+    return RnsPoly.wrap(values, true);
+  }
+
+  /** {@code count} packed residues of {@code q}, each checked to be below it. */
+  static long[] readResidues(ByteBuffer in, Modulus q, int count, String what)
+      throws MalformedEncodingException {
+    ResidueBits.Reader r = new ResidueBits.Reader(in);
+    int bits = q.bitLength();
+    long[] out = new long[count];
+    for (int i = 0; i < count; i++) {
+      long v = r.get(bits);
+      if (!q.isReduced(v)) {
+        throw new MalformedEncodingException(
+            what + " residue " + i + " is " + v + ", not below " + q.value());
+      }
+      out[i] = v;
+    }
+    r.finish();
+    return out;
   }
 
   private static RnsPoly readLimbs(ByteBuffer in, Parameters p, int limbs, String name)

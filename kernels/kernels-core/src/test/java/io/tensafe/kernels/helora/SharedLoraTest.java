@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tensafe.kernels.ChiSquare;
 import io.tensafe.kernels.TestRandoms;
 import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
@@ -41,12 +42,51 @@ class SharedLoraTest {
 
   /** Both rounds as the client and the node run them; the client's view only. */
   private static double[] delta(Parties p, SharedLoraNode.Site site, double[] x) {
-    SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+    SharedLoraNode.RoundOne one = roundOne(p, site, x);
     long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
     Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
     return p.client()
-        .decryptOutputs(
+        .decryptDeltas(
             p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sent), site.bLayout());
+  }
+
+  private static SharedLoraNode.RoundOne roundOne(Parties p, SharedLoraNode.Site site, double[] x) {
+    return p.node().roundOne(site, p.client().encryptSharedInput(x, site.aChunks().chunks()));
+  }
+
+  /**
+   * At the 1.5B shape's attention width (d = 1536, N = 4096) an input split in 6 chunks needs 2
+   * answers per rank-32 site instead of 16, and the deltas are as exact.
+   */
+  @Test
+  void chunkedInputs_giveBAx_withEightTimesFewerAnswers() {
+    int d = 1536;
+    int r = 32;
+    Parties p = parties(d, 31);
+    double[][] a = LoraData.loraA(r, d, 32);
+    double[][] b = randomB(256, r, 33);
+    assertEquals(6, ChunkedLayout.fewestCiphertexts(d, new int[] {r, r, r}, 4096));
+    SharedLoraNode.Site whole = p.node().prepare(a, b, bound(a, b), 1);
+    SharedLoraNode.Site chunked = p.node().prepare(a, b, bound(a, b), 6);
+    assertEquals(16, whole.aLayout().plaintextCount());
+    assertEquals(2, chunked.aLayout().plaintextCount());
+    double[] x = LoraData.activations(1, d, 34)[0];
+    double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
+    double[] fromWhole = delta(p, whole, x);
+    double[] fromChunks = delta(p, chunked, x);
+    double norm = Math.sqrt(Arrays.stream(expected).map(v -> v * v).sum());
+    double worstWhole = 0;
+    double worstChunked = 0;
+    for (int i = 0; i < expected.length; i++) {
+      worstWhole = Math.max(worstWhole, Math.abs(expected[i] - fromWhole[i]) / norm);
+      worstChunked = Math.max(worstChunked, Math.abs(expected[i] - fromChunks[i]) / norm);
+    }
+    System.out.println("DEBUG whole " + worstWhole + " chunked " + worstChunked + " norm " + norm);
+    assertTrue(worstWhole > 0 && worstChunked > 0, "the deltas are computed, not copied");
+    for (int i = 0; i < expected.length; i++) {
+      assertEquals(expected[i], fromChunks[i], 1e-5 * norm, "chunked output " + i);
+      assertEquals(expected[i], fromWhole[i], 1e-5 * norm, "whole output " + i);
+    }
   }
 
   @Test
@@ -57,7 +97,7 @@ class SharedLoraTest {
     double[][] a = LoraData.loraA(r, d, 2);
     double[][] b = randomB(d, r, 3);
     double weightBound = bound(a, b);
-    SharedLoraNode.Site site = p.node().prepare(a, b, weightBound);
+    SharedLoraNode.Site site = p.node().prepare(a, b, weightBound, 1);
     for (double[] x : LoraData.activations(4, d, 4)) {
       double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
       double[] actual = delta(p, site, x);
@@ -80,7 +120,7 @@ class SharedLoraTest {
     long[] all = new long[inputs.length * site.aLayout().rank()];
     int k = 0;
     for (double[] x : inputs) {
-      SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+      SharedLoraNode.RoundOne one = roundOne(p, site, x);
       for (long[] share : p.client().decryptShares(one.toClient(), site.aLayout())) {
         all[k++] = share[0];
       }
@@ -103,9 +143,9 @@ class SharedLoraTest {
     }
     double[][] inputs = LoraData.activations(40, d, 7);
     long[] h1 =
-        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a1, b, bound(a1, b)), inputs), q);
+        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a1, b, bound(a1, b), 1), inputs), q);
     long[] h2 =
-        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a2, b, bound(a2, b)), inputs), q);
+        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a2, b, bound(a2, b), 1), inputs), q);
     assertTrue(ChiSquare.againstUniform(h1) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h1));
     assertTrue(ChiSquare.againstUniform(h2) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h2));
     assertTrue(ChiSquare.twoSample(h1, h2) < ChiSquare.CRITICAL_15_DOF, "shares depend on A·x");
@@ -117,19 +157,20 @@ class SharedLoraTest {
     Parties p = parties(d, 8);
     double[][] a = LoraData.loraA(8, d, 9);
     double[][] b = randomB(d, 8, 10);
-    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b));
+    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b), 1);
     double[] x = LoraData.activations(1, d, 11)[0];
-    SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+    SharedLoraNode.RoundOne one = roundOne(p, site, x);
     long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
     Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
     assertThrows(
         IllegalArgumentException.class, () -> p.node().roundTwo(site, one.share(), sent, 0));
-    List<Ciphertext> answer = p.node().roundTwo(site, one.share(), sent, 0.01);
+    List<SwitchedAnswer> answer = p.node().roundTwo(site, one.share(), sent, 0.01);
     assertEquals(site.bLayout().plaintextCount(), answer.size());
     assertThrows(
         IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent, 0.01));
-    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, bound(a, b) / 2));
-    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, randomB(d, 7, 12), 100));
+    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, bound(a, b) / 2, 1));
+    assertThrows(
+        IllegalArgumentException.class, () -> p.node().prepare(a, randomB(d, 7, 12), 100, 1));
   }
 
   /** The DP noise round 2 adds has the asked standard deviation, centred on the exact delta. */
@@ -141,17 +182,17 @@ class SharedLoraTest {
     Parties p = parties(d, 13);
     double[][] a = LoraData.loraA(r, d, 14);
     double[][] b = randomB(d, r, 15);
-    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b));
+    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b), 1);
     double sum = 0;
     double sumSquares = 0;
     int count = 0;
     for (double[] x : LoraData.activations(40, d, 16)) {
-      SharedLoraNode.RoundOne one = p.node().roundOne(site, p.client().encryptSharedInput(x));
+      SharedLoraNode.RoundOne one = roundOne(p, site, x);
       long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
       Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
       double[] noisy =
           p.client()
-              .decryptOutputs(p.node().roundTwo(site, one.share(), sent, sigma), site.bLayout());
+              .decryptDeltas(p.node().roundTwo(site, one.share(), sent, sigma), site.bLayout());
       double[] exact = LoraData.multiply(b, LoraData.multiply(a, x));
       for (int i = 0; i < d; i++) {
         double residual = noisy[i] - exact[i];

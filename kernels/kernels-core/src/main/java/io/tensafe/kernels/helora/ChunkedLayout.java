@@ -1,0 +1,69 @@
+package io.tensafe.kernels.helora;
+
+/**
+ * Round one's packing with the input split into chunks: x's {@code d} values go in {@code c}
+ * ciphertexts of {@code w = ⌈d/c⌉} values each (the last zero-padded), and each plaintext of A
+ * holds, per chunk, the same rows' slices in {@link CoefficientLayout} order for width w. Summing
+ * the chunks' products gives every row's full inner product at its output coefficient, so one
+ * answer carries {@code ⌊N/w⌋} rows instead of {@code ⌊N/d⌋}: c ciphertexts more from the client,
+ * about c times fewer answers from the node (Cheetah's split of a matrix-vector product, Huang et
+ * al., USENIX Security 2022).
+ *
+ * @param dimension d, in [1, N]
+ * @param chunks c, in [1, min(d, {@link #MAX_CHUNKS})]
+ * @param rank the rows, at least 1
+ * @param ringDegree N
+ */
+public record ChunkedLayout(int dimension, int chunks, int rank, int ringDegree) {
+  /** The most chunks an input may be split into. */
+  public static final int MAX_CHUNKS = 16;
+
+  public ChunkedLayout {
+    if (dimension < 1 || dimension > ringDegree) {
+      throw new IllegalArgumentException("dimension must be in [1, " + ringDegree + "]");
+    }
+    if (chunks < 1 || chunks > Math.min(dimension, MAX_CHUNKS)) {
+      throw new IllegalArgumentException(
+          "chunks must be in [1, " + Math.min(dimension, MAX_CHUNKS) + "], was " + chunks);
+    }
+    if (rank < 1) {
+      throw new IllegalArgumentException("rank must be >= 1, was " + rank);
+    }
+  }
+
+  /** w: the values of x in one chunk. */
+  public int chunkWidth() {
+    return (dimension + chunks - 1) / chunks;
+  }
+
+  /** The layout every chunk's plaintexts follow, and where the outputs are. */
+  public CoefficientLayout perChunk() {
+    return new CoefficientLayout(chunkWidth(), rank, ringDegree);
+  }
+
+  /** Answers per input: one per plaintext of {@link #perChunk()}. */
+  public int plaintextCount() {
+    return perChunk().plaintextCount();
+  }
+
+  /**
+   * The chunk count that sends the fewest ciphertexts both ways for one input read by sites of
+   * these ranks: {@code c + Σ_s ⌈r_s / ⌊N/⌈d/c⌉⌋⌉}, the fewest chunks on a tie.
+   */
+  public static int fewestCiphertexts(int dimension, int[] ranks, int ringDegree) {
+    int best = 1;
+    long bestCount = Long.MAX_VALUE;
+    for (int c = 1; c <= Math.min(dimension, MAX_CHUNKS); c++) {
+      int rows = ringDegree / ((dimension + c - 1) / c);
+      long count = c;
+      for (int r : ranks) {
+        count += (r + rows - 1) / rows;
+      }
+      if (count < bestCount) {
+        best = c;
+        bestCount = count;
+      }
+    }
+    return best;
+  }
+}

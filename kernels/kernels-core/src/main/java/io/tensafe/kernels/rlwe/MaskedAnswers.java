@@ -1,0 +1,183 @@
+package io.tensafe.kernels.rlwe;
+
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.ring.NegacyclicNtt;
+import io.tensafe.kernels.ring.RnsPoly;
+import io.tensafe.kernels.ring.Samplers;
+import java.math.BigInteger;
+import java.security.SecureRandom;
+import java.util.List;
+
+/**
+ * The node's answers in private mode: a sum of ct×pt products {@code Σ_j ct_j·P_j}, re-randomised
+ * by a fresh public-key encryption {@code (u·b + e0, u·a + e1)} under the client's key, and sent
+ * only where the client reads it ({@link ShareAnswer}, {@link SwitchedAnswer}).
+ *
+ * <p>Why this hides the weights from the client: {@code c1 = Σ_j c1_j·P_j + u·a + e1} is an RLWE
+ * sample under the node's fresh secret u, so it is pseudorandom and the client cannot divide its
+ * own {@code c1_j} out of it; {@code c0} is sent only at the outputs, where the caller's mask (a
+ * uniform share in round one, flooding noise in round two) covers everything the weights add to the
+ * client's error. Non-output coefficients of {@code c0} are never sent, so they need no mask.
+ *
+ * <p>Work per answer: the ternary u to NTT form on both limbs, the inverse NTT of {@code c0} on
+ * both, and either e1's NTT (share answers keep {@code c1} in NTT form) or {@code c1}'s inverse NTT
+ * (switched answers need coefficients to round). Thread-safe (static, with the caller's CSPRNG).
+ */
+public final class MaskedAnswers {
+  /** The most bits a switched answer keeps. */
+  public static final int MAX_BITS = 40;
+
+  private MaskedAnswers() {}
+
+  /**
+   * The bits a switched answer under {@code p} keeps: at most {@link #MAX_BITS}, and few enough
+   * that the client's {@code c1·s} (N terms below {@code 2^(bits-1)}) stays below half the first
+   * prime, so one limb decrypts it exactly.
+   */
+  public static int switchBits(Parameters p) {
+    return Math.min(MAX_BITS, p.moduli().getFirst().bitLength() - 1 - p.logN());
+  }
+
+  /**
+   * Round one's answer: {@code Σ_j inputs_j·weights_j + Enc_pk(M)} with M's residues {@code
+   * masks[i]} (one per limb, reduced) at {@code positions[i]}.
+   */
+  public static ShareAnswer share(
+      List<Ciphertext> inputs,
+      List<ShoupPlaintext> weights,
+      int[] positions,
+      long[][] masks,
+      PublicKey key,
+      SecureRandom random) {
+    Parameters p = key.parameters();
+    long[][][] sums = reRandomisedSums(inputs, weights, key, random);
+    long[][] c0 = sums[0];
+    long[][] c1 = sums[1];
+    long[] e0 = Samplers.gaussian(p.ringDegree(), random);
+    long[][] e1 = new long[2][];
+    long[] e1Signed = Samplers.gaussian(p.ringDegree(), random);
+    long[][] at = new long[2][positions.length];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = p.moduli().get(l);
+      NegacyclicNtt ntt = p.ntts().get(l);
+      ntt.inverseInPlace(c0[l]);
+      for (int i = 0; i < positions.length; i++) {
+        long v = q.add(c0[l][positions[i]], signed(q, e0[positions[i]]));
+        at[l][i] = q.add(v, masks[i][l]);
+      }
+      e1[l] = signedLimb(q, e1Signed);
+      ntt.forwardInPlace(e1[l]);
+      for (int k = 0; k < c1[l].length; k++) {
+        c1[l][k] = q.add(c1[l][k], e1[l][k]);
+      }
+    }
+    return new ShareAnswer(
+        p, c1, at, inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
+  }
+
+  /**
+   * Round two's answer: {@code input·weights + Enc_pk(M)} with {@code additions[i]} (integers in
+   * the product's units: flooding and DP noise) at {@code positions[i]}, switched to {@link
+   * #switchBits} bits.
+   */
+  public static SwitchedAnswer switched(
+      Ciphertext input,
+      ShoupPlaintext weights,
+      int[] positions,
+      BigInteger[] additions,
+      PublicKey key,
+      SecureRandom random) {
+    Parameters p = key.parameters();
+    long[][][] sums = reRandomisedSums(List.of(input), List.of(weights), key, random);
+    long[][] c0 = sums[0];
+    long[][] c1 = sums[1];
+    long[] e0 = Samplers.gaussian(p.ringDegree(), random);
+    long[] e1 = Samplers.gaussian(p.ringDegree(), random);
+    long[][] at = new long[2][positions.length];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = p.moduli().get(l);
+      NegacyclicNtt ntt = p.ntts().get(l);
+      ntt.inverseInPlace(c0[l]);
+      ntt.inverseInPlace(c1[l]);
+      BigInteger modulus = BigInteger.valueOf(q.value());
+      for (int i = 0; i < positions.length; i++) {
+        long v = q.add(c0[l][positions[i]], signed(q, e0[positions[i]]));
+        at[l][i] = q.add(v, additions[i].mod(modulus).longValue());
+      }
+      for (int k = 0; k < c1[l].length; k++) {
+        c1[l][k] = q.add(c1[l][k], signed(q, e1[k]));
+      }
+    }
+    ModulusSwitch down = new ModulusSwitch(p, switchBits(p));
+    long[] switchedC1 = new long[p.ringDegree()];
+    for (int k = 0; k < switchedC1.length; k++) {
+      switchedC1[k] = down.apply(c1[0][k], c1[1][k]);
+    }
+    long[] switchedC0 = new long[positions.length];
+    for (int i = 0; i < positions.length; i++) {
+      switchedC0[i] = down.apply(at[0][i], at[1][i]);
+    }
+    return new SwitchedAnswer(
+        p, down.bits(), switchedC1, switchedC0, input.scale() * weights.plaintext().scale());
+  }
+
+  /**
+   * {@code (Σ_j x_j0·P_j + u·b, Σ_j x_j1·P_j + u·a)} in NTT form over both limbs, with a fresh
+   * ternary u: {@code [component][limb][N]}.
+   */
+  private static long[][][] reRandomisedSums(
+      List<Ciphertext> inputs, List<ShoupPlaintext> weights, PublicKey key, SecureRandom random) {
+    Parameters p = key.parameters();
+    if (inputs.isEmpty() || inputs.size() != weights.size()) {
+      throw new IllegalArgumentException("one plaintext per input ciphertext, at least one");
+    }
+    for (Ciphertext ct : inputs) {
+      if (!ct.parameters().equals(p) || ct.limbCount() != 2) {
+        throw new IllegalArgumentException("inputs must be two-limb ciphertexts of the key's ring");
+      }
+    }
+    RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), p.moduli());
+    u.toNttInPlace(p.ntts());
+    long[][][] out = new long[2][2][];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = p.moduli().get(l);
+      long[] uLimb = u.limb(l);
+      out[0][l] = encryptionOfZero(q, uLimb, key.b().limb(l), key.bShoup(l));
+      out[1][l] = encryptionOfZero(q, uLimb, key.a().limb(l), key.aShoup(l));
+      for (int j = 0; j < inputs.size(); j++) {
+        long[] w = weights.get(j).plaintext().poly().limb(l);
+        long[] wShoup = weights.get(j).shoup(l);
+        addProduct(q, out[0][l], inputs.get(j).c0().limb(l), w, wShoup);
+        addProduct(q, out[1][l], inputs.get(j).c1().limb(l), w, wShoup);
+      }
+    }
+    return out;
+  }
+
+  private static long[] encryptionOfZero(Modulus q, long[] u, long[] k, long[] kShoup) {
+    long[] out = new long[u.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = q.mulShoup(u[i], k[i], kShoup[i]);
+    }
+    return out;
+  }
+
+  private static void addProduct(Modulus q, long[] acc, long[] x, long[] w, long[] wShoup) {
+    for (int i = 0; i < acc.length; i++) {
+      acc[i] = q.add(acc[i], q.mulShoup(x[i], w[i], wShoup[i]));
+    }
+  }
+
+  private static long signed(Modulus q, long v) {
+    return v < 0 ? q.value() + v : v;
+  }
+
+  private static long[] signedLimb(Modulus q, long[] values) {
+    long[] out = new long[values.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = signed(q, values[i]);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,48 @@
+package io.tensafe.kernels.rlwe;
+
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.Modulus;
+
+/**
+ * Rounds a value held modulo {@code Q = q0·q1} (as its two residues) to {@code round(c·2^bits/Q)
+ * mod 2^bits}. With {@code c = r0 + q0·t}, {@code t = (r1 - r0)·q0^-1 mod q1}, the result is {@code
+ * round(t·2^bits/q1 + r0·2^bits/Q)}, computed in doubles: t's conversion and the products err by at
+ * most {@code 2^-12} for bits ≤ 40 and primes below 2^61, so the result is within {@code 1/2 +
+ * 2^-12} of the exact quotient.
+ */
+final class ModulusSwitch {
+  private final Modulus q1;
+  private final long q0ModQ1;
+  private final long q0InverseModQ1;
+  private final long q0InverseShoup;
+  private final double perT;
+  private final double perR0;
+  private final int bits;
+  private final long mask;
+
+  ModulusSwitch(Parameters p, int bits) {
+    if (p.limbCount() != 2 || bits < 1 || bits > MaskedAnswers.MAX_BITS) {
+      throw new IllegalArgumentException("switches two primes down to 1 to 40 bits");
+    }
+    Modulus q0 = p.moduli().get(0);
+    this.q1 = p.moduli().get(1);
+    this.q0ModQ1 = q1.reduce(q0.value());
+    this.q0InverseModQ1 = q1.pow(q0ModQ1, q1.value() - 2);
+    this.q0InverseShoup = q1.shoupPrecompute(q0InverseModQ1);
+    this.perT = Math.scalb(1.0, bits) / q1.value();
+    this.perR0 = perT / q0.value();
+    this.bits = bits;
+    this.mask = (1L << bits) - 1;
+  }
+
+  int bits() {
+    return bits;
+  }
+
+  /** The switched value of the residues {@code (r0, r1)}, in [0, 2^bits). */
+  long apply(long r0, long r1) {
+    long t = q1.mulShoup(q1.sub(r1, q1.reduce(r0)), q0InverseModQ1, q0InverseShoup);
+    double exact = t * perT + r0 * perR0;
+    return ((long) Math.floor(exact + 0.5)) & mask;
+  }
+}
