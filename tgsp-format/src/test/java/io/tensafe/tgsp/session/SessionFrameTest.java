@@ -95,6 +95,14 @@ class SessionFrameTest {
     assertThrows(
         MalformedFrameException.class,
         () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 4, 3)));
+    // An input in 1 to 16 chunks per token, the same for every token.
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 4, 6)));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 1, 17)));
+    order.copy().accept(frame(FrameKind.ROUND_ONE, 0, 0, 0, 4, 64));
     assertThrows(
         MalformedFrameException.class,
         () -> order.accept(frame(FrameKind.ROUND_ONE, 0, 1, 0, 1, 1)));

@@ -8,7 +8,6 @@ import io.tensafe.kernels.helora.HeLoraResult;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.kernels.helora.HostedSlotOperator;
 import io.tensafe.kernels.helora.PreparedSite;
-import io.tensafe.kernels.helora.PrivateCoefficientOperator;
 import io.tensafe.kernels.params.Parameters;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -42,7 +41,7 @@ final class HeLoraBenchCommand implements Runnable {
   /** Modes this build implements. */
   enum Mode {
     hosted,
-    /** Client encryption, node product with masking and flooding, client decryption: all timed. */
+    /** Both rounds of the two-round protocol, client and node, each stage timed. */
     PRIVATE;
 
     @Override
@@ -122,7 +121,6 @@ final class HeLoraBenchCommand implements Runnable {
     require(
         "cpu".equals(backend) || "cuda".equals(backend),
         "--backend must be cpu or cuda, was " + backend);
-    for (int batch : batches) {}
     if ("cpu".equals(backend)) {
       for (int batch : batches) {
         runOne(batch, new CpuBackend(), "cpu");
@@ -149,6 +147,12 @@ final class HeLoraBenchCommand implements Runnable {
         sites == 1 || (threads == 1 && packing == Packing.coefficient && mode == Mode.hosted),
         "--sites above 1 needs hosted coefficient packing and --threads 1");
     require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
+    if (mode == Mode.PRIVATE) {
+      require(packing == Packing.coefficient, "private mode uses coefficient packing");
+      require(batch == 1 && threads == 1, "private mode is timed one token at a time");
+      runPrivate();
+      return;
+    }
     Parameters parameters;
     HeLoraOperator operator;
     TimedBackend timed = new TimedBackend(heBackend);
@@ -160,14 +164,9 @@ final class HeLoraBenchCommand implements Runnable {
           dimension <= 1 << 15, "--dim must be at most 32768 for slot packing, was " + dimension);
       parameters = HostedSlotOperator.parametersFor(dimension);
       operator = new HostedSlotOperator(parameters, drbg());
-    } else if (mode == Mode.hosted) {
+    } else {
       parameters = HostedCoefficientOperator.parametersFor(dimension);
       operator = new HostedCoefficientOperator(parameters, drbg(), timed);
-    } else {
-      PrivateCoefficientOperator privateOperator =
-          new PrivateCoefficientOperator(dimension, drbg());
-      parameters = privateOperator.client().parameters();
-      operator = privateOperator;
     }
     double[][] a = gaussianMatrix(rank, dimension, 1 / Math.sqrt(dimension), 1);
     double[][][] inputs = new double[threads][][];
@@ -262,6 +261,39 @@ final class HeLoraBenchCommand implements Runnable {
           plainMsPerToken,
           maxRelError);
     }
+  }
+
+  /**
+   * Both rounds of private mode at one site (A: r × d, B: d × r), 3 warm-up tokens then at least 7,
+   * more with {@code --seconds}; one JSON line or a table.
+   */
+  private void runPrivate() {
+    double[][] a = gaussianMatrix(rank, dimension, 1 / Math.sqrt(dimension), 1);
+    double[][] b = gaussianMatrix(dimension, rank, 1 / Math.sqrt(rank), 3);
+    PrivateRoundsBench.run(a, b, gaussianMatrix(3, dimension, 1, 4), drbg());
+    int tokens = Math.max(7, seconds * 20);
+    PrivateRoundsBench.Result r =
+        PrivateRoundsBench.run(a, b, gaussianMatrix(tokens, dimension, 1, 2), drbg());
+    if (json) {
+      System.out.println(PrivateRoundsBench.json(r, dimension, rank));
+      return;
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "d=%d r=%d N=%d chunks=%d: node round one %.1f us, round two %.1f us; client %.1f us;"
+            + " bytes up/down round one %d/%d, round two %d/%d; max rel error %.3e%n",
+        dimension,
+        rank,
+        r.ringDegree(),
+        r.chunks(),
+        r.nodeRoundOneUs(),
+        r.nodeRoundTwoUs(),
+        r.clientUs(),
+        r.roundOneBytesUp(),
+        r.roundOneBytesDown(),
+        r.roundTwoBytesUp(),
+        r.roundTwoBytesDown(),
+        r.maxRelError());
   }
 
   /**

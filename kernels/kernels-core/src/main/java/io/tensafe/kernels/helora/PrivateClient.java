@@ -4,12 +4,9 @@ import io.tensafe.kernels.ckks.CoefficientEncoder;
 import io.tensafe.kernels.params.InvalidParametersException;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.ring.CoefficientExtractor;
-import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.rlwe.AnswerDecryption;
 import io.tensafe.kernels.rlwe.Ciphertext;
-import io.tensafe.kernels.rlwe.Decryptor;
 import io.tensafe.kernels.rlwe.Encryptor;
 import io.tensafe.kernels.rlwe.KeyGenerator;
 import io.tensafe.kernels.rlwe.Plaintext;
@@ -17,25 +14,21 @@ import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.SecretKey;
 import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
-import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The client's side of private-mode HE-LoRA: it owns the secret key, encrypts its LoRA inputs and
- * decrypts the node's masked products. Only {@link #publicKey()} and input ciphertexts leave it.
+ * The client's side of private-mode HE-LoRA ({@link SharedLoraNode}'s two rounds): it owns the
+ * secret key, encrypts its inputs in chunks, reads its shares from round one's answers, encrypts
+ * them for round two and decrypts the deltas. Only {@link #publicKey()} and ciphertexts under the
+ * secret key leave it.
  *
  * <p>Parameters ({@link #parametersFor}): the smallest ring with N ≥ max(d, 2^12) and two 54-bit
- * primes, log Q ≈ 108 ≤ 109 (128-bit at N = 2^12). Inputs are encoded with {@code Δx·‖x‖∞ = 2^75},
- * weights with {@code Δa·‖A_i‖₁ ≤ 2^30}: the product is below 2^105 and the node's flooding noise
- * below 2^76 for up to 2^11 rows per plaintext, so decrypted outputs never wrap (Q/4 > 2^105) and
- * flooding costs at most 2^-29 of {@code ‖x‖∞·‖A_i‖₁} in precision.
+ * primes, log Q ≈ 108 ≤ 109 (128-bit at N = 2^12, the HE Standard's table). Scales: ADR 0018.
  */
 public final class PrivateClient {
-  static final double INPUT_SCALE_BITS = 75;
-
   /**
    * Input scale of the two-round protocol ({@link SharedLoraNode}): {@code Δx·‖x‖∞ = 2^44}, so
    * round two's product stays below {@code 2^(44+30+30) = 2^104 ≤ Q/4} (Q ≥ 2^106 for two 54-bit
@@ -47,7 +40,6 @@ public final class PrivateClient {
   private final SecretKey secretKey;
   private final PublicKey publicKey;
   private final SecureRandom random;
-  private final Map<Integer, CoefficientExtractor[]> extractors = new ConcurrentHashMap<>();
 
   public PrivateClient(Parameters parameters, SecureRandom random) {
     if (parameters.limbCount() != 2) {
@@ -87,19 +79,9 @@ public final class PrivateClient {
     return parameters;
   }
 
-  /** For tests in this package that inspect whole decryptions. */
-  SecretKey secretKeyForTesting() {
-    return secretKey;
-  }
-
   /** The key the node encrypts its masks under. */
   public PublicKey publicKey() {
     return publicKey;
-  }
-
-  /** Encrypts {@code x} under the secret key, c1 as a seed, with {@code Δx·‖x‖∞ = 2^75}. */
-  public Ciphertext encryptInput(double[] x) {
-    return encryptInput(x, INPUT_SCALE_BITS);
   }
 
   /**
@@ -132,48 +114,6 @@ public final class PrivateClient {
       largest = Math.max(largest, Math.abs(v));
     }
     return largest > 0 ? largest : 1;
-  }
-
-  private Ciphertext encryptInput(double[] x, double scaleBits) {
-    double scale = Math.pow(2, scaleBits) / largestAbs(x);
-    return Encryptor.encrypt(CoefficientEncoder.encode(x, scale, parameters, 2), secretKey, random);
-  }
-
-  /**
-   * Decrypts the node's product ciphertexts and reads the r outputs. Every other coefficient
-   * decrypts to a uniform residue and is never read.
-   */
-  public double[] decryptOutputs(List<Ciphertext> products, CoefficientLayout layout) {
-    if (products.size() != layout.plaintextCount()) {
-      throw new IllegalArgumentException(
-          "expected " + layout.plaintextCount() + " product ciphertexts, got " + products.size());
-    }
-    List<Modulus> moduli = parameters.moduli();
-    BigInteger q0 = BigInteger.valueOf(moduli.get(0).value());
-    BigInteger q1 = BigInteger.valueOf(moduli.get(1).value());
-    BigInteger modulus = q0.multiply(q1);
-    BigInteger half = modulus.shiftRight(1);
-    BigInteger q0InverseModQ1 = q0.modInverse(q1);
-    int rows = layout.rowsPerPlaintext();
-    double[] outputs = new double[layout.rank()];
-    for (int p = 0; p < products.size(); p++) {
-      Ciphertext ct = products.get(p);
-      long[][] residues = residues(ct, layout, p);
-      for (int b = 0; b < residues.length; b++) {
-        // Garner: x = r0 + q0·((r1 - r0)·q0^-1 mod q1), then centre mod Q.
-        BigInteger k =
-            BigInteger.valueOf(residues[b][1])
-                .subtract(BigInteger.valueOf(residues[b][0]))
-                .multiply(q0InverseModQ1)
-                .mod(q1);
-        BigInteger x = BigInteger.valueOf(residues[b][0]).add(k.multiply(q0));
-        if (x.compareTo(half) > 0) {
-          x = x.subtract(modulus);
-        }
-        outputs[p * rows + b] = x.doubleValue() / ct.scale();
-      }
-    }
-    return outputs;
   }
 
   /**
@@ -246,46 +186,5 @@ public final class PrivateClient {
     RnsPoly poly = RnsPoly.wrap(limbs, false);
     poly.toNttInPlace(parameters.ntts());
     return Encryptor.encrypt(new Plaintext(poly, scale), secretKey, random);
-  }
-
-  /**
-   * Reading more coefficients than this from one decryption inverts its NTT (O(N log N) once)
-   * instead of extracting each one from the NTT form (O(N) each).
-   */
-  static final int EXTRACTIONS_BEFORE_INVERSE_NTT = 16;
-
-  /**
-   * The residues, {@code [outputs][2]}, of the output coefficients plaintext {@code p} of {@code
-   * layout} holds, from the decryption of {@code ct}.
-   */
-  private long[][] residues(Ciphertext ct, CoefficientLayout layout, int p) {
-    int rows = layout.rowsPerPlaintext();
-    int count = Math.min(rows, layout.rank() - p * rows);
-    long[][] out = new long[count][];
-    if (count > EXTRACTIONS_BEFORE_INVERSE_NTT) {
-      RnsPoly coefficients = Decryptor.decrypt(ct, secretKey, 2).poly();
-      for (int b = 0; b < count; b++) {
-        int position = layout.outputCoefficient(b);
-        out[b] = new long[] {coefficients.limb(0)[position], coefficients.limb(1)[position]};
-      }
-      return out;
-    }
-    RnsPoly decrypted = Decryptor.decryptToNtt(ct, secretKey, 2).poly();
-    for (int b = 0; b < count; b++) {
-      CoefficientExtractor[] perLimb = extractors(layout.outputCoefficient(b));
-      out[b] =
-          new long[] {perLimb[0].extract(decrypted.limb(0)), perLimb[1].extract(decrypted.limb(1))};
-    }
-    return out;
-  }
-
-  private CoefficientExtractor[] extractors(int position) {
-    return extractors.computeIfAbsent(
-        position,
-        k ->
-            new CoefficientExtractor[] {
-              new CoefficientExtractor(parameters.ntts().get(0), k),
-              new CoefficientExtractor(parameters.ntts().get(1), k)
-            });
   }
 }

@@ -31,8 +31,8 @@ import java.util.List;
  *   <li>{@link #roundTwo}: the client encrypts its shares at the input positions of B; the node
  *       subtracts M there (so the plaintext is {@code A·x + e·P}, exactly modulo Q), multiplies by
  *       B, adds at every output flooding noise uniform in {@code ±F} ({@link
- *       PrivateNodeOperator#floodBound}: statistical distance 2^-40 + 2^-64 over the B-dependent
- *       error {@code e'·P} of an honest client) and the DP noise, and answers as a {@link
+ *       PrivateWeights#floodBound}: statistical distance 2^-40 + 2^-64 over the B-dependent error
+ *       {@code e'·P} of an honest client) and the DP noise, and answers as a {@link
  *       SwitchedAnswer}: c0 only at the outputs, both parts switched to {@link
  *       MaskedAnswers#switchBits} bits.
  * </ol>
@@ -51,13 +51,13 @@ public final class SharedLoraNode {
   private final Parameters parameters;
   private final PublicKey clientKey;
   private final SecureRandom random;
-  private final PrivateNodeOperator packer;
+  private final PrivateWeights packer;
 
   public SharedLoraNode(PublicKey clientKey, SecureRandom random) {
     this.parameters = clientKey.parameters();
     this.clientKey = clientKey;
     this.random = random;
-    this.packer = new PrivateNodeOperator(clientKey, random);
+    this.packer = new PrivateWeights(clientKey.parameters());
   }
 
   /**
@@ -68,8 +68,8 @@ public final class SharedLoraNode {
    */
   public record Site(
       ChunkedLayout aChunks,
-      List<PrivateNodeOperator.Site> a,
-      PrivateNodeOperator.Site b,
+      List<PrivateWeights.Site> a,
+      PrivateWeights.Site b,
       double weightBound,
       SharedLoraNode owner) {
     /** A's layout per chunk: w inputs, r outputs (the shares). */
@@ -126,7 +126,7 @@ public final class SharedLoraNode {
     ChunkedLayout layout =
         new ChunkedLayout(a[0].length, chunks, a.length, parameters.ringDegree());
     double scale = weightScale(weightBound);
-    List<PrivateNodeOperator.Site> perChunk = new ArrayList<>(chunks);
+    List<PrivateWeights.Site> perChunk = new ArrayList<>(chunks);
     for (int j = 0; j < chunks; j++) {
       perChunk.add(packer.prepare(chunkOf(a, j, layout.chunkWidth()), scale));
     }
@@ -153,7 +153,7 @@ public final class SharedLoraNode {
         masks[p * rows + b] = mask[b];
       }
       List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
-      for (PrivateNodeOperator.Site chunk : site.a()) {
+      for (PrivateWeights.Site chunk : site.a()) {
         weights.add(chunk.plaintexts().get(p));
       }
       toClient.add(MaskedAnswers.share(chunks, weights, positions, mask, clientKey, random));

@@ -69,14 +69,14 @@ public final class Encryptor {
   }
 
   /** The fresh randomness of one public-key encryption, all in NTT form: e0 + m, u and e1. */
-  record PublicKeyDraws(RnsPoly errorPlusMessage, RnsPoly u, RnsPoly e1) {}
+  private record PublicKeyDraws(RnsPoly errorPlusMessage, RnsPoly u, RnsPoly e1) {}
 
   /**
    * Draws e0, u and e1, in that order, for a coefficient-form {@code message} (consumed: it is
-   * added to e0 before the transform). {@link MaskedProduct} draws through here too, so both give
-   * the same words for the same randomness.
+   * added to e0 before the transform).
    */
-  static PublicKeyDraws drawsForCoefficients(RnsPoly message, Parameters p, SecureRandom random) {
+  private static PublicKeyDraws drawsForCoefficients(
+      RnsPoly message, Parameters p, SecureRandom random) {
     int limbs = message.limbCount();
     RnsPoly e0 =
         RnsPoly.fromSigned(Samplers.gaussian(p.ringDegree(), random), p.moduli().subList(0, limbs));

@@ -128,7 +128,7 @@ class SharedLoraTest {
     return all;
   }
 
-  /** Seeded, so the statistics are the same every run (see PrivateCoefficientOperatorTest). */
+  /** Seeded, so the statistics are the same every run. */
   @Test
   void roundOneShares_areUniform_andTheSameWhateverAxIs() {
     int d = 64;

@@ -1,0 +1,167 @@
+package io.tensafe.kernels.bench;
+
+import io.tensafe.kernels.helora.ChunkedLayout;
+import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.helora.SharedLoraNode;
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.kernels.rlwe.ShareAnswer;
+import io.tensafe.kernels.rlwe.SwitchedAnswer;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code ./tensafe bench he-lora --mode private}: both rounds of private mode's protocol ({@link
+ * SharedLoraNode}, ADR 0017 and 0018) at one site of {@code d × r} (A) and {@code d × r} (B), one
+ * token at a time on one thread, each stage timed on its own, and the bytes of each round both ways
+ * as the wire encodings count them. Precision is measured on the same tokens without DP noise,
+ * against the plaintext {@code B·A·x}.
+ */
+final class PrivateRoundsBench {
+  /** Medians per token, in microseconds, and the bytes of one token's frames. */
+  record Result(
+      int ringDegree,
+      int chunks,
+      double clientEncryptUs,
+      double nodeRoundOneUs,
+      double clientSharesUs,
+      double nodeRoundTwoUs,
+      double clientDecryptUs,
+      long roundOneBytesUp,
+      long roundOneBytesDown,
+      long roundTwoBytesUp,
+      long roundTwoBytesDown,
+      double maxRelError) {
+    double nodeUs() {
+      return nodeRoundOneUs + nodeRoundTwoUs;
+    }
+
+    double clientUs() {
+      return clientEncryptUs + clientSharesUs + clientDecryptUs;
+    }
+  }
+
+  private PrivateRoundsBench() {}
+
+  static Result run(double[][] a, double[][] b, double[][] inputs, SecureRandom random) {
+    int d = a[0].length;
+    Parameters p = PrivateClient.parametersFor(Math.max(d, a.length));
+    PrivateClient client = new PrivateClient(p, random);
+    SharedLoraNode node = new SharedLoraNode(client.publicKey(), random);
+    int chunks = ChunkedLayout.fewestCiphertexts(d, new int[] {a.length}, p.ringDegree());
+    double bound = Math.max(maxRowL1(a), maxRowL1(b));
+    SharedLoraNode.Site site = node.prepare(a, b, bound, chunks);
+    int n = inputs.length;
+    double[][] stages = new double[5][n];
+    long[] bytes = new long[4];
+    double worst = 0;
+    for (int t = 0; t < n; t++) {
+      long t0 = System.nanoTime();
+      List<Ciphertext> x = client.encryptSharedInput(inputs[t], chunks);
+      List<byte[]> up1 = x.stream().map(RlweCodec::toBytes).toList();
+      long t1 = System.nanoTime();
+      SharedLoraNode.RoundOne one = node.roundOne(site, x);
+      List<byte[]> down1 = one.toClient().stream().map(AnswerCodec::toBytes).toList();
+      long t2 = System.nanoTime();
+      List<ShareAnswer> shareAnswers = one.toClient();
+      Ciphertext sent =
+          client.encryptShares(
+              client.decryptShares(shareAnswers, site.aLayout()), shareAnswers.getFirst().scale());
+      byte[] up2 = RlweCodec.toBytes(sent);
+      long t3 = System.nanoTime();
+      List<SwitchedAnswer> two = node.roundTwoWithoutNoiseForTesting(site, one.share(), sent);
+      List<byte[]> down2 = two.stream().map(AnswerCodec::toBytes).toList();
+      long t4 = System.nanoTime();
+      double[] delta = client.decryptDeltas(two, site.bLayout());
+      long t5 = System.nanoTime();
+      long[] marks = {t0, t1, t2, t3, t4, t5};
+      for (int s = 0; s < 5; s++) {
+        stages[s][t] = (marks[s + 1] - marks[s]) / 1e3;
+      }
+      bytes[0] = up1.stream().mapToLong(c -> c.length).sum();
+      bytes[1] = down1.stream().mapToLong(c -> c.length).sum();
+      bytes[2] = up2.length;
+      bytes[3] = down2.stream().mapToLong(c -> c.length).sum();
+      worst = Math.max(worst, relativeError(multiply(b, multiply(a, inputs[t])), delta));
+    }
+    return new Result(
+        p.ringDegree(),
+        chunks,
+        median(stages[0]),
+        median(stages[1]),
+        median(stages[2]),
+        median(stages[3]),
+        median(stages[4]),
+        bytes[0],
+        bytes[1],
+        bytes[2],
+        bytes[3],
+        worst);
+  }
+
+  static String json(Result r, int dimension, int rank) {
+    return String.format(
+        Locale.ROOT,
+        "{\"dim\":%d,\"rank\":%d,\"packing\":\"coefficient\",\"mode\":\"private\",\"ring_degree\":%d,"
+            + "\"limbs\":2,\"batch\":1,\"threads\":1,\"input_chunks\":%d,\"he_ms_per_token\":%.4f,"
+            + "\"node_round_one_us_per_token\":%.1f,\"node_round_two_us_per_token\":%.1f,"
+            + "\"node_us_per_token_per_site\":%.1f,\"client_us_per_token\":%.1f,"
+            + "\"round_one_bytes_up\":%d,\"round_one_bytes_down\":%d,\"round_two_bytes_up\":%d,"
+            + "\"round_two_bytes_down\":%d,\"bytes_per_token\":%d,\"max_rel_error\":%.3e}",
+        dimension,
+        rank,
+        r.ringDegree(),
+        r.chunks(),
+        (r.nodeUs() + r.clientUs()) / 1e3,
+        r.nodeRoundOneUs(),
+        r.nodeRoundTwoUs(),
+        r.nodeUs(),
+        r.clientUs(),
+        r.roundOneBytesUp(),
+        r.roundOneBytesDown(),
+        r.roundTwoBytesUp(),
+        r.roundTwoBytesDown(),
+        r.roundOneBytesUp() + r.roundOneBytesDown() + r.roundTwoBytesUp() + r.roundTwoBytesDown(),
+        r.maxRelError());
+  }
+
+  /** max |expected − actual| over max |expected|. */
+  private static double relativeError(double[] expected, double[] actual) {
+    double error = 0;
+    double magnitude = 0;
+    for (int i = 0; i < expected.length; i++) {
+      error = Math.max(error, Math.abs(expected[i] - actual[i]));
+      magnitude = Math.max(magnitude, Math.abs(expected[i]));
+    }
+    return error / magnitude;
+  }
+
+  private static double[] multiply(double[][] m, double[] x) {
+    double[] out = new double[m.length];
+    for (int i = 0; i < m.length; i++) {
+      double sum = 0;
+      for (int j = 0; j < x.length; j++) {
+        sum += m[i][j] * x[j];
+      }
+      out[i] = sum;
+    }
+    return out;
+  }
+
+  private static double maxRowL1(double[][] m) {
+    return Arrays.stream(m)
+        .mapToDouble(row -> Arrays.stream(row).map(Math::abs).sum())
+        .max()
+        .orElse(1);
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
+  }
+}
