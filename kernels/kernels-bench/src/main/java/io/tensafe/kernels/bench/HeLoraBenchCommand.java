@@ -148,7 +148,9 @@ final class HeLoraBenchCommand implements Runnable {
         "--sites above 1 needs hosted coefficient packing and --threads 1");
     require(seconds >= 0, "--seconds must be >= 0, was " + seconds);
     if (mode == Mode.PRIVATE) {
-      require(packing == Packing.coefficient, "private mode uses coefficient packing");
+      require(
+          packing == Packing.coefficient,
+          "slot packing is hosted-only: a client decrypting slot-packed products would see every A_ij·x_j");
       require(batch == 1 && threads == 1, "private mode is timed one token at a time");
       runPrivate();
       return;

@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -124,6 +125,36 @@ class BenchCommandTest {
     Result result = run("he-lora", "--packing", "slot", "--mode", "private");
     assertEquals(2, result.exitCode());
     assertTrue(result.err().contains("slot packing is hosted-only"), result.err());
+  }
+
+  @Test
+  void heLora_privateMode_reportsBothRoundsAndTheirBytes() {
+    Result result =
+        run(
+            "he-lora",
+            "--dim",
+            "64",
+            "--rank",
+            "4",
+            "--mode",
+            "private",
+            "--seconds",
+            "0",
+            "--json");
+    assertEquals(0, result.exitCode(), result.err());
+    for (String field :
+        List.of(
+            "\"node_round_one_us_per_token\":",
+            "\"node_round_two_us_per_token\":",
+            "\"round_one_bytes_down\":",
+            "\"round_two_bytes_down\":",
+            "\"bytes_per_token\":")) {
+      assertTrue(result.out().contains(field), result.out());
+    }
+    double error =
+        Double.parseDouble(
+            result.out().replaceAll(".*\"max_rel_error\":([0-9.eE+-]+).*\\s*", "$1"));
+    assertTrue(error > 0 && error < 1e-4, "max_rel_error " + error);
   }
 
   @Test

@@ -11,9 +11,6 @@ import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.math.RoundingMode;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -176,27 +173,19 @@ public final class SharedLoraNode {
     if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
       throw new IllegalArgumentException("the DP noise must be positive and finite");
     }
-    BigDecimal scale =
-        new BigDecimal(shares.scale()).multiply(new BigDecimal(weightScale(site.weightBound())));
-    BigInteger[] noise = new BigInteger[site.bLayout().rank()];
-    for (int i = 0; i < noise.length; i++) {
-      noise[i] =
-          new BigDecimal(random.nextGaussian() * noiseStdDev)
-              .multiply(scale)
-              .setScale(0, RoundingMode.HALF_EVEN)
-              .toBigInteger();
-    }
-    return roundTwo(site, share, shares, noise);
+    double sigmaInUnits = noiseStdDev * shares.scale() * weightScale(site.weightBound());
+    return answers(site, share, shares, sigmaInUnits);
   }
 
   /** {@link #roundTwo} without DP noise, for tests that compare with the exact delta. */
   public List<SwitchedAnswer> roundTwoWithoutNoiseForTesting(
       Site site, Share share, Ciphertext shares) {
-    return roundTwo(site, share, shares, (BigInteger[]) null);
+    return answers(site, share, shares, 0.0);
   }
 
-  private List<SwitchedAnswer> roundTwo(
-      Site site, Share share, Ciphertext shares, BigInteger[] noise) {
+  /** Round two with DP noise of {@code sigmaInUnits} in the product's units (0: none). */
+  private List<SwitchedAnswer> answers(
+      Site site, Share share, Ciphertext shares, double sigmaInUnits) {
     requireOwn(site);
     requireClientCiphertext(shares);
     long[][] masks = share.take();
@@ -216,19 +205,12 @@ public final class SharedLoraNode {
     poly.toNttInPlace(parameters.ntts());
     Ciphertext unmasked = Evaluator.addPlain(shares, new Plaintext(poly, shares.scale()));
     CoefficientLayout layout = site.bLayout();
-    int rows = layout.rowsPerPlaintext();
     List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
       int[] positions = layout.outputPositions(p);
-      BigInteger bound = site.b().floodBounds().get(p);
-      BigInteger width = bound.shiftLeft(1).add(BigInteger.ONE);
-      BigInteger[] additions = new BigInteger[positions.length];
-      for (int b = 0; b < positions.length; b++) {
-        additions[b] = uniformBelow(width).subtract(bound);
-        if (noise != null) {
-          additions[b] = additions[b].add(noise[p * rows + b]);
-        }
-      }
+      long[][] additions =
+          OutputNoise.residues(
+              parameters, positions.length, site.b().floodBounds().get(p), sigmaInUnits, random);
       answers.add(
           MaskedAnswers.switched(
               unmasked, site.b().plaintexts().get(p), positions, additions, clientKey, random));
@@ -261,14 +243,6 @@ public final class SharedLoraNode {
       out[l] = v;
     }
     return out;
-  }
-
-  private BigInteger uniformBelow(BigInteger bound) {
-    BigInteger value;
-    do {
-      value = new BigInteger(bound.bitLength(), random);
-    } while (value.compareTo(bound) >= 0);
-    return value;
   }
 
   /** The weights' scale, {@code 2^30 / weightBound}: public, never from the weights themselves. */

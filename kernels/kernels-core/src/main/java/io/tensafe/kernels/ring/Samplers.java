@@ -2,6 +2,7 @@ package io.tensafe.kernels.ring;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
 import java.nio.ByteOrder;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
@@ -43,6 +44,8 @@ public final class Samplers {
 
   private static final long TERNARY_DOMAIN = 0x7465726eL; // "tern"
   private static final long GAUSSIAN_DOMAIN = 0x67617573L; // "gaus"
+  private static final long WIDE_DOMAIN = 0x77696465L; // "wide"
+  private static final long NORMAL_DOMAIN = 0x6e6f726dL; // "norm"
 
   /**
    * N coefficients uniform in {-1, 0, 1}. Draws a 32-byte seed from {@code random} and expands it
@@ -147,6 +150,63 @@ public final class Samplers {
       fillUniform(limbs[l], moduli.get(l), keystream(seed, domain, l));
     }
     return RnsPoly.wrap(limbs, true);
+  }
+
+  /**
+   * {@code count} uniform integers in [0, bound), expanded from {@code seed} with AES-256-CTR by
+   * rejection on {@code bound.bitLength()} bits: element 2i is value i's high word, 2i + 1 its low
+   * word (unsigned). For flooding noise on the node (private mode).
+   *
+   * @param bound in [1, 2^126)
+   */
+  public static long[] uniformBelowFromSeed(byte[] seed, BigInteger bound, int count) {
+    if (bound.signum() <= 0 || bound.bitLength() > 126) {
+      throw new IllegalArgumentException("bound must be in [1, 2^126)");
+    }
+    int bits = bound.bitLength();
+    long boundHigh = bound.shiftRight(64).longValue();
+    long boundLow = bound.longValue();
+    long highMask = bits > 64 ? (1L << (bits - 64)) - 1 : 0;
+    long lowMask = bits >= 64 ? -1L : (1L << bits) - 1;
+    Cipher cipher = keystream(seed, WIDE_DOMAIN, 0);
+    long[] out = new long[2 * count];
+    int filled = 0;
+    while (filled < count) {
+      int draws = Math.max(8, 2 * (count - filled));
+      byte[] block = nextKeystream(cipher, 16 * draws);
+      for (int d = 0; d < draws && filled < count; d++) {
+        long high = (long) BIG_ENDIAN_LONG.get(block, 16 * d) & highMask;
+        long low = (long) BIG_ENDIAN_LONG.get(block, 16 * d + 8) & lowMask;
+        boolean below =
+            high < boundHigh || (high == boundHigh && Long.compareUnsigned(low, boundLow) < 0);
+        if (below) {
+          out[2 * filled] = high;
+          out[2 * filled + 1] = low;
+          filled++;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code count} standard normal values (Box–Muller on 53-bit uniforms) expanded from {@code seed}
+   * with AES-256-CTR. Not constant time: for noise whose scale is public (the DP noise).
+   */
+  public static double[] normalsFromSeed(byte[] seed, int count) {
+    int pairs = (count + 1) / 2;
+    byte[] block = nextKeystream(keystream(seed, NORMAL_DOMAIN, 0), 16 * pairs);
+    double[] out = new double[2 * pairs];
+    for (int i = 0; i < pairs; i++) {
+      long a = (long) BIG_ENDIAN_LONG.get(block, 16 * i) >>> 11;
+      long b = (long) BIG_ENDIAN_LONG.get(block, 16 * i + 8) >>> 11;
+      double u1 = (a + 1) * 0x1p-53; // (0, 1]
+      double u2 = b * 0x1p-53;
+      double radius = Math.sqrt(-2 * Math.log(u1));
+      out[2 * i] = radius * Math.cos(2 * Math.PI * u2);
+      out[2 * i + 1] = radius * Math.sin(2 * Math.PI * u2);
+    }
+    return count == out.length ? out : java.util.Arrays.copyOf(out, count);
   }
 
   private static byte[] freshSeed(SecureRandom random) {

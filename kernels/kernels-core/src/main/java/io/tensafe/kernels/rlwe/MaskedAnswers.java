@@ -5,7 +5,6 @@ import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
-import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.List;
 
@@ -54,7 +53,7 @@ public final class MaskedAnswers {
     long[][][] sums = reRandomisedSums(inputs, weights, key, random);
     long[][] c0 = sums[0];
     long[][] c1 = sums[1];
-    long[] e0 = Samplers.gaussian(p.ringDegree(), random);
+    long[] e0 = Samplers.gaussian(positions.length, random); // c0 is read only there
     long[][] e1 = new long[2][];
     long[] e1Signed = Samplers.gaussian(p.ringDegree(), random);
     long[][] at = new long[2][positions.length];
@@ -63,7 +62,7 @@ public final class MaskedAnswers {
       NegacyclicNtt ntt = p.ntts().get(l);
       ntt.inverseInPlace(c0[l]);
       for (int i = 0; i < positions.length; i++) {
-        long v = q.add(c0[l][positions[i]], signed(q, e0[positions[i]]));
+        long v = q.add(c0[l][positions[i]], signed(q, e0[i]));
         at[l][i] = q.add(v, masks[i][l]);
       }
       e1[l] = signedLimb(q, e1Signed);
@@ -77,22 +76,22 @@ public final class MaskedAnswers {
   }
 
   /**
-   * Round two's answer: {@code input·weights + Enc_pk(M)} with {@code additions[i]} (integers in
-   * the product's units: flooding and DP noise) at {@code positions[i]}, switched to {@link
-   * #switchBits} bits.
+   * Round two's answer: {@code input·weights + Enc_pk(M)} with M's residues {@code additions[i]}
+   * (one per limb, reduced: the flooding and DP noise in the product's units) at {@code
+   * positions[i]}, switched to {@link #switchBits} bits.
    */
   public static SwitchedAnswer switched(
       Ciphertext input,
       ShoupPlaintext weights,
       int[] positions,
-      BigInteger[] additions,
+      long[][] additions,
       PublicKey key,
       SecureRandom random) {
     Parameters p = key.parameters();
     long[][][] sums = reRandomisedSums(List.of(input), List.of(weights), key, random);
     long[][] c0 = sums[0];
     long[][] c1 = sums[1];
-    long[] e0 = Samplers.gaussian(p.ringDegree(), random);
+    long[] e0 = Samplers.gaussian(positions.length, random); // c0 is read only there
     long[] e1 = Samplers.gaussian(p.ringDegree(), random);
     long[][] at = new long[2][positions.length];
     for (int l = 0; l < 2; l++) {
@@ -100,10 +99,9 @@ public final class MaskedAnswers {
       NegacyclicNtt ntt = p.ntts().get(l);
       ntt.inverseInPlace(c0[l]);
       ntt.inverseInPlace(c1[l]);
-      BigInteger modulus = BigInteger.valueOf(q.value());
       for (int i = 0; i < positions.length; i++) {
-        long v = q.add(c0[l][positions[i]], signed(q, e0[positions[i]]));
-        at[l][i] = q.add(v, additions[i].mod(modulus).longValue());
+        long v = q.add(c0[l][positions[i]], signed(q, e0[i]));
+        at[l][i] = q.add(v, additions[i][l]);
       }
       for (int k = 0; k < c1[l].length; k++) {
         c1[l][k] = q.add(c1[l][k], signed(q, e1[k]));

@@ -16,43 +16,43 @@ final class ResidueBits {
     return (count * bits + 7) / 8;
   }
 
-  /** A writer of one run of values. */
+  /** A writer of one run of values: whole 64-bit words as they fill, then the tail's bytes. */
   static final class Writer {
     private final ByteBuffer out;
-    private long pending;
-    private int pendingBits;
+    private long word;
+    private int used;
 
     Writer(ByteBuffer out) {
       this.out = out;
     }
 
-    /** Writes {@code value}'s low {@code bits} bits; the value must fit them. */
+    /** Writes {@code value}'s low {@code bits} bits, bits in [1, 62]; the value must fit them. */
     void put(long value, int bits) {
-      if (bits > 32) {
-        putUpTo32(value >>> 32, bits - 32);
-        putUpTo32(value & 0xFFFF_FFFFL, 32);
+      if (used == 0) {
+        word = value;
+        used = bits;
+        return;
+      }
+      int free = 64 - used;
+      if (bits < free) {
+        word = (word << bits) | value;
+        used += bits;
       } else {
-        putUpTo32(value, bits);
+        int rest = bits - free;
+        out.putLong((word << free) | (value >>> rest));
+        word = rest == 0 ? 0 : value & ((1L << rest) - 1);
+        used = rest;
       }
     }
 
-    private void putUpTo32(long value, int bits) {
-      pending = (pending << bits) | value;
-      pendingBits += bits;
-      while (pendingBits >= 8) {
-        out.put((byte) (pending >>> (pendingBits - 8)));
-        pendingBits -= 8;
-      }
-      pending &= (1L << pendingBits) - 1;
-    }
-
-    /** Writes the last partial byte, zero-padded. */
+    /** Writes the bits still held, zero-padded to a byte. */
     void finish() {
-      if (pendingBits > 0) {
-        out.put((byte) (pending << (8 - pendingBits)));
-        pendingBits = 0;
-        pending = 0;
+      long aligned = used == 0 ? 0 : word << (64 - used);
+      for (int b = 0; b < (used + 7) / 8; b++) {
+        out.put((byte) (aligned >>> (56 - 8 * b)));
       }
+      word = 0;
+      used = 0;
     }
   }
 

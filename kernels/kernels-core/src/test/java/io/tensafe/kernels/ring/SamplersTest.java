@@ -164,4 +164,39 @@ class SamplersTest {
         IllegalArgumentException.class,
         () -> Samplers.uniformFromSeed(new byte[16], 0, List.of(Modulus.of(65537)), 16));
   }
+
+  @Test
+  void uniformBelowFromSeed_staysBelowTheBound_andSpreadsOverIt() {
+    byte[] seed = new byte[Samplers.SEED_BYTES];
+    seed[0] = 7;
+    java.math.BigInteger bound =
+        java.math.BigInteger.ONE
+            .shiftLeft(80)
+            .multiply(java.math.BigInteger.valueOf(3))
+            .add(java.math.BigInteger.TEN);
+    long[] words = Samplers.uniformBelowFromSeed(seed, bound, 4000);
+    int upperHalf = 0;
+    for (int i = 0; i < 4000; i++) {
+      java.math.BigInteger v =
+          java.math.BigInteger.valueOf(words[2 * i])
+              .shiftLeft(64)
+              .or(new java.math.BigInteger(Long.toUnsignedString(words[2 * i + 1])));
+      assertTrue(v.signum() >= 0 && v.compareTo(bound) < 0, "value " + v);
+      upperHalf += v.compareTo(bound.shiftRight(1)) >= 0 ? 1 : 0;
+    }
+    assertTrue(Math.abs(upperHalf - 2000) < 200, "upper half " + upperHalf);
+    assertArrayEquals(words, Samplers.uniformBelowFromSeed(seed, bound, 4000));
+  }
+
+  @Test
+  void normalsFromSeed_haveMeanZeroAndDeviationOne() {
+    byte[] seed = new byte[Samplers.SEED_BYTES];
+    seed[1] = 9;
+    double[] z = Samplers.normalsFromSeed(seed, 20_001);
+    assertEquals(20_001, z.length);
+    double mean = java.util.Arrays.stream(z).average().orElseThrow();
+    double variance = java.util.Arrays.stream(z).map(v -> (v - mean) * (v - mean)).sum() / z.length;
+    assertEquals(0, mean, 0.03);
+    assertEquals(1, Math.sqrt(variance), 0.02);
+  }
 }

@@ -75,6 +75,16 @@ class MaskedAnswersTest {
     return x.compareTo(q.shiftRight(1)) > 0 ? x.subtract(q) : x;
   }
 
+  private long[][] residues(BigInteger[] values) {
+    long[][] out = new long[values.length][2];
+    for (int i = 0; i < values.length; i++) {
+      for (int l = 0; l < 2; l++) {
+        out[i][l] = values[i].mod(BigInteger.valueOf(p.moduli().get(l).value())).longValue();
+      }
+    }
+    return out;
+  }
+
   @Test
   void aShareAnswer_decryptsToTheChunksSumPlusTheMask_exactlyWhereRead() throws Exception {
     List<long[]> messages =
@@ -121,7 +131,7 @@ class MaskedAnswersTest {
             input,
             new ShoupPlaintext(new Plaintext(ntt(weight), 1.0), p.moduli()),
             POSITIONS,
-            additions,
+            residues(additions),
             pk,
             random);
     assertEquals(MaskedAnswers.switchBits(p), answer.bits());
@@ -155,13 +165,7 @@ class MaskedAnswersTest {
       long[] values = new long[0];
       for (int round = 0; round < 4; round++) {
         SwitchedAnswer a =
-            MaskedAnswers.switched(
-                input,
-                packed,
-                POSITIONS,
-                new BigInteger[] {BigInteger.ZERO, BigInteger.ZERO, BigInteger.ZERO},
-                pk,
-                random);
+            MaskedAnswers.switched(input, packed, POSITIONS, new long[3][2], pk, random);
         long[] more = a.c1();
         values = Arrays.copyOf(values, values.length + more.length);
         System.arraycopy(more, 0, values, values.length - more.length, more.length);
@@ -194,13 +198,7 @@ class MaskedAnswersTest {
                 random));
     byte[] switched =
         AnswerCodec.toBytes(
-            MaskedAnswers.switched(
-                input,
-                weight,
-                POSITIONS,
-                new BigInteger[] {BigInteger.ZERO, BigInteger.ZERO, BigInteger.ZERO},
-                pk,
-                random));
+            MaskedAnswers.switched(input, weight, POSITIONS, new long[3][2], pk, random));
     assertThrows(MalformedEncodingException.class, () -> AnswerCodec.shareFromBytes(share, p, 2));
     assertThrows(
         MalformedEncodingException.class,
