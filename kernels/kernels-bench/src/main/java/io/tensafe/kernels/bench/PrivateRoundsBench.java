@@ -53,7 +53,8 @@ final class PrivateRoundsBench {
     PrivateClient client = new PrivateClient(p, random);
     SharedLoraNode node = new SharedLoraNode(client.publicKey(), random);
     int chunks = ChunkedLayout.fewestCiphertexts(d, new int[] {a.length}, p.ringDegree());
-    double bound = Math.max(maxRowL1(a), maxRowL1(b));
+    // The node's public bound: the power of two at or above every row's L1 norm.
+    double bound = Math.pow(2, Math.ceil(Math.log(Math.max(maxRowL1(a), maxRowL1(b))) / Math.log(2)));
     SharedLoraNode.Site site = node.prepare(a, b, bound, chunks);
     int n = inputs.length;
     double[][] stages = new double[5][n];
