@@ -11,8 +11,8 @@ package io.tensafe.tgsp.session;
  * declares its prompt's length as that bound); then come decode steps of one token each, at most
  * {@code maxDecodeSteps}. Within a step, groups strictly increase; each group is a round one (one
  * to {@link #MAX_INPUT_CHUNKS} ciphertexts per token, the same for every token) followed by its
- * round two (one to {@link #MAX_SITES_PER_GROUP} ciphertexts per token). A step starts only after
- * the previous one's last round two.
+ * round two (one to {@link #MAX_SITES_PER_GROUP} × {@link #MAX_INPUT_CHUNKS} ciphertexts per token:
+ * each site's shares in chunks). A step starts only after the previous one's last round two.
  *
  * <p>Metering: prompt tokens are the prefill steps' tokens; completion tokens are 1 once the
  * prefill has begun (its last logits give the first token) plus one per decode step begun. A step
@@ -25,7 +25,10 @@ public final class FrameOrder {
   /** Sites that read one input: q, k and v. */
   public static final int MAX_SITES_PER_GROUP = 3;
 
-  /** The most ciphertexts one token's input may be split into in a round one (ADR 0018). */
+  /**
+   * The most ciphertexts one token's input (round one) or one site's shares (round two) may be
+   * split into (ADR 0018).
+   */
   public static final int MAX_INPUT_CHUNKS = 16;
 
   /** The smallest prefill chunk a session may use. */
@@ -162,10 +165,11 @@ public final class FrameOrder {
           "a round two must follow the round one of its step and group");
     }
     int count = f.ciphertexts().size();
-    if (count % tokens != 0 || count / tokens < 1 || count / tokens > MAX_SITES_PER_GROUP) {
+    int most = MAX_SITES_PER_GROUP * MAX_INPUT_CHUNKS;
+    if (count % tokens != 0 || count / tokens < 1 || count / tokens > most) {
       throw new MalformedFrameException(
           "a round two carries 1 to "
-              + MAX_SITES_PER_GROUP
+              + most
               + " ciphertexts per token: "
               + count
               + " for "

@@ -116,7 +116,7 @@ class SessionFrameTest {
             first, // replayed
             frame(FrameKind.ROUND_ONE, 1, 0, 1, 4, 4), // round two missing
             frame(FrameKind.ROUND_TWO, 1, 0, 1, 4, 4), // another group
-            frame(FrameKind.ROUND_TWO, 1, 0, 0, 4, 16), // four sites
+            frame(FrameKind.ROUND_TWO, 1, 0, 0, 4, 4 * 49), // over 3 sites × 16 chunks
             frame(FrameKind.ROUND_TWO, 1, 0, 0, 4, 6), // not a multiple of the tokens
             frame(FrameKind.ROUND_TWO, 2, 0, 0, 4, 4)); // a gap
     for (SessionFrame f : bad) {

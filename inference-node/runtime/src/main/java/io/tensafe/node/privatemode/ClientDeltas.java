@@ -127,7 +127,7 @@ public final class ClientDeltas implements AdapterDeltas {
     List<byte[]> shares =
         IntStream.range(0, sites * tokens)
             .parallel()
-            .mapToObj(
+            .<List<byte[]>>mapToObj(
                 k -> {
                   CoefficientLayout a = PrivateLimits.aLayout(g, g.sites().get(k / tokens), p);
                   List<ShareAnswer> answers = new ArrayList<>();
@@ -137,10 +137,16 @@ public final class ClientDeltas implements AdapterDeltas {
                             () ->
                                 AnswerCodec.shareFromBytes(bytes, p, outputs(a, answers.size()))));
                   }
-                  return RlweCodec.toBytes(
-                      client.encryptShares(
-                          client.decryptShares(answers, a), answers.getFirst().scale()));
+                  return client
+                      .encryptShares(
+                          client.decryptShares(answers, a),
+                          answers.getFirst().scale(),
+                          g.shareChunks(g.sites().get(k / tokens)))
+                      .stream()
+                      .map(RlweCodec::toBytes)
+                      .toList();
                 })
+            .flatMap(List::stream)
             .toList();
     List<byte[]> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false, p), p);
     double[][][] deltas = new double[sites][tokens][];
@@ -148,7 +154,7 @@ public final class ClientDeltas implements AdapterDeltas {
         .parallel()
         .forEach(
             k -> {
-              CoefficientLayout b = PrivateLimits.bLayout(g.sites().get(k / tokens), p);
+              CoefficientLayout b = PrivateLimits.bLayout(g, g.sites().get(k / tokens), p);
               List<SwitchedAnswer> answers = new ArrayList<>();
               for (byte[] bytes : slice(second, g, false, k, p)) {
                 answers.add(
@@ -219,7 +225,7 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   private static int perInput(SitePlan.Group g, SitePlan.Site s, boolean a, Parameters p) {
-    return (a ? PrivateLimits.aLayout(g, s, p) : PrivateLimits.bLayout(s, p)).plaintextCount();
+    return (a ? PrivateLimits.aLayout(g, s, p) : PrivateLimits.bLayout(g, s, p)).plaintextCount();
   }
 
   private List<byte[]> send(

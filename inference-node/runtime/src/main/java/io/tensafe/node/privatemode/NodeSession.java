@@ -28,11 +28,12 @@ import java.util.stream.IntStream;
  *
  * <p>Round one takes, token by token, the group's input in {@link SitePlan.Group#inputChunks}
  * chunks, and answers, site by site and token by token, one share answer per plaintext of A; round
- * two takes one share ciphertext per site and token in that order and answers one switched answer
- * per plaintext of B the same way (ADR 0018). Every round two adds the adapter's DP noise, N(0, σ²)
- * per output with σ = z·2·L·C (z, C: the policy's multiplier and clip norm; L: the public
- * power-of-two bound on ‖s·B‖_F·‖A‖_F, which bounds the delta's spectral norm). Frames must follow
- * {@link FrameOrder}. Thread-safe: frames are answered one at a time.
+ * two takes, site by site and token by token, the site's {@link SitePlan.Group#shareChunks} share
+ * ciphertexts and answers one switched answer per plaintext of B the same way (ADR 0018). Every
+ * round two adds the adapter's DP noise, N(0, σ²) per output with σ = z·2·L·C (z, C: the policy's
+ * multiplier and clip norm; L: the public power-of-two bound on ‖s·B‖_F·‖A‖_F, which bounds the
+ * delta's spectral norm). Frames must follow {@link FrameOrder}. Thread-safe: frames are answered
+ * one at a time.
  */
 public final class NodeSession {
   private final SitePlan plan;
@@ -78,7 +79,7 @@ public final class NodeSession {
         double bound =
             PublicBounds.powerOfTwoAtLeast(
                 Math.max(PublicBounds.maxRowL1(site.a()), PublicBounds.maxRowL1(scaledB)));
-        packed.add(node.prepare(site.a(), scaledB, bound, g.inputChunks()));
+        packed.add(node.prepare(site.a(), scaledB, bound, g.inputChunks(), g.shareChunks(s)));
         if (policy != null) {
           double spectral =
               PublicBounds.powerOfTwoAtLeast(
@@ -147,10 +148,12 @@ public final class NodeSession {
       throw new MalformedFrameException(
           "group " + frame.group() + " reads its input in " + chunks + " chunks per token");
     }
+    SitePlan.Group planned = plan.groups().get(frame.group());
+    int shareCiphertexts = planned.sites().stream().mapToInt(planned::shareChunks).sum();
     if (frame.kind() == FrameKind.ROUND_TWO
-        && frame.ciphertexts().size() != group.size() * tokens) {
+        && frame.ciphertexts().size() != shareCiphertexts * tokens) {
       throw new MalformedFrameException(
-          "group " + frame.group() + " needs " + group.size() * tokens + " share ciphertexts");
+          "group " + frame.group() + " needs " + shareCiphertexts * tokens + " share ciphertexts");
     }
     SharedLoraNode node = groupNodes.get(frame.group());
     List<Ciphertext> inputs =
@@ -208,6 +211,10 @@ public final class NodeSession {
       List<Ciphertext> inputs) {
     SharedLoraNode.Share[][] held = shares;
     shares = null;
+    int[] from = new int[group.size() + 1];
+    for (int s = 0; s < group.size(); s++) {
+      from[s + 1] = from[s] + group.get(s).bChunks().chunks() * tokens;
+    }
     List<List<byte[]>> answers =
         IntStream.range(0, group.size() * tokens)
             .parallel()
@@ -215,7 +222,9 @@ public final class NodeSession {
                 k -> {
                   SharedLoraNode.Site site = group.get(k / tokens);
                   SharedLoraNode.Share share = held[k / tokens][k % tokens];
-                  Ciphertext in = inputs.get(k);
+                  int chunks = site.bChunks().chunks();
+                  int first = from[k / tokens] + (k % tokens) * chunks;
+                  List<Ciphertext> in = inputs.subList(first, first + chunks);
                   List<SwitchedAnswer> answer =
                       noise
                           ? node.roundTwo(

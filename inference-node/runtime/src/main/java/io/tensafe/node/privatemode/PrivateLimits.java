@@ -37,8 +37,8 @@ public final class PrivateLimits {
   /**
    * The most bytes one token adds to any frame of {@code plan}, either way: per group, the round
    * one request (its input chunks) and answer (a share answer per plaintext of A, per site), and
-   * the round two request (a share ciphertext per site) and answer (a switched answer per plaintext
-   * of B).
+   * the round two request (each site's share chunks) and answer (a switched answer per plaintext of
+   * B).
    */
   public static long bytesPerToken(SitePlan plan) {
     long most = 0;
@@ -47,13 +47,15 @@ public final class PrivateLimits {
       long request = 4L + requestCiphertextBytes(p);
       long roundOne = 0;
       long roundTwo = 0;
+      long shareRequests = 0;
       for (SitePlan.Site s : g.sites()) {
         CoefficientLayout a = aLayout(g, s, p);
-        CoefficientLayout b = bLayout(s, p);
+        CoefficientLayout b = bLayout(g, s, p);
         roundOne += a.plaintextCount() * (4L + AnswerCodec.shareBytes(p, a.rowsPerPlaintext()));
         roundTwo += b.plaintextCount() * (4L + AnswerCodec.switchedBytes(p, b.rowsPerPlaintext()));
+        shareRequests += g.shareChunks(s) * request;
       }
-      long requests = Math.max(g.inputChunks(), g.sites().size()) * request;
+      long requests = Math.max(g.inputChunks() * request, shareRequests);
       most = Math.max(most, Math.max(Math.max(roundOne, roundTwo), requests));
     }
     return most;
@@ -85,8 +87,9 @@ public final class PrivateLimits {
     return new ChunkedLayout(s.inputWidth(), g.inputChunks(), s.rank(), p.ringDegree()).perChunk();
   }
 
-  /** B's layout at a site: r inputs (the shares), the delta's outputs. */
-  static CoefficientLayout bLayout(SitePlan.Site s, Parameters p) {
-    return new CoefficientLayout(s.rank(), s.outputWidth(), p.ringDegree());
+  /** B's layout per share chunk at a site of group {@code g}: the delta's outputs. */
+  static CoefficientLayout bLayout(SitePlan.Group g, SitePlan.Site s, Parameters p) {
+    return new ChunkedLayout(s.rank(), g.shareChunks(s), s.outputWidth(), p.ringDegree())
+        .perChunk();
   }
 }

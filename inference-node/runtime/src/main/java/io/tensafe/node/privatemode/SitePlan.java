@@ -3,6 +3,7 @@ package io.tensafe.node.privatemode;
 import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import java.util.ArrayList;
@@ -49,14 +50,29 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
   /** Sites that read one input: 1 to 3, of one input width. */
   public record Group(List<Site> sites) {
     /**
-     * The chunks round one's input goes in ({@link ChunkedLayout#fewestCiphertexts} for the group's
-     * width, ranks and ring): both parties compute it from the plan.
+     * The chunks round one's input goes in ({@link ChunkedLayout#cheapest} for the group's width,
+     * ranks and ring, with the sizes of a client ciphertext and a share answer): both parties
+     * compute it from the plan.
      */
     public int inputChunks() {
-      return ChunkedLayout.fewestCiphertexts(
+      Parameters p = parameters(this);
+      return ChunkedLayout.cheapest(
           sites.getFirst().inputWidth(),
           sites.stream().mapToInt(Site::rank).toArray(),
-          parameters(this).ringDegree());
+          p.ringDegree(),
+          PrivateLimits.requestCiphertextBytes(p),
+          AnswerCodec.shareBytes(p, 1));
+    }
+
+    /** The chunks round two's shares of {@code site} go in (as {@link #inputChunks}, for B). */
+    public int shareChunks(Site site) {
+      Parameters p = parameters(this);
+      return ChunkedLayout.cheapest(
+          site.rank(),
+          new int[] {site.outputWidth()},
+          p.ringDegree(),
+          PrivateLimits.requestCiphertextBytes(p),
+          AnswerCodec.switchedBytes(p, 1));
     }
 
     public Group {

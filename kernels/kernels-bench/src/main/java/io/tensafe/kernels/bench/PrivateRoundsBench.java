@@ -52,10 +52,17 @@ final class PrivateRoundsBench {
     Parameters p = PrivateClient.parametersFor(Math.max(d, a.length));
     PrivateClient client = new PrivateClient(p, random);
     SharedLoraNode node = new SharedLoraNode(client.publicKey(), random);
-    int chunks = ChunkedLayout.fewestCiphertexts(d, new int[] {a.length}, p.ringDegree());
+    long input = RlweCodec.packedBytes(p, 2) + 57;
+    int chunks =
+        ChunkedLayout.cheapest(
+            d, new int[] {a.length}, p.ringDegree(), input, AnswerCodec.shareBytes(p, 1));
+    int shareChunks =
+        ChunkedLayout.cheapest(
+            a.length, new int[] {b.length}, p.ringDegree(), input, AnswerCodec.switchedBytes(p, 1));
     // The node's public bound: the power of two at or above every row's L1 norm.
-    double bound = Math.pow(2, Math.ceil(Math.log(Math.max(maxRowL1(a), maxRowL1(b))) / Math.log(2)));
-    SharedLoraNode.Site site = node.prepare(a, b, bound, chunks);
+    double bound =
+        Math.pow(2, Math.ceil(Math.log(Math.max(maxRowL1(a), maxRowL1(b))) / Math.log(2)));
+    SharedLoraNode.Site site = node.prepare(a, b, bound, chunks, shareChunks);
     int n = inputs.length;
     double[][] stages = new double[5][n];
     long[] bytes = new long[4];
@@ -69,10 +76,12 @@ final class PrivateRoundsBench {
       List<byte[]> down1 = one.toClient().stream().map(AnswerCodec::toBytes).toList();
       long t2 = System.nanoTime();
       List<ShareAnswer> shareAnswers = one.toClient();
-      Ciphertext sent =
+      List<Ciphertext> sent =
           client.encryptShares(
-              client.decryptShares(shareAnswers, site.aLayout()), shareAnswers.getFirst().scale());
-      byte[] up2 = RlweCodec.toBytes(sent);
+              client.decryptShares(shareAnswers, site.aLayout()),
+              shareAnswers.getFirst().scale(),
+              shareChunks);
+      List<byte[]> up2 = sent.stream().map(RlweCodec::toBytes).toList();
       long t3 = System.nanoTime();
       List<SwitchedAnswer> two = node.roundTwoWithoutNoiseForTesting(site, one.share(), sent);
       List<byte[]> down2 = two.stream().map(AnswerCodec::toBytes).toList();
@@ -85,7 +94,7 @@ final class PrivateRoundsBench {
       }
       bytes[0] = up1.stream().mapToLong(c -> c.length).sum();
       bytes[1] = down1.stream().mapToLong(c -> c.length).sum();
-      bytes[2] = up2.length;
+      bytes[2] = up2.stream().mapToLong(c -> c.length).sum();
       bytes[3] = down2.stream().mapToLong(c -> c.length).sum();
       worst = Math.max(worst, relativeError(multiply(b, multiply(a, inputs[t])), delta));
     }

@@ -1,13 +1,13 @@
 package io.tensafe.kernels.helora;
 
 /**
- * Round one's packing with the input split into chunks: x's {@code d} values go in {@code c}
- * ciphertexts of {@code w = ⌈d/c⌉} values each (the last zero-padded), and each plaintext of A
- * holds, per chunk, the same rows' slices in {@link CoefficientLayout} order for width w. Summing
- * the chunks' products gives every row's full inner product at its output coefficient, so one
- * answer carries {@code ⌊N/w⌋} rows instead of {@code ⌊N/d⌋}: c ciphertexts more from the client,
- * about c times fewer answers from the node (Cheetah's split of a matrix-vector product, Huang et
- * al., USENIX Security 2022).
+ * A packing with the input split into chunks (round one's x, round two's shares): x's {@code d}
+ * values go in {@code c} ciphertexts of {@code w = ⌈d/c⌉} values each (the last zero-padded), and
+ * each plaintext of A holds, per chunk, the same rows' slices in {@link CoefficientLayout} order
+ * for width w. Summing the chunks' products gives every row's full inner product at its output
+ * coefficient, so one answer carries {@code ⌊N/w⌋} rows instead of {@code ⌊N/d⌋}: c ciphertexts
+ * more from the client, about c times fewer answers from the node (Cheetah's split of a
+ * matrix-vector product, Huang et al., USENIX Security 2022).
  *
  * @param dimension d, in [1, N]
  * @param chunks c, in [1, min(d, {@link #MAX_CHUNKS})]
@@ -47,21 +47,26 @@ public record ChunkedLayout(int dimension, int chunks, int rank, int ringDegree)
   }
 
   /**
-   * The chunk count that sends the fewest ciphertexts both ways for one input read by sites of
-   * these ranks: {@code c + Σ_s ⌈r_s / ⌊N/⌈d/c⌉⌋⌉}, the fewest chunks on a tie.
+   * The chunk count that sends the fewest bytes both ways for one input read by sites of these
+   * ranks (their output counts): {@code c·inputBytes + Σ_s ⌈r_s / ⌊N/⌈d/c⌉⌋⌉·answerBytes}, the
+   * fewest chunks on a tie.
+   *
+   * @param inputBytes the size of one input ciphertext
+   * @param answerBytes the size of one answer
    */
-  public static int fewestCiphertexts(int dimension, int[] ranks, int ringDegree) {
+  public static int cheapest(
+      int dimension, int[] ranks, int ringDegree, long inputBytes, long answerBytes) {
     int best = 1;
-    long bestCount = Long.MAX_VALUE;
+    long bestBytes = Long.MAX_VALUE;
     for (int c = 1; c <= Math.min(dimension, MAX_CHUNKS); c++) {
       int rows = ringDegree / ((dimension + c - 1) / c);
-      long count = c;
+      long bytes = c * inputBytes;
       for (int r : ranks) {
-        count += (r + rows - 1) / rows;
+        bytes += (long) ((r + rows - 1) / rows) * answerBytes;
       }
-      if (count < bestCount) {
+      if (bytes < bestBytes) {
         best = c;
-        bestCount = count;
+        bestBytes = bytes;
       }
     }
     return best;

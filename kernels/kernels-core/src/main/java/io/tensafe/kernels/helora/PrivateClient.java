@@ -164,27 +164,34 @@ public final class PrivateClient {
   }
 
   /**
-   * Encrypts {@code shares} ({@code [count][2]} residues in [0, q_l)) at coefficients 0..count-1,
-   * the input layout of the next round, under the secret key at {@code scale} (the round-1
-   * products' scale).
+   * Encrypts {@code shares} ({@code [count][2]} residues in [0, q_l)) for round two in {@code
+   * chunks} chunks of {@link ChunkedLayout#chunkWidth} shares, each at coefficients 0..w-1, under
+   * the secret key at {@code scale} (the round-1 products' scale).
    */
-  public Ciphertext encryptShares(long[][] shares, double scale) {
+  public List<Ciphertext> encryptShares(long[][] shares, double scale, int chunks) {
     int n = parameters.ringDegree();
     if (shares.length == 0 || shares.length > n) {
       throw new IllegalArgumentException("between 1 and " + n + " shares, got " + shares.length);
     }
-    long[][] limbs = new long[2][n];
-    for (int i = 0; i < shares.length; i++) {
-      for (int l = 0; l < 2; l++) {
-        long v = shares[i][l];
-        if (v < 0 || v >= parameters.moduli().get(l).value()) {
-          throw new IllegalArgumentException("share " + i + " is not a residue of prime " + l);
+    ChunkedLayout layout = new ChunkedLayout(shares.length, chunks, 1, n);
+    int width = layout.chunkWidth();
+    List<Ciphertext> out = new java.util.ArrayList<>(chunks);
+    for (int j = 0; j < chunks; j++) {
+      long[][] limbs = new long[2][n];
+      for (int i = 0; i < width && j * width + i < shares.length; i++) {
+        for (int l = 0; l < 2; l++) {
+          long v = shares[j * width + i][l];
+          if (v < 0 || v >= parameters.moduli().get(l).value()) {
+            throw new IllegalArgumentException(
+                "share " + (j * width + i) + " is not a residue of prime " + l);
+          }
+          limbs[l][i] = v;
         }
-        limbs[l][i] = v;
       }
+      RnsPoly poly = RnsPoly.wrap(limbs, false);
+      poly.toNttInPlace(parameters.ntts());
+      out.add(Encryptor.encrypt(new Plaintext(poly, scale), secretKey, random));
     }
-    RnsPoly poly = RnsPoly.wrap(limbs, false);
-    poly.toNttInPlace(parameters.ntts());
-    return Encryptor.encrypt(new Plaintext(poly, scale), secretKey, random);
+    return List.copyOf(out);
   }
 }

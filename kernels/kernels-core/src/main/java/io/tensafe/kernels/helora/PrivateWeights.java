@@ -29,12 +29,33 @@ public final class PrivateWeights {
     this.parameters = parameters;
   }
 
+  /**
+   * A packed matrix.
+   *
+   * @param norms per plaintext, {@code {‖P‖₁, Σ P_j²}} of its integer coefficients: what the
+   *     flooding bound of a sum over chunks needs ({@link #floodBound(List, int)})
+   */
   public record Site(
       CoefficientLayout layout,
       List<ShoupPlaintext> plaintexts,
-      List<BigInteger> floodBounds,
+      List<double[]> norms,
       PrivateWeights owner)
       implements CoefficientSite {}
+
+  /**
+   * The flooding bound of plaintext {@code p} summed over the chunks {@code sites} (one client
+   * error per chunk ciphertext, all independent): {@link #floodBound(double, double)} of the summed
+   * L1 norms and the root of the summed squares.
+   */
+  public static BigInteger floodBound(List<Site> sites, int p) {
+    double l1 = 0;
+    double squares = 0;
+    for (Site s : sites) {
+      l1 += s.norms().get(p)[0];
+      squares += s.norms().get(p)[1];
+    }
+    return floodBound(l1, Math.sqrt(squares));
+  }
 
   /**
    * Packs the rows of a matrix at a scale the caller chose (with {@code scale·max_i ‖row_i‖₁ ≤
@@ -48,7 +69,7 @@ public final class PrivateWeights {
         new CoefficientLayout(a[0].length, a.length, parameters.ringDegree());
     int rows = layout.rowsPerPlaintext();
     List<ShoupPlaintext> plaintexts = new ArrayList<>();
-    List<BigInteger> floodBounds = new ArrayList<>();
+    List<double[]> norms = new ArrayList<>();
     for (int p = 0; p < layout.plaintextCount(); p++) {
       double[] coefficients = new double[parameters.ringDegree()];
       double l1 = 0;
@@ -65,9 +86,9 @@ public final class PrivateWeights {
       plaintexts.add(
           new ShoupPlaintext(
               CoefficientEncoder.encode(coefficients, scale, parameters, 2), parameters.moduli()));
-      floodBounds.add(floodBound(l1, Math.sqrt(squares)));
+      norms.add(new double[] {l1, squares});
     }
-    return new Site(layout, List.copyOf(plaintexts), List.copyOf(floodBounds), this);
+    return new Site(layout, List.copyOf(plaintexts), List.copyOf(norms), this);
   }
 
   /**

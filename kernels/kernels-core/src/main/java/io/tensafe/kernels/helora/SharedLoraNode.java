@@ -66,7 +66,8 @@ public final class SharedLoraNode {
   public record Site(
       ChunkedLayout aChunks,
       List<PrivateWeights.Site> a,
-      PrivateWeights.Site b,
+      ChunkedLayout bChunks,
+      List<PrivateWeights.Site> b,
       double weightBound,
       SharedLoraNode owner) {
     /** A's layout per chunk: w inputs, r outputs (the shares). */
@@ -74,9 +75,9 @@ public final class SharedLoraNode {
       return aChunks.perChunk();
     }
 
-    /** B's layout: r inputs (the shares), dOut outputs. */
+    /** B's layout per chunk of the shares: w' inputs, dOut outputs. */
     public CoefficientLayout bLayout() {
-      return b.layout();
+      return bChunks.perChunk();
     }
   }
 
@@ -105,12 +106,13 @@ public final class SharedLoraNode {
   public record RoundOne(List<ShareAnswer> toClient, Share share) {}
 
   /**
-   * Packs a site whose input arrives in {@code chunks} chunks.
+   * Packs a site whose input arrives in {@code chunks} chunks and whose shares in {@code
+   * shareChunks}.
    *
    * @throws IllegalArgumentException if the shapes do not chain (B's rows have A's row count), a
    *     row's L1 norm exceeds {@code weightBound}, or the chunk count does not fit A's width
    */
-  public Site prepare(double[][] a, double[][] b, double weightBound, int chunks) {
+  public Site prepare(double[][] a, double[][] b, double weightBound, int chunks, int shareChunks) {
     if (!(weightBound > 0) || Double.isInfinite(weightBound)) {
       throw new IllegalArgumentException("weightBound must be positive and finite");
     }
@@ -120,14 +122,21 @@ public final class SharedLoraNode {
     if (RowChecks.maxRowL1(a) > weightBound || RowChecks.maxRowL1(b) > weightBound) {
       throw new IllegalArgumentException("a row's L1 norm exceeds the public weight bound");
     }
-    ChunkedLayout layout =
+    ChunkedLayout aChunks =
         new ChunkedLayout(a[0].length, chunks, a.length, parameters.ringDegree());
+    ChunkedLayout bChunks =
+        new ChunkedLayout(a.length, shareChunks, b.length, parameters.ringDegree());
     double scale = weightScale(weightBound);
-    List<PrivateWeights.Site> perChunk = new ArrayList<>(chunks);
-    for (int j = 0; j < chunks; j++) {
-      perChunk.add(packer.prepare(chunkOf(a, j, layout.chunkWidth()), scale));
+    return new Site(
+        aChunks, packed(a, aChunks, scale), bChunks, packed(b, bChunks, scale), weightBound, this);
+  }
+
+  private List<PrivateWeights.Site> packed(double[][] m, ChunkedLayout layout, double scale) {
+    List<PrivateWeights.Site> perChunk = new ArrayList<>(layout.chunks());
+    for (int j = 0; j < layout.chunks(); j++) {
+      perChunk.add(packer.prepare(chunkOf(m, j, layout.chunkWidth()), scale));
     }
-    return new Site(layout, List.copyOf(perChunk), packer.prepare(b, scale), weightBound, this);
+    return List.copyOf(perChunk);
   }
 
   /** Round 1 on the client's encrypted input chunks ({@link ChunkedLayout}, 2 limbs each). */
@@ -159,61 +168,79 @@ public final class SharedLoraNode {
   }
 
   /**
-   * Round 2 on the client's encrypted shares (at coefficients 0..r-1, at round 1's product scale):
-   * B's answers, which decrypt to {@code B·A·x} plus, on every output, Gaussian noise of standard
-   * deviation {@code noiseStdDev} in the outputs' own units (the adapter's DP policy: ADR 0017).
-   * The noise is drawn from the node's CSPRNG and scaled to the product's integer units, where the
-   * flooding noise also covers its low bits.
+   * Round 2 on the client's encrypted shares (in the site's share chunks, each at coefficients
+   * 0..w'-1, at round 1's product scale): B's answers, which decrypt to {@code B·A·x} plus, on
+   * every output, Gaussian noise of standard deviation {@code noiseStdDev} in the outputs' own
+   * units (the adapter's DP policy: ADR 0017). The noise is drawn from the node's CSPRNG and scaled
+   * to the product's integer units, where the flooding noise also covers its low bits.
    *
    * @throws IllegalArgumentException if {@code noiseStdDev} is not positive and finite
    * @throws IllegalStateException if {@code share} was used already
    */
   public List<SwitchedAnswer> roundTwo(
-      Site site, Share share, Ciphertext shares, double noiseStdDev) {
+      Site site, Share share, List<Ciphertext> shares, double noiseStdDev) {
     if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
       throw new IllegalArgumentException("the DP noise must be positive and finite");
     }
-    double sigmaInUnits = noiseStdDev * shares.scale() * weightScale(site.weightBound());
+    double sigmaInUnits = noiseStdDev * shares.getFirst().scale() * weightScale(site.weightBound());
     return answers(site, share, shares, sigmaInUnits);
   }
 
   /** {@link #roundTwo} without DP noise, for tests that compare with the exact delta. */
   public List<SwitchedAnswer> roundTwoWithoutNoiseForTesting(
-      Site site, Share share, Ciphertext shares) {
+      Site site, Share share, List<Ciphertext> shares) {
     return answers(site, share, shares, 0.0);
   }
 
   /** Round two with DP noise of {@code sigmaInUnits} in the product's units (0: none). */
   private List<SwitchedAnswer> answers(
-      Site site, Share share, Ciphertext shares, double sigmaInUnits) {
+      Site site, Share share, List<Ciphertext> shares, double sigmaInUnits) {
     requireOwn(site);
-    requireClientCiphertext(shares);
+    if (shares.size() != site.bChunks().chunks()) {
+      throw new IllegalArgumentException(
+          "the site reads its shares in "
+              + site.bChunks().chunks()
+              + " chunks, got "
+              + shares.size());
+    }
+    shares.forEach(this::requireClientCiphertext);
     long[][] masks = share.take();
-    if (masks.length != site.bLayout().dimension()) {
+    if (masks.length != site.bChunks().dimension()) {
       throw new IllegalArgumentException("the share does not belong to this site");
     }
-    int n = parameters.ringDegree();
-    long[][] minusMask = new long[2][n];
-    for (int i = 0; i < masks.length; i++) {
-      for (int l = 0; l < 2; l++) {
-        Modulus q = parameters.moduli().get(l);
-        minusMask[l][i] = masks[i][l] == 0 ? 0 : q.value() - masks[i][l];
+    int width = site.bChunks().chunkWidth();
+    List<Ciphertext> unmasked = new ArrayList<>(shares.size());
+    for (int j = 0; j < shares.size(); j++) {
+      long[][] minusMask = new long[2][parameters.ringDegree()];
+      for (int i = 0; i < width && j * width + i < masks.length; i++) {
+        for (int l = 0; l < 2; l++) {
+          long m = masks[j * width + i][l];
+          minusMask[l][i] = m == 0 ? 0 : parameters.moduli().get(l).value() - m;
+        }
       }
-      masks[i] = null;
+      RnsPoly poly = RnsPoly.wrap(minusMask, false);
+      poly.toNttInPlace(parameters.ntts());
+      Ciphertext chunk = shares.get(j);
+      unmasked.add(Evaluator.addPlain(chunk, new Plaintext(poly, chunk.scale())));
     }
-    RnsPoly poly = RnsPoly.wrap(minusMask, false);
-    poly.toNttInPlace(parameters.ntts());
-    Ciphertext unmasked = Evaluator.addPlain(shares, new Plaintext(poly, shares.scale()));
+    java.util.Arrays.fill(masks, null);
     CoefficientLayout layout = site.bLayout();
     List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
       int[] positions = layout.outputPositions(p);
       long[][] additions =
           OutputNoise.residues(
-              parameters, positions.length, site.b().floodBounds().get(p), sigmaInUnits, random);
+              parameters,
+              positions.length,
+              PrivateWeights.floodBound(site.b(), p),
+              sigmaInUnits,
+              random);
+      List<ShoupPlaintext> weights = new ArrayList<>(site.b().size());
+      for (PrivateWeights.Site chunk : site.b()) {
+        weights.add(chunk.plaintexts().get(p));
+      }
       answers.add(
-          MaskedAnswers.switched(
-              unmasked, site.b().plaintexts().get(p), positions, additions, clientKey, random));
+          MaskedAnswers.switched(unmasked, weights, positions, additions, clientKey, random));
     }
     return List.copyOf(answers);
   }

@@ -29,7 +29,10 @@ public final class AnswerCodec {
 
   /** The encoded size of a share answer with {@code outputs} outputs under {@code p}. */
   public static long shareBytes(Parameters p, int outputs) {
-    long bytes = EncodingHeader.SIZE + SHARE_FIELDS + RlweCodec.packedBytes(p, 2);
+    long bytes =
+        EncodingHeader.SIZE
+            + SHARE_FIELDS
+            + ResidueBits.bytesFor(p.ringDegree(), ShareAnswer.c1Bits(p));
     for (int l = 0; l < 2; l++) {
       bytes += ResidueBits.bytesFor(outputs, p.moduli().get(l).bitLength());
     }
@@ -50,14 +53,14 @@ public final class AnswerCodec {
     ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(shareBytes(p, a.outputs())));
     new EncodingHeader(EncodingHeader.Type.SHARE_ANSWER, 0, p.fingerprint()).writeTo(out);
     out.putShort((short) a.outputs()).putDouble(a.scale());
-    for (int l = 0; l < 2; l++) {
-      ResidueBits.Writer w = new ResidueBits.Writer(out);
-      int bits = p.moduli().get(l).bitLength();
-      for (long v : a.c1(l)) {
-        w.put(v, bits);
-      }
-      w.finish();
+    ResidueBits.Writer c1 = new ResidueBits.Writer(out);
+    int highBits = ShareAnswer.c1Bits(p) - 64;
+    for (int k = 0; k < p.ringDegree(); k++) {
+      c1.put(a.c1High(k), highBits);
+      c1.put(a.c1Low(k) >>> 32, 32);
+      c1.put(a.c1Low(k) & 0xFFFF_FFFFL, 32);
     }
+    c1.finish();
     for (int l = 0; l < 2; l++) {
       ResidueBits.Writer w = new ResidueBits.Writer(out);
       int bits = p.moduli().get(l).bitLength();
@@ -74,15 +77,20 @@ public final class AnswerCodec {
     ByteBuffer in = body(bytes, p, EncodingHeader.Type.SHARE_ANSWER, shareBytes(p, outputs));
     requireOutputs(Short.toUnsignedInt(in.getShort()), outputs);
     double scale = scale(in.getDouble());
-    long[][] c1 = new long[2][];
-    for (int l = 0; l < 2; l++) {
-      c1[l] = RlweCodec.readResidues(in, p.moduli().get(l), p.ringDegree(), "c1 limb " + l);
+    ResidueBits.Reader r = new ResidueBits.Reader(in);
+    int highBits = ShareAnswer.c1Bits(p) - 64;
+    long[] high = new long[p.ringDegree()];
+    long[] low = new long[p.ringDegree()];
+    for (int k = 0; k < high.length; k++) {
+      high[k] = r.get(highBits);
+      low[k] = (r.get(32) << 32) | r.get(32);
     }
+    r.finish();
     long[][] c0 = new long[2][];
     for (int l = 0; l < 2; l++) {
       c0[l] = RlweCodec.readResidues(in, p.moduli().get(l), outputs, "c0 limb " + l);
     }
-    return new ShareAnswer(p, c1, c0, scale);
+    return new ShareAnswer(p, high, low, c0, scale);
   }
 
   public static byte[] toBytes(SwitchedAnswer a) {

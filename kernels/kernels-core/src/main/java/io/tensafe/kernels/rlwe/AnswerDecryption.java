@@ -27,10 +27,10 @@ public final class AnswerDecryption {
       Modulus q = p.moduli().get(l);
       long[] s = key.ntt().limb(l);
       long[] sShoup = key.nttShoup(l);
-      long[] c1 = answer.c1(l);
-      long[] product = new long[c1.length];
+      long[] product = answer.c1Residues(l);
+      p.ntts().get(l).forwardInPlace(product);
       for (int k = 0; k < product.length; k++) {
-        product[k] = q.mulShoup(c1[k], s[k], sShoup[k]);
+        product[k] = q.mulShoup(product[k], s[k], sShoup[k]);
       }
       p.ntts().get(l).inverseInPlace(product);
       for (int i = 0; i < positions.length; i++) {

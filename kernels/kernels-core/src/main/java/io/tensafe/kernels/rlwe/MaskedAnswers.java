@@ -19,9 +19,10 @@ import java.util.List;
  * uniform share in round one, flooding noise in round two) covers everything the weights add to the
  * client's error. Non-output coefficients of {@code c0} are never sent, so they need no mask.
  *
- * <p>Work per answer: the ternary u to NTT form on both limbs, the inverse NTT of {@code c0} on
- * both, and either e1's NTT (share answers keep {@code c1} in NTT form) or {@code c1}'s inverse NTT
- * (switched answers need coefficients to round). Thread-safe (static, with the caller's CSPRNG).
+ * <p>Work per answer: the ternary u to NTT form on both limbs and the inverse NTTs of {@code c0}
+ * and {@code c1} on both (both answers round c1 in coefficient form: a share answer drops its 32
+ * low bits, a switched one keeps {@link #switchBits}). Thread-safe (static, with the caller's
+ * CSPRNG).
  */
 public final class MaskedAnswers {
   /** The most bits a switched answer keeps. */
@@ -54,41 +55,47 @@ public final class MaskedAnswers {
     long[][] c0 = sums[0];
     long[][] c1 = sums[1];
     long[] e0 = Samplers.gaussian(positions.length, random); // c0 is read only there
-    long[][] e1 = new long[2][];
-    long[] e1Signed = Samplers.gaussian(p.ringDegree(), random);
+    long[] e1 = Samplers.gaussian(p.ringDegree(), random);
     long[][] at = new long[2][positions.length];
     for (int l = 0; l < 2; l++) {
       Modulus q = p.moduli().get(l);
       NegacyclicNtt ntt = p.ntts().get(l);
       ntt.inverseInPlace(c0[l]);
+      ntt.inverseInPlace(c1[l]);
       for (int i = 0; i < positions.length; i++) {
         long v = q.add(c0[l][positions[i]], signed(q, e0[i]));
         at[l][i] = q.add(v, masks[i][l]);
       }
-      e1[l] = signedLimb(q, e1Signed);
-      ntt.forwardInPlace(e1[l]);
       for (int k = 0; k < c1[l].length; k++) {
-        c1[l][k] = q.add(c1[l][k], e1[l][k]);
+        c1[l][k] = q.add(c1[l][k], signed(q, e1[k]));
       }
     }
+    TwoPrimeCrt crt = new TwoPrimeCrt(p);
+    long[] high = new long[p.ringDegree()];
+    long[] low = new long[p.ringDegree()];
+    for (int k = 0; k < high.length; k++) {
+      long[] rounded = crt.roundedShift(c1[0][k], c1[1][k], ShareAnswer.DROPPED_BITS);
+      high[k] = rounded[0];
+      low[k] = rounded[1];
+    }
     return new ShareAnswer(
-        p, c1, at, inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
+        p, high, low, at, inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
   }
 
   /**
-   * Round two's answer: {@code input·weights + Enc_pk(M)} with M's residues {@code additions[i]}
-   * (one per limb, reduced: the flooding and DP noise in the product's units) at {@code
-   * positions[i]}, switched to {@link #switchBits} bits.
+   * Round two's answer: {@code Σ_j inputs_j·weights_j + Enc_pk(M)} with M's residues {@code
+   * additions[i]} (one per limb, reduced: the flooding and DP noise in the product's units) at
+   * {@code positions[i]}, switched to {@link #switchBits} bits.
    */
   public static SwitchedAnswer switched(
-      Ciphertext input,
-      ShoupPlaintext weights,
+      List<Ciphertext> inputs,
+      List<ShoupPlaintext> weights,
       int[] positions,
       long[][] additions,
       PublicKey key,
       SecureRandom random) {
     Parameters p = key.parameters();
-    long[][][] sums = reRandomisedSums(List.of(input), List.of(weights), key, random);
+    long[][][] sums = reRandomisedSums(inputs, weights, key, random);
     long[][] c0 = sums[0];
     long[][] c1 = sums[1];
     long[] e0 = Samplers.gaussian(positions.length, random); // c0 is read only there
@@ -117,7 +124,11 @@ public final class MaskedAnswers {
       switchedC0[i] = down.apply(at[0][i], at[1][i]);
     }
     return new SwitchedAnswer(
-        p, down.bits(), switchedC1, switchedC0, input.scale() * weights.plaintext().scale());
+        p,
+        down.bits(),
+        switchedC1,
+        switchedC0,
+        inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
   }
 
   /**
@@ -169,13 +180,5 @@ public final class MaskedAnswers {
 
   private static long signed(Modulus q, long v) {
     return v < 0 ? q.value() + v : v;
-  }
-
-  private static long[] signedLimb(Modulus q, long[] values) {
-    long[] out = new long[values.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = signed(q, values[i]);
-    }
-    return out;
   }
 }

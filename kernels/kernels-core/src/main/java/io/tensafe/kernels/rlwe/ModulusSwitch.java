@@ -1,7 +1,6 @@
 package io.tensafe.kernels.rlwe;
 
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.ring.Modulus;
 
 /**
  * Rounds a value held modulo {@code Q = q0·q1} (as its two residues) to {@code round(c·2^bits/Q)
@@ -11,10 +10,7 @@ import io.tensafe.kernels.ring.Modulus;
  * 2^-12} of the exact quotient.
  */
 final class ModulusSwitch {
-  private final Modulus q1;
-  private final long q0ModQ1;
-  private final long q0InverseModQ1;
-  private final long q0InverseShoup;
+  private final TwoPrimeCrt crt;
   private final double perT;
   private final double perR0;
   private final int bits;
@@ -24,13 +20,9 @@ final class ModulusSwitch {
     if (p.limbCount() != 2 || bits < 1 || bits > MaskedAnswers.MAX_BITS) {
       throw new IllegalArgumentException("switches two primes down to 1 to 40 bits");
     }
-    Modulus q0 = p.moduli().get(0);
-    this.q1 = p.moduli().get(1);
-    this.q0ModQ1 = q1.reduce(q0.value());
-    this.q0InverseModQ1 = q1.pow(q0ModQ1, q1.value() - 2);
-    this.q0InverseShoup = q1.shoupPrecompute(q0InverseModQ1);
-    this.perT = Math.scalb(1.0, bits) / q1.value();
-    this.perR0 = perT / q0.value();
+    this.crt = new TwoPrimeCrt(p);
+    this.perT = Math.scalb(1.0, bits) / crt.q1().value();
+    this.perR0 = perT / crt.q0().value();
     this.bits = bits;
     this.mask = (1L << bits) - 1;
   }
@@ -41,7 +33,7 @@ final class ModulusSwitch {
 
   /** The switched value of the residues {@code (r0, r1)}, in [0, 2^bits). */
   long apply(long r0, long r1) {
-    long t = q1.mulShoup(q1.sub(r1, q1.reduce(r0)), q0InverseModQ1, q0InverseShoup);
+    long t = crt.quotient(r0, r1);
     double exact = t * perT + r0 * perR0;
     return ((long) Math.floor(exact + 0.5)) & mask;
   }

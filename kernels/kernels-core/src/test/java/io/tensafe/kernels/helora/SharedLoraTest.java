@@ -44,7 +44,9 @@ class SharedLoraTest {
   private static double[] delta(Parties p, SharedLoraNode.Site site, double[] x) {
     SharedLoraNode.RoundOne one = roundOne(p, site, x);
     long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
-    Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
+    List<Ciphertext> sent =
+        p.client()
+            .encryptShares(shares, one.toClient().getFirst().scale(), site.bChunks().chunks());
     return p.client()
         .decryptDeltas(
             p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sent), site.bLayout());
@@ -65,9 +67,12 @@ class SharedLoraTest {
     Parties p = parties(d, 31);
     double[][] a = LoraData.loraA(r, d, 32);
     double[][] b = randomB(256, r, 33);
-    assertEquals(6, ChunkedLayout.fewestCiphertexts(d, new int[] {r, r, r}, 4096));
-    SharedLoraNode.Site whole = p.node().prepare(a, b, bound(a, b), 1);
-    SharedLoraNode.Site chunked = p.node().prepare(a, b, bound(a, b), 6);
+    // Inputs of 55 KB, answers of 39 KB: q, k and v's x in 6 chunks; B's shares (1536 outputs,
+    // switched answers of 21 KB) in 2.
+    assertEquals(6, ChunkedLayout.cheapest(d, new int[] {r, r, r}, 4096, 55_353, 39_400));
+    assertEquals(2, ChunkedLayout.cheapest(r, new int[] {1536}, 4096, 55_353, 20_900));
+    SharedLoraNode.Site whole = p.node().prepare(a, b, bound(a, b), 1, 1);
+    SharedLoraNode.Site chunked = p.node().prepare(a, b, bound(a, b), 6, 2);
     assertEquals(16, whole.aLayout().plaintextCount());
     assertEquals(2, chunked.aLayout().plaintextCount());
     double[] x = LoraData.activations(1, d, 34)[0];
@@ -97,7 +102,7 @@ class SharedLoraTest {
     double[][] a = LoraData.loraA(r, d, 2);
     double[][] b = randomB(d, r, 3);
     double weightBound = bound(a, b);
-    SharedLoraNode.Site site = p.node().prepare(a, b, weightBound, 1);
+    SharedLoraNode.Site site = p.node().prepare(a, b, weightBound, 1, 1);
     for (double[] x : LoraData.activations(4, d, 4)) {
       double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
       double[] actual = delta(p, site, x);
@@ -143,9 +148,9 @@ class SharedLoraTest {
     }
     double[][] inputs = LoraData.activations(40, d, 7);
     long[] h1 =
-        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a1, b, bound(a1, b), 1), inputs), q);
+        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a1, b, bound(a1, b), 1, 1), inputs), q);
     long[] h2 =
-        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a2, b, bound(a2, b), 1), inputs), q);
+        ChiSquare.sixteenBuckets(shares(p, p.node().prepare(a2, b, bound(a2, b), 1, 1), inputs), q);
     assertTrue(ChiSquare.againstUniform(h1) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h1));
     assertTrue(ChiSquare.againstUniform(h2) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h2));
     assertTrue(ChiSquare.twoSample(h1, h2) < ChiSquare.CRITICAL_15_DOF, "shares depend on A·x");
@@ -157,20 +162,23 @@ class SharedLoraTest {
     Parties p = parties(d, 8);
     double[][] a = LoraData.loraA(8, d, 9);
     double[][] b = randomB(d, 8, 10);
-    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b), 1);
+    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b), 1, 1);
     double[] x = LoraData.activations(1, d, 11)[0];
     SharedLoraNode.RoundOne one = roundOne(p, site, x);
     long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
-    Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
+    List<Ciphertext> sent =
+        p.client()
+            .encryptShares(shares, one.toClient().getFirst().scale(), site.bChunks().chunks());
     assertThrows(
         IllegalArgumentException.class, () -> p.node().roundTwo(site, one.share(), sent, 0));
     List<SwitchedAnswer> answer = p.node().roundTwo(site, one.share(), sent, 0.01);
     assertEquals(site.bLayout().plaintextCount(), answer.size());
     assertThrows(
         IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent, 0.01));
-    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, bound(a, b) / 2, 1));
     assertThrows(
-        IllegalArgumentException.class, () -> p.node().prepare(a, randomB(d, 7, 12), 100, 1));
+        IllegalArgumentException.class, () -> p.node().prepare(a, b, bound(a, b) / 2, 1, 1));
+    assertThrows(
+        IllegalArgumentException.class, () -> p.node().prepare(a, randomB(d, 7, 12), 100, 1, 1));
   }
 
   /** The DP noise round 2 adds has the asked standard deviation, centred on the exact delta. */
@@ -182,14 +190,16 @@ class SharedLoraTest {
     Parties p = parties(d, 13);
     double[][] a = LoraData.loraA(r, d, 14);
     double[][] b = randomB(d, r, 15);
-    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b), 1);
+    SharedLoraNode.Site site = p.node().prepare(a, b, bound(a, b), 1, 1);
     double sum = 0;
     double sumSquares = 0;
     int count = 0;
     for (double[] x : LoraData.activations(40, d, 16)) {
       SharedLoraNode.RoundOne one = roundOne(p, site, x);
       long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
-      Ciphertext sent = p.client().encryptShares(shares, one.toClient().getFirst().scale());
+      List<Ciphertext> sent =
+          p.client()
+              .encryptShares(shares, one.toClient().getFirst().scale(), site.bChunks().chunks());
       double[] noisy =
           p.client()
               .decryptDeltas(p.node().roundTwo(site, one.share(), sent, sigma), site.bLayout());
