@@ -1,12 +1,12 @@
 package io.tensafe.tgsp.session;
 
-/** What a private-session frame carries (ADR 0017). */
+/** What a private-session frame carries (ADR 0017; wire form ADR 0018). */
 public enum FrameKind {
   /** Client to node: Enc(x), one ciphertext per input chunk and token of the step. */
   ROUND_ONE(1),
-  /** Client to node: Enc(share), one ciphertext per token and site of the group. */
+  /** Client to node: Enc(share), per site of the group and token, the site's share chunks. */
   ROUND_TWO(2),
-  /** Node to client: the masked products of the round the frame answers. */
+  /** Node to client: the answers (share or switched) of the round the frame answers. */
   ANSWER(3);
 
   private final int code;
