@@ -75,6 +75,23 @@ class ModulusTest {
   }
 
   @Test
+  void shoupPrecompute_equalsTheExactQuotient_forPrimesOfEveryWidth() {
+    SplittableRandom random = new SplittableRandom(12);
+    for (long q :
+        new long[] {
+          3, 17, 65537, 1152921504606584833L, 18014398509404161L, (1L << 59) - 55, (1L << 54) - 33
+        }) {
+      Modulus modulus = Modulus.of(q);
+      BigInteger bigQ = BigInteger.valueOf(q);
+      for (int i = 0; i < SAMPLES; i++) {
+        long w = i < 4 ? (i < 2 ? i : q - 4 + i) : random.nextLong(q);
+        long exact = BigInteger.valueOf(w).shiftLeft(64).divide(bigQ).longValue();
+        assertEquals(exact, modulus.shoupPrecompute(w), "q=" + q + " w=" + w);
+      }
+    }
+  }
+
+  @Test
   void addSubNegate_reducedOperands_wrapAroundQ() {
     Modulus modulus = Modulus.of(17);
     assertEquals(3, modulus.add(10, 10));

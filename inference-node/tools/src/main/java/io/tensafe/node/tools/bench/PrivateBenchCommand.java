@@ -60,6 +60,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     SecureRandom random = new SecureRandom();
     ClientKeys client = ClientKeys.generate(plan.rings(), random);
     int promptTokens = PROMPT.length;
+    long openStart = System.nanoTime();
     NodeSession session =
         NodeSession.open(
             adapter,
@@ -68,6 +69,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
             new InputPrivacy(1, 1),
             new FrameOrder(promptTokens, 2 + options.tokens + 1),
             random);
+    double openMs = (System.nanoTime() - openStart) / 1e6;
     double privately;
     double nodeMs;
     double exchangeMs;
@@ -110,6 +112,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("private_s_per_token", privately / 1000);
     r.put("published_s_per_token", PUBLISHED_S_PER_TOKEN);
     r.put("relay", "one loopback HTTP hop");
+    r.put("node_session_open_ms", openMs);
     if (options.json) {
       StringBuilder line = new StringBuilder("{");
       r.forEach(
