@@ -77,7 +77,8 @@ public final class AnswerCodec {
     ByteBuffer in = body(bytes, p, EncodingHeader.Type.SHARE_ANSWER, shareBytes(p, outputs));
     requireOutputs(Short.toUnsignedInt(in.getShort()), outputs);
     double scale = scale(in.getDouble());
-    ResidueBits.Reader r = new ResidueBits.Reader(in);
+    ResidueBits.Reader r =
+        new ResidueBits.Reader(in, (long) p.ringDegree() * ShareAnswer.c1Bits(p));
     int highBits = ShareAnswer.c1Bits(p) - 64;
     long[] high = new long[p.ringDegree()];
     long[] low = new long[p.ringDegree()];
@@ -123,12 +124,13 @@ public final class AnswerCodec {
     }
     requireOutputs(Short.toUnsignedInt(in.getShort()), outputs);
     double scale = scale(in.getDouble());
-    ResidueBits.Reader r = new ResidueBits.Reader(in);
+    ResidueBits.Reader r = new ResidueBits.Reader(in, (long) p.ringDegree() * bits);
     long[] c1 = new long[p.ringDegree()];
     for (int k = 0; k < c1.length; k++) {
       c1[k] = r.get(bits);
     }
     r.finish();
+    r = new ResidueBits.Reader(in, (long) outputs * bits);
     long[] c0 = new long[outputs];
     for (int i = 0; i < outputs; i++) {
       c0[i] = r.get(bits);

@@ -56,42 +56,58 @@ final class ResidueBits {
     }
   }
 
-  /** A reader of one run of values; the caller has checked that the bytes are there. */
+  /**
+   * A reader of one run of {@code runBits} bits (its last byte zero-padded), a 64-bit word at a
+   * time while the run has that many bytes left; the caller has checked that the bytes are there.
+   */
   static final class Reader {
     private final ByteBuffer in;
-    private long pending;
-    private int pendingBits;
+    private long bytesLeft;
+    private long word;
+    private int available;
 
-    Reader(ByteBuffer in) {
+    Reader(ByteBuffer in, long runBits) {
       this.in = in;
+      this.bytesLeft = (runBits + 7) / 8;
     }
 
+    /** The next {@code bits} bits, bits in [1, 62]. */
     long get(int bits) {
-      if (bits > 32) {
-        long high = getUpTo32(bits - 32);
-        return (high << 32) | getUpTo32(32);
+      if (available >= bits) {
+        available -= bits;
+        return (word >>> available) & ((1L << bits) - 1);
       }
-      return getUpTo32(bits);
+      int need = bits - available;
+      long high = available == 0 ? 0 : word & ((1L << available) - 1);
+      refill();
+      available -= need;
+      return (high << need) | ((word >>> available) & ((1L << need) - 1));
     }
 
-    private long getUpTo32(int bits) {
-      while (pendingBits < bits) {
-        pending = (pending << 8) | Byte.toUnsignedLong(in.get());
-        pendingBits += 8;
+    private void refill() {
+      if (bytesLeft >= 8) {
+        word = in.getLong();
+        available = 64;
+        bytesLeft -= 8;
+        return;
       }
-      long value = (pending >>> (pendingBits - bits)) & ((1L << bits) - 1);
-      pendingBits -= bits;
-      pending &= (1L << pendingBits) - 1;
-      return value;
+      word = 0;
+      available = 0;
+      while (bytesLeft > 0) {
+        word = (word << 8) | Byte.toUnsignedLong(in.get());
+        available += 8;
+        bytesLeft--;
+      }
     }
 
-    /** Refuses a last byte whose padding bits are not zero. */
+    /** Refuses a run whose padding bits are not zero or whose bytes were not all read. */
     void finish() throws MalformedEncodingException {
-      if (pending != 0) {
+      boolean paddingZero = available == 0 || (word & ((1L << available) - 1)) == 0;
+      if (!paddingZero || bytesLeft != 0 || available >= 8) {
         throw new MalformedEncodingException(
             "the padding bits after the last residue are not zero");
       }
-      pendingBits = 0;
+      available = 0;
     }
   }
 }

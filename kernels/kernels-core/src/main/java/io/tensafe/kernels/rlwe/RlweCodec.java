@@ -209,8 +209,8 @@ public final class RlweCodec {
   /** {@code count} packed residues of {@code q}, each checked to be below it. */
   static long[] readResidues(ByteBuffer in, Modulus q, int count, String what)
       throws MalformedEncodingException {
-    ResidueBits.Reader r = new ResidueBits.Reader(in);
     int bits = q.bitLength();
+    ResidueBits.Reader r = new ResidueBits.Reader(in, (long) count * bits);
     long[] out = new long[count];
     for (int i = 0; i < count; i++) {
       long v = r.get(bits);
