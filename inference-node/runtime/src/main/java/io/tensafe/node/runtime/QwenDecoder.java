@@ -11,11 +11,12 @@ import io.tensafe.node.model.ModelShape;
 import java.util.List;
 
 /**
- * A dense Qwen3 decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm, rotary position embedding
- * (the "rotate half" form of Hugging Face), grouped-query attention with per-head q/k RMSNorm and a
- * causal mask, SwiGLU MLP, tied or separate output head. {@link #forward} processes new tokens
- * after those already in a {@link KvCache} (prefill or decode) and returns the logits of the last
- * one.
+ * A dense Qwen2, Qwen2.5 or Qwen3 decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm, rotary
+ * position embedding (the "rotate half" form of Hugging Face), grouped-query attention with the
+ * q/k/v projection biases (Qwen2) or per-head q/k RMSNorm (Qwen3) and a causal mask, SwiGLU MLP,
+ * tied or separate output head. Every tensor of the folder must be one it uses: one it does not
+ * know is an error naming it, never silently ignored. {@link #forward} processes new tokens after
+ * those already in a {@link KvCache} (prefill or decode) and returns the logits of the last one.
  *
  * <p>Weights live in this object's manager; close it to free them. Calls on different caches may
  * run concurrently; one cache serves one sequence at a time.
@@ -30,6 +31,7 @@ public final class QwenDecoder implements AutoCloseable {
   private final NDArray outputT; // (hidden, vocab)
   private final NDArray finalNorm;
   private final Layer[] layers;
+  private final java.util.Set<String> used = new java.util.HashSet<>();
 
   private record Layer(
       NDArray inputNorm,
@@ -37,6 +39,9 @@ public final class QwenDecoder implements AutoCloseable {
       NDArray kT,
       NDArray vT,
       NDArray oT,
+      NDArray qBias,
+      NDArray kBias,
+      NDArray vBias,
       NDArray qNorm,
       NDArray kNorm,
       NDArray postNorm,
@@ -51,6 +56,16 @@ public final class QwenDecoder implements AutoCloseable {
     this.ropeTheta = folder.ropeTheta();
     this.rmsEps = (float) folder.rmsNormEps();
     this.embedding = array(folder, "model.embed_tokens.weight");
+    if (shape.tieEmbeddings() && folder.weights().containsKey("lm_head.weight")) {
+      // Some exports write the tied head out; it must then be the embedding's copy.
+      if (!java.util.Arrays.equals(
+          folder.weights().get("lm_head.weight").values(),
+          folder.weights().get("model.embed_tokens.weight").values())) {
+        throw new IllegalArgumentException(
+            "tie_word_embeddings is true but lm_head.weight differs from the embedding");
+      }
+      used.add("lm_head.weight");
+    }
     this.outputT =
         shape.tieEmbeddings() || !folder.weights().containsKey("lm_head.weight")
             ? embedding.transpose()
@@ -66,12 +81,25 @@ public final class QwenDecoder implements AutoCloseable {
               array(folder, p + "self_attn.k_proj.weight").transpose(),
               array(folder, p + "self_attn.v_proj.weight").transpose(),
               array(folder, p + "self_attn.o_proj.weight").transpose(),
+              optional(folder, p + "self_attn.q_proj.bias"),
+              optional(folder, p + "self_attn.k_proj.bias"),
+              optional(folder, p + "self_attn.v_proj.bias"),
               optional(folder, p + "self_attn.q_norm.weight"),
               optional(folder, p + "self_attn.k_norm.weight"),
               array(folder, p + "post_attention_layernorm.weight"),
               array(folder, p + "mlp.gate_proj.weight").transpose(),
               array(folder, p + "mlp.up_proj.weight").transpose(),
               array(folder, p + "mlp.down_proj.weight").transpose());
+    }
+    List<String> unused =
+        folder.weights().keySet().stream().filter(n -> !used.contains(n)).sorted().toList();
+    if (!unused.isEmpty()) {
+      manager.close();
+      throw new IllegalArgumentException(
+          "the model folder has "
+              + unused.size()
+              + " tensor(s) this decoder does not use, e.g. "
+              + unused.subList(0, Math.min(3, unused.size())));
     }
   }
 
@@ -80,6 +108,7 @@ public final class QwenDecoder implements AutoCloseable {
     if (t == null) {
       throw new IllegalArgumentException("the model has no tensor " + name);
     }
+    used.add(name);
     long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
     return manager.create(t.values(), new Shape(dims));
   }
@@ -139,9 +168,9 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null
                 ? new NDArray[3]
                 : lora.deltas(List.of(site + "q_proj", site + "k_proj", site + "v_proj"), h, step);
-        NDArray q = plus(h.matMul(l.qT()), qkv[0]).reshape(count, heads, d);
-        NDArray k = plus(h.matMul(l.kT()), qkv[1]).reshape(count, kvHeads, d);
-        NDArray v = plus(h.matMul(l.vT()), qkv[2]).reshape(count, kvHeads, d);
+        NDArray q = plus(plus(h.matMul(l.qT()), l.qBias()), qkv[0]).reshape(count, heads, d);
+        NDArray k = plus(plus(h.matMul(l.kT()), l.kBias()), qkv[1]).reshape(count, kvHeads, d);
+        NDArray v = plus(plus(h.matMul(l.vT()), l.vBias()), qkv[2]).reshape(count, kvHeads, d);
         if (l.qNorm() != null) {
           q = rmsNorm(q, l.qNorm());
           k = rmsNorm(k, l.kNorm());

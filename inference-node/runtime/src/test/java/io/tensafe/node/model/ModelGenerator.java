@@ -22,22 +22,38 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /**
- * Writes a Hugging Face-style model folder of the Qwen3 architecture with random weights: {@code
- * config.json}, {@code generation_config.json}, the Qwen3 {@code tokenizer.json} and {@code
- * tokenizer_config.json} (with its chat template), and the weights as safetensors, in one file or,
- * above 2 GiB, in shards with an index. Real weights in such a folder load the same way.
+ * Writes a Hugging Face-style model folder of the Qwen3 or Qwen2 architecture ({@link Arch}) with
+ * random weights: {@code config.json}, {@code generation_config.json}, the Qwen3 {@code
+ * tokenizer.json} and {@code tokenizer_config.json} (with its chat template), and the weights as
+ * safetensors, in one file or, above 2 GiB, in shards with an index. Real weights in such a folder
+ * load the same way.
  *
  * <p>Weights: every matrix and embedding N(0, 0.02²), every RMSNorm weight 1. Each tensor's values
  * come from its own generator seeded by the seed and the tensor's name, so the same seed always
- * writes the same bytes, in any order. Tensor names follow Qwen3 in {@code transformers}.
+ * writes the same bytes, in any order; Qwen2's q/k/v biases are N(0, 0.5²). Tensor names follow
+ * Qwen3 and Qwen2 in {@code transformers}.
  */
 public final class ModelGenerator {
   /** Shards are cut before this many bytes. */
   static final long SHARD_BYTES = 2L << 30;
 
   private static final double INIT_STD = 0.02;
+  private static final double BIAS_STD = 0.5;
 
   private ModelGenerator() {}
+
+  /** The architectures it writes: Qwen3 (q/k norms) or Qwen2/Qwen2.5 (q/k/v projection biases). */
+  public enum Arch {
+    QWEN3,
+    QWEN2
+  }
+
+  /** A Qwen3 folder: {@link #write(ModelShape, DType, long, Path, Consumer, Arch)}. */
+  public static void write(
+      ModelShape shape, DType dtype, long seed, Path dir, Consumer<String> progress)
+      throws IOException {
+    write(shape, dtype, seed, dir, progress, Arch.QWEN3);
+  }
 
   /**
    * Writes the folder.
@@ -46,20 +62,20 @@ public final class ModelGenerator {
    * @param progress receives one line per file written
    */
   public static void write(
-      ModelShape shape, DType dtype, long seed, Path dir, Consumer<String> progress)
+      ModelShape shape, DType dtype, long seed, Path dir, Consumer<String> progress, Arch arch)
       throws IOException {
     if (dtype != DType.F32 && dtype != DType.BF16) {
       throw new IllegalArgumentException("weights are written as F32 or BF16, not " + dtype);
     }
     Files.createDirectories(dir);
-    writeText(dir.resolve("config.json"), config(shape, dtype));
+    writeText(dir.resolve("config.json"), config(shape, dtype, arch));
     writeText(
         dir.resolve("generation_config.json"),
         "{\n  \"bos_token_id\": 151643,\n  \"eos_token_id\": [151645, 151643],\n"
             + "  \"do_sample\": false\n}\n");
     copyResource("tokenizer.json", dir);
     copyResource("tokenizer_config.json", dir);
-    List<SafetensorsWriter.Entry> all = tensors(shape, dtype);
+    List<SafetensorsWriter.Entry> all = tensors(shape, dtype, arch);
     Map<String, Long> elements = new java.util.HashMap<>();
     all.forEach(e -> elements.put(e.name(), e.byteLength() / dtype.byteSize()));
     List<List<SafetensorsWriter.Entry>> shards = new ArrayList<>();
@@ -118,8 +134,13 @@ public final class ModelGenerator {
     }
   }
 
-  /** Every tensor of the model, Qwen3 names. */
+  /** Every tensor of a Qwen3 model. */
   static List<SafetensorsWriter.Entry> tensors(ModelShape s, DType dtype) {
+    return tensors(s, dtype, Arch.QWEN3);
+  }
+
+  /** Every tensor of the model, with the names {@code transformers} gives them. */
+  static List<SafetensorsWriter.Entry> tensors(ModelShape s, DType dtype, Arch arch) {
     long h = s.hiddenSize();
     long q = (long) s.attentionHeads() * s.headDim();
     long kv = (long) s.keyValueHeads() * s.headDim();
@@ -132,8 +153,14 @@ public final class ModelGenerator {
       t.add(entry(p + "self_attn.k_proj.weight", dtype, kv, h));
       t.add(entry(p + "self_attn.v_proj.weight", dtype, kv, h));
       t.add(entry(p + "self_attn.o_proj.weight", dtype, h, q));
-      t.add(entry(p + "self_attn.q_norm.weight", dtype, s.headDim()));
-      t.add(entry(p + "self_attn.k_norm.weight", dtype, s.headDim()));
+      if (arch == Arch.QWEN2) {
+        t.add(entry(p + "self_attn.q_proj.bias", dtype, q));
+        t.add(entry(p + "self_attn.k_proj.bias", dtype, kv));
+        t.add(entry(p + "self_attn.v_proj.bias", dtype, kv));
+      } else {
+        t.add(entry(p + "self_attn.q_norm.weight", dtype, s.headDim()));
+        t.add(entry(p + "self_attn.k_norm.weight", dtype, s.headDim()));
+      }
       t.add(entry(p + "post_attention_layernorm.weight", dtype, h));
       t.add(entry(p + "mlp.gate_proj.weight", dtype, s.intermediateSize(), h));
       t.add(entry(p + "mlp.up_proj.weight", dtype, s.intermediateSize(), h));
@@ -157,10 +184,12 @@ public final class ModelGenerator {
   private static void values(String name, DType dtype, long seed, long count, OutputStream sink)
       throws IOException {
     boolean norm = name.endsWith("norm.weight");
+    // Biases are larger than the weights' init so a decoder that skips them is visibly wrong.
+    double std = name.endsWith(".bias") ? BIAS_STD : INIT_STD;
     SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + name.hashCode());
     ByteBuffer buffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
     for (long i = 0; i < count; i++) {
-      float v = norm ? 1f : (float) (random.nextGaussian() * INIT_STD);
+      float v = norm ? 1f : (float) (random.nextGaussian() * std);
       if (dtype == DType.F32) {
         buffer.putFloat(v);
       } else {
@@ -174,13 +203,13 @@ public final class ModelGenerator {
     sink.write(buffer.array(), 0, buffer.position());
   }
 
-  static String config(ModelShape s, DType dtype) {
+  static String config(ModelShape s, DType dtype, Arch arch) {
     return String.format(
         Locale.ROOT,
         """
         {
-          "architectures": ["Qwen3ForCausalLM"],
-          "model_type": "qwen3",
+          "architectures": ["%s"],
+          "model_type": "%s",
           "vocab_size": %d,
           "hidden_size": %d,
           "intermediate_size": %d,
@@ -189,7 +218,7 @@ public final class ModelGenerator {
           "num_key_value_heads": %d,
           "head_dim": %d,
           "hidden_act": "silu",
-          "attention_bias": false,
+          "attention_bias": %s,
           "max_position_embeddings": 40960,
           "rms_norm_eps": 1e-06,
           "rope_theta": 1000000.0,
@@ -200,6 +229,8 @@ public final class ModelGenerator {
           "tensafe_generated": "%s, random weights"
         }
         """,
+        arch == Arch.QWEN2 ? "Qwen2ForCausalLM" : "Qwen3ForCausalLM",
+        arch == Arch.QWEN2 ? "qwen2" : "qwen3",
         s.vocabSize(),
         s.hiddenSize(),
         s.intermediateSize(),
@@ -207,6 +238,7 @@ public final class ModelGenerator {
         s.attentionHeads(),
         s.keyValueHeads(),
         s.headDim(),
+        arch == Arch.QWEN2,
         s.tieEmbeddings(),
         dtype == DType.F32 ? "float32" : "bfloat16",
         s.name());

@@ -12,10 +12,17 @@ import io.tensafe.node.model.ModelShape;
 final class ScalarQwenReference {
   private final ModelFolder folder;
   private final ModelShape s;
+  private boolean ignoreBiases;
 
   ScalarQwenReference(ModelFolder folder) {
     this.folder = folder;
     this.s = folder.shape();
+  }
+
+  /** The same reference with the q/k/v biases left out: what a decoder that skips them computes. */
+  ScalarQwenReference ignoringBiases() {
+    ignoreBiases = true;
+    return this;
   }
 
   private float[] w(String name) {
@@ -24,6 +31,17 @@ final class ScalarQwenReference {
   }
 
   /** out[o] = Σ_i W[o][i]·x[i] for W of shape (rows, cols). */
+  /** Adds the bias {@code name} when the folder has it and biases are not ignored. */
+  private double[] plusBias(double[] y, String name) {
+    float[] bias = ignoreBiases ? null : w(name);
+    if (bias != null) {
+      for (int i = 0; i < y.length; i++) {
+        y[i] += bias[i];
+      }
+    }
+    return y;
+  }
+
   private static double[] linear(float[] weight, double[] x, int rows) {
     int cols = x.length;
     double[] out = new double[rows];
@@ -81,9 +99,16 @@ final class ScalarQwenReference {
       double[][] v = new double[n][];
       for (int t = 0; t < n; t++) {
         double[] hn = rmsNorm(x[t], 0, h, w(p + "input_layernorm.weight"));
-        q[t] = linear(w(p + "self_attn.q_proj.weight"), hn, heads * d);
-        k[t] = linear(w(p + "self_attn.k_proj.weight"), hn, kv * d);
-        v[t] = linear(w(p + "self_attn.v_proj.weight"), hn, kv * d);
+        q[t] =
+            plusBias(
+                linear(w(p + "self_attn.q_proj.weight"), hn, heads * d),
+                p + "self_attn.q_proj.bias");
+        k[t] =
+            plusBias(
+                linear(w(p + "self_attn.k_proj.weight"), hn, kv * d), p + "self_attn.k_proj.bias");
+        v[t] =
+            plusBias(
+                linear(w(p + "self_attn.v_proj.weight"), hn, kv * d), p + "self_attn.v_proj.bias");
         for (int head = 0; head < heads; head++) {
           if (w(p + "self_attn.q_norm.weight") != null) {
             double[] normed = rmsNorm(q[t], head * d, d, w(p + "self_attn.q_norm.weight"));

@@ -13,9 +13,14 @@ import java.util.Comparator;
 public record TinyModel(Path dir, QwenDecoder decoder) implements AutoCloseable {
 
   public static TinyModel generate(DType dtype, long seed) throws IOException {
+    return generate(dtype, seed, ModelGenerator.Arch.QWEN3);
+  }
+
+  public static TinyModel generate(DType dtype, long seed, ModelGenerator.Arch arch)
+      throws IOException {
     System.setProperty("ai.djl.offline", "true");
     Path dir = Files.createTempDirectory("tiny-model");
-    ModelGenerator.write(ModelShape.TINY, dtype, seed, dir, s -> {});
+    ModelGenerator.write(ModelShape.TINY, dtype, seed, dir, s -> {}, arch);
     return new TinyModel(dir, new QwenDecoder(ModelFolder.load(dir)));
   }
 

@@ -52,4 +52,19 @@ class ToolCommandsTest {
     assertTrue(Files.readString(out.resolve("config.json")).contains("\"model_type\": \"qwen3\""));
     assertTrue(Files.size(out.resolve("tokenizer.json")) > 0);
   }
+
+  @Test
+  void modelTiny_archQwen2_writesBiasesAndRefusesAnUnknownArch(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("qwen2");
+    Run r =
+        run(new ModelCommand(), "tiny", "--out", out.toString(), "--seed", "4", "--arch", "qwen2");
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(Files.readString(out.resolve("config.json")).contains("\"model_type\": \"qwen2\""));
+    assertTrue(
+        io.tensafe.node.model.ModelFolder.load(out)
+            .weights()
+            .containsKey("model.layers.1.self_attn.v_proj.bias"));
+    assertEquals(
+        2, run(new ModelCommand(), "tiny", "--out", out.toString(), "--arch", "llama").exitCode());
+  }
 }

@@ -24,13 +24,13 @@ public final class ModelCommand implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
-  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16]}. */
+  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16] [--arch qwen3|qwen2]}. */
   @Command(
       name = "tiny",
       mixinStandardHelpOptions = true,
       description =
           "Writes config.json, the Qwen3 tokenizer and chat template, and random weights"
-              + " (safetensors) of the Qwen3 architecture with Qwen's real vocabulary.")
+              + " (safetensors) of the Qwen3 or Qwen2 architecture with Qwen's real vocabulary.")
   static final class Tiny implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "folder to write (created if absent)")
     Path out;
@@ -56,6 +56,14 @@ public final class ModelCommand implements Runnable {
         description = "f32 or bf16 (default: ${DEFAULT-VALUE})")
     String dtype;
 
+    @Option(
+        names = "--arch",
+        defaultValue = "qwen3",
+        description =
+            "qwen3 (q/k norms) or qwen2 (Qwen2 and Qwen2.5: q/k/v projection biases)"
+                + " (default: ${DEFAULT-VALUE})")
+    String arch;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -74,6 +82,14 @@ public final class ModelCommand implements Runnable {
                 throw new CommandLine.ParameterException(
                     spec.commandLine(), "--dtype must be f32 or bf16, was " + dtype);
           };
+      ModelGenerator.Arch architecture =
+          switch (arch.toLowerCase(Locale.ROOT)) {
+            case "qwen3" -> ModelGenerator.Arch.QWEN3;
+            case "qwen2" -> ModelGenerator.Arch.QWEN2;
+            default ->
+                throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--arch must be qwen3 or qwen2, was " + arch);
+          };
       System.err.printf(
           Locale.ROOT,
           "writing %s (%,d parameters, %s) to %s ...%n",
@@ -81,7 +97,7 @@ public final class ModelCommand implements Runnable {
           shape.parameterCount(),
           type,
           out);
-      ModelGenerator.write(shape, type, seed, out, System.err::println);
+      ModelGenerator.write(shape, type, seed, out, System.err::println, architecture);
       System.out.println(out.toAbsolutePath());
       return 0;
     }
