@@ -1,0 +1,99 @@
+package io.tensafe.node.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.tgsp.safetensors.DType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The Java decoder against an independent forward pass in Debian's PyTorch ({@code
+ * qwen_reference.py} in the test resources, float64), on the same generated weights: the last
+ * token's logits agree within 1e-4 (absolute) for Qwen3 and for Qwen2 with q/k/v biases. CI
+ * installs {@code python3-torch} ({@code ./tensafe test}); elsewhere the test is skipped with that
+ * reason when the package is missing, and fails in CI.
+ */
+class PyTorchReferenceTest {
+  private static final String PYTHON = "/usr/bin/python3";
+  private static final long[] PROMPT = {9707, 11, 1879, 0, 3555, 374, 264, 18986};
+
+  @BeforeAll
+  static void needsPyTorch() throws Exception {
+    boolean available = run(PYTHON, "-c", "import torch") == 0;
+    if (!available && System.getenv("CI") != null) {
+      fail("CI must have Debian's python3-torch (./tensafe test installs it)");
+    }
+    Assumptions.assumeTrue(available, "Debian's python3-torch is not installed");
+  }
+
+  private static int run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    if (!p.waitFor(300, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return -1;
+    }
+    return p.exitValue();
+  }
+
+  private static double[] reference(Path model, long[] tokens) throws Exception {
+    Path script = Files.createTempFile("qwen_reference", ".py");
+    Path out = Files.createTempFile("logits", ".bin");
+    try (InputStream in =
+        PyTorchReferenceTest.class.getResourceAsStream(
+            "/io/tensafe/node/reference/qwen_reference.py")) {
+      Files.write(script, in.readAllBytes());
+    }
+    String list = Arrays.stream(tokens).mapToObj(Long::toString).collect(Collectors.joining(","));
+    Process p =
+        new ProcessBuilder(PYTHON, script.toString(), model.toString(), list, out.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(p.getInputStream().readAllBytes());
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "the reference did not finish");
+    assertEquals(0, p.exitValue(), output);
+    ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(out)).order(ByteOrder.LITTLE_ENDIAN);
+    double[] logits = new double[b.remaining() / 8];
+    for (int i = 0; i < logits.length; i++) {
+      logits[i] = b.getDouble();
+    }
+    Files.deleteIfExists(script);
+    Files.deleteIfExists(out);
+    return logits;
+  }
+
+  @ParameterizedTest
+  @EnumSource(ModelGenerator.Arch.class)
+  void javaLogits_matchPyTorch(ModelGenerator.Arch arch) throws Exception {
+    try (TinyModel model = TinyModel.generate(DType.BF16, 41, arch)) {
+      float[] actual;
+      try (KvCache cache = model.decoder().newCache()) {
+        actual = model.decoder().forward(PROMPT, cache);
+      }
+      double[] expected = reference(model.dir(), PROMPT);
+      assertEquals(expected.length, actual.length);
+      double worst = 0;
+      double largest = 0;
+      for (int i = 0; i < expected.length; i++) {
+        worst = Math.max(worst, Math.abs(expected[i] - actual[i]));
+        largest = Math.max(largest, Math.abs(expected[i]));
+      }
+      assertTrue(largest > 0.05, "logits must not be trivially small: " + largest);
+      assertTrue(worst <= 1e-4, arch + ": largest logit difference " + worst + " of " + largest);
+    }
+  }
+}

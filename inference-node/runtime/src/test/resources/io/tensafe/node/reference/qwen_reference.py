@@ -1,0 +1,126 @@
+"""An independent forward pass of a dense Qwen2 / Qwen2.5 / Qwen3 decoder, for tests only.
+
+Written from the public description of the architecture (RMSNorm, rotary position embedding in
+the "rotate half" form, grouped-query attention with optional q/k/v projection biases (Qwen2) or
+per-head q/k RMSNorm (Qwen3), causal softmax attention, SwiGLU MLP, tied or separate output head),
+in float64 with Debian's PyTorch. It reads the model folder itself (config.json and every
+*.safetensors file: an 8-byte little-endian header length, a JSON header, then the raw tensors).
+
+Usage: python3 qwen_reference.py MODEL_DIR TOKEN,TOKEN,... OUT_FILE
+Writes the last token's logits to OUT_FILE as little-endian float64.
+"""
+import glob
+import json
+import os
+import struct
+import sys
+
+import torch
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (header_len,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + header_len])
+    body = data[8 + header_len :]
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = info["data_offsets"]
+        raw = bytearray(body[start:end])
+        dtype = info["dtype"]
+        if dtype == "F32":
+            t = torch.frombuffer(raw, dtype=torch.float32)
+        elif dtype == "BF16":
+            bits = torch.frombuffer(raw, dtype=torch.int16).to(torch.int32) & 0xFFFF
+            t = (bits << 16).view(torch.float32)
+        elif dtype == "F16":
+            t = torch.frombuffer(raw, dtype=torch.float16)
+        else:
+            raise ValueError(f"{name}: dtype {dtype} is not supported here")
+        tensors[name] = t.to(torch.float64).reshape(info["shape"])
+    return tensors
+
+
+def rms_norm(x, weight, eps):
+    return x / torch.sqrt((x * x).mean(dim=-1, keepdim=True) + eps) * weight
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def forward(model_dir, tokens):
+    with open(os.path.join(model_dir, "config.json")) as f:
+        config = json.load(f)
+    w = {}
+    for path in sorted(glob.glob(os.path.join(model_dir, "*.safetensors"))):
+        w.update(read_safetensors(path))
+    hidden = config["hidden_size"]
+    heads = config["num_attention_heads"]
+    kv_heads = config["num_key_value_heads"]
+    head_dim = config.get("head_dim", hidden // heads)
+    eps = config.get("rms_norm_eps", 1e-6)
+    theta = config.get("rope_theta", 10000.0)
+    n = len(tokens)
+
+    x = w["model.embed_tokens.weight"][torch.tensor(tokens)]
+    positions = torch.arange(n, dtype=torch.float64)
+    inv_freq = theta ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    angles = torch.outer(positions, inv_freq)
+    angles = torch.cat((angles, angles), dim=-1)  # (n, head_dim)
+    cos = torch.cos(angles)[:, None, :]
+    sin = torch.sin(angles)[:, None, :]
+    mask = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)
+
+    for layer in range(config["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+
+        def project(name, out_heads):
+            y = h @ w[p + f"self_attn.{name}.weight"].T
+            bias = w.get(p + f"self_attn.{name}.bias")
+            if bias is not None:
+                y = y + bias
+            return y.reshape(n, out_heads, head_dim)
+
+        q = project("q_proj", heads)
+        k = project("k_proj", kv_heads)
+        v = project("v_proj", kv_heads)
+        if p + "self_attn.q_norm.weight" in w:
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        group = heads // kv_heads
+        k = k.repeat_interleave(group, dim=1)  # query head j reads key/value head j // group
+        v = v.repeat_interleave(group, dim=1)
+        scores = torch.einsum("thd,shd->hts", q, k) / head_dim**0.5 + mask
+        attended = torch.einsum("hts,shd->thd", torch.softmax(scores, dim=-1), v)
+        x = x + attended.reshape(n, heads * head_dim) @ w[p + "self_attn.o_proj.weight"].T
+
+        m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        gate = m @ w[p + "mlp.gate_proj.weight"].T
+        up = m @ w[p + "mlp.up_proj.weight"].T
+        x = x + (torch.nn.functional.silu(gate) * up) @ w[p + "mlp.down_proj.weight"].T
+
+    last = rms_norm(x[-1], w["model.norm.weight"], eps)
+    head = w.get("lm_head.weight")
+    if config.get("tie_word_embeddings", False) or head is None:
+        head = w["model.embed_tokens.weight"]
+    return last @ head.T
+
+
+def main():
+    model_dir, token_list, out_file = sys.argv[1:4]
+    tokens = [int(t) for t in token_list.split(",")]
+    logits = forward(model_dir, tokens)
+    with open(out_file, "wb") as f:
+        f.write(struct.pack(f"<{logits.numel()}d", *logits.tolist()))
+
+
+if __name__ == "__main__":
+    main()
