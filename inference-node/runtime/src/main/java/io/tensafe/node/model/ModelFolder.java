@@ -21,13 +21,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A Hugging Face-style model folder read into Java: {@code config.json} (Qwen2, Qwen2.5 or Qwen3
- * dense) and every {@code *.safetensors} file in it, each tensor widened to F32 ({@link
+ * A Hugging Face-style model folder read into Java: {@code config.json} (Qwen2, Qwen2.5, Qwen3 or
+ * Qwen3-MoE) and every {@code *.safetensors} file in it, each tensor widened to F32 ({@link
  * FloatTensor}) whatever its stored type (F32, F16, BF16 or F64). Sizes are checked before
  * allocation by the safetensors reader; {@code config.json} may be at most 1 MiB.
  *
  * @param shape the dimensions from {@code config.json}
- * @param modelType "qwen2" or "qwen3"
+ * @param modelType "qwen2", "qwen3" or "qwen3_moe"
+ * @param moe the mixture-of-experts dimensions of a {@code qwen3_moe} model, empty otherwise
  * @param ropeTheta RoPE base
  * @param rmsNormEps RMSNorm epsilon
  * @param weights every tensor by name
@@ -35,6 +36,7 @@ import java.util.Map;
 public record ModelFolder(
     ModelShape shape,
     String modelType,
+    java.util.Optional<MoeShape> moe,
     double ropeTheta,
     double rmsNormEps,
     Map<String, FloatTensor> weights) {
@@ -53,6 +55,7 @@ public record ModelFolder(
     }
     ModelShape shape;
     String type;
+    MoeShape moe = null;
     double theta;
     double eps;
     try {
@@ -60,8 +63,28 @@ public record ModelFolder(
           JsonParser.parse("config.json", Files.readAllBytes(configFile), JsonLimits.document());
       ObjectReader c = new ObjectReader("config.json", json);
       type = c.string("model_type");
-      if (!type.equals("qwen2") && !type.equals("qwen3")) {
-        throw new IOException("model_type " + type + " is not a supported dense Qwen model");
+      if (!type.equals("qwen2") && !type.equals("qwen3") && !type.equals("qwen3_moe")) {
+        throw new IOException("model_type " + type + " is not a supported Qwen model");
+      }
+      if (type.equals("qwen3_moe")) {
+        int experts = (int) c.integer("num_experts", 1, 4096);
+        List<Integer> mlpOnly = new ArrayList<>();
+        if (c.has("mlp_only_layers")) {
+          for (JsonValue v : c.array("mlp_only_layers", 1024)) {
+            if (!(v instanceof JsonValue.JsonNumber n)) {
+              throw new IOException("config.json: mlp_only_layers holds a non-number");
+            }
+            mlpOnly.add((int) ObjectReader.integerIn("mlp_only_layers", n.value(), 0, 1023));
+          }
+        }
+        moe =
+            new MoeShape(
+                experts,
+                (int) c.integer("num_experts_per_tok", 1, experts),
+                (int) c.integer("moe_intermediate_size", 1, 1 << 20),
+                c.has("norm_topk_prob") && c.bool("norm_topk_prob"),
+                c.has("decoder_sparse_step") ? (int) c.integer("decoder_sparse_step", 1, 1024) : 1,
+                mlpOnly);
       }
       int hidden = (int) c.integer("hidden_size", 1, 1 << 16);
       int heads = (int) c.integer("num_attention_heads", 1, 1024);
@@ -103,7 +126,8 @@ public record ModelFolder(
         throw new IOException(file.getFileName() + ": " + e.getMessage(), e);
       }
     }
-    return new ModelFolder(shape, type, theta, eps, Map.copyOf(weights));
+    return new ModelFolder(
+        shape, type, java.util.Optional.ofNullable(moe), theta, eps, Map.copyOf(weights));
   }
 
   /** The tensor's values as F32: exact for F16 and BF16, rounded to nearest for F64. */

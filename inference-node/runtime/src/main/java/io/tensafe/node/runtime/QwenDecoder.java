@@ -8,15 +8,18 @@ import ai.djl.nn.Activation;
 import io.tensafe.node.model.FloatTensor;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.MoeShape;
 import java.util.List;
 
 /**
- * A dense Qwen2, Qwen2.5 or Qwen3 decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm, rotary
- * position embedding (the "rotate half" form of Hugging Face), grouped-query attention with the
- * q/k/v projection biases (Qwen2) or per-head q/k RMSNorm (Qwen3) and a causal mask, SwiGLU MLP,
- * tied or separate output head. Every tensor of the folder must be one it uses: one it does not
- * know is an error naming it, never silently ignored. {@link #forward} processes new tokens after
- * those already in a {@link KvCache} (prefill or decode) and returns the logits of the last one.
+ * A Qwen2, Qwen2.5, Qwen3 or Qwen3-MoE decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm,
+ * rotary position embedding (the "rotate half" form of Hugging Face), grouped-query attention with
+ * the q/k/v projection biases (Qwen2) or per-head q/k RMSNorm (Qwen3) and a causal mask, SwiGLU MLP
+ * or, in Qwen3-MoE's sparse layers, a router over SwiGLU experts (softmax, top k, optionally
+ * renormalised; each expert runs once per step over the tokens routed to it), tied or separate
+ * output head. Every tensor of the folder must be one it uses: one it does not know is an error
+ * naming it, never silently ignored. {@link #forward} processes new tokens after those already in a
+ * {@link KvCache} (prefill or decode) and returns the logits of the last one.
  *
  * <p>Weights live in this object's manager; close it to free them. Calls on different caches may
  * run concurrently; one cache serves one sequence at a time.
@@ -47,7 +50,21 @@ public final class QwenDecoder implements AutoCloseable {
       NDArray postNorm,
       NDArray gateT,
       NDArray upT,
-      NDArray downT) {}
+      NDArray downT,
+      Experts experts) {}
+
+  /**
+   * A sparse layer's MLP: the router {@code (hidden, experts)} and each expert's SwiGLU,
+   * transposed; a token runs its {@code topK} most probable experts, weighted by their router
+   * probabilities (renormalised to sum 1 when {@code normalise}).
+   */
+  private record Experts(
+      NDArray routerT,
+      NDArray[] gateT,
+      NDArray[] upT,
+      NDArray[] downT,
+      int topK,
+      boolean normalise) {}
 
   public QwenDecoder(ModelFolder folder) {
     this.manager = NDManager.newBaseManager("PyTorch");
@@ -87,9 +104,10 @@ public final class QwenDecoder implements AutoCloseable {
               optional(folder, p + "self_attn.q_norm.weight"),
               optional(folder, p + "self_attn.k_norm.weight"),
               array(folder, p + "post_attention_layernorm.weight"),
-              array(folder, p + "mlp.gate_proj.weight").transpose(),
-              array(folder, p + "mlp.up_proj.weight").transpose(),
-              array(folder, p + "mlp.down_proj.weight").transpose());
+              sparse(folder, i) ? null : array(folder, p + "mlp.gate_proj.weight").transpose(),
+              sparse(folder, i) ? null : array(folder, p + "mlp.up_proj.weight").transpose(),
+              sparse(folder, i) ? null : array(folder, p + "mlp.down_proj.weight").transpose(),
+              sparse(folder, i) ? experts(folder, p, folder.moe().orElseThrow()) : null);
     }
     List<String> unused =
         folder.weights().keySet().stream().filter(n -> !used.contains(n)).sorted().toList();
@@ -101,6 +119,30 @@ public final class QwenDecoder implements AutoCloseable {
               + " tensor(s) this decoder does not use, e.g. "
               + unused.subList(0, Math.min(3, unused.size())));
     }
+  }
+
+  private static boolean sparse(ModelFolder folder, int layer) {
+    return folder.moe().map(m -> m.sparse(layer)).orElse(false);
+  }
+
+  private Experts experts(ModelFolder folder, String p, MoeShape moe) {
+    int n = moe.experts();
+    NDArray[] gate = new NDArray[n];
+    NDArray[] up = new NDArray[n];
+    NDArray[] down = new NDArray[n];
+    for (int e = 0; e < n; e++) {
+      String x = p + "mlp.experts." + e + ".";
+      gate[e] = array(folder, x + "gate_proj.weight").transpose();
+      up[e] = array(folder, x + "up_proj.weight").transpose();
+      down[e] = array(folder, x + "down_proj.weight").transpose();
+    }
+    return new Experts(
+        array(folder, p + "mlp.gate.weight").transpose(),
+        gate,
+        up,
+        down,
+        moe.expertsPerToken(),
+        moe.normTopKProb());
   }
 
   private NDArray array(ModelFolder folder, String name) {
@@ -196,6 +238,23 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null ? new NDArray[1] : lora.deltas(List.of(site + "o_proj"), merged, step);
         x = x.add(plus(merged.matMul(l.oT()), o[0]));
         NDArray m = rmsNorm(x, l.postNorm());
+        if (l.experts() != null) {
+          if (lora != null) {
+            String sparse = "model.layers." + i + ".mlp.";
+            for (NDArray delta :
+                lora.deltas(
+                    List.of(sparse + "gate_proj", sparse + "up_proj", sparse + "down_proj"),
+                    m,
+                    step)) {
+              if (delta != null) {
+                throw new IllegalStateException(
+                    "adapters on a sparse layer's MLP (the experts) are not supported yet");
+              }
+            }
+          }
+          x = x.add(routed(m, l.experts(), step));
+          continue;
+        }
         String mlp = "model.layers." + i + ".mlp.";
         NDArray[] gateUp =
             lora == null
@@ -212,6 +271,62 @@ public final class QwenDecoder implements AutoCloseable {
       cache.length += count;
       return logits;
     }
+  }
+
+  /**
+   * A sparse MLP over the step's tokens: router probabilities (softmax over the experts), each
+   * token's top k, then each expert once over the tokens routed to it, its outputs added to those
+   * tokens' rows with their weights.
+   */
+  private static NDArray routed(NDArray m, Experts e, NDManager step) {
+    int tokens = (int) m.getShape().get(0);
+    int hidden = (int) m.getShape().get(1);
+    int experts = e.gateT().length;
+    float[] probabilities = m.matMul(e.routerT()).softmax(-1).toFloatArray();
+    List<List<int[]>> routes = new java.util.ArrayList<>(); // per expert: {token}
+    List<List<Float>> weights = new java.util.ArrayList<>();
+    for (int x = 0; x < experts; x++) {
+      routes.add(new java.util.ArrayList<>());
+      weights.add(new java.util.ArrayList<>());
+    }
+    for (int t = 0; t < tokens; t++) {
+      Integer[] order = new Integer[experts];
+      for (int x = 0; x < experts; x++) {
+        order[x] = x;
+      }
+      int row = t * experts;
+      java.util.Arrays.sort(
+          order, (a, b) -> Float.compare(probabilities[row + b], probabilities[row + a]));
+      float sum = 0;
+      for (int k = 0; k < e.topK(); k++) {
+        sum += probabilities[row + order[k]];
+      }
+      for (int k = 0; k < e.topK(); k++) {
+        float w = probabilities[row + order[k]];
+        routes.get(order[k]).add(new int[] {t});
+        weights.get(order[k]).add(e.normalise() ? w / sum : w);
+      }
+    }
+    float[] out = new float[tokens * hidden];
+    for (int x = 0; x < experts; x++) {
+      List<int[]> chosen = routes.get(x);
+      if (chosen.isEmpty()) {
+        continue;
+      }
+      long[] rows = chosen.stream().mapToLong(r -> r[0]).toArray();
+      NDArray in = m.get(new NDIndex("{}", step.create(rows)));
+      NDArray gate = in.matMul(e.gateT()[x]);
+      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(in.matMul(e.upT()[x]));
+      float[] y = act.matMul(e.downT()[x]).toFloatArray();
+      for (int r = 0; r < rows.length; r++) {
+        float w = weights.get(x).get(r);
+        int base = (int) rows[r] * hidden;
+        for (int j = 0; j < hidden; j++) {
+          out[base + j] += w * y[r * hidden + j];
+        }
+      }
+    }
+    return step.create(out, new Shape(tokens, hidden));
   }
 
   private static NDArray plus(NDArray base, NDArray delta) {

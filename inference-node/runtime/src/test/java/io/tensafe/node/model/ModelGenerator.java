@@ -39,14 +39,23 @@ public final class ModelGenerator {
 
   private static final double INIT_STD = 0.02;
   private static final double BIAS_STD = 0.5;
+  private static final double ROUTER_STD = 0.5;
 
   private ModelGenerator() {}
 
   /** The architectures it writes: Qwen3 (q/k norms) or Qwen2/Qwen2.5 (q/k/v projection biases). */
   public enum Arch {
     QWEN3,
-    QWEN2
+    QWEN2,
+    /** Qwen3-MoE with {@link #TINY_MOE}'s experts. */
+    QWEN3_MOE
   }
+
+  /**
+   * The generated MoE models' experts: 8, 2 per token, width 32, renormalised, every layer sparse
+   * but layer 0 (so both MLP kinds are exercised).
+   */
+  public static final MoeShape TINY_MOE = new MoeShape(8, 2, 32, true, 1, List.of(0));
 
   /** A Qwen3 folder: {@link #write(ModelShape, DType, long, Path, Consumer, Arch)}. */
   public static void write(
@@ -162,6 +171,17 @@ public final class ModelGenerator {
         t.add(entry(p + "self_attn.k_norm.weight", dtype, s.headDim()));
       }
       t.add(entry(p + "post_attention_layernorm.weight", dtype, h));
+      if (arch == Arch.QWEN3_MOE && TINY_MOE.sparse(i)) {
+        long width = TINY_MOE.expertIntermediateSize();
+        t.add(entry(p + "mlp.gate.weight", dtype, TINY_MOE.experts(), h));
+        for (int e = 0; e < TINY_MOE.experts(); e++) {
+          String x = p + "mlp.experts." + e + ".";
+          t.add(entry(x + "gate_proj.weight", dtype, width, h));
+          t.add(entry(x + "up_proj.weight", dtype, width, h));
+          t.add(entry(x + "down_proj.weight", dtype, h, width));
+        }
+        continue;
+      }
       t.add(entry(p + "mlp.gate_proj.weight", dtype, s.intermediateSize(), h));
       t.add(entry(p + "mlp.up_proj.weight", dtype, s.intermediateSize(), h));
       t.add(entry(p + "mlp.down_proj.weight", dtype, h, s.intermediateSize()));
@@ -184,8 +204,12 @@ public final class ModelGenerator {
   private static void values(String name, DType dtype, long seed, long count, OutputStream sink)
       throws IOException {
     boolean norm = name.endsWith("norm.weight");
-    // Biases are larger than the weights' init so a decoder that skips them is visibly wrong.
-    double std = name.endsWith(".bias") ? BIAS_STD : INIT_STD;
+    // Biases are larger than the weights' init so a decoder that skips them is visibly wrong; the
+    // router's too, so the experts' choice is not a near tie.
+    double std =
+        name.endsWith(".bias")
+            ? BIAS_STD
+            : name.endsWith("mlp.gate.weight") ? ROUTER_STD : INIT_STD;
     SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + name.hashCode());
     ByteBuffer buffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
     for (long i = 0; i < count; i++) {
@@ -226,11 +250,19 @@ public final class ModelGenerator {
           "torch_dtype": "%s",
           "bos_token_id": 151643,
           "eos_token_id": 151645,
-          "tensafe_generated": "%s, random weights"
+          "tensafe_generated": "%s, random weights"%s
         }
         """,
-        arch == Arch.QWEN2 ? "Qwen2ForCausalLM" : "Qwen3ForCausalLM",
-        arch == Arch.QWEN2 ? "qwen2" : "qwen3",
+        switch (arch) {
+          case QWEN2 -> "Qwen2ForCausalLM";
+          case QWEN3 -> "Qwen3ForCausalLM";
+          case QWEN3_MOE -> "Qwen3MoeForCausalLM";
+        },
+        switch (arch) {
+          case QWEN2 -> "qwen2";
+          case QWEN3 -> "qwen3";
+          case QWEN3_MOE -> "qwen3_moe";
+        },
         s.vocabSize(),
         s.hiddenSize(),
         s.intermediateSize(),
@@ -241,7 +273,20 @@ public final class ModelGenerator {
         arch == Arch.QWEN2,
         s.tieEmbeddings(),
         dtype == DType.F32 ? "float32" : "bfloat16",
-        s.name());
+        s.name(),
+        arch != Arch.QWEN3_MOE
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                ",\n  \"num_experts\": %d,\n  \"num_experts_per_tok\": %d,\n"
+                    + "  \"moe_intermediate_size\": %d,\n  \"norm_topk_prob\": %s,\n"
+                    + "  \"decoder_sparse_step\": %d,\n  \"mlp_only_layers\": %s",
+                TINY_MOE.experts(),
+                TINY_MOE.expertsPerToken(),
+                TINY_MOE.expertIntermediateSize(),
+                TINY_MOE.normTopKProb(),
+                TINY_MOE.sparseStep(),
+                TINY_MOE.mlpOnlyLayers()));
   }
 
   private static void copyResource(String file, Path dir) throws IOException {

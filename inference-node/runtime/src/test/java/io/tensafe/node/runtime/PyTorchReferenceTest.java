@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The Java decoder against an independent forward pass in Debian's PyTorch ({@code
  * qwen_reference.py} in the test resources, float64), on the same generated weights: the last
- * token's logits agree within 1e-4 (absolute) for Qwen3 and for Qwen2 with q/k/v biases. CI
+ * token's logits agree within 1e-4 (absolute) for Qwen3, Qwen2 with q/k/v biases and Qwen3-MoE. CI
  * installs {@code python3-torch} ({@code ./tensafe test}); elsewhere the test is skipped with that
  * reason when the package is missing, and fails in CI.
  */

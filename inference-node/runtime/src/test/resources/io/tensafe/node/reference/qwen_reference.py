@@ -1,8 +1,10 @@
-"""An independent forward pass of a dense Qwen2 / Qwen2.5 / Qwen3 decoder, for tests only.
+"""An independent forward pass of a Qwen2 / Qwen2.5 / Qwen3 / Qwen3-MoE decoder, for tests only.
 
 Written from the public description of the architecture (RMSNorm, rotary position embedding in
 the "rotate half" form, grouped-query attention with optional q/k/v projection biases (Qwen2) or
-per-head q/k RMSNorm (Qwen3), causal softmax attention, SwiGLU MLP, tied or separate output head),
+per-head q/k RMSNorm (Qwen3), causal softmax attention, SwiGLU MLP or, in Qwen3-MoE's sparse
+layers, a softmax router choosing each token's top-k SwiGLU experts, whose outputs it weights by
+their probabilities (renormalised when norm_topk_prob), tied or separate output head),
 in float64 with Debian's PyTorch. It reads the model folder itself (config.json and every
 *.safetensors file: an 8-byte little-endian header length, a JSON header, then the raw tensors).
 
@@ -51,6 +53,33 @@ def rms_norm(x, weight, eps):
 def rotate_half(x):
     half = x.shape[-1] // 2
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def swiglu(m, w, prefix):
+    gate = m @ w[prefix + "gate_proj.weight"].T
+    up = m @ w[prefix + "up_proj.weight"].T
+    return (torch.nn.functional.silu(gate) * up) @ w[prefix + "down_proj.weight"].T
+
+
+def sparse(config, layer):
+    if config.get("model_type") != "qwen3_moe":
+        return False
+    step = config.get("decoder_sparse_step", 1)
+    return layer not in config.get("mlp_only_layers", []) and (layer + 1) % step == 0
+
+
+def experts(config, w, p, m):
+    """Each token's top-k experts by router probability, their outputs weighted and summed."""
+    probabilities = torch.softmax(m @ w[p + "mlp.gate.weight"].T, dim=-1)
+    top, chosen = torch.topk(probabilities, config["num_experts_per_tok"], dim=-1)
+    if config.get("norm_topk_prob", False):
+        top = top / top.sum(dim=-1, keepdim=True)
+    out = torch.zeros_like(m)
+    for t in range(m.shape[0]):
+        for k in range(chosen.shape[1]):
+            e = int(chosen[t, k])
+            out[t] += top[t, k] * swiglu(m[t : t + 1], w, p + f"mlp.experts.{e}.")[0]
+    return out
 
 
 def forward(model_dir, tokens):
@@ -103,9 +132,10 @@ def forward(model_dir, tokens):
         x = x + attended.reshape(n, heads * head_dim) @ w[p + "self_attn.o_proj.weight"].T
 
         m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
-        gate = m @ w[p + "mlp.gate_proj.weight"].T
-        up = m @ w[p + "mlp.up_proj.weight"].T
-        x = x + (torch.nn.functional.silu(gate) * up) @ w[p + "mlp.down_proj.weight"].T
+        if sparse(config, layer):
+            x = x + experts(config, w, p, m)
+        else:
+            x = x + swiglu(m, w, p + "mlp.")
 
     last = rms_norm(x[-1], w["model.norm.weight"], eps)
     head = w.get("lm_head.weight")

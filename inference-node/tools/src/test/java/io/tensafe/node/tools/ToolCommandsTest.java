@@ -66,5 +66,13 @@ class ToolCommandsTest {
             .containsKey("model.layers.1.self_attn.v_proj.bias"));
     assertEquals(
         2, run(new ModelCommand(), "tiny", "--out", out.toString(), "--arch", "llama").exitCode());
+    Path moe = dir.resolve("moe");
+    assertEquals(
+        0,
+        run(new ModelCommand(), "tiny", "--out", moe.toString(), "--arch", "qwen3-moe").exitCode());
+    assertTrue(
+        io.tensafe.node.model.ModelFolder.load(moe)
+            .weights()
+            .containsKey("model.layers.1.mlp.experts.7.down_proj.weight"));
   }
 }

@@ -24,13 +24,14 @@ public final class ModelCommand implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
-  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16] [--arch qwen3|qwen2]}. */
+  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16] [--arch A]}. */
   @Command(
       name = "tiny",
       mixinStandardHelpOptions = true,
       description =
           "Writes config.json, the Qwen3 tokenizer and chat template, and random weights"
-              + " (safetensors) of the Qwen3 or Qwen2 architecture with Qwen's real vocabulary.")
+              + " (safetensors) of the Qwen3, Qwen2 or Qwen3-MoE architecture with Qwen's real"
+              + " vocabulary.")
   static final class Tiny implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "folder to write (created if absent)")
     Path out;
@@ -60,8 +61,8 @@ public final class ModelCommand implements Runnable {
         names = "--arch",
         defaultValue = "qwen3",
         description =
-            "qwen3 (q/k norms) or qwen2 (Qwen2 and Qwen2.5: q/k/v projection biases)"
-                + " (default: ${DEFAULT-VALUE})")
+            "qwen3 (q/k norms), qwen2 (Qwen2 and Qwen2.5: q/k/v projection biases) or qwen3-moe"
+                + " (Qwen3-MoE: 8 experts, 2 per token, layer 0 dense) (default: ${DEFAULT-VALUE})")
     String arch;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -86,9 +87,10 @@ public final class ModelCommand implements Runnable {
           switch (arch.toLowerCase(Locale.ROOT)) {
             case "qwen3" -> ModelGenerator.Arch.QWEN3;
             case "qwen2" -> ModelGenerator.Arch.QWEN2;
+            case "qwen3-moe" -> ModelGenerator.Arch.QWEN3_MOE;
             default ->
                 throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--arch must be qwen3 or qwen2, was " + arch);
+                    spec.commandLine(), "--arch must be qwen3, qwen2 or qwen3-moe, was " + arch);
           };
       System.err.printf(
           Locale.ROOT,
