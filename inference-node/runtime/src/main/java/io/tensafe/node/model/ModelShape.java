@@ -40,6 +40,14 @@ public record ModelShape(
   public static final ModelShape QWEN25_1_5B =
       new ModelShape("qwen2.5-1.5b", QWEN_VOCAB, 1536, 8960, 28, 12, 2, 128, true);
 
+  /**
+   * Qwen3-30B-A3B's dimensions (hidden 2048, 48 layers, 32 query and 4 key/value heads of 128,
+   * separate head; its experts are {@link MoeShape#QWEN3_30B_A3B}), for cost measurements with
+   * fewer layers ({@link #withLayers}).
+   */
+  public static final ModelShape QWEN3_30B_A3B =
+      new ModelShape("qwen3-30b-a3b", QWEN_VOCAB, 2048, 6144, 48, 32, 4, 128, false);
+
   public ModelShape {
     if (vocabSize < 1
         || hiddenSize < 1
@@ -52,15 +60,30 @@ public record ModelShape(
     }
   }
 
-  /** The preset called {@code name} ("tiny" or "qwen2.5-1.5b"). */
+  /** The preset called {@code name} ("tiny", "qwen2.5-1.5b" or "qwen3-30b-a3b"). */
   public static ModelShape preset(String name) {
     return switch (name.toLowerCase(Locale.ROOT)) {
       case "tiny" -> TINY;
       case "qwen2.5-1.5b" -> QWEN25_1_5B;
+      case "qwen3-30b-a3b" -> QWEN3_30B_A3B;
       default ->
           throw new IllegalArgumentException(
-              "unknown preset '" + name + "'; known: tiny, qwen2.5-1.5b");
+              "unknown preset '" + name + "'; known: tiny, qwen2.5-1.5b, qwen3-30b-a3b");
     };
+  }
+
+  /** The same dimensions with {@code count} layers (≥ 1), named for it. */
+  public ModelShape withLayers(int count) {
+    return new ModelShape(
+        name + "-" + count + "-layers",
+        vocabSize,
+        hiddenSize,
+        intermediateSize,
+        count,
+        attentionHeads,
+        keyValueHeads,
+        headDim,
+        tieEmbeddings);
   }
 
   /**

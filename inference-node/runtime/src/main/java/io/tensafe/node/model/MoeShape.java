@@ -24,6 +24,9 @@ public record MoeShape(
     int sparseStep,
     List<Integer> mlpOnlyLayers) {
 
+  /** Qwen3-30B-A3B's experts: 128 of width 768, 8 per token, renormalised, every layer sparse. */
+  public static final MoeShape QWEN3_30B_A3B = new MoeShape(128, 8, 768, true, 1, List.of());
+
   public MoeShape {
     mlpOnlyLayers = List.copyOf(mlpOnlyLayers);
     if (experts < 1

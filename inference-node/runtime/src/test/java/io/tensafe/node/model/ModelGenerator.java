@@ -47,7 +47,7 @@ public final class ModelGenerator {
   public enum Arch {
     QWEN3,
     QWEN2,
-    /** Qwen3-MoE with {@link #TINY_MOE}'s experts. */
+    /** Qwen3-MoE (experts: {@link #TINY_MOE} unless given). */
     QWEN3_MOE
   }
 
@@ -56,6 +56,13 @@ public final class ModelGenerator {
    * but layer 0 (so both MLP kinds are exercised).
    */
   public static final MoeShape TINY_MOE = new MoeShape(8, 2, 32, true, 1, List.of(0));
+
+  /** A folder of {@code arch}, with {@link #TINY_MOE}'s experts for Qwen3-MoE. */
+  public static void write(
+      ModelShape shape, DType dtype, long seed, Path dir, Consumer<String> progress, Arch arch)
+      throws IOException {
+    write(shape, dtype, seed, dir, progress, arch, TINY_MOE);
+  }
 
   /** A Qwen3 folder: {@link #write(ModelShape, DType, long, Path, Consumer, Arch)}. */
   public static void write(
@@ -71,20 +78,26 @@ public final class ModelGenerator {
    * @param progress receives one line per file written
    */
   public static void write(
-      ModelShape shape, DType dtype, long seed, Path dir, Consumer<String> progress, Arch arch)
+      ModelShape shape,
+      DType dtype,
+      long seed,
+      Path dir,
+      Consumer<String> progress,
+      Arch arch,
+      MoeShape moe)
       throws IOException {
     if (dtype != DType.F32 && dtype != DType.BF16) {
       throw new IllegalArgumentException("weights are written as F32 or BF16, not " + dtype);
     }
     Files.createDirectories(dir);
-    writeText(dir.resolve("config.json"), config(shape, dtype, arch));
+    writeText(dir.resolve("config.json"), config(shape, dtype, arch, moe));
     writeText(
         dir.resolve("generation_config.json"),
         "{\n  \"bos_token_id\": 151643,\n  \"eos_token_id\": [151645, 151643],\n"
             + "  \"do_sample\": false\n}\n");
     copyResource("tokenizer.json", dir);
     copyResource("tokenizer_config.json", dir);
-    List<SafetensorsWriter.Entry> all = tensors(shape, dtype, arch);
+    List<SafetensorsWriter.Entry> all = tensors(shape, dtype, arch, moe);
     Map<String, Long> elements = new java.util.HashMap<>();
     all.forEach(e -> elements.put(e.name(), e.byteLength() / dtype.byteSize()));
     List<List<SafetensorsWriter.Entry>> shards = new ArrayList<>();
@@ -145,11 +158,16 @@ public final class ModelGenerator {
 
   /** Every tensor of a Qwen3 model. */
   static List<SafetensorsWriter.Entry> tensors(ModelShape s, DType dtype) {
-    return tensors(s, dtype, Arch.QWEN3);
+    return tensors(s, dtype, Arch.QWEN3, TINY_MOE);
+  }
+
+  /** Parameters the folder of {@code arch} holds (every tensor's elements). */
+  public static long parameterCount(ModelShape s, Arch arch, MoeShape moe) {
+    return tensors(s, DType.F32, arch, moe).stream().mapToLong(e -> e.byteLength() / 4).sum();
   }
 
   /** Every tensor of the model, with the names {@code transformers} gives them. */
-  static List<SafetensorsWriter.Entry> tensors(ModelShape s, DType dtype, Arch arch) {
+  static List<SafetensorsWriter.Entry> tensors(ModelShape s, DType dtype, Arch arch, MoeShape moe) {
     long h = s.hiddenSize();
     long q = (long) s.attentionHeads() * s.headDim();
     long kv = (long) s.keyValueHeads() * s.headDim();
@@ -171,10 +189,10 @@ public final class ModelGenerator {
         t.add(entry(p + "self_attn.k_norm.weight", dtype, s.headDim()));
       }
       t.add(entry(p + "post_attention_layernorm.weight", dtype, h));
-      if (arch == Arch.QWEN3_MOE && TINY_MOE.sparse(i)) {
-        long width = TINY_MOE.expertIntermediateSize();
-        t.add(entry(p + "mlp.gate.weight", dtype, TINY_MOE.experts(), h));
-        for (int e = 0; e < TINY_MOE.experts(); e++) {
+      if (arch == Arch.QWEN3_MOE && moe.sparse(i)) {
+        long width = moe.expertIntermediateSize();
+        t.add(entry(p + "mlp.gate.weight", dtype, moe.experts(), h));
+        for (int e = 0; e < moe.experts(); e++) {
           String x = p + "mlp.experts." + e + ".";
           t.add(entry(x + "gate_proj.weight", dtype, width, h));
           t.add(entry(x + "up_proj.weight", dtype, width, h));
@@ -227,7 +245,7 @@ public final class ModelGenerator {
     sink.write(buffer.array(), 0, buffer.position());
   }
 
-  static String config(ModelShape s, DType dtype, Arch arch) {
+  static String config(ModelShape s, DType dtype, Arch arch, MoeShape moe) {
     return String.format(
         Locale.ROOT,
         """
@@ -281,12 +299,12 @@ public final class ModelGenerator {
                 ",\n  \"num_experts\": %d,\n  \"num_experts_per_tok\": %d,\n"
                     + "  \"moe_intermediate_size\": %d,\n  \"norm_topk_prob\": %s,\n"
                     + "  \"decoder_sparse_step\": %d,\n  \"mlp_only_layers\": %s",
-                TINY_MOE.experts(),
-                TINY_MOE.expertsPerToken(),
-                TINY_MOE.expertIntermediateSize(),
-                TINY_MOE.normTopKProb(),
-                TINY_MOE.sparseStep(),
-                TINY_MOE.mlpOnlyLayers()));
+                moe.experts(),
+                moe.expertsPerToken(),
+                moe.expertIntermediateSize(),
+                moe.normTopKProb(),
+                moe.sparseStep(),
+                moe.mlpOnlyLayers()));
   }
 
   private static void copyResource(String file, Path dir) throws IOException {

@@ -92,4 +92,25 @@ class ModelGeneratorTest {
       return new FloatStats(mean, Math.sqrt(squares / n - mean * mean));
     }
   }
+
+  @Test
+  void qwen3_30bA3bShape_withOneLayer_hasItsExpertsAndParameters() {
+    ModelShape one = ModelShape.QWEN3_30B_A3B.withLayers(1);
+    MoeShape moe = MoeShape.QWEN3_30B_A3B;
+    long h = 2048;
+    long layer =
+        2 * h // the two RMSNorms
+            + h * 4096 * 2 // q and o
+            + h * 512 * 2 // k and v
+            + 2 * 128 // q and k norms
+            + 128 * h // the router
+            + 128L * 3 * 768 * h; // the experts
+    long expected = 2 * ModelShape.QWEN_VOCAB * h + layer + h;
+    assertEquals(expected, ModelGenerator.parameterCount(one, ModelGenerator.Arch.QWEN3_MOE, moe));
+    String config = ModelGenerator.config(one, DType.BF16, ModelGenerator.Arch.QWEN3_MOE, moe);
+    assertTrue(config.contains("\"num_experts\": 128"), config);
+    assertTrue(config.contains("\"num_experts_per_tok\": 8"), config);
+    assertTrue(config.contains("\"model_type\": \"qwen3_moe\""), config);
+    assertTrue(config.contains("\"num_hidden_layers\": 1"), config);
+  }
 }

@@ -3,6 +3,7 @@ package io.tensafe.node.tools.bench;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.MoeShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.tgsp.safetensors.DType;
@@ -20,17 +21,19 @@ final class BenchModels {
   /**
    * The shape {@code --model} names.
    *
-   * @throws CommandLine.ParameterException unless it is tiny or qwen2.5-1.5b-shape, or the rank and
-   *     token count are out of range
+   * @throws CommandLine.ParameterException unless it is tiny, qwen2.5-1.5b-shape or
+   *     qwen3-30b-a3b-shape, or the rank and token count are out of range
    */
   static ModelShape shape(String model, int rank, int tokens, CommandLine commandLine) {
     ModelShape shape =
         switch (model) {
           case "tiny" -> ModelShape.TINY;
           case "qwen2.5-1.5b-shape" -> ModelShape.QWEN25_1_5B;
+          case "qwen3-30b-a3b-shape" -> ModelShape.QWEN3_30B_A3B;
           default ->
               throw new CommandLine.ParameterException(
-                  commandLine, "--model must be tiny or qwen2.5-1.5b-shape, was " + model);
+                  commandLine,
+                  "--model must be tiny, qwen2.5-1.5b-shape or qwen3-30b-a3b-shape, was " + model);
         };
     if (rank < 1 || rank > 256 || tokens < 1) {
       throw new CommandLine.ParameterException(commandLine, "rank in 1..256, tokens >= 1");
@@ -38,11 +41,21 @@ final class BenchModels {
     return shape;
   }
 
-  /** Writes a generated model of {@code shape} (BF16, seed 1), loads it and deletes the files. */
-  static QwenDecoder decoder(ModelShape shape) throws IOException {
+  /**
+   * Writes a generated model of {@code shape} (BF16, seed 1; Qwen3-MoE with Qwen3-30B-A3B's experts
+   * when {@code moe}), loads it and deletes the files.
+   */
+  static QwenDecoder decoder(ModelShape shape, boolean moe) throws IOException {
     Path dir = Files.createTempDirectory("bench-model");
     System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
-    ModelGenerator.write(shape, DType.BF16, 1, dir, s -> {});
+    ModelGenerator.write(
+        shape,
+        DType.BF16,
+        1,
+        dir,
+        s -> {},
+        moe ? ModelGenerator.Arch.QWEN3_MOE : ModelGenerator.Arch.QWEN3,
+        MoeShape.QWEN3_30B_A3B);
     QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir));
     try (var files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

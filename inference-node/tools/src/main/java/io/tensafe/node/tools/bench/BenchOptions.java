@@ -1,6 +1,8 @@
 package io.tensafe.node.tools.bench;
 
+import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.MoeShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import java.io.IOException;
@@ -12,8 +14,15 @@ final class BenchOptions {
   @Option(
       names = "--model",
       defaultValue = "tiny",
-      description = "tiny or qwen2.5-1.5b-shape (default: ${DEFAULT-VALUE})")
+      description =
+          "tiny, qwen2.5-1.5b-shape or qwen3-30b-a3b-shape (Qwen3-MoE; with --layers)"
+              + " (default: ${DEFAULT-VALUE})")
   String model;
+
+  @Option(
+      names = "--layers",
+      description = "keep only this many layers of the shape (the 30B shape fits memory so)")
+  Integer layers;
 
   @Option(
       names = "--adapter-rank",
@@ -30,8 +39,12 @@ final class BenchOptions {
   @Option(names = "--json", description = "one JSON object instead of a line")
   boolean json;
 
-  /** The generated model and rank-r attention adapters these options name. */
-  record Loaded(ModelShape shape, QwenDecoder decoder, LoraAdapter adapter) {}
+  /**
+   * The generated model and rank-r attention adapters these options name.
+   *
+   * @param parameters the generated model's parameters (every tensor's elements)
+   */
+  record Loaded(ModelShape shape, QwenDecoder decoder, LoraAdapter adapter, long parameters) {}
 
   /**
    * Generates and loads the model, and builds the adapter.
@@ -41,6 +54,23 @@ final class BenchOptions {
   Loaded load(CommandLine commandLine) throws IOException {
     System.setProperty("ai.djl.offline", "true");
     ModelShape shape = BenchModels.shape(model, rank, tokens, commandLine);
-    return new Loaded(shape, BenchModels.decoder(shape), BenchModels.attentionAdapter(shape, rank));
+    if (layers != null) {
+      if (layers < 1 || layers > shape.layers()) {
+        throw new CommandLine.ParameterException(
+            commandLine, "--layers must be in 1.." + shape.layers() + ", was " + layers);
+      }
+      shape = shape.withLayers(layers);
+    }
+    boolean moe = model.equals("qwen3-30b-a3b-shape");
+    long parameters =
+        ModelGenerator.parameterCount(
+            shape,
+            moe ? ModelGenerator.Arch.QWEN3_MOE : ModelGenerator.Arch.QWEN3,
+            MoeShape.QWEN3_30B_A3B);
+    return new Loaded(
+        shape,
+        BenchModels.decoder(shape, moe),
+        BenchModels.attentionAdapter(shape, rank),
+        parameters);
   }
 }

@@ -74,7 +74,7 @@ public final class NodeBenchCommand implements Callable<Integer> {
               + "\"he_share\":{\"encrypt\":%.3f,\"multiply_decrypt\":%.3f,\"decode\":%.3f,"
               + "\"other\":%.3f},\"he_backend\":\"cpu\"}%n",
           options.model,
-          shape.parameterCount(),
+          loaded.parameters(),
           options.rank,
           shape.layers(),
           options.tokens,

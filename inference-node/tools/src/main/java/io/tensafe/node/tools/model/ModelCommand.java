@@ -2,6 +2,7 @@ package io.tensafe.node.tools.model;
 
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.MoeShape;
 import io.tensafe.tgsp.safetensors.DType;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -47,9 +48,17 @@ public final class ModelCommand implements Runnable {
         names = "--preset",
         defaultValue = "tiny",
         description =
-            "tiny (width 64, 2 layers, about 10 M parameters) or qwen2.5-1.5b (Qwen2.5-1.5B's"
-                + " dimensions, about 1.5 G parameters) (default: ${DEFAULT-VALUE})")
+            "tiny (width 64, 2 layers, about 10 M parameters), qwen2.5-1.5b (Qwen2.5-1.5B's"
+                + " dimensions, about 1.5 G parameters) or qwen3-30b-a3b (Qwen3-30B-A3B's"
+                + " dimensions and experts, with --arch qwen3-moe; use --layers)"
+                + " (default: ${DEFAULT-VALUE})")
     String preset;
+
+    @Option(
+        names = "--layers",
+        description =
+            "keep only this many layers of the preset (cost measurements that fit memory)")
+    Integer layers;
 
     @Option(
         names = "--dtype",
@@ -72,6 +81,9 @@ public final class ModelCommand implements Runnable {
       ModelShape shape;
       try {
         shape = ModelShape.preset(preset);
+        if (layers != null) {
+          shape = shape.withLayers(layers);
+        }
       } catch (IllegalArgumentException e) {
         throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
@@ -92,14 +104,20 @@ public final class ModelCommand implements Runnable {
                 throw new CommandLine.ParameterException(
                     spec.commandLine(), "--arch must be qwen3, qwen2 or qwen3-moe, was " + arch);
           };
+      boolean big = preset.toLowerCase(Locale.ROOT).equals("qwen3-30b-a3b");
+      if (big && architecture != ModelGenerator.Arch.QWEN3_MOE) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--preset qwen3-30b-a3b needs --arch qwen3-moe");
+      }
+      MoeShape moe = big ? MoeShape.QWEN3_30B_A3B : ModelGenerator.TINY_MOE;
       System.err.printf(
           Locale.ROOT,
           "writing %s (%,d parameters, %s) to %s ...%n",
           shape.name(),
-          shape.parameterCount(),
+          ModelGenerator.parameterCount(shape, architecture, moe),
           type,
           out);
-      ModelGenerator.write(shape, type, seed, out, System.err::println, architecture);
+      ModelGenerator.write(shape, type, seed, out, System.err::println, architecture, moe);
       System.out.println(out.toAbsolutePath());
       return 0;
     }
