@@ -1,6 +1,7 @@
 package io.tensafe.node.runtime;
 
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.MoeShape;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +74,42 @@ public record LoraAdapter(Map<String, Site> sites) {
       }
     }
     return new LoraAdapter(sites);
+  }
+
+  /**
+   * A random adapter on the gate, up and down projections of every expert of every sparse layer of
+   * a Qwen3-MoE model ({@code model.layers.L.mlp.experts.E.gate_proj} and so on), as {@link
+   * #randomForAttention} draws them.
+   */
+  public static LoraAdapter randomForExperts(
+      ModelShape s, MoeShape moe, int rank, double scale, double bStd, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<String, Site> sites = new HashMap<>();
+    int h = s.hiddenSize();
+    int w = moe.expertIntermediateSize();
+    for (int layer = 0; layer < s.layers(); layer++) {
+      if (!moe.sparse(layer)) {
+        continue;
+      }
+      for (int e = 0; e < moe.experts(); e++) {
+        String p = "model.layers." + layer + ".mlp.experts." + e + ".";
+        sites.put(p + "gate_proj", randomSite(random, rank, h, w, scale, bStd));
+        sites.put(p + "up_proj", randomSite(random, rank, h, w, scale, bStd));
+        sites.put(p + "down_proj", randomSite(random, rank, w, h, scale, bStd));
+      }
+    }
+    return new LoraAdapter(sites);
+  }
+
+  /** This adapter's sites and {@code other}'s (no path in both). */
+  public LoraAdapter with(LoraAdapter other) {
+    Map<String, Site> all = new HashMap<>(sites);
+    for (Map.Entry<String, Site> e : other.sites().entrySet()) {
+      if (all.put(e.getKey(), e.getValue()) != null) {
+        throw new IllegalArgumentException("both adapters have " + e.getKey());
+      }
+    }
+    return new LoraAdapter(all);
   }
 
   private static Site randomSite(

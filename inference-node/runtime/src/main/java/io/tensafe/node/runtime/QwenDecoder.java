@@ -240,19 +240,19 @@ public final class QwenDecoder implements AutoCloseable {
         NDArray m = rmsNorm(x, l.postNorm());
         if (l.experts() != null) {
           if (lora != null) {
-            String sparse = "model.layers." + i + ".mlp.";
+            String dense = "model.layers." + i + ".mlp.";
             for (NDArray delta :
                 lora.deltas(
-                    List.of(sparse + "gate_proj", sparse + "up_proj", sparse + "down_proj"),
+                    List.of(dense + "gate_proj", dense + "up_proj", dense + "down_proj"),
                     m,
                     step)) {
               if (delta != null) {
                 throw new IllegalStateException(
-                    "adapters on a sparse layer's MLP (the experts) are not supported yet");
+                    "layer " + i + " is sparse: its MLP has experts, not " + dense + "*_proj");
               }
             }
           }
-          x = x.add(routed(m, l.experts(), step));
+          x = x.add(routed(m, l.experts(), step, lora, "model.layers." + i + ".mlp.experts."));
           continue;
         }
         String mlp = "model.layers." + i + ".mlp.";
@@ -275,10 +275,12 @@ public final class QwenDecoder implements AutoCloseable {
 
   /**
    * A sparse MLP over the step's tokens: router probabilities (softmax over the experts), each
-   * token's top k, then each expert once over the tokens routed to it, its outputs added to those
-   * tokens' rows with their weights.
+   * token's top k, then each expert once over the tokens routed to it (with the adapter's deltas on
+   * its gate, up and down projections, {@code ...mlp.experts.E.gate_proj} and so on, for those
+   * tokens only), its outputs added to those tokens' rows with their weights.
    */
-  private static NDArray routed(NDArray m, Experts e, NDManager step) {
+  private static NDArray routed(
+      NDArray m, Experts e, NDManager step, AdapterDeltas lora, String expertsPath) {
     int tokens = (int) m.getShape().get(0);
     int hidden = (int) m.getShape().get(1);
     int experts = e.gateT().length;
@@ -315,9 +317,16 @@ public final class QwenDecoder implements AutoCloseable {
       }
       long[] rows = chosen.stream().mapToLong(r -> r[0]).toArray();
       NDArray in = m.get(new NDIndex("{}", step.create(rows)));
-      NDArray gate = in.matMul(e.gateT()[x]);
-      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(in.matMul(e.upT()[x]));
-      float[] y = act.matMul(e.downT()[x]).toFloatArray();
+      String path = expertsPath + x + ".";
+      NDArray[] gateUp =
+          lora == null
+              ? new NDArray[2]
+              : lora.deltas(List.of(path + "gate_proj", path + "up_proj"), in, step);
+      NDArray gate = plus(in.matMul(e.gateT()[x]), gateUp[0]);
+      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(in.matMul(e.upT()[x]), gateUp[1]));
+      NDArray[] down =
+          lora == null ? new NDArray[1] : lora.deltas(List.of(path + "down_proj"), act, step);
+      float[] y = plus(act.matMul(e.downT()[x]), down[0]).toFloatArray();
       for (int r = 0; r < rows.length; r++) {
         float w = weights.get(x).get(r);
         int base = (int) rows[r] * hidden;
