@@ -63,6 +63,12 @@ final class BenchModels {
     return decoder;
   }
 
+  /** Rank-{@code rank} adapters on every expert's gate, up and down (α = 2r, B ~ N(0, 0.01²)). */
+  static LoraAdapter expertAdapter(ModelShape shape, int rank) {
+    return LoraAdapter.randomForExperts(
+        shape, MoeShape.QWEN3_30B_A3B, rank, LoraAdapter.scale(2.0 * rank, rank, false), 0.01, 8);
+  }
+
   /** Rank-{@code rank} adapters on q, k, v and o of every layer (α = 2r, B ~ N(0, 0.01²)). */
   static LoraAdapter attentionAdapter(ModelShape shape, int rank) {
     return LoraAdapter.randomForAttention(

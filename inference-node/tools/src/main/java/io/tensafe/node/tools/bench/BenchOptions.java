@@ -44,7 +44,15 @@ final class BenchOptions {
    *
    * @param parameters the generated model's parameters (every tensor's elements)
    */
-  record Loaded(ModelShape shape, QwenDecoder decoder, LoraAdapter adapter, long parameters) {}
+  record Loaded(
+      ModelShape shape, QwenDecoder decoder, LoraAdapter adapter, long parameters, boolean moe) {
+    /**
+     * Adapted sites a token runs per layer: q, k, v, o, plus gate, up, down of each routed expert.
+     */
+    int sitesRunPerLayer() {
+      return 4 + (moe ? 3 * MoeShape.QWEN3_30B_A3B.expertsPerToken() : 0);
+    }
+  }
 
   /**
    * Generates and loads the model, and builds the adapter.
@@ -67,10 +75,10 @@ final class BenchOptions {
             shape,
             moe ? ModelGenerator.Arch.QWEN3_MOE : ModelGenerator.Arch.QWEN3,
             MoeShape.QWEN3_30B_A3B);
-    return new Loaded(
-        shape,
-        BenchModels.decoder(shape, moe),
-        BenchModels.attentionAdapter(shape, rank),
-        parameters);
+    LoraAdapter adapter = BenchModels.attentionAdapter(shape, rank);
+    if (moe) {
+      adapter = adapter.with(BenchModels.expertAdapter(shape, rank));
+    }
+    return new Loaded(shape, BenchModels.decoder(shape, moe), adapter, parameters, moe);
   }
 }

@@ -65,7 +65,8 @@ public final class NodeBenchCommand implements Callable<Integer> {
     if (options.json) {
       System.out.printf(
           Locale.ROOT,
-          "{\"model\":\"%s\",\"parameters\":%d,\"adapter_rank\":%d,\"sites_per_layer\":4,"
+          "{\"model\":\"%s\",\"parameters\":%d,\"adapter_rank\":%d,\"sites_per_layer\":%d,"
+              + "\"sites_run_per_token\":%d,"
               + "\"layers\":%d,\"tokens\":%d,\"base_ms_per_token\":%.3f,"
               + "\"plain_lora_ms_per_token\":%.3f,\"he_lora_ms_per_token\":%.3f,"
               + "\"he_added_ms_per_token\":%.3f,\"he_added_over_base\":%.3f,"
@@ -76,6 +77,8 @@ public final class NodeBenchCommand implements Callable<Integer> {
           options.model,
           loaded.parameters(),
           options.rank,
+          loaded.sitesRunPerLayer(),
+          loaded.sitesRunPerLayer() * shape.layers(),
           shape.layers(),
           options.tokens,
           base,
