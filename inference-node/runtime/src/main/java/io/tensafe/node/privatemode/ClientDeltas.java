@@ -130,13 +130,8 @@ public final class ClientDeltas implements AdapterDeltas {
             .<List<byte[]>>mapToObj(
                 k -> {
                   CoefficientLayout a = PrivateLimits.aLayout(g, g.sites().get(k / tokens), p);
-                  List<ShareAnswer> answers = new ArrayList<>();
-                  for (byte[] bytes : slice(first, g, true, k, p)) {
-                    answers.add(
-                        decoded(
-                            () ->
-                                AnswerCodec.shareFromBytes(bytes, p, outputs(a, answers.size()))));
-                  }
+                  List<ShareAnswer> answers =
+                      decoded(slice(first, g, true, k, p), a, p, AnswerCodec::shareFromBytes);
                   return client
                       .encryptShares(
                           client.decryptShares(answers, a),
@@ -155,34 +150,34 @@ public final class ClientDeltas implements AdapterDeltas {
         .forEach(
             k -> {
               CoefficientLayout b = PrivateLimits.bLayout(g, g.sites().get(k / tokens), p);
-              List<SwitchedAnswer> answers = new ArrayList<>();
-              for (byte[] bytes : slice(second, g, false, k, p)) {
-                answers.add(
-                    decoded(
-                        () -> AnswerCodec.switchedFromBytes(bytes, p, outputs(b, answers.size()))));
-              }
+              List<SwitchedAnswer> answers =
+                  decoded(slice(second, g, false, k, p), b, p, AnswerCodec::switchedFromBytes);
               deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
             });
     return deltas;
   }
 
-  /** The outputs plaintext {@code p} of {@code layout} holds. */
-  private static int outputs(CoefficientLayout layout, int p) {
-    return layout.outputPositions(p).length;
+  /** Reads one encoded answer expected to carry {@code outputs} outputs. */
+  private interface AnswerReader<T> {
+    T read(byte[] bytes, Parameters p, int outputs) throws MalformedEncodingException;
   }
 
-  private interface Decoding<T> {
-    T decode() throws MalformedEncodingException;
-  }
-
-  /** A node answer that does not decode fails the exchange ({@link UncheckedIOException}). */
-  private static <T> T decoded(Decoding<T> decoding) {
-    try {
-      return decoding.decode();
-    } catch (MalformedEncodingException e) {
-      throw new UncheckedIOException(
-          new IOException("the node sent a malformed answer: " + e.getMessage(), e));
+  /**
+   * The answers for one site and token, answer i holding plaintext i of {@code layout}'s outputs.
+   * One that does not decode fails the exchange ({@link UncheckedIOException}).
+   */
+  private static <T> List<T> decoded(
+      List<byte[]> encoded, CoefficientLayout layout, Parameters p, AnswerReader<T> reader) {
+    List<T> out = new ArrayList<>(encoded.size());
+    for (int i = 0; i < encoded.size(); i++) {
+      try {
+        out.add(reader.read(encoded.get(i), p, layout.outputPositions(i).length));
+      } catch (MalformedEncodingException e) {
+        throw new UncheckedIOException(
+            new IOException("the node sent a malformed answer: " + e.getMessage(), e));
+      }
     }
+    return out;
   }
 
   private double[] clipped(double[] x) {

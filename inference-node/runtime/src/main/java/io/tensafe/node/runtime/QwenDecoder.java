@@ -91,6 +91,8 @@ public final class QwenDecoder implements AutoCloseable {
     this.layers = new Layer[shape.layers()];
     for (int i = 0; i < layers.length; i++) {
       String p = "model.layers." + i + ".";
+      int layer = i;
+      boolean sparse = folder.moe().map(m -> m.sparse(layer)).orElse(false);
       layers[i] =
           new Layer(
               array(folder, p + "input_layernorm.weight"),
@@ -104,10 +106,10 @@ public final class QwenDecoder implements AutoCloseable {
               optional(folder, p + "self_attn.q_norm.weight"),
               optional(folder, p + "self_attn.k_norm.weight"),
               array(folder, p + "post_attention_layernorm.weight"),
-              sparse(folder, i) ? null : array(folder, p + "mlp.gate_proj.weight").transpose(),
-              sparse(folder, i) ? null : array(folder, p + "mlp.up_proj.weight").transpose(),
-              sparse(folder, i) ? null : array(folder, p + "mlp.down_proj.weight").transpose(),
-              sparse(folder, i) ? experts(folder, p, folder.moe().orElseThrow()) : null);
+              sparse ? null : array(folder, p + "mlp.gate_proj.weight").transpose(),
+              sparse ? null : array(folder, p + "mlp.up_proj.weight").transpose(),
+              sparse ? null : array(folder, p + "mlp.down_proj.weight").transpose(),
+              sparse ? experts(folder, p, folder.moe().orElseThrow()) : null);
     }
     List<String> unused =
         folder.weights().keySet().stream().filter(n -> !used.contains(n)).sorted().toList();
@@ -119,10 +121,6 @@ public final class QwenDecoder implements AutoCloseable {
               + " tensor(s) this decoder does not use, e.g. "
               + unused.subList(0, Math.min(3, unused.size())));
     }
-  }
-
-  private static boolean sparse(ModelFolder folder, int layer) {
-    return folder.moe().map(m -> m.sparse(layer)).orElse(false);
   }
 
   private Experts experts(ModelFolder folder, String p, MoeShape moe) {

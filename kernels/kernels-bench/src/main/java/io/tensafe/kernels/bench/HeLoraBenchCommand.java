@@ -349,7 +349,8 @@ final class HeLoraBenchCommand implements Runnable {
     }
   }
 
-  private static void multiplyInto(double[][] a, double[] x, double[] out) {
+  /** {@code out = a·x} for a row-major {@code a}. */
+  static void multiplyInto(double[][] a, double[] x, double[] out) {
     for (int i = 0; i < a.length; i++) {
       double sum = 0;
       double[] row = a[i];

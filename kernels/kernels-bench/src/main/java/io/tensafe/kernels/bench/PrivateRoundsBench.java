@@ -152,13 +152,7 @@ final class PrivateRoundsBench {
 
   private static double[] multiply(double[][] m, double[] x) {
     double[] out = new double[m.length];
-    for (int i = 0; i < m.length; i++) {
-      double sum = 0;
-      for (int j = 0; j < x.length; j++) {
-        sum += m[i][j] * x[j];
-      }
-      out[i] = sum;
-    }
+    HeLoraBenchCommand.multiplyInto(m, x, out);
     return out;
   }
 

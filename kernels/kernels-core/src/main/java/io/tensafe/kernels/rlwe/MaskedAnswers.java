@@ -51,35 +51,16 @@ public final class MaskedAnswers {
       PublicKey key,
       SecureRandom random) {
     Parameters p = key.parameters();
-    long[][][] sums = reRandomisedSums(inputs, weights, key, random);
-    long[][] c0 = sums[0];
-    long[][] c1 = sums[1];
-    long[] e0 = Samplers.gaussian(positions.length, random); // c0 is read only there
-    long[] e1 = Samplers.gaussian(p.ringDegree(), random);
-    long[][] at = new long[2][positions.length];
-    for (int l = 0; l < 2; l++) {
-      Modulus q = p.moduli().get(l);
-      NegacyclicNtt ntt = p.ntts().get(l);
-      ntt.inverseInPlace(c0[l]);
-      ntt.inverseInPlace(c1[l]);
-      for (int i = 0; i < positions.length; i++) {
-        long v = q.add(c0[l][positions[i]], signed(q, e0[i]));
-        at[l][i] = q.add(v, masks[i][l]);
-      }
-      for (int k = 0; k < c1[l].length; k++) {
-        c1[l][k] = q.add(c1[l][k], signed(q, e1[k]));
-      }
-    }
+    Coefficients c = coefficients(inputs, weights, positions, masks, key, random);
     TwoPrimeCrt crt = new TwoPrimeCrt(p);
     long[] high = new long[p.ringDegree()];
     long[] low = new long[p.ringDegree()];
     for (int k = 0; k < high.length; k++) {
-      long[] rounded = crt.roundedShift(c1[0][k], c1[1][k], ShareAnswer.DROPPED_BITS);
+      long[] rounded = crt.roundedShift(c.c1()[0][k], c.c1()[1][k], ShareAnswer.DROPPED_BITS);
       high[k] = rounded[0];
       low[k] = rounded[1];
     }
-    return new ShareAnswer(
-        p, high, low, at, inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
+    return new ShareAnswer(p, high, low, c.c0AtOutputs(), c.scale());
   }
 
   /**
@@ -95,10 +76,42 @@ public final class MaskedAnswers {
       PublicKey key,
       SecureRandom random) {
     Parameters p = key.parameters();
+    Coefficients c = coefficients(inputs, weights, positions, additions, key, random);
+    ModulusSwitch down = new ModulusSwitch(p, switchBits(p));
+    long[] switchedC1 = new long[p.ringDegree()];
+    for (int k = 0; k < switchedC1.length; k++) {
+      switchedC1[k] = down.apply(c.c1()[0][k], c.c1()[1][k]);
+    }
+    long[] switchedC0 = new long[positions.length];
+    for (int i = 0; i < positions.length; i++) {
+      switchedC0[i] = down.apply(c.c0AtOutputs()[0][i], c.c0AtOutputs()[1][i]);
+    }
+    return new SwitchedAnswer(p, down.bits(), switchedC1, switchedC0, c.scale());
+  }
+
+  /**
+   * An answer before its encoding, in coefficient form modulo both primes: c1 whole ({@code
+   * [limb][N]}) and c0 at the outputs ({@code [limb][outputs]}), and the product's scale.
+   */
+  private record Coefficients(long[][] c1, long[][] c0AtOutputs, double scale) {}
+
+  /**
+   * {@code Σ_j inputs_j·weights_j + (u·b + e0 + M, u·a + e1)} in coefficient form, with M's
+   * residues {@code additions[i]} at {@code positions[i]}; e0 is drawn only there, since c0 is read
+   * nowhere else.
+   */
+  private static Coefficients coefficients(
+      List<Ciphertext> inputs,
+      List<ShoupPlaintext> weights,
+      int[] positions,
+      long[][] additions,
+      PublicKey key,
+      SecureRandom random) {
+    Parameters p = key.parameters();
     long[][][] sums = reRandomisedSums(inputs, weights, key, random);
     long[][] c0 = sums[0];
     long[][] c1 = sums[1];
-    long[] e0 = Samplers.gaussian(positions.length, random); // c0 is read only there
+    long[] e0 = Samplers.gaussian(positions.length, random);
     long[] e1 = Samplers.gaussian(p.ringDegree(), random);
     long[][] at = new long[2][positions.length];
     for (int l = 0; l < 2; l++) {
@@ -114,21 +127,8 @@ public final class MaskedAnswers {
         c1[l][k] = q.add(c1[l][k], signed(q, e1[k]));
       }
     }
-    ModulusSwitch down = new ModulusSwitch(p, switchBits(p));
-    long[] switchedC1 = new long[p.ringDegree()];
-    for (int k = 0; k < switchedC1.length; k++) {
-      switchedC1[k] = down.apply(c1[0][k], c1[1][k]);
-    }
-    long[] switchedC0 = new long[positions.length];
-    for (int i = 0; i < positions.length; i++) {
-      switchedC0[i] = down.apply(at[0][i], at[1][i]);
-    }
-    return new SwitchedAnswer(
-        p,
-        down.bits(),
-        switchedC1,
-        switchedC0,
-        inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
+    return new Coefficients(
+        c1, at, inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
   }
 
   /**
