@@ -54,4 +54,8 @@ public class Node {
   /** The served model's shape as {@link NodeModelShape#columns()}, or null if not reported. */
   @JdbcTypeCode(SqlTypes.ARRAY)
   public Integer[] modelShape;
+
+  /** The served model's experts as {@link NodeExpertShape#columns()}, or null (a dense model). */
+  @JdbcTypeCode(SqlTypes.ARRAY)
+  public Integer[] modelExperts;
 }

@@ -7,7 +7,7 @@ import jakarta.validation.constraints.Min;
 /**
  * The shape of the model a node serves, from its {@code config.json}, so that uploads for that base
  * model can be checked against it (each value 1..2^20; the key/value heads divide the attention
- * heads).
+ * heads), with its experts when it is a mixture-of-experts model (null for a dense one).
  */
 public record NodeModelShape(
     @Min(1) @Max(1 << 20) int hiddenSize,
@@ -15,12 +15,19 @@ public record NodeModelShape(
     @Min(1) @Max(1 << 20) int layers,
     @Min(1) @Max(1 << 20) int attentionHeads,
     @Min(1) @Max(1 << 20) int keyValueHeads,
-    @Min(1) @Max(1 << 20) int headDim) {
+    @Min(1) @Max(1 << 20) int headDim,
+    @jakarta.validation.Valid NodeExpertShape experts) {
 
   /** As the library's shape; throws {@link IllegalArgumentException} if inconsistent. */
   public BaseModelShape toShape() {
     return new BaseModelShape(
-        hiddenSize, intermediateSize, layers, attentionHeads, keyValueHeads, headDim);
+        hiddenSize,
+        intermediateSize,
+        layers,
+        attentionHeads,
+        keyValueHeads,
+        headDim,
+        experts == null ? null : experts.toShape());
   }
 
   /** The {@code node.model_shape} column's six values, in this record's order. */
@@ -30,8 +37,15 @@ public record NodeModelShape(
     };
   }
 
-  /** The shape stored as {@link #columns()}. */
-  static BaseModelShape fromColumns(Integer[] c) {
-    return new BaseModelShape(c[0], c[1], c[2], c[3], c[4], c[5]);
+  /** The shape stored as {@link #columns()} and {@link NodeExpertShape#columns()} (or null). */
+  static BaseModelShape fromColumns(Integer[] c, Integer[] experts) {
+    return new BaseModelShape(
+        c[0],
+        c[1],
+        c[2],
+        c[3],
+        c[4],
+        c[5],
+        experts == null ? null : NodeExpertShape.fromColumns(experts));
   }
 }

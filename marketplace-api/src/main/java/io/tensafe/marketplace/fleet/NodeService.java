@@ -90,6 +90,8 @@ public class NodeService {
         throw ProblemTypes.validation("modelShape: " + e.getMessage());
       }
       node.modelShape = r.modelShape().columns();
+      node.modelExperts =
+          r.modelShape().experts() == null ? null : r.modelShape().experts().columns();
     }
     node.loadedAdapters =
         r.loadedAdapters() == null ? new String[0] : r.loadedAdapters().toArray(String[]::new);
@@ -167,7 +169,7 @@ public class NodeService {
         .getResultStream()
         .filter(n -> List.of(n.baseModels).contains(baseModel))
         .findFirst()
-        .map(n -> NodeModelShape.fromColumns(n.modelShape));
+        .map(n -> NodeModelShape.fromColumns(n.modelShape, n.modelExperts));
   }
 
   /** Every node (admins). */

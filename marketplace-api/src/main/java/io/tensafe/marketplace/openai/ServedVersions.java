@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class ServedVersions {
   @Inject EntityManager em;
+  @Inject io.tensafe.marketplace.fleet.NodeService nodes;
 
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
 
@@ -180,21 +181,50 @@ public class ServedVersions {
   }
 
   /**
-   * The version's releases per token, from its manifest's tensor names; cached, since a version's
-   * manifest never changes. At least 1, so a request always reserves some budget.
+   * The version's releases per token, from its manifest's tensor names and, for adapters on a
+   * mixture-of-experts model's experts, the experts per token that a node of the version's fleet
+   * reported for its base model (every adapted expert counts while none has: an upper bound). At
+   * least 1, so a request always reserves some budget. Cached once it no longer depends on a shape
+   * still to be reported, since a version's manifest never changes.
    */
   private int releasesPerToken(UUID versionId) {
-    return releasesPerToken.computeIfAbsent(
-        versionId,
-        id -> {
-          List<?> names =
-              em.createNativeQuery(
-                      "SELECT t->>'name' FROM adapter_version v,"
-                          + " jsonb_array_elements(v.manifest->'lora'->'tensors') t WHERE v.id = :v")
-                  .setParameter("v", id)
-                  .getResultList();
-          return Math.max(
-              1, LoraInputs.releasesPerToken(names.stream().map(String::valueOf).toList()));
-        });
+    Integer cached = releasesPerToken.get(versionId);
+    if (cached != null) {
+      return cached;
+    }
+    List<?> names =
+        em.createNativeQuery(
+                "SELECT t->>'name' FROM adapter_version v,"
+                    + " jsonb_array_elements(v.manifest->'lora'->'tensors') t WHERE v.id = :v")
+            .setParameter("v", versionId)
+            .getResultList();
+    List<String> tensors = names.stream().map(String::valueOf).toList();
+    boolean onExperts = tensors.stream().anyMatch(n -> n.contains(".mlp.experts."));
+    java.util.OptionalInt perToken =
+        onExperts ? expertsPerToken(versionId) : java.util.OptionalInt.empty();
+    int count =
+        Math.max(
+            1,
+            perToken.isPresent()
+                ? LoraInputs.releasesPerToken(tensors, perToken.getAsInt())
+                : LoraInputs.releasesPerToken(tensors));
+    if (!onExperts || perToken.isPresent()) {
+      releasesPerToken.put(versionId, count);
+    }
+    return count;
+  }
+
+  private java.util.OptionalInt expertsPerToken(UUID versionId) {
+    Object[] row =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT v.base_model, v.fleet_id FROM adapter_version v WHERE v.id = :v")
+                .setParameter("v", versionId)
+                .getSingleResult();
+    return nodes
+        .reportedShape(String.valueOf(row[0]), (UUID) row[1])
+        .flatMap(io.tensafe.tgsp.peft.BaseModelShape::moe)
+        .map(e -> java.util.OptionalInt.of(e.expertsPerToken()))
+        .orElse(java.util.OptionalInt.empty());
   }
 }

@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  * @param attentionHeads {@code num_attention_heads}, ≥ 1
  * @param keyValueHeads {@code num_key_value_heads} (default: the attention heads), divides them
  * @param headDim {@code head_dim} (default: hidden / attention heads), ≥ 1
+ * @param experts the mixture-of-experts part of a Qwen3-MoE model, or null for a dense model
  */
 public record BaseModelShape(
     int hiddenSize,
@@ -29,7 +30,8 @@ public record BaseModelShape(
     int layers,
     int attentionHeads,
     int keyValueHeads,
-    int headDim) {
+    int headDim,
+    ExpertShape experts) {
   /** Largest width or count accepted from a config, far above any model served. */
   public static final int MAX_DIMENSION = 1 << 20;
 
@@ -38,7 +40,19 @@ public record BaseModelShape(
 
   private static final Pattern SITE =
       Pattern.compile(
-          ".*\\.layers\\.(\\d{1,6})\\.(self_attn|mlp)\\.([a-z_]+)\\.lora_([AB])\\.weight");
+          ".*\\.layers\\.(\\d{1,6})\\.(self_attn|mlp)\\.(?:experts\\.(\\d{1,7})\\.)?"
+              + "([a-z_]+)\\.lora_([AB])\\.weight");
+
+  /** A dense model's shape. */
+  public BaseModelShape(
+      int hiddenSize,
+      int intermediateSize,
+      int layers,
+      int attentionHeads,
+      int keyValueHeads,
+      int headDim) {
+    this(hiddenSize, intermediateSize, layers, attentionHeads, keyValueHeads, headDim, null);
+  }
 
   public BaseModelShape {
     for (int v :
@@ -77,10 +91,42 @@ public record BaseModelShape(
           field(c, "num_hidden_layers", null),
           heads,
           field(c, "num_key_value_heads", heads),
-          field(c, "head_dim", heads == 0 ? 0 : hidden / heads));
+          field(c, "head_dim", heads == 0 ? 0 : hidden / heads),
+          c.get("num_experts") instanceof JsonValue.JsonNumber ? experts(c) : null);
     } catch (IllegalArgumentException e) {
       throw new UnsupportedAdapterException("the base model's config.json: " + e.getMessage());
     }
+  }
+
+  private static ExpertShape experts(Map<String, JsonValue> c) throws UnsupportedAdapterException {
+    List<Integer> mlpOnly = new ArrayList<>();
+    JsonValue listed = c.get("mlp_only_layers");
+    if (listed instanceof JsonValue.JsonArray(List<JsonValue> values)) {
+      for (JsonValue v : values) {
+        if (!(v instanceof JsonValue.JsonNumber(BigDecimal n))
+            || n.signum() < 0
+            || n.compareTo(BigDecimal.valueOf(MAX_DIMENSION)) > 0
+            || n.stripTrailingZeros().scale() > 0) {
+          throw new UnsupportedAdapterException(
+              "the base model's config.json: mlp_only_layers holds " + v + ", not a layer");
+        }
+        mlpOnly.add(n.intValue());
+      }
+    } else if (listed != null && !(listed instanceof JsonValue.JsonNull)) {
+      throw new UnsupportedAdapterException(
+          "the base model's config.json: mlp_only_layers is not an array");
+    }
+    return new ExpertShape(
+        field(c, "num_experts", null),
+        field(c, "num_experts_per_tok", null),
+        field(c, "moe_intermediate_size", null),
+        field(c, "decoder_sparse_step", 1),
+        mlpOnly);
+  }
+
+  /** The mixture-of-experts part, empty for a dense model. */
+  public Optional<ExpertShape> moe() {
+    return Optional.ofNullable(experts);
   }
 
   private static int field(Map<String, JsonValue> c, String name, Integer fallback)
@@ -149,18 +195,21 @@ public record BaseModelShape(
       }
       int layer = Integer.parseInt(m.group(1));
       String block = m.group(2);
-      String module = m.group(3);
-      Optional<int[]> widths = linearWidths(module);
-      if (widths.isEmpty() || isAttention(module) != block.equals("self_attn")) {
-        problems.add(name + ": the base model has no " + block + "." + module);
+      String module = m.group(4);
+      Optional<String> misplaced =
+          m.group(3) == null
+              ? denseProblem(layer, block, module)
+              : expertProblem(layer, block, Long.parseLong(m.group(3)), module);
+      if (misplaced.isPresent()) {
+        problems.add(name + ": " + misplaced.get());
         continue;
       }
-      if (layer >= layers) {
-        problems.add(name + ": the base model has " + layers + " layers");
-        continue;
-      }
-      boolean isA = m.group(4).equals("A");
-      long expected = isA ? widths.get()[0] : widths.get()[1];
+      int[] widths =
+          m.group(3) == null
+              ? linearWidths(module).orElseThrow()
+              : experts.widths(module, hiddenSize);
+      boolean isA = m.group(5).equals("A");
+      long expected = isA ? widths[0] : widths[1];
       long actual = shape.size() == 2 ? (isA ? shape.get(1) : shape.get(0)) : -1;
       if (actual != expected) {
         problems.add(
@@ -170,14 +219,53 @@ public record BaseModelShape(
                 + " but the base model's "
                 + module
                 + " maps "
-                + widths.get()[0]
+                + widths[0]
                 + " to "
-                + widths.get()[1]
+                + widths[1]
                 + (isA
                     ? " (lora_A must be [r, " + expected + "])"
                     : " (lora_B must be [" + expected + ", r])"));
       }
     }
     return problems;
+  }
+
+  /** Why a dense module {@code block.module} of layer {@code layer} is not there, if it is not. */
+  private Optional<String> denseProblem(int layer, String block, String module) {
+    if (linearWidths(module).isEmpty() || isAttention(module) != block.equals("self_attn")) {
+      return Optional.of("the base model has no " + block + "." + module);
+    }
+    if (layer >= layers) {
+      return Optional.of("the base model has " + layers + " layers");
+    }
+    if (!isAttention(module) && experts != null && experts.sparse(layer)) {
+      return Optional.of(
+          "layer "
+              + layer
+              + " routes its MLP to experts; an adapter targets mlp.experts.E."
+              + module
+              + " there");
+    }
+    return Optional.empty();
+  }
+
+  /** Why expert {@code expert}'s {@code module} of layer {@code layer} is not there, if not. */
+  private Optional<String> expertProblem(int layer, String block, long expert, String module) {
+    if (experts == null) {
+      return Optional.of("the base model has no experts");
+    }
+    if (!block.equals("mlp") || experts.widths(module, hiddenSize) == null) {
+      return Optional.of("an expert has gate_proj, up_proj and down_proj only");
+    }
+    if (layer >= layers) {
+      return Optional.of("the base model has " + layers + " layers");
+    }
+    if (!experts.sparse(layer)) {
+      return Optional.of("layer " + layer + " keeps a dense MLP, without experts");
+    }
+    if (expert >= experts.experts()) {
+      return Optional.of("the base model's layers have " + experts.experts() + " experts");
+    }
+    return Optional.empty();
   }
 }

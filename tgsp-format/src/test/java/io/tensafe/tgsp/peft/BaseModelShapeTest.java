@@ -97,4 +97,59 @@ class BaseModelShapeTest {
         tiny().incompatibilities(shapes(deeper)).getFirst().contains("has 2 layers"),
         "a layer the model does not have");
   }
+
+  /** A tiny Qwen3-MoE: 3 layers, every second sparse but layer 3 kept dense, 4 experts of 24. */
+  static final String TINY_MOE =
+      """
+      {"model_type": "qwen3_moe", "hidden_size": 64, "intermediate_size": 128,
+       "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+       "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2,
+       "moe_intermediate_size": 24, "decoder_sparse_step": 2, "mlp_only_layers": [3],
+       "norm_topk_prob": true}
+      """;
+
+  private static void lora(Map<String, List<Long>> shapes, String site, long in, long out) {
+    shapes.put("base_model.model.model.layers." + site + ".lora_A.weight", List.of(8L, in));
+    shapes.put("base_model.model.model.layers." + site + ".lora_B.weight", List.of(out, 8L));
+  }
+
+  @Test
+  void aMixtureOfExperts_acceptsExpertAdaptersOnItsSparseLayers_andNamesEveryMisfit()
+      throws Exception {
+    BaseModelShape moe = BaseModelShape.fromConfig(TINY_MOE.getBytes(StandardCharsets.UTF_8));
+    assertEquals(new ExpertShape(4, 2, 24, 2, List.of(3)), moe.moe().orElseThrow());
+    assertTrue(tiny().moe().isEmpty());
+    Map<String, List<Long>> fits = new TreeMap<>();
+    lora(fits, "1.self_attn.q_proj", 64, 64);
+    lora(fits, "1.mlp.experts.3.gate_proj", 64, 24);
+    lora(fits, "1.mlp.experts.3.up_proj", 64, 24);
+    lora(fits, "1.mlp.experts.0.down_proj", 24, 64);
+    lora(fits, "0.mlp.gate_proj", 64, 128); // layer 0 is dense (sparse step 2)
+    lora(fits, "3.mlp.down_proj", 128, 64); // layer 3 is listed in mlp_only_layers
+    assertEquals(List.of(), moe.incompatibilities(fits));
+
+    Map<String, List<Long>> misfits = new TreeMap<>();
+    lora(misfits, "1.mlp.gate_proj", 64, 128);
+    lora(misfits, "0.mlp.experts.0.gate_proj", 64, 24);
+    lora(misfits, "3.mlp.experts.0.up_proj", 64, 24);
+    lora(misfits, "1.mlp.experts.4.up_proj", 64, 24);
+    lora(misfits, "1.mlp.experts.2.down_proj", 64, 24);
+    lora(misfits, "1.mlp.experts.2.q_proj", 64, 64);
+    String all = String.join("\n", moe.incompatibilities(misfits));
+    for (String expected :
+        List.of(
+            "layers.1.mlp.gate_proj.lora_A.weight: layer 1 routes its MLP to experts",
+            "layers.0.mlp.experts.0.gate_proj.lora_A.weight: layer 0 keeps a dense MLP",
+            "layers.3.mlp.experts.0.up_proj.lora_A.weight: layer 3 keeps a dense MLP",
+            "experts.4.up_proj.lora_A.weight: the base model's layers have 4 experts",
+            "experts.2.down_proj.lora_A.weight is [8, 64] but the base model's down_proj maps 24"
+                + " to 64",
+            "experts.2.q_proj.lora_B.weight: an expert has gate_proj, up_proj and down_proj only")) {
+      assertTrue(all.contains(expected), expected + " in\n" + all);
+    }
+    assertTrue(
+        tiny().incompatibilities(fits).stream()
+            .anyMatch(p -> p.endsWith("the base model has no experts")),
+        "a dense model");
+  }
 }

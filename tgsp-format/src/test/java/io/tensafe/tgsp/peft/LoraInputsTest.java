@@ -40,4 +40,18 @@ class LoraInputsTest {
     assertEquals(3, LoraInputs.releasesPerToken(all));
     assertEquals(0, LoraInputs.releasesPerToken(List.of()));
   }
+
+  @Test
+  void releasesPerToken_experts_shareTheirInput_andCountOneDownPerRoutedExpert() {
+    List<String> all = new ArrayList<>(names(2, "self_attn", "q_proj", "k_proj", "v_proj"));
+    for (int e = 0; e < 16; e++) {
+      all.addAll(names(2, "mlp.experts." + e, "gate_proj", "up_proj", "down_proj"));
+    }
+    // Per layer: attention 1, the experts' shared input 1, and a down per routed expert.
+    assertEquals(2 * (1 + 1 + 4), LoraInputs.releasesPerToken(all, 4));
+    assertEquals(2 * (1 + 1 + 16), LoraInputs.releasesPerToken(all), "unknown: every expert");
+    List<String> fewer = new ArrayList<>(names(1, "mlp.experts.3", "down_proj"));
+    fewer.addAll(names(1, "mlp.experts.9", "gate_proj"));
+    assertEquals(2, LoraInputs.releasesPerToken(fewer, 8), "fewer adapted experts than routed");
+  }
 }

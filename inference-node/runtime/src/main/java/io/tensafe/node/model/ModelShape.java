@@ -92,9 +92,34 @@ public record ModelShape(
    * {@code down_proj}), or empty for a module this architecture does not have.
    */
   public java.util.Optional<int[]> linearWidths(String module) {
+    return adapterShape().linearWidths(module);
+  }
+
+  /** These dimensions as adapters are checked against them: a dense model. */
+  public io.tensafe.tgsp.peft.BaseModelShape adapterShape() {
+    return adapterShape(null);
+  }
+
+  /**
+   * These dimensions with {@code moe}'s experts (null: a dense model), as adapters are checked
+   * against them.
+   */
+  public io.tensafe.tgsp.peft.BaseModelShape adapterShape(MoeShape moe) {
     return new io.tensafe.tgsp.peft.BaseModelShape(
-            hiddenSize, intermediateSize, layers, attentionHeads, keyValueHeads, headDim)
-        .linearWidths(module);
+        hiddenSize,
+        intermediateSize,
+        layers,
+        attentionHeads,
+        keyValueHeads,
+        headDim,
+        moe == null
+            ? null
+            : new io.tensafe.tgsp.peft.ExpertShape(
+                moe.experts(),
+                moe.expertsPerToken(),
+                moe.expertIntermediateSize(),
+                moe.sparseStep(),
+                moe.mlpOnlyLayers()));
   }
 
   /** Parameters in the model (tied embeddings counted once). */

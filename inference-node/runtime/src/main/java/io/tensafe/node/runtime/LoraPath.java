@@ -75,11 +75,33 @@ public final class LoraPath implements AdapterDeltas {
 
   @Override
   public NDArray[] deltas(List<String> modules, NDArray input, NDManager step) {
-    NDArray[] out = new NDArray[modules.size()];
-    List<Integer> present = new ArrayList<>();
-    for (int i = 0; i < modules.size(); i++) {
-      if (prepared.adapter().sites().containsKey(modules.get(i))) {
-        present.add(i);
+    long[] all = new long[(int) input.getShape().get(0)];
+    for (int t = 0; t < all.length; t++) {
+      all[t] = t;
+    }
+    return groupedDeltas(List.of(new RowGroup(modules, all)), input, step)[0];
+  }
+
+  /**
+   * Every adapted module of every group in one operator call (HE mode); each input row read by an
+   * adapted module is clipped and noised once, and counted as one release.
+   */
+  @Override
+  public NDArray[][] groupedDeltas(List<RowGroup> groups, NDArray input, NDManager step) {
+    NDArray[][] out = new NDArray[groups.size()][];
+    int tokens = (int) input.getShape().get(0);
+    boolean[] read = new boolean[tokens];
+    List<int[]> present = new ArrayList<>(); // {group, module}
+    for (int g = 0; g < groups.size(); g++) {
+      RowGroup group = groups.get(g);
+      out[g] = new NDArray[group.modules().size()];
+      for (int i = 0; i < group.modules().size(); i++) {
+        if (prepared.adapter().sites().containsKey(group.modules().get(i))) {
+          present.add(new int[] {g, i});
+          for (long r : group.rows()) {
+            read[Math.toIntExact(r)] = true;
+          }
+        }
       }
     }
     if (present.isEmpty()) {
@@ -87,27 +109,40 @@ public final class LoraPath implements AdapterDeltas {
     }
     double[][] rows = DeltaArrays.rows(input);
     if (privacy != null) {
-      for (double[] row : rows) {
-        privacy.release(row, noise);
+      for (int t = 0; t < tokens; t++) {
+        if (read[t]) {
+          privacy.release(rows[t], noise);
+          releases++;
+        }
       }
-      releases += rows.length;
+    }
+    List<String> paths = new ArrayList<>();
+    List<double[][]> inputs = new ArrayList<>();
+    for (int[] at : present) {
+      RowGroup group = groups.get(at[0]);
+      paths.add(group.modules().get(at[1]));
+      double[][] own = new double[group.rows().length][];
+      for (int k = 0; k < own.length; k++) {
+        own[k] = rows[(int) group.rows()[k]];
+      }
+      inputs.add(own);
     }
     List<double[][]> products =
-        mode == Mode.HE ? encrypted(modules, present, rows) : plaintext(modules, present, rows);
+        mode == Mode.HE ? encrypted(paths, inputs) : plaintext(paths, inputs);
     for (int k = 0; k < present.size(); k++) {
-      LoraAdapter.Site site = prepared.adapter().sites().get(modules.get(present.get(k)));
-      out[present.get(k)] = expand(site, products.get(k), step);
+      LoraAdapter.Site site = prepared.adapter().sites().get(paths.get(k));
+      out[present.get(k)[0]][present.get(k)[1]] = expand(site, products.get(k), step);
     }
     return out;
   }
 
-  private List<double[][]> encrypted(List<String> modules, List<Integer> present, double[][] rows) {
+  private List<double[][]> encrypted(List<String> paths, List<double[][]> inputs) {
     List<HeLoraOperator.SiteInputs> requests = new ArrayList<>();
-    for (int i : present) {
-      requests.add(new HeLoraOperator.SiteInputs(prepared.site(modules.get(i)), rows));
+    for (int k = 0; k < paths.size(); k++) {
+      requests.add(new HeLoraOperator.SiteInputs(prepared.site(paths.get(k)), inputs.get(k)));
     }
     long start = System.nanoTime();
-    List<HeLoraResult> results = prepared.operator(modules.get(present.get(0))).applyAll(requests);
+    List<HeLoraResult> results = applyAll(paths, requests);
     heNanos += System.nanoTime() - start;
     heCalls++;
     List<double[][]> products = new ArrayList<>();
@@ -124,10 +159,29 @@ public final class LoraPath implements AdapterDeltas {
     return products;
   }
 
-  private List<double[][]> plaintext(List<String> modules, List<Integer> present, double[][] rows) {
+  /** The requests on each operator (one per ring degree) in one call each, results in order. */
+  private List<HeLoraResult> applyAll(
+      List<String> paths, List<HeLoraOperator.SiteInputs> requests) {
+    java.util.Map<HeLoraOperator, List<Integer>> byOperator = new java.util.LinkedHashMap<>();
+    for (int k = 0; k < paths.size(); k++) {
+      byOperator.computeIfAbsent(prepared.operator(paths.get(k)), o -> new ArrayList<>()).add(k);
+    }
+    HeLoraResult[] results = new HeLoraResult[paths.size()];
+    for (var e : byOperator.entrySet()) {
+      List<HeLoraResult> part =
+          e.getKey().applyAll(e.getValue().stream().map(requests::get).toList());
+      for (int j = 0; j < part.size(); j++) {
+        results[e.getValue().get(j)] = part.get(j);
+      }
+    }
+    return List.of(results);
+  }
+
+  private List<double[][]> plaintext(List<String> paths, List<double[][]> inputs) {
     List<double[][]> products = new ArrayList<>();
-    for (int i : present) {
-      double[][] a = prepared.adapter().sites().get(modules.get(i)).a();
+    for (int k = 0; k < paths.size(); k++) {
+      double[][] a = prepared.adapter().sites().get(paths.get(k)).a();
+      double[][] rows = inputs.get(k);
       double[][] u = new double[rows.length][a.length];
       for (int t = 0; t < rows.length; t++) {
         for (int r = 0; r < a.length; r++) {

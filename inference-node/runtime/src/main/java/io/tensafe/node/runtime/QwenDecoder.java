@@ -1,6 +1,7 @@
 package io.tensafe.node.runtime;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
@@ -66,9 +67,12 @@ public final class QwenDecoder implements AutoCloseable {
       int topK,
       boolean normalise) {}
 
+  private final io.tensafe.tgsp.peft.BaseModelShape adapterShape;
+
   public QwenDecoder(ModelFolder folder) {
     this.manager = NDManager.newBaseManager("PyTorch");
     this.shape = folder.shape();
+    this.adapterShape = shape.adapterShape(folder.moe().orElse(null));
     this.modelType = folder.modelType();
     this.ropeTheta = folder.ropeTheta();
     this.rmsEps = (float) folder.rmsNormEps();
@@ -159,6 +163,11 @@ public final class QwenDecoder implements AutoCloseable {
 
   public ModelShape shape() {
     return shape;
+  }
+
+  /** The shape adapters are checked against, experts included for a Qwen3-MoE model. */
+  public io.tensafe.tgsp.peft.BaseModelShape adapterShape() {
+    return adapterShape;
   }
 
   /** A fresh cache for one sequence. */
@@ -307,24 +316,48 @@ public final class QwenDecoder implements AutoCloseable {
         weights.get(order[k]).add(e.normalise() ? w / sum : w);
       }
     }
-    float[] out = new float[tokens * hidden];
+    List<Integer> active = new java.util.ArrayList<>();
+    List<AdapterDeltas.RowGroup> gateUpGroups = new java.util.ArrayList<>();
     for (int x = 0; x < experts; x++) {
-      List<int[]> chosen = routes.get(x);
-      if (chosen.isEmpty()) {
-        continue;
+      if (!routes.get(x).isEmpty()) {
+        active.add(x);
+        String path = expertsPath + x + ".";
+        gateUpGroups.add(
+            new AdapterDeltas.RowGroup(
+                List.of(path + "gate_proj", path + "up_proj"),
+                routes.get(x).stream().mapToLong(r -> r[0]).toArray()));
       }
-      long[] rows = chosen.stream().mapToLong(r -> r[0]).toArray();
+    }
+    // Every routed expert's gate and up deltas in one unit of work, then every down delta in one.
+    NDArray[][] gateUp =
+        lora == null ? new NDArray[active.size()][2] : lora.groupedDeltas(gateUpGroups, m, step);
+    NDArray[] acts = new NDArray[active.size()];
+    List<AdapterDeltas.RowGroup> downGroups = new java.util.ArrayList<>();
+    long stacked = 0;
+    for (int k = 0; k < active.size(); k++) {
+      int x = active.get(k);
+      long[] rows = gateUpGroups.get(k).rows();
       NDArray in = m.get(new NDIndex("{}", step.create(rows)));
-      String path = expertsPath + x + ".";
-      NDArray[] gateUp =
-          lora == null
-              ? new NDArray[2]
-              : lora.deltas(List.of(path + "gate_proj", path + "up_proj"), in, step);
-      NDArray gate = plus(in.matMul(e.gateT()[x]), gateUp[0]);
-      NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(in.matMul(e.upT()[x]), gateUp[1]));
-      NDArray[] down =
-          lora == null ? new NDArray[1] : lora.deltas(List.of(path + "down_proj"), act, step);
-      float[] y = plus(act.matMul(e.downT()[x]), down[0]).toFloatArray();
+      NDArray gate = plus(in.matMul(e.gateT()[x]), gateUp[k][0]);
+      acts[k] = gate.mul(Activation.sigmoid(gate)).mul(plus(in.matMul(e.upT()[x]), gateUp[k][1]));
+      long[] own = new long[rows.length];
+      for (int r = 0; r < own.length; r++) {
+        own[r] = stacked++;
+      }
+      downGroups.add(new AdapterDeltas.RowGroup(List.of(expertsPath + x + ".down_proj"), own));
+    }
+    NDArray[][] down =
+        lora == null || active.isEmpty()
+            ? new NDArray[active.size()][1]
+            : lora.groupedDeltas(
+                downGroups,
+                acts.length == 1 ? acts[0] : NDArrays.concat(new ai.djl.ndarray.NDList(acts)),
+                step);
+    float[] out = new float[tokens * hidden];
+    for (int k = 0; k < active.size(); k++) {
+      int x = active.get(k);
+      long[] rows = gateUpGroups.get(k).rows();
+      float[] y = plus(acts[k].matMul(e.downT()[x]), down[k][0]).toFloatArray();
       for (int r = 0; r < rows.length; r++) {
         float w = weights.get(x).get(r);
         int base = (int) rows[r] * hidden;

@@ -1,5 +1,6 @@
 package io.tensafe.node.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.backend.CpuBackend;
@@ -104,6 +105,36 @@ class ExpertAdaptersTest {
       assertTrue(mergedError < 1e-4 * largest, "plaintext vs merged: " + mergedError);
       assertTrue(heError < 1e-3 * largest, "HE vs plaintext: " + heError + " of " + largest);
       assertTrue(effect > 20 * (mergedError + heError), "the test must be able to fail");
+    }
+  }
+
+  @Test
+  void releases_countTheSharedExpertInputOnce_andOneDownPerRoutedExpert_asTheMarketplaceDoes()
+      throws Exception {
+    try (TinyModel model = TinyModel.generate(DType.F32, 54, ModelGenerator.Arch.QWEN3_MOE)) {
+      ModelShape shape = model.decoder().shape();
+      LoraAdapter adapter =
+          LoraAdapter.randomForAttention(shape, 4, 2.0, 0.05, 55)
+              .with(LoraAdapter.randomForExperts(shape, ModelGenerator.TINY_MOE, 4, 2.0, 0.2, 56));
+      LoraPath noisy =
+          new LoraPath(
+              new PreparedAdapter(adapter, null),
+              LoraPath.Mode.PLAINTEXT,
+              new InputPrivacy(1.0, 1.0));
+      logits(model.decoder(), noisy);
+      int perToken =
+          io.tensafe.tgsp.peft.LoraInputs.releasesPerToken(
+              adapter.sites().keySet().stream().map(site -> site + ".lora_A.weight").toList(),
+              ModelGenerator.TINY_MOE.expertsPerToken());
+      int sparse = 0;
+      for (int l = 0; l < shape.layers(); l++) {
+        sparse += ModelGenerator.TINY_MOE.sparse(l) ? 1 : 0;
+      }
+      // Per layer: q/k/v's input and o's; per sparse layer also the experts' shared input and one
+      // activation per routed expert.
+      assertEquals(
+          2 * shape.layers() + sparse * (1 + ModelGenerator.TINY_MOE.expertsPerToken()), perToken);
+      assertEquals((long) PROMPT.length * perToken, noisy.releases());
     }
   }
 }

@@ -8,7 +8,12 @@ their probabilities (renormalised when norm_topk_prob), tied or separate output 
 in float64 with Debian's PyTorch. It reads the model folder itself (config.json and every
 *.safetensors file: an 8-byte little-endian header length, a JSON header, then the raw tensors).
 
-Usage: python3 qwen_reference.py MODEL_DIR TOKEN,TOKEN,... OUT_FILE
+With an adapter (PEFT's tensor names, "base_model.model.<module>.lora_A.weight" [r, in] and
+"...lora_B.weight" [out, r], in one safetensors file, and its scale s = alpha / r), every adapted
+linear module computes W x (+ bias) + s * B (A x), as PEFT's LoRA layer does; an expert's module is
+adapted only for the tokens routed to it, since only they run it.
+
+Usage: python3 qwen_reference.py MODEL_DIR TOKEN,TOKEN,... OUT_FILE [ADAPTER_FILE SCALE]
 Writes the last token's logits to OUT_FILE as little-endian float64.
 """
 import glob
@@ -55,10 +60,27 @@ def rotate_half(x):
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
+ADAPTER = {}
+SCALE = 0.0
+
+
+def linear(x, w, module):
+    """x W^T (+ bias), plus the adapter's s * (x A^T) B^T where it adapts this module."""
+    y = x @ w[module + ".weight"].T
+    bias = w.get(module + ".bias")
+    if bias is not None:
+        y = y + bias
+    a = ADAPTER.get("base_model.model." + module + ".lora_A.weight")
+    if a is not None:
+        b = ADAPTER["base_model.model." + module + ".lora_B.weight"]
+        y = y + SCALE * ((x @ a.T) @ b.T)
+    return y
+
+
 def swiglu(m, w, prefix):
-    gate = m @ w[prefix + "gate_proj.weight"].T
-    up = m @ w[prefix + "up_proj.weight"].T
-    return (torch.nn.functional.silu(gate) * up) @ w[prefix + "down_proj.weight"].T
+    gate = linear(m, w, prefix + "gate_proj")
+    up = linear(m, w, prefix + "up_proj")
+    return linear(torch.nn.functional.silu(gate) * up, w, prefix + "down_proj")
 
 
 def sparse(config, layer):
@@ -110,11 +132,7 @@ def forward(model_dir, tokens):
         h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
 
         def project(name, out_heads):
-            y = h @ w[p + f"self_attn.{name}.weight"].T
-            bias = w.get(p + f"self_attn.{name}.bias")
-            if bias is not None:
-                y = y + bias
-            return y.reshape(n, out_heads, head_dim)
+            return linear(h, w, p + f"self_attn.{name}").reshape(n, out_heads, head_dim)
 
         q = project("q_proj", heads)
         k = project("k_proj", kv_heads)
@@ -129,7 +147,7 @@ def forward(model_dir, tokens):
         v = v.repeat_interleave(group, dim=1)
         scores = torch.einsum("thd,shd->hts", q, k) / head_dim**0.5 + mask
         attended = torch.einsum("hts,shd->thd", torch.softmax(scores, dim=-1), v)
-        x = x + attended.reshape(n, heads * head_dim) @ w[p + "self_attn.o_proj.weight"].T
+        x = x + linear(attended.reshape(n, heads * head_dim), w, p + "self_attn.o_proj")
 
         m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         if sparse(config, layer):
@@ -145,7 +163,11 @@ def forward(model_dir, tokens):
 
 
 def main():
+    global ADAPTER, SCALE
     model_dir, token_list, out_file = sys.argv[1:4]
+    if len(sys.argv) > 4:
+        ADAPTER = read_safetensors(sys.argv[4])
+        SCALE = float(sys.argv[5])
     tokens = [int(t) for t in token_list.split(",")]
     logits = forward(model_dir, tokens)
     with open(out_file, "wb") as f:

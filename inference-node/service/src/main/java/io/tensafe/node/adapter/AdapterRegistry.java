@@ -1,7 +1,6 @@
 package io.tensafe.node.adapter;
 
 import io.tensafe.kernels.helora.HeLoraOperator;
-import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.PreparedAdapter;
 import java.io.IOException;
@@ -28,7 +27,7 @@ import java.util.function.IntFunction;
  */
 public final class AdapterRegistry {
   private final AdapterSource source;
-  private final ModelShape shape;
+  private final io.tensafe.tgsp.peft.BaseModelShape shape;
   private final IntFunction<HeLoraOperator> operatorFor;
   private final long budgetBytes;
   private final LinkedHashMap<AdapterKey, LoadedAdapter> held =
@@ -46,7 +45,7 @@ public final class AdapterRegistry {
    */
   public AdapterRegistry(
       AdapterSource source,
-      ModelShape shape,
+      io.tensafe.tgsp.peft.BaseModelShape shape,
       IntFunction<HeLoraOperator> operatorFor,
       long budgetBytes) {
     if (budgetBytes < 1) {

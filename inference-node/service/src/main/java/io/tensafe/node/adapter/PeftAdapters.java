@@ -1,9 +1,9 @@
 package io.tensafe.node.adapter;
 
-import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.peft.AdapterConfig;
+import io.tensafe.tgsp.peft.BaseModelShape;
 import io.tensafe.tgsp.peft.LoraSite;
 import io.tensafe.tgsp.peft.PeftAdapter;
 import io.tensafe.tgsp.safetensors.DType;
@@ -26,20 +26,22 @@ import java.util.regex.Pattern;
 
 /**
  * PEFT LoRA folders ({@code adapter_config.json} + {@code adapter_model.safetensors}) to and from
- * {@link LoraAdapter}s for a base model. Reading checks every site against the model: the layer
- * exists, the module is one of q/k/v/o (self_attn) or gate/up/down (mlp), and A is [r, in] and B is
- * [out, r] with the module's widths. Weights in F32, F16, BF16 or F64 are widened to double.
+ * {@link LoraAdapter}s for a base model. Reading checks every site against the model ({@link
+ * BaseModelShape#incompatibilities}): the layer exists, the module is one of q/k/v/o (self_attn),
+ * gate/up/down (a dense mlp) or an expert's gate/up/down ({@code mlp.experts.E}, in a Qwen3-MoE
+ * model's sparse layers only), and A is [r, in] and B is [out, r] with the module's widths. Weights
+ * in F32, F16, BF16 or F64 are widened to double.
  */
 public final class PeftAdapters {
   private static final Pattern SITE =
       Pattern.compile(
-          "(?:base_model\\.model\\.)?model\\.layers\\.(\\d{1,6})\\.(self_attn|mlp)\\."
-              + "(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj)");
+          "(?:base_model\\.model\\.)?(model\\.layers\\.\\d{1,6}\\."
+              + "(?:self_attn|mlp|mlp\\.experts\\.\\d{1,7})\\.[a-z_]+)");
 
   private PeftAdapters() {}
 
   /** Reads and checks the PEFT folder {@code folder} against {@code shape}. */
-  public static LoraAdapter read(Path folder, ModelShape shape)
+  public static LoraAdapter read(Path folder, BaseModelShape shape)
       throws IOException, AdapterRejectedException {
     PeftAdapter peft;
     try {
@@ -47,15 +49,15 @@ public final class PeftAdapters {
     } catch (TgspException e) {
       throw new AdapterRejectedException(e.getMessage(), e);
     }
+    requireFits(peft.sites(), shape);
     AdapterConfig config = peft.config();
     double scale = config.scaling().factor(config.alpha().doubleValue(), config.rank());
     Map<String, LoraAdapter.Site> sites = new HashMap<>();
     try (SafetensorsFile file = SafetensorsFile.open(peft.weights())) {
       for (LoraSite site : peft.sites()) {
-        String module = modulePath(site, shape);
         double[][] a = matrix(file.read(site.a()));
         double[][] b = matrix(file.read(site.b()));
-        sites.put(module, new LoraAdapter.Site(a, b, scale));
+        sites.put(modulePath(site), new LoraAdapter.Site(a, b, scale));
       }
     } catch (TgspException e) {
       throw new AdapterRejectedException(e.getMessage(), e);
@@ -63,44 +65,34 @@ public final class PeftAdapters {
     return new LoraAdapter(sites);
   }
 
-  private static String modulePath(LoraSite site, ModelShape shape)
+  private static void requireFits(List<LoraSite> sites, BaseModelShape shape)
       throws AdapterRejectedException {
+    Map<String, List<Long>> shapes = new TreeMap<>();
+    for (LoraSite site : sites) {
+      modulePath(site);
+      shapes.put(site.a().name(), site.a().shape());
+      shapes.put(site.b().name(), site.b().shape());
+    }
+    List<String> problems = shape.incompatibilities(shapes);
+    if (!problems.isEmpty()) {
+      throw new AdapterRejectedException(
+          "the adapter does not fit this model: "
+              + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
+              + (problems.size() > 5 ? "; and " + (problems.size() - 5) + " more" : ""));
+    }
+  }
+
+  /** The decoder's key for a site: its PEFT module path without {@code base_model.model.}. */
+  private static String modulePath(LoraSite site) throws AdapterRejectedException {
     Matcher m = SITE.matcher(site.site());
     if (!m.matches()) {
       throw new AdapterRejectedException(
           "site "
               + site.site()
-              + " is not a q/k/v/o_proj or gate/up/down_proj of a decoder layer of this model");
+              + " is not a q/k/v/o_proj or gate/up/down_proj (of the MLP or of an expert) of a"
+              + " decoder layer");
     }
-    int layer = Integer.parseInt(m.group(1));
-    String block = m.group(2);
-    String module = m.group(3);
-    boolean attention = LoraAdapter.ATTENTION.contains(module);
-    if (attention != block.equals("self_attn")) {
-      throw new AdapterRejectedException(
-          "site " + site.site() + ": " + module + " is not in " + block);
-    }
-    if (layer >= shape.layers()) {
-      throw new AdapterRejectedException(
-          "site " + site.site() + ": the base model has " + shape.layers() + " layers");
-    }
-    int[] widths = shape.linearWidths(module).orElseThrow();
-    if (site.inFeatures() != widths[0] || site.outFeatures() != widths[1]) {
-      throw new AdapterRejectedException(
-          "site "
-              + site.site()
-              + ": A is "
-              + site.a().shape()
-              + " and B is "
-              + site.b().shape()
-              + " but the base model's "
-              + module
-              + " maps "
-              + widths[0]
-              + " to "
-              + widths[1]);
-    }
-    return "model.layers." + layer + "." + block + "." + module;
+    return m.group(1);
   }
 
   private static double[][] matrix(Tensor t) throws AdapterRejectedException {

@@ -65,16 +65,28 @@ public class FleetService {
     model
         .modelShape()
         .ifPresent(
-            shape ->
-                registration.put(
-                    "modelShape",
-                    Map.of(
-                        "hiddenSize", shape.hiddenSize(),
-                        "intermediateSize", shape.intermediateSize(),
-                        "layers", shape.layers(),
-                        "attentionHeads", shape.attentionHeads(),
-                        "keyValueHeads", shape.keyValueHeads(),
-                        "headDim", shape.headDim())));
+            shape -> {
+              Map<String, Object> reported = new java.util.HashMap<>();
+              reported.put("hiddenSize", shape.hiddenSize());
+              reported.put("intermediateSize", shape.intermediateSize());
+              reported.put("layers", shape.layers());
+              reported.put("attentionHeads", shape.attentionHeads());
+              reported.put("keyValueHeads", shape.keyValueHeads());
+              reported.put("headDim", shape.headDim());
+              shape
+                  .moe()
+                  .ifPresent(
+                      e ->
+                          reported.put(
+                              "experts",
+                              Map.of(
+                                  "experts", e.experts(),
+                                  "expertsPerToken", e.expertsPerToken(),
+                                  "intermediateSize", e.intermediateSize(),
+                                  "sparseStep", e.sparseStep(),
+                                  "mlpOnlyLayers", e.mlpOnlyLayers())));
+              registration.put("modelShape", reported);
+            });
     var client = marketplace.client().get();
     link =
         new FleetLink(

@@ -307,7 +307,8 @@ public class ModelService {
       generator();
       operators = new HeOperators(backend);
       registry =
-          new AdapterRegistry(source, decoder.shape(), operators, config.adapterMemoryMb() << 20);
+          new AdapterRegistry(
+              source, decoder.adapterShape(), operators, config.adapterMemoryMb() << 20);
       Log.infof("adapters come from %s", source.describe());
     }
     return registry;

@@ -51,7 +51,7 @@ class AdapterRegistryTest {
           }
         };
     return new AdapterRegistry(
-        counting, ModelShape.TINY, new HeOperators(new CpuBackend()), budget);
+        counting, ModelShape.TINY.adapterShape(), new HeOperators(new CpuBackend()), budget);
   }
 
   @Test

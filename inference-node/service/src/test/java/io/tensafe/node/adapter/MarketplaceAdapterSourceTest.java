@@ -49,7 +49,7 @@ class MarketplaceAdapterSourceTest {
     registry =
         new AdapterRegistry(
             new MarketplaceAdapterSource(client, "node-1", fleet, dir.resolve("cache")),
-            ModelShape.TINY,
+            ModelShape.TINY.adapterShape(),
             new HeOperators(new CpuBackend()),
             1L << 30);
   }
