@@ -32,6 +32,7 @@ class IncompatibleAdapterTest {
           + "\"attentionHeads\":4,\"keyValueHeads\":2,\"headDim\":16}";
 
   @Inject EntityManager em;
+  @Inject ServedVersions versions;
 
   FakeNode node;
   GatewayFixture fixture;
@@ -79,6 +80,87 @@ class IncompatibleAdapterTest {
         .contentType("application/problem+json")
         .body("type", containsString("package-incompatible"))
         .body("detail", containsString("q_proj maps 64 to 64"));
+  }
+
+  /**
+   * A Qwen3-MoE node (4 layers, every second sparse but layer 3, 4 experts of width 24, 2 per
+   * token): adapters on its experts upload, misplaced ones are refused naming the tensor, and a
+   * token's releases count the experts it runs, not every adapted expert.
+   */
+  @Test
+  void expertAdapters_fitTheReportedExperts_andCountTheExpertsATokenRuns() throws Exception {
+    String experts =
+        "\"modelShape\":{\"hiddenSize\":64,\"intermediateSize\":128,\"layers\":4,"
+            + "\"attentionHeads\":4,\"keyValueHeads\":2,\"headDim\":16,\"experts\":{"
+            + "\"experts\":4,\"expertsPerToken\":2,\"intermediateSize\":24,\"sparseStep\":2,"
+            + "\"mlpOnlyLayers\":[3]}}";
+    Actors.registerNode(
+            fixture.nodeToken(),
+            fixture.fleet(),
+            "node-moe",
+            "{\"fleetId\":\"fleet-"
+                + fixture.suffix()
+                + "\",\"name\":\"node-moe\",\"baseModels\":[\"tensafe/qwen3-tiny-moe\"],"
+                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4,"
+                + experts
+                + "}")
+        .then()
+        .statusCode(200);
+    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + fixture.suffix(), Actors.RANDOM);
+    Actors.registerKey("creator-" + fixture.suffix(), key);
+    io.tensafe.tgsp.peft.BaseModelShape shape =
+        new io.tensafe.tgsp.peft.BaseModelShape(
+            64, 128, 4, 4, 2, 16, new io.tensafe.tgsp.peft.ExpertShape(4, 2, 24, 2, List.of(3)));
+    java.nio.file.Path peft =
+        io.tensafe.tgsp.peft.SyntheticAdapter.fitting(
+                shape,
+                4,
+                4,
+                8,
+                List.of("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj"),
+                io.tensafe.tgsp.safetensors.DType.F32,
+                "tensafe/qwen3-tiny-moe")
+            .write(java.nio.file.Files.createTempDirectory("moe").resolve("peft"), 1);
+    String ref = "experts-" + fixture.suffix();
+    Actors.upload(
+        "creator-" + fixture.suffix(),
+        Actors.pack(peft, ref, "1.0.0", fixture.fleet(), key, List.of("bank"), "1.1", 1500, 2000));
+    // Per token: q/k/v's input in 4 layers; in sparse layer 1 the experts' shared input and one
+    // activation for each of the 2 experts it runs (not all 4); the dense MLPs of layers 0, 2, 3
+    // two inputs each.
+    assertEquals(4 + (1 + 2) + 3 * 2, versions.releasesPerToken(ref, "1.0.0"));
+
+    java.nio.file.Path dense =
+        io.tensafe.tgsp.peft.SyntheticAdapter.fitting(
+                new io.tensafe.tgsp.peft.BaseModelShape(64, 128, 4, 4, 2, 16),
+                2,
+                4,
+                8,
+                List.of("gate_proj"),
+                io.tensafe.tgsp.safetensors.DType.F32,
+                "tensafe/qwen3-tiny-moe")
+            .write(java.nio.file.Files.createTempDirectory("dense").resolve("peft"), 1);
+    given()
+        .auth()
+        .oauth2(Actors.token("creator-" + fixture.suffix(), "creator"))
+        .contentType("application/octet-stream")
+        .body(
+            Actors.pack(
+                dense,
+                "dense-" + fixture.suffix(),
+                "1.0.0",
+                fixture.fleet(),
+                key,
+                List.of("bank"),
+                "1.1",
+                1500,
+                2000))
+        .post("/api/creator/packages")
+        .then()
+        .statusCode(422)
+        .contentType("application/problem+json")
+        .body("type", containsString("package-incompatible"))
+        .body("detail", containsString("layer 1 routes its MLP to experts"));
   }
 
   @Test

@@ -193,6 +193,31 @@ public final class Actors {
     Path peft =
         new SyntheticAdapter(1, 32, 4, 8, List.of("q_proj"), DType.F32, baseModel)
             .write(dir.resolve("peft"), 1);
+    return pack(
+        peft,
+        adapterId,
+        version,
+        recipient,
+        signer,
+        keywords,
+        noiseMultiplier,
+        promptPrice,
+        completionPrice);
+  }
+
+  /** A signed package of the PEFT folder {@code peft}, as above. */
+  public static byte[] pack(
+      Path peft,
+      String adapterId,
+      String version,
+      FleetKeyPair recipient,
+      CreatorKeyPair signer,
+      List<String> keywords,
+      String noiseMultiplier,
+      long promptPrice,
+      long completionPrice)
+      throws Exception {
+    Path dir = Files.createTempDirectory("pkg");
     PackOptions options =
         new PackOptions(
             UUID.randomUUID().toString(),

@@ -17,8 +17,9 @@ import java.util.SplittableRandom;
  * Writes a PEFT LoRA folder with random weights, for demos, tests and benchmarks: {@code layers}
  * layers × the given modules, Gaussian A and B with σ = 0.02, fixed by {@code seed}. Each module
  * has its base model's widths when {@code shape} is given (so the adapter fits that model), else
- * square {@code hidden × hidden} projections. Not a trained adapter: it changes a model's outputs,
- * but not usefully.
+ * square {@code hidden × hidden} projections. On a mixture-of-experts model's sparse layers an MLP
+ * module is adapted on every expert ({@code mlp.experts.E.gate_proj}), as PEFT's {@code
+ * target_modules} match it. Not a trained adapter: it changes a model's outputs, but not usefully.
  *
  * @param baseModel written as {@code base_model_name_or_path}
  * @param shape the base model's widths, or null for square projections of width {@code hidden}
@@ -77,6 +78,11 @@ public record SyntheticAdapter(
         .orElseThrow(() -> new IllegalArgumentException("the base model has no module " + module));
   }
 
+  private void add(List<Tensor> tensors, String site, int[] widths, SplittableRandom random) {
+    tensors.add(gaussian(site + ".lora_A.weight", rank, widths[0], random));
+    tensors.add(gaussian(site + ".lora_B.weight", widths[1], rank, random));
+  }
+
   /** Writes {@code adapter_config.json} and {@code adapter_model.safetensors} into {@code dir}. */
   public Path write(Path dir, long seed) throws IOException {
     Files.createDirectories(dir);
@@ -84,11 +90,26 @@ public record SyntheticAdapter(
     List<Tensor> tensors = new ArrayList<>();
     for (int layer = 0; layer < layers; layer++) {
       for (String module : modules) {
-        int[] widths = widths(module);
-        String block = BaseModelShape.isAttention(module) ? ".self_attn." : ".mlp.";
-        String site = "base_model.model.model.layers." + layer + block + module;
-        tensors.add(gaussian(site + ".lora_A.weight", rank, widths[0], random));
-        tensors.add(gaussian(site + ".lora_B.weight", widths[1], rank, random));
+        String layerPath = "base_model.model.model.layers." + layer;
+        if (BaseModelShape.isAttention(module)) {
+          add(tensors, layerPath + ".self_attn." + module, widths(module), random);
+          continue;
+        }
+        final int l = layer;
+        java.util.Optional<ExpertShape> experts =
+            shape == null ? java.util.Optional.empty() : shape.moe().filter(e -> e.sparse(l));
+        if (experts.isEmpty()) {
+          add(tensors, layerPath + ".mlp." + module, widths(module), random);
+          continue;
+        }
+        // As PEFT's target_modules match it: the module of every expert of a sparse layer.
+        for (int e = 0; e < experts.get().experts(); e++) {
+          add(
+              tensors,
+              layerPath + ".mlp.experts." + e + "." + module,
+              experts.get().widths(module, hidden),
+              random);
+        }
       }
     }
     try (OutputStream out = Files.newOutputStream(dir.resolve(PeftAdapter.WEIGHTS_FILE))) {

@@ -147,6 +147,26 @@ class BaseModelShapeTest {
             "experts.2.q_proj.lora_B.weight: an expert has gate_proj, up_proj and down_proj only")) {
       assertTrue(all.contains(expected), expected + " in\n" + all);
     }
+    Path synthetic =
+        SyntheticAdapter.fitting(
+                moe,
+                4,
+                4,
+                8,
+                List.of("q_proj", "gate_proj", "up_proj", "down_proj"),
+                DType.F32,
+                "tiny-moe")
+            .write(dir.resolve("moe"), 1);
+    Map<String, List<Long>> written = shapes(synthetic);
+    assertEquals(List.of(), moe.incompatibilities(written));
+    assertTrue(
+        written.containsKey(
+            "base_model.model.model.layers.1.mlp.experts.3.down_proj.lora_A.weight"));
+    assertTrue(written.containsKey("base_model.model.model.layers.0.mlp.down_proj.lora_A.weight"));
+    assertEquals(
+        2 * (4 + 4 * 3 + 3 * 3),
+        written.size(),
+        "q in 4 layers, 4 experts × 3 in sparse layer 1, 3 dense modules in layers 0, 2 and 3");
     assertTrue(
         tiny().incompatibilities(fits).stream()
             .anyMatch(p -> p.endsWith("the base model has no experts")),
