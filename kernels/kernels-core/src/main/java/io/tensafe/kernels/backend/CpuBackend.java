@@ -2,7 +2,6 @@ package io.tensafe.kernels.backend;
 
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
-import io.tensafe.kernels.ring.PointwiseLoops;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -81,8 +80,11 @@ public final class CpuBackend implements HeBackend {
       for (int p = 0; p < plaintexts; p++) {
         long[] pt = weights.plaintext(p);
         long[] ptShoup = weights.plaintextShoup(p);
-        // c0·p + (c1·p)·s: the product, decrypted.
-        PointwiseLoops.decryptedProduct(q, c0, c1t, pt, ptShoup, s, sShoup, decrypted);
+        for (int i = 0; i < n; i++) {
+          long product0 = q.mulShoup(c0[i], pt[i], ptShoup[i]); // c0·p
+          long product1 = q.mulShoup(c1t[i], pt[i], ptShoup[i]); // c1·p
+          decrypted[i] = q.add(product0, q.mulShoup(product1, s[i], sShoup[i])); // + (c1·p)·s
+        }
         if (!extract) {
           ntt.inverseInPlace(decrypted);
         }

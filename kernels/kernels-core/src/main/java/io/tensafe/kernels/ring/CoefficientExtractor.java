@@ -63,6 +63,15 @@ public final class CoefficientExtractor {
       throw new IllegalArgumentException(
           "expected " + weights.length + " values, got " + ntt.length);
     }
-    return PointwiseLoops.innerProduct(modulus, ntt, weights, weightsShoup);
+    final long q = modulus.value();
+    final long twoQ = 2 * q;
+    long sum = 0; // Range: [0, 2q)
+    for (int i = 0; i < ntt.length; i++) {
+      long v = ntt[i];
+      long term = v * weights[i] - Math.unsignedMultiplyHigh(v, weightsShoup[i]) * q; // [0, 2q)
+      sum += term;
+      sum -= twoQ & ((twoQ - 1 - sum) >> 63);
+    }
+    return sum >= q ? sum - q : sum;
   }
 }
