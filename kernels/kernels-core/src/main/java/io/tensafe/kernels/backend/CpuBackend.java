@@ -2,13 +2,9 @@ package io.tensafe.kernels.backend;
 
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
-import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
-/**
- * The reference backend: plain Java, one limb after another; the sites of one unit of work run side
- * by side ({@link #hostedLoraAll}).
- */
+/** The reference backend: plain Java, one limb after another, on the calling thread. */
 public final class CpuBackend implements HeBackend {
   private final LongAdder hostedEncryptNanos = new LongAdder();
   private final LongAdder hostedProductDecryptNanos = new LongAdder();
@@ -40,18 +36,6 @@ public final class CpuBackend implements HeBackend {
     for (int k = 0; k < batch.size(); k++) {
       batch.tables().get(k).inverseInPlace(batch.limbs()[k]);
     }
-  }
-
-  /**
-   * The calls side by side on the common fork-join pool when there are several (the sites of one
-   * unit of work are independent: each call owns its messages), outputs in call order.
-   */
-  @Override
-  public List<HostedLoraOutput> hostedLoraAll(List<HostedLoraCall> calls) {
-    if (calls.size() < 2) {
-      return HeBackend.super.hostedLoraAll(calls);
-    }
-    return calls.parallelStream().map(c -> hostedLora(c.weights(), c.messages(), c.c1())).toList();
   }
 
   @Override
