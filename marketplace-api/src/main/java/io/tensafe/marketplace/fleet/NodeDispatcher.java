@@ -14,21 +14,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Chooses nodes for a request: healthy (fresh heartbeat, not suspended, with an endpoint), of the
  * package's fleet, serving its base model; those that hold the adapter first, then the least loaded
- * (requests in flight from this marketplace instance over the node's declared concurrency). A node
- * at its concurrency is skipped, so a full fleet is refused rather than queued. Thread-safe.
+ * (requests in flight over the node's declared concurrency, counted for every replica together
+ * unless {@code tensafe.limits.scope} says otherwise). A node at its concurrency is skipped, so a
+ * full fleet is refused rather than queued. Thread-safe.
  */
 @ApplicationScoped
 public class NodeDispatcher {
   @Inject NodesConfig nodes;
   @Inject EntityManager em;
 
-  private final Map<UUID, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+  @Inject io.tensafe.marketplace.limits.Limits limits;
 
   /** A node with a fresh heartbeat that serves the model, and whether it has the adapter loaded. */
   private record FreshNode(
@@ -59,25 +58,50 @@ public class NodeDispatcher {
                 .setParameter("fresh", OffsetDateTime.now().minus(nodes.heartbeatTimeout()))
                 .setParameter("model", baseModel),
             FreshNode.class);
+    var slots = limits.slots();
+    int[] held = slots.held(serving.stream().map(FreshNode::id).toList());
+    Map<UUID, Integer> load = new java.util.HashMap<>();
+    for (int k = 0; k < held.length; k++) {
+      load.put(serving.get(k).id(), held[k]);
+    }
     List<FreshNode> ordered = new ArrayList<>(serving);
     ordered.sort(
         Comparator.comparing((FreshNode n) -> !n.adapterLoaded())
-            .thenComparingDouble(n -> load(n.id()) / (double) n.maxConcurrency()));
-    List<NodeTarget> targets = new ArrayList<>();
-    for (FreshNode n : ordered) {
+            .thenComparingDouble(n -> load.get(n.id()) / (double) n.maxConcurrency()));
+    // Slots are taken in ascending node id (the lock order every transaction follows), then the
+    // targets listed best first.
+    Map<UUID, NodeTarget> taken = new java.util.HashMap<>();
+    List<FreshNode> byId = new ArrayList<>(serving);
+    byId.sort(Comparator.comparing(FreshNode::id));
+    for (FreshNode n : byId) {
       StringBuilder why = new StringBuilder();
       Optional<URI> endpoint = NodeEndpoint.parse(n.endpoint(), why);
       if (endpoint.isEmpty()) {
         Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n.name(), why);
         continue;
       }
-      AtomicInteger count = inFlight.computeIfAbsent(n.id(), k -> new AtomicInteger());
-      if (count.incrementAndGet() > n.maxConcurrency()) {
-        count.decrementAndGet();
+      if (load.get(n.id()) >= n.maxConcurrency()) {
         continue;
       }
-      targets.add(
-          new NodeTarget(n.id(), n.name(), endpoint.get(), n.adapterLoaded(), n.dispatchToken()));
+      slots
+          .take("node", n.id(), n.maxConcurrency())
+          .ifPresent(
+              slot ->
+                  taken.put(
+                      n.id(),
+                      new NodeTarget(
+                          n.id(),
+                          n.name(),
+                          endpoint.get(),
+                          n.adapterLoaded(),
+                          n.dispatchToken(),
+                          slot)));
+    }
+    List<NodeTarget> targets = new ArrayList<>();
+    for (FreshNode n : ordered) {
+      if (taken.containsKey(n.id())) {
+        targets.add(taken.get(n.id()));
+      }
     }
     return targets;
   }
@@ -100,15 +124,11 @@ public class NodeDispatcher {
 
   /** Gives back a slot taken by {@link #candidates}. */
   public void release(NodeTarget target) {
-    AtomicInteger count = inFlight.get(target.id());
-    if (count != null) {
-      count.decrementAndGet();
-    }
+    limits.slots().give(target.slot());
   }
 
-  /** Requests in flight to {@code node} from this instance. */
+  /** Requests in flight to {@code node}. */
   public int load(UUID node) {
-    AtomicInteger count = inFlight.get(node);
-    return count == null ? 0 : count.get();
+    return limits.slots().held(List.of(node))[0];
   }
 }

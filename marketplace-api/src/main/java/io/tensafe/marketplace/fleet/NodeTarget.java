@@ -11,9 +11,11 @@ import java.util.UUID;
  * @param endpoint where it accepts generation requests
  * @param hasAdapter whether its last heartbeat said it holds the adapter
  * @param dispatchToken the secret to present to it
+ * @param slot the lease on one of its concurrency slots that this target holds ({@link
+ *     NodeDispatcher#release} gives it back)
  */
 public record NodeTarget(
-    UUID id, String name, URI endpoint, boolean hasAdapter, String dispatchToken) {
+    UUID id, String name, URI endpoint, boolean hasAdapter, String dispatchToken, UUID slot) {
   @Override
   public String toString() {
     return "NodeTarget[" + name + " at " + endpoint + "]";

@@ -14,7 +14,6 @@ import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.tokens.PromptTokenizer;
-import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -26,10 +25,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A metered request from start to bill: resolve the model (an adapter, or {@code auto} through the
@@ -55,14 +51,7 @@ public class MeteredCompletions {
   @Inject GatewayMetrics metrics;
   @Inject PromptTokenizer tokenizer;
 
-  private RequestRateLimiter rate;
-
-  @PostConstruct
-  void limits() {
-    rate = new RequestRateLimiter(gateway.requestsPerMinutePerKey(), System::nanoTime);
-  }
-
-  private final Map<UUID, AtomicInteger> perKey = new ConcurrentHashMap<>();
+  @Inject io.tensafe.marketplace.limits.Limits limits;
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -78,6 +67,7 @@ public class MeteredCompletions {
    */
   public record Started(
       UUID keyId,
+      UUID keySlot,
       String requestId,
       ServedVersion version,
       String routeReason,
@@ -95,23 +85,26 @@ public class MeteredCompletions {
    *     {@code tensafe.gateway.max-concurrency-per-key} requests in flight, on this instance
    */
   public Started start(ApiKeyPrincipal key, CompletionRequest r) {
-    acquireSlot(key);
+    UUID slot = acquireSlot(key);
     try {
-      return dispatch(key, r);
+      return dispatch(key, r, slot);
     } catch (RuntimeException e) {
-      releaseSlot(key.keyId());
+      releaseSlot(slot);
       throw e;
     }
   }
 
   /**
-   * Takes one of the key's request slots (hosted requests and private sessions alike).
+   * Takes one of the key's request slots (hosted requests and private sessions alike), counted for
+   * every replica together unless {@code tensafe.limits.scope} says otherwise.
    *
+   * @return the slot's lease, for {@link #releaseSlot}
    * @throws ApiProblem 429 with Retry-After when the key has started {@code
    *     tensafe.gateway.requests-per-minute-per-key} requests in the last minute, or already has
-   *     {@code tensafe.gateway.max-concurrency-per-key} in flight, on this instance
+   *     {@code tensafe.gateway.max-concurrency-per-key} in flight
    */
-  public void acquireSlot(ApiKeyPrincipal key) {
+  public UUID acquireSlot(ApiKeyPrincipal key) {
+    var rate = limits.rate();
     int wait = rate.tryAcquire(key.keyId());
     if (wait > 0) {
       throw new ApiProblem(
@@ -119,22 +112,22 @@ public class MeteredCompletions {
           "this API key may start " + rate.perMinute() + " requests per minute",
           wait);
     }
-    var inFlight = perKey.computeIfAbsent(key.keyId(), k -> new AtomicInteger());
-    if (inFlight.incrementAndGet() > gateway.maxConcurrencyPerKey()) {
-      inFlight.decrementAndGet();
-      throw new ApiProblem(
-          ProblemKind.RATE_LIMITED,
-          "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
-          1);
-    }
+    return limits
+        .slots()
+        .take("key", key.keyId(), gateway.maxConcurrencyPerKey())
+        .orElseThrow(
+            () ->
+                new ApiProblem(
+                    ProblemKind.RATE_LIMITED,
+                    "this API key already has "
+                        + gateway.maxConcurrencyPerKey()
+                        + " requests in flight",
+                    1));
   }
 
   /** Gives back a slot {@link #acquireSlot} took. */
-  public void releaseSlot(UUID keyId) {
-    var inFlight = perKey.get(keyId);
-    if (inFlight != null) {
-      inFlight.decrementAndGet();
-    }
+  public void releaseSlot(UUID lease) {
+    limits.slots().give(lease);
   }
 
   /** What a request was admitted with, before any node is called. */
@@ -147,7 +140,7 @@ public class MeteredCompletions {
       List<NodeTarget> targets,
       int promptTokens) {}
 
-  private Started dispatch(ApiKeyPrincipal key, CompletionRequest r) {
+  private Started dispatch(ApiKeyPrincipal key, CompletionRequest r, UUID slot) {
     // Routing, node choice, the request record and the DP reservation share one transaction, so
     // the gateway commits once before it calls a node. Slots claimed on nodes are given back if
     // the transaction fails.
@@ -161,7 +154,7 @@ public class MeteredCompletions {
       claimed.forEach(dispatcher::release);
       throw e;
     }
-    return send(key, r, a);
+    return send(key, r, a, slot);
   }
 
   private Admitted admit(
@@ -210,7 +203,7 @@ public class MeteredCompletions {
    * nothing billed and its reservation kept for that node's report to settle. Every slot taken is
    * given back on every path; node names and node answers go to the log, never to the client.
    */
-  private Started send(ApiKeyPrincipal key, CompletionRequest r, Admitted a) {
+  private Started send(ApiKeyPrincipal key, CompletionRequest r, Admitted a, UUID slot) {
     ServedVersion version = a.version();
     String requestId = a.requestId();
     List<NodeTarget> targets = a.targets();
@@ -228,6 +221,7 @@ public class MeteredCompletions {
           i = targets.size(); // every other slot is given back; this one is the request's now
           return new Started(
               key.keyId(),
+              slot,
               requestId,
               version,
               a.reason(),
@@ -371,6 +365,6 @@ public class MeteredCompletions {
 
   private void release(Started s) {
     dispatcher.release(s.node());
-    releaseSlot(s.keyId());
+    releaseSlot(s.keySlot());
   }
 }

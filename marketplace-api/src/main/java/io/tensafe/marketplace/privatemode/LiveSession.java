@@ -16,6 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
 final class LiveSession {
   final UUID id;
   final ApiKeyPrincipal key;
+
+  /** The lease on one of the key's request slots, given back when the session ends. */
+  final UUID keySlot;
+
   final ServedVersion version;
   final NodeTarget node;
   final OffsetDateTime startedAt;
@@ -27,12 +31,14 @@ final class LiveSession {
   LiveSession(
       UUID id,
       ApiKeyPrincipal key,
+      UUID keySlot,
       ServedVersion version,
       NodeTarget node,
       OffsetDateTime startedAt,
       FrameOrder order) {
     this.id = id;
     this.key = key;
+    this.keySlot = keySlot;
     this.version = version;
     this.node = node;
     this.startedAt = startedAt;

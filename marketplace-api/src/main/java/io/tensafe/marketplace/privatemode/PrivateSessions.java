@@ -85,7 +85,7 @@ public class PrivateSessions {
    */
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
     Checked c = check(r);
-    metered.acquireSlot(key);
+    UUID slot = metered.acquireSlot(key);
     List<NodeTarget> claimed = new ArrayList<>();
     try {
       ServedVersion version = resolver.named(key, r.model());
@@ -117,10 +117,10 @@ public class PrivateSessions {
                       claimed.getFirst().id(),
                       releases,
                       RequestMode.PRIVATE));
-      return openOnNode(key, r, c, version, id, started, claimed);
+      return openOnNode(key, slot, r, c, version, id, started, claimed);
     } catch (RuntimeException e) {
       claimed.forEach(dispatcher::release);
-      metered.releaseSlot(key.keyId());
+      metered.releaseSlot(slot);
       throw e;
     }
   }
@@ -212,6 +212,7 @@ public class PrivateSessions {
 
   private Opened openOnNode(
       ApiKeyPrincipal key,
+      UUID slot,
       PrivateSessionRequest r,
       Checked c,
       ServedVersion version,
@@ -256,6 +257,7 @@ public class PrivateSessions {
             new LiveSession(
                 id,
                 key,
+                slot,
                 version,
                 target,
                 started,
@@ -415,7 +417,7 @@ public class PrivateSessions {
           outcome);
     } finally {
       dispatcher.release(s.node);
-      metered.releaseSlot(s.key.keyId());
+      metered.releaseSlot(s.keySlot);
       try {
         link.close(s.node, s.id);
       } catch (IOException e) {

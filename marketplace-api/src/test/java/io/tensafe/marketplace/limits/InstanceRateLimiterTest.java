@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.limits;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,9 +7,9 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-class RequestRateLimiterTest {
+class InstanceRateLimiterTest {
   final AtomicLong now = new AtomicLong(1_000_000_000L);
-  final RequestRateLimiter limiter = new RequestRateLimiter(60, now::get);
+  final InstanceRateLimiter limiter = new InstanceRateLimiter(60, now::get);
   final UUID key = UUID.randomUUID();
 
   @Test
@@ -40,7 +40,7 @@ class RequestRateLimiterTest {
 
   @Test
   void aSlowAllowance_saysHowLongToWait() {
-    RequestRateLimiter slow = new RequestRateLimiter(2, now::get);
+    InstanceRateLimiter slow = new InstanceRateLimiter(2, now::get);
     assertEquals(0, slow.tryAcquire(key));
     assertEquals(0, slow.tryAcquire(key));
     assertEquals(30, slow.tryAcquire(key));
@@ -48,6 +48,6 @@ class RequestRateLimiterTest {
 
   @Test
   void aZeroAllowance_isRefused() {
-    assertThrows(IllegalArgumentException.class, () -> new RequestRateLimiter(0, now::get));
+    assertThrows(IllegalArgumentException.class, () -> new InstanceRateLimiter(0, now::get));
   }
 }

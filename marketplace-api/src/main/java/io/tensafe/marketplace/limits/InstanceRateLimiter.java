@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.limits;
 
 import java.util.Map;
 import java.util.UUID;
@@ -6,10 +6,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Requests per minute per API key, as a token bucket per key on this marketplace instance: a key
- * may burst up to a minute's allowance, which refills evenly over the minute. Thread-safe.
+ * Requests per minute per API key, as a token bucket per key in this process only (the {@code
+ * instance} scope of {@link LimitsConfig}): a key may burst up to a minute's allowance, which
+ * refills evenly over the minute. Thread-safe.
  */
-final class RequestRateLimiter {
+final class InstanceRateLimiter implements RateLimiter {
   private final int perMinute;
   private final LongSupplier nanoTime;
   private final Map<UUID, Bucket> buckets = new ConcurrentHashMap<>();
@@ -18,7 +19,7 @@ final class RequestRateLimiter {
    * @param perMinute requests a key may start per minute, ≥ 1
    * @param nanoTime a monotonic clock in nanoseconds ({@code System::nanoTime})
    */
-  RequestRateLimiter(int perMinute, LongSupplier nanoTime) {
+  InstanceRateLimiter(int perMinute, LongSupplier nanoTime) {
     if (perMinute < 1) {
       throw new IllegalArgumentException("requests per minute must be >= 1, was " + perMinute);
     }
@@ -26,7 +27,8 @@ final class RequestRateLimiter {
     this.nanoTime = nanoTime;
   }
 
-  int perMinute() {
+  @Override
+  public int perMinute() {
     return perMinute;
   }
 
@@ -35,7 +37,8 @@ final class RequestRateLimiter {
    *
    * @return 0 if the request may start; otherwise the whole seconds (≥ 1) until one may
    */
-  int tryAcquire(UUID key) {
+  @Override
+  public int tryAcquire(UUID key) {
     return buckets.computeIfAbsent(key, k -> new Bucket(perMinute, nanoTime.getAsLong())).take();
   }
 

@@ -1,0 +1,106 @@
+package io.tensafe.marketplace.limits;
+
+import io.quarkus.logging.Log;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The limits this replica enforces: an API key's requests per minute and requests in flight, and
+ * each node's concurrency, counted for every replica together ({@link LimitsConfig.Scope#SHARED},
+ * the default) or in this process ({@link LimitsConfig.Scope#INSTANCE}). In the shared scope this
+ * replica renews its leases every third of the lease time, so what it holds lapses soon after it
+ * dies (ADR 0020).
+ */
+@ApplicationScoped
+public class Limits {
+  @Inject LimitsConfig config;
+
+  /** As {@code GatewayConfig#requestsPerMinutePerKey} (the gateway's settings declare it). */
+  @org.eclipse.microprofile.config.inject.ConfigProperty(
+      name = "tensafe.gateway.requests-per-minute-per-key",
+      defaultValue = "600")
+  int requestsPerMinutePerKey;
+
+  @Inject EntityManager em;
+
+  /** This replica's id in the leases it holds. */
+  private final UUID replica = UUID.randomUUID();
+
+  private volatile Chosen chosen;
+  private ScheduledExecutorService renewer;
+
+  private record Chosen(
+      LimitsConfig.Scope scope, RateLimiter rate, SlotLimiter slots, SharedSlots shared) {}
+
+  void start(@Observes StartupEvent event) {
+    use(config.scope());
+    renewer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().name("limit-leases").daemon().unstarted(r));
+    long period = Math.max(1, config.leaseTtl().toMillis() / 3);
+    renewer.scheduleWithFixedDelay(this::renewLogged, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  void stop(@Observes ShutdownEvent event) {
+    if (renewer != null) {
+      renewer.shutdownNow();
+    }
+  }
+
+  /**
+   * Switches where the limits are counted from now on; requests admitted before keep the leases
+   * they took and give them back where they took them. For benchmarks that compare the two scopes
+   * in one run.
+   */
+  public synchronized void use(LimitsConfig.Scope scope) {
+    SharedSlots shared = new SharedSlots(em, replica, config.leaseTtl());
+    chosen =
+        scope == LimitsConfig.Scope.SHARED
+            ? new Chosen(scope, new SharedRateLimiter(em, requestsPerMinutePerKey), shared, shared)
+            : new Chosen(
+                scope,
+                new InstanceRateLimiter(requestsPerMinutePerKey, System::nanoTime),
+                new InstanceSlots(),
+                shared);
+  }
+
+  private Chosen chosen() {
+    Chosen c = chosen;
+    if (c == null) {
+      use(config.scope()); // used before start-up finished (tests' early calls)
+      c = chosen;
+    }
+    return c;
+  }
+
+  /** Where the limits are counted now. */
+  public LimitsConfig.Scope scope() {
+    return chosen().scope();
+  }
+
+  /** Requests per minute per API key. */
+  public RateLimiter rate() {
+    return chosen().rate();
+  }
+
+  /** Slots: an API key's requests in flight and a node's concurrency (subjects are their ids). */
+  public SlotLimiter slots() {
+    return chosen().slots();
+  }
+
+  private void renewLogged() {
+    try {
+      chosen().shared().renew();
+    } catch (RuntimeException e) {
+      Log.warnf("renewing this replica's limit leases failed, will retry: %s", e.toString());
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package io.tensafe.marketplace.limits;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Limits held by two replicas at once (two {@link SharedSlots} and {@link SharedRateLimiter}s with
+ * their own holder ids on one PostgreSQL): the slots in use never exceed the limit whichever
+ * replica takes them, a dead replica's leases lapse after the lease time while a live one's do not,
+ * and two replicas share one key's requests per minute.
+ */
+@QuarkusTest
+class SharedLimitsTest {
+  @Inject EntityManager em;
+
+  @Test
+  void twoReplicas_neverHoldMoreSlotsThanTheLimit_underContention() throws Exception {
+    SharedSlots[] replicas = {
+      new SharedSlots(em, UUID.randomUUID(), Duration.ofSeconds(30)),
+      new SharedSlots(em, UUID.randomUUID(), Duration.ofSeconds(30))
+    };
+    UUID key = UUID.randomUUID();
+    int limit = 3;
+    AtomicInteger inUse = new AtomicInteger();
+    AtomicInteger worst = new AtomicInteger();
+    AtomicInteger granted = new AtomicInteger();
+    AtomicInteger refused = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(12);
+    List<Future<?>> work = new ArrayList<>();
+    for (int t = 0; t < 12; t++) {
+      SharedSlots replica = replicas[t % 2];
+      work.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < 15; i++) {
+                  Optional<UUID> lease = replica.take("key", key, limit);
+                  if (lease.isEmpty()) {
+                    refused.incrementAndGet();
+                    continue;
+                  }
+                  granted.incrementAndGet();
+                  worst.accumulateAndGet(inUse.incrementAndGet(), Math::max);
+                  Thread.onSpinWait();
+                  inUse.decrementAndGet();
+                  replica.give(lease.get());
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : work) {
+      f.get();
+    }
+    pool.shutdown();
+    assertTrue(worst.get() <= limit, "at most " + limit + " at once, saw " + worst.get());
+    assertTrue(
+        granted.get() > 0 && refused.get() > 0, granted + " granted, " + refused + " refused");
+    assertEquals(0, replicas[0].held(List.of(key))[0], "every slot given back");
+  }
+
+  @Test
+  void aDeadReplicasLeasesLapse_aLiveReplicasAreRenewed() throws Exception {
+    Duration ttl = Duration.ofSeconds(2);
+    SharedSlots dead = new SharedSlots(em, UUID.randomUUID(), ttl);
+    SharedSlots live = new SharedSlots(em, UUID.randomUUID(), ttl);
+    SharedSlots other = new SharedSlots(em, UUID.randomUUID(), ttl);
+    UUID node = UUID.randomUUID();
+    UUID key = UUID.randomUUID();
+    assertTrue(dead.take("node", node, 2).isPresent());
+    assertTrue(dead.take("node", node, 2).isPresent());
+    assertTrue(live.take("key", key, 1).isPresent());
+    assertTrue(other.take("node", node, 2).isEmpty(), "the node's two slots are held");
+    assertTrue(other.take("key", key, 1).isEmpty(), "the key's slot is held");
+    long until = System.nanoTime() + Duration.ofMillis(3500).toNanos();
+    while (System.nanoTime() < until) {
+      live.renew(); // the live replica renews every third of the lease time; the dead one never
+      Thread.sleep(600);
+    }
+    assertEquals(0, other.held(List.of(node))[0], "the dead replica's leases lapsed");
+    assertTrue(other.take("node", node, 2).isPresent(), "its slots are free again");
+    assertTrue(other.take("key", key, 1).isEmpty(), "the live replica still holds its slot");
+  }
+
+  @Test
+  void twoReplicas_shareOneKeysRequestsPerMinute() {
+    SharedRateLimiter a = new SharedRateLimiter(em, 30);
+    SharedRateLimiter b = new SharedRateLimiter(em, 30);
+    UUID key = UUID.randomUUID();
+    int started = 0;
+    for (int i = 0; i < 40; i++) {
+      started += (i % 2 == 0 ? a : b).tryAcquire(key) == 0 ? 1 : 0;
+    }
+    assertEquals(30, started, "a minute's allowance in all, not 30 per replica");
+    int wait = a.tryAcquire(key);
+    assertTrue(wait >= 1 && wait <= 2, "wait about two seconds for the next: " + wait);
+    assertEquals(0, a.tryAcquire(UUID.randomUUID()), "another key has its own allowance");
+  }
+}
