@@ -87,7 +87,11 @@ proxy to a node in the same JVM) with N closed-loop clients per level, for --sec
 node sends 16 tokens --token-ms apart (0: at once, to find the gateway's saturation throughput).
 Reports requests/s and the latency the gateway adds to the first token (p50, p99): the client's
 time to its first content byte minus the node's own time to its first byte; and the same asked of
-the node directly (direct_to_node_*), the benchmark harness's own share.
+the node directly (direct_to_node_*), the benchmark harness's own share. In the same run, per
+level: the same server relaying the node's stream with no metering (pass_through_*; the gateway
+minus it is metering_added_p50_ms and metering_added_p99_ms), and the gateway with each replica's
+own in-memory limits instead of the shared ones (instance_limits_*; shared_over_instance_requests
+is the requests/s ratio).
 USAGE
         return 0 ;;
       *) tensafe_die "unknown option for bench gateway: '$1'" ;;

@@ -9,7 +9,8 @@ ensure_demo_fleet() {
   tensafe_node_tool io.tensafe.node.tools.demo.DemoCommand keys --dir "$dir" \
     || tensafe_die "could not write the demo keys"
   local mport
-  mport=$(tensafe_service_port "$(sed -n 1p <<<"$TENSAFE_SERVICES")")
+  # Through the load balancer when `up` runs a cluster.
+  mport=${TENSAFE_LB_PORT:-$(tensafe_service_port "$(sed -n 1p <<<"$TENSAFE_SERVICES")")}
   export TENSAFE_MARKETPLACE_URL="http://127.0.0.1:$mport"
   export TENSAFE_NODE_TOKEN_URL="http://127.0.0.1:$TENSAFE_KEYCLOAK_PORT/realms/tensafe/protocol/openid-connect/token"
   export TENSAFE_NODE_CLIENT_ID=tensafe-node TENSAFE_NODE_CLIENT_SECRET=tensafe-node-dev-secret

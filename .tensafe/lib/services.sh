@@ -1,9 +1,30 @@
 # Starting, watching and stopping the local services for `./tensafe up` and `./tensafe down`.
 # State lives in .tensafe/run/: <name>.pid and <name>.log per service. Source common.sh first.
 
-# name|module|port variable|default port
-TENSAFE_SERVICES="marketplace|marketplace-api|TENSAFE_MARKETPLACE_PORT|8080
+# name|module|port variable|default port[|environment for this service: NAME=value ...]
+TENSAFE_DEFAULT_SERVICES="marketplace|marketplace-api|TENSAFE_MARKETPLACE_PORT|8080
 node|inference-node/service|TENSAFE_NODE_PORT|8090"
+TENSAFE_SERVICES=$TENSAFE_DEFAULT_SERVICES
+
+# A cluster started by `up --replicas R --nodes M` writes its service lines here, so that `down`
+# and `status` find every replica and node, and the load balancer runs as service "haproxy".
+TENSAFE_CLUSTER_FILE="$TENSAFE_RUN_DIR/cluster-services"
+[ -f "$TENSAFE_CLUSTER_FILE" ] && TENSAFE_SERVICES=$(cat "$TENSAFE_CLUSTER_FILE")
+
+# tensafe_cluster_services REPLICAS NODES: service lines for REPLICAS marketplaces on the ports
+# after the marketplace's (TENSAFE_MARKETPLACE_PORT, 8080: 8081, 8082, ...) and NODES nodes
+# (demo-node-1.., on the ports after TENSAFE_NODE_PORT's), each node with its own outbox; the
+# load balancer takes the marketplace's port itself.
+tensafe_cluster_services() {
+  local replicas=$1 nodes=$2 i lines="" mport=${TENSAFE_MARKETPLACE_PORT:-8080} nport=${TENSAFE_NODE_PORT:-8090}
+  for ((i = 1; i <= replicas; i++)); do
+    lines+="marketplace-$i|marketplace-api|TENSAFE_MARKETPLACE_${i}_PORT|$((mport + i))|TENSAFE_MARKETPLACE_PORT=$((mport + i))"$'\n'
+  done
+  for ((i = 1; i <= nodes; i++)); do
+    lines+="node-$i|inference-node/service|TENSAFE_NODE_${i}_PORT|$((nport + i))|TENSAFE_NODE_PORT=$((nport + i)) TENSAFE_NODE_NAME=demo-node-$i TENSAFE_NODE_OUTBOX=$TENSAFE_RUN_DIR/node-$i-outbox"$'\n'
+  done
+  printf '%s' "${lines%$'\n'}"
+}
 
 tensafe_service_field() { printf '%s\n' "$1" | cut -d'|' -f"$2"; }
 
@@ -48,7 +69,9 @@ tensafe_service_start() {
   mkdir -p "$TENSAFE_RUN_DIR"
   # setsid: the service gets its own process group, so a terminal Ctrl-C reaches only ./tensafe,
   # which then stops each service in order instead of racing them.
-  setsid "$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}" -jar "$jar" \
+  local environment=()
+  read -r -a environment <<<"$(tensafe_service_field "$line" 5)"
+  setsid env "${environment[@]}" "$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}" -jar "$jar" \
     >"$TENSAFE_RUN_DIR/$name.log" 2>&1 </dev/null &
   echo $! >"$TENSAFE_RUN_DIR/$name.pid"
 }
@@ -100,3 +123,46 @@ tensafe_services_each() {
     "$fn" "$line"
   done <<<"$TENSAFE_SERVICES"
 }
+
+# The cluster's load balancer: HAProxy from Debian's packages on the marketplace's usual port,
+# least-connections over the replicas that answer /q/health/ready, long timeouts for streams, and
+# a retry on another replica only when a connection could not be made (never after a request was
+# sent, so nothing is submitted twice).
+tensafe_lb_start() {
+  local port=$1 cfg="$TENSAFE_RUN_DIR/haproxy.cfg" line name
+  if tensafe_service_pid haproxy >/dev/null; then
+    tensafe_say "haproxy already running"
+    return 0
+  fi
+  tensafe_port_in_use "$port" && tensafe_die "port $port for the load balancer is taken; stop what uses it or set TENSAFE_MARKETPLACE_PORT"
+  {
+    cat <<CFG
+global
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 600s
+  timeout server 600s
+  retries 2
+  option redispatch
+frontend marketplace
+  bind 127.0.0.1:$port
+  default_backend replicas
+backend replicas
+  balance leastconn
+  option httpchk GET /q/health/ready
+  http-check expect status 200
+  default-server inter 1s fall 2 rise 2
+CFG
+    while IFS= read -r line; do
+      name=$(tensafe_service_field "$line" 1)
+      [[ $name == marketplace-* ]] || continue
+      echo "  server $name 127.0.0.1:$(tensafe_service_port "$line") check"
+    done <<<"$TENSAFE_SERVICES"
+  } >"$cfg"
+  haproxy -c -q -f "$cfg" || tensafe_die "the generated $cfg is not valid HAProxy configuration"
+  setsid haproxy -db -f "$cfg" >"$TENSAFE_RUN_DIR/haproxy.log" 2>&1 </dev/null &
+  echo $! >"$TENSAFE_RUN_DIR/haproxy.pid"
+}
+

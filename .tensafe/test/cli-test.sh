@@ -242,5 +242,8 @@ wait "$up_pid" 2>/dev/null
 check "up after down starts again on the same data, then stops its services when signalled" \
   bash -c "grep -q 'Press Ctrl-C to stop' '$out' && grep -q '^OPENAI_API_KEY=tsk_' '$out' && grep -q 'stopped marketplace' '$err' && grep -q 'stopped node' '$err' && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health"
 
+# Scale-out: two replicas behind HAProxy and two nodes, through faults (see the file).
+. "$root/.tensafe/test/cluster-drills.sh"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

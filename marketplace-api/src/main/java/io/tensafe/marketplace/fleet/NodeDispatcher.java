@@ -36,7 +36,8 @@ public class NodeDispatcher {
       String endpoint,
       String dispatchToken,
       int maxConcurrency,
-      boolean adapterLoaded) {}
+      boolean adapterLoaded,
+      int leased) {}
 
   /** The candidates, best first, each already holding one of its slots (see {@link #release}). */
   @Transactional
@@ -47,7 +48,9 @@ public class NodeDispatcher {
             em.createNativeQuery(
                     """
                 SELECT id, name, endpoint, dispatch_token, max_concurrency,
-                       :adapter = ANY (loaded_adapters)
+                       :adapter = ANY (loaded_adapters),
+                       (SELECT count(*)::int FROM limit_lease l
+                        WHERE l.subject = node.id AND l.expires_at > now())
                 FROM node
                 WHERE fleet_id = :f AND suspended_at IS NULL AND endpoint IS NOT NULL
                   AND unreachable_since IS NULL
@@ -58,11 +61,13 @@ public class NodeDispatcher {
                 .setParameter("fresh", OffsetDateTime.now().minus(nodes.heartbeatTimeout()))
                 .setParameter("model", baseModel),
             FreshNode.class);
+    // The shared scope's counts came with the nodes; the instance scope counts in memory.
     var slots = limits.slots();
-    int[] held = slots.held(serving.stream().map(FreshNode::id).toList());
+    boolean shared = limits.scope() == io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED;
+    int[] held = shared ? null : slots.held(serving.stream().map(FreshNode::id).toList());
     Map<UUID, Integer> load = new java.util.HashMap<>();
-    for (int k = 0; k < held.length; k++) {
-      load.put(serving.get(k).id(), held[k]);
+    for (int k = 0; k < serving.size(); k++) {
+      load.put(serving.get(k).id(), shared ? serving.get(k).leased() : held[k]);
     }
     List<FreshNode> ordered = new ArrayList<>(serving);
     ordered.sort(

@@ -30,6 +30,8 @@ public class Limits {
   int requestsPerMinutePerKey;
 
   @Inject EntityManager em;
+  @Inject io.agroal.api.AgroalDataSource dataSource;
+  @Inject jakarta.transaction.TransactionManager transactions;
 
   /** This replica's id in the leases it holds. */
   private final UUID replica = UUID.randomUUID();
@@ -61,7 +63,7 @@ public class Limits {
    * in one run.
    */
   public synchronized void use(LimitsConfig.Scope scope) {
-    SharedSlots shared = new SharedSlots(em, replica, config.leaseTtl());
+    SharedSlots shared = new SharedSlots(em, dataSource, transactions, replica, config.leaseTtl());
     chosen =
         scope == LimitsConfig.Scope.SHARED
             ? new Chosen(scope, new SharedRateLimiter(em, requestsPerMinutePerKey), shared, shared)
@@ -94,6 +96,50 @@ public class Limits {
   /** Slots: an API key's requests in flight and a node's concurrency (subjects are their ids). */
   public SlotLimiter slots() {
     return chosen().slots();
+  }
+
+  /**
+   * What admitting one request of an API key decided.
+   *
+   * @param lease the key's slot, held until given back; null when refused
+   * @param retryAfterSeconds when refused, the whole seconds (≥ 1) to wait
+   * @param rateLimited when refused, whether the key's requests per minute (else its requests in
+   *     flight) refused it
+   */
+  public record KeyAdmission(UUID lease, int retryAfterSeconds, boolean rateLimited) {}
+
+  /**
+   * Takes one request from {@code key}'s allowance per minute and then one of its {@code
+   * maxInFlight} slots: one database call in the shared scope.
+   */
+  public KeyAdmission admitKey(UUID key, int maxInFlight) {
+    Chosen c = chosen();
+    if (c.scope() == LimitsConfig.Scope.SHARED) {
+      UUID lease = UUID.randomUUID();
+      int answer =
+          ((Number)
+                  c.shared()
+                      .autocommit(
+                          "SELECT admit_key_request(?, ?, ?, ?, ?, ?)",
+                          key,
+                          (double) requestsPerMinutePerKey,
+                          lease,
+                          c.shared().holder(),
+                          c.shared().ttlSeconds(),
+                          maxInFlight))
+              .intValue();
+      return answer == 0
+          ? new KeyAdmission(lease, 0, false)
+          : new KeyAdmission(null, Math.max(1, answer), answer > 0);
+    }
+    int wait = c.rate().tryAcquire(key);
+    if (wait > 0) {
+      return new KeyAdmission(null, wait, true);
+    }
+    return c.slots()
+        .take("key", key, maxInFlight)
+        .map(lease -> new KeyAdmission(lease, 0, false))
+        .orElse(new KeyAdmission(null, 1, false));
   }
 
   private void renewLogged() {

@@ -1,7 +1,15 @@
 package io.tensafe.marketplace.limits;
 
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Status;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.TransactionManager;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -11,12 +19,19 @@ import java.util.UUID;
  * Slots counted in PostgreSQL ({@code limit_lease}), so a limit holds for every replica together: a
  * lease is a row held by one replica ({@code holder}) until it is given back or expires. Each
  * replica renews its own leases ({@link #renew}); a replica that dies stops renewing, and its
- * leases lapse after the lease time. Taking a slot locks the subject (a transaction-scoped advisory
- * lock), counts its live leases and inserts one if fewer than the limit are held, in a transaction
- * of its own. Thread-safe.
+ * leases lapse after the lease time. Taking a slot is one call of {@code take_limit_lease} (V22: an
+ * advisory lock on the subject, a count of its live leases, an insert if fewer than the limit are
+ * held), in the caller's transaction when there is one (so a request's admission and its node slot
+ * commit or roll back together, and no second connection is needed while the first is held), else
+ * on its own. A caller taking several subjects' slots in one transaction takes them in ascending id
+ * order, so two transactions never wait on each other's locks. Giving back commits at once and is
+ * never rolled back with a caller's transaction (a lease that outlived its request would be renewed
+ * for as long as its replica lives). Thread-safe.
  */
 final class SharedSlots implements SlotLimiter {
   private final EntityManager em;
+  private final AgroalDataSource dataSource;
+  private final TransactionManager transactions;
   private final UUID holder;
   private final Duration ttl;
 
@@ -24,52 +39,111 @@ final class SharedSlots implements SlotLimiter {
    * @param holder this replica's id, fixed for the process's life
    * @param ttl how long a lease lives without renewal, ≥ 1 s
    */
-  SharedSlots(EntityManager em, UUID holder, Duration ttl) {
+  SharedSlots(
+      EntityManager em,
+      AgroalDataSource dataSource,
+      TransactionManager transactions,
+      UUID holder,
+      Duration ttl) {
     if (ttl.toSeconds() < 1) {
       throw new IllegalArgumentException("a lease must live at least a second");
     }
     this.em = em;
+    this.dataSource = dataSource;
+    this.transactions = transactions;
     this.holder = holder;
     this.ttl = ttl;
+  }
+
+  UUID holder() {
+    return holder;
+  }
+
+  double ttlSeconds() {
+    return ttl.toSeconds();
+  }
+
+  private boolean inTransaction() {
+    try {
+      return transactions.getStatus() != Status.STATUS_NO_TRANSACTION;
+    } catch (SystemException e) {
+      throw new IllegalStateException("the transaction manager cannot say", e);
+    }
   }
 
   @Override
   public Optional<UUID> take(String kind, UUID subject, int max) {
     UUID lease = UUID.randomUUID();
-    int inserted =
-        QuarkusTransaction.joiningExisting()
-            .call(
-                () -> {
-                  em.createNativeQuery(
-                          "SELECT pg_advisory_xact_lock(hashtextextended(CAST(:s AS text), 11))")
-                      .setParameter("s", subject)
-                      .getSingleResult();
-                  return em.createNativeQuery(
-                          """
-                          INSERT INTO limit_lease (id, kind, subject, holder, expires_at)
-                          SELECT :id, :kind, :s, :holder, now() + make_interval(secs => :ttl)
-                          WHERE (SELECT count(*) FROM limit_lease
-                                 WHERE subject = :s AND expires_at > now()) < :max
-                          """)
-                      .setParameter("id", lease)
-                      .setParameter("kind", kind)
-                      .setParameter("s", subject)
-                      .setParameter("holder", holder)
-                      .setParameter("ttl", (double) ttl.toSeconds())
-                      .setParameter("max", max)
-                      .executeUpdate();
-                });
-    return inserted == 1 ? Optional.of(lease) : Optional.empty();
+    String sql = "SELECT take_limit_lease(?, ?, ?, ?, ?, ?)";
+    Object[] args = {lease, kind, subject, holder, ttlSeconds(), max};
+    boolean taken;
+    if (inTransaction()) {
+      var query = em.createNativeQuery(numbered(sql));
+      for (int i = 0; i < args.length; i++) {
+        query.setParameter(i + 1, args[i]);
+      }
+      taken = (Boolean) query.getSingleResult();
+    } else {
+      taken = (Boolean) autocommit(sql, args);
+    }
+    return taken ? Optional.of(lease) : Optional.empty();
+  }
+
+  /** {@code ?} placeholders as JPA's positional {@code ?1, ?2, ...}. */
+  private static String numbered(String sql) {
+    StringBuilder out = new StringBuilder();
+    int n = 0;
+    for (char c : sql.toCharArray()) {
+      out.append(c);
+      if (c == '?') {
+        out.append(++n);
+      }
+    }
+    return out.toString();
+  }
+
+  /** Runs one statement on a connection of its own, committed at once; its first column. */
+  Object autocommit(String sql, Object... args) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        s.setObject(i + 1, args[i]);
+      }
+      if (!s.execute()) {
+        return s.getUpdateCount();
+      }
+      try (ResultSet r = s.getResultSet()) {
+        return r.next() ? r.getObject(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("the limits' database call failed: " + e.getMessage(), e);
+    }
   }
 
   @Override
   public void give(UUID lease) {
-    QuarkusTransaction.requiringNew()
-        .run(
-            () ->
-                em.createNativeQuery("DELETE FROM limit_lease WHERE id = :id")
-                    .setParameter("id", lease)
-                    .executeUpdate());
+    giveAll(List.of(lease));
+  }
+
+  /** Gives back several leases in one statement. */
+  @Override
+  public void giveAll(List<UUID> leases) {
+    if (inTransaction()) {
+      QuarkusTransaction.requiringNew()
+          .run(
+              () ->
+                  em.createNativeQuery("DELETE FROM limit_lease WHERE id = ANY (:ids)")
+                      .setParameter("ids", leases.toArray(UUID[]::new))
+                      .executeUpdate());
+    } else {
+      try (Connection c = dataSource.getConnection();
+          PreparedStatement s = c.prepareStatement("DELETE FROM limit_lease WHERE id = ANY (?)")) {
+        s.setArray(1, c.createArrayOf("uuid", leases.toArray()));
+        s.executeUpdate();
+      } catch (SQLException e) {
+        throw new IllegalStateException("giving back limit leases failed: " + e.getMessage(), e);
+      }
+    }
   }
 
   @Override
@@ -108,7 +182,7 @@ final class SharedSlots implements SlotLimiter {
               return em.createNativeQuery(
                       "UPDATE limit_lease SET expires_at = now() + make_interval(secs => :ttl)"
                           + " WHERE holder = :holder")
-                  .setParameter("ttl", (double) ttl.toSeconds())
+                  .setParameter("ttl", ttlSeconds())
                   .setParameter("holder", holder)
                   .executeUpdate();
             });

@@ -104,25 +104,16 @@ public class MeteredCompletions {
    *     {@code tensafe.gateway.max-concurrency-per-key} in flight
    */
   public UUID acquireSlot(ApiKeyPrincipal key) {
-    var rate = limits.rate();
-    int wait = rate.tryAcquire(key.keyId());
-    if (wait > 0) {
-      throw new ApiProblem(
-          ProblemKind.RATE_LIMITED,
-          "this API key may start " + rate.perMinute() + " requests per minute",
-          wait);
+    var admission = limits.admitKey(key.keyId(), gateway.maxConcurrencyPerKey());
+    if (admission.lease() != null) {
+      return admission.lease();
     }
-    return limits
-        .slots()
-        .take("key", key.keyId(), gateway.maxConcurrencyPerKey())
-        .orElseThrow(
-            () ->
-                new ApiProblem(
-                    ProblemKind.RATE_LIMITED,
-                    "this API key already has "
-                        + gateway.maxConcurrencyPerKey()
-                        + " requests in flight",
-                    1));
+    throw new ApiProblem(
+        ProblemKind.RATE_LIMITED,
+        admission.rateLimited()
+            ? "this API key may start " + limits.rate().perMinute() + " requests per minute"
+            : "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
+        admission.retryAfterSeconds());
   }
 
   /** Gives back a slot {@link #acquireSlot} took. */
@@ -364,7 +355,6 @@ public class MeteredCompletions {
   }
 
   private void release(Started s) {
-    dispatcher.release(s.node());
-    releaseSlot(s.keySlot());
+    limits.slots().giveAll(List.of(s.node().slot(), s.keySlot())); // the node's and the key's
   }
 }

@@ -26,13 +26,16 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class SharedLimitsTest {
   @Inject EntityManager em;
+  @Inject io.agroal.api.AgroalDataSource dataSource;
+  @Inject jakarta.transaction.TransactionManager transactions;
+
+  private SharedSlots replica(Duration ttl) {
+    return new SharedSlots(em, dataSource, transactions, UUID.randomUUID(), ttl);
+  }
 
   @Test
   void twoReplicas_neverHoldMoreSlotsThanTheLimit_underContention() throws Exception {
-    SharedSlots[] replicas = {
-      new SharedSlots(em, UUID.randomUUID(), Duration.ofSeconds(30)),
-      new SharedSlots(em, UUID.randomUUID(), Duration.ofSeconds(30))
-    };
+    SharedSlots[] replicas = {replica(Duration.ofSeconds(30)), replica(Duration.ofSeconds(30))};
     UUID key = UUID.randomUUID();
     int limit = 3;
     AtomicInteger inUse = new AtomicInteger();
@@ -74,9 +77,9 @@ class SharedLimitsTest {
   @Test
   void aDeadReplicasLeasesLapse_aLiveReplicasAreRenewed() throws Exception {
     Duration ttl = Duration.ofSeconds(2);
-    SharedSlots dead = new SharedSlots(em, UUID.randomUUID(), ttl);
-    SharedSlots live = new SharedSlots(em, UUID.randomUUID(), ttl);
-    SharedSlots other = new SharedSlots(em, UUID.randomUUID(), ttl);
+    SharedSlots dead = replica(ttl);
+    SharedSlots live = replica(ttl);
+    SharedSlots other = replica(ttl);
     UUID node = UUID.randomUUID();
     UUID key = UUID.randomUUID();
     assertTrue(dead.take("node", node, 2).isPresent());
@@ -107,5 +110,42 @@ class SharedLimitsTest {
     int wait = a.tryAcquire(key);
     assertTrue(wait >= 1 && wait <= 2, "wait about two seconds for the next: " + wait);
     assertEquals(0, a.tryAcquire(UUID.randomUUID()), "another key has its own allowance");
+  }
+
+  @Test
+  void admittingAKeysRequest_takesFromItsBucketThenASlot_inOneCall() {
+    SharedSlots a = replica(Duration.ofSeconds(30));
+    SharedSlots b = replica(Duration.ofSeconds(30));
+    UUID key = UUID.randomUUID();
+    java.util.function.BiFunction<SharedSlots, UUID, Integer> admit =
+        (replica, lease) ->
+            ((Number)
+                    replica.autocommit(
+                        "SELECT admit_key_request(?, ?, ?, ?, ?, ?)",
+                        key,
+                        10.0,
+                        lease,
+                        replica.holder(),
+                        30.0,
+                        2))
+                .intValue();
+    UUID first = UUID.randomUUID();
+    assertEquals(0, admit.apply(a, first));
+    assertEquals(0, admit.apply(b, UUID.randomUUID()));
+    assertEquals(-1, admit.apply(a, UUID.randomUUID()), "both slots held, by two replicas");
+    a.give(first);
+    assertEquals(0, admit.apply(b, UUID.randomUUID()), "a slot given back is free again");
+    int admittedOrFull = 4;
+    int wait = 0;
+    for (int i = 0; i < 10 && wait == 0; i++) {
+      int answer = admit.apply(i % 2 == 0 ? a : b, UUID.randomUUID());
+      if (answer > 0) {
+        wait = answer;
+      } else {
+        admittedOrFull++;
+      }
+    }
+    assertEquals(10, admittedOrFull, "ten a minute, whichever replica asks");
+    assertTrue(wait >= 1 && wait <= 6, "then about six seconds to wait: " + wait);
   }
 }

@@ -49,6 +49,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @TestProfile(GatewayBenchmark.Unthrottled.class)
 @EnabledIfSystemProperty(named = "tensafe.bench", matches = "true")
 class GatewayBenchmark {
+  @jakarta.inject.Inject io.tensafe.marketplace.limits.Limits limits;
+
   static final int SECONDS = Integer.getInteger("tensafe.bench.seconds", 10);
   static final int TOKENS = Integer.getInteger("tensafe.bench.tokens", 16);
   static final int TOKEN_MILLIS = Integer.getInteger("tensafe.bench.token-ms", 20);
@@ -112,9 +114,16 @@ class GatewayBenchmark {
       node.delayMillis = TOKEN_MILLIS;
       try {
         for (int level : levels) {
+          // One run: the gateway with the shared limits (the default), with each replica's own
+          // in-memory limits, the same server relaying with no metering, and the node directly.
+          limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED);
           List<Sample> gateway = run(node, level, SECONDS, () -> once(http, f, node));
+          limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.INSTANCE);
+          List<Sample> instance = run(node, level, SECONDS, () -> once(http, f, node));
+          limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED);
+          List<Sample> passThrough = run(node, level, SECONDS, () -> passThrough(http, node));
           List<Sample> direct = run(node, level, SECONDS, () -> direct(http, node));
-          report(level, gateway, direct);
+          report(level, gateway, instance, passThrough, direct);
         }
       } finally {
         heartbeat.shutdownNow();
@@ -179,6 +188,32 @@ class GatewayBenchmark {
   }
 
   /**
+   * The same stream relayed by the same server with no metering ({@link PassThroughResource}): what
+   * the gateway adds over it is what metering costs.
+   */
+  private static Sample passThrough(HttpClient http, FakeNode node) {
+    String id = java.util.UUID.randomUUID().toString();
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                URI.create("http://localhost:" + RestAssured.port + "/bench/pass-through"))
+            .header("X-Node-Url", node.url())
+            .header("X-Node-Token", node.dispatchToken)
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString(nodeBody(id)))
+            .build();
+    return timed(http, request, "\"delta\":\"w1 ", id, node);
+  }
+
+  private static String nodeBody(String requestId) {
+    return "{\"request_id\":\""
+        + requestId
+        + "\",\"max_tokens\":"
+        + TOKENS
+        + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}";
+  }
+
+  /**
    * The same stream asked of the node directly, as the marketplace would: the harness's own share
    * of "added" (the client's HTTP stack and thread hand-offs on these shared cores), for context.
    */
@@ -188,11 +223,7 @@ class GatewayBenchmark {
         http,
         URI.create(node.url() + "/v1/generate/stream"),
         node.dispatchToken,
-        "{\"request_id\":\""
-            + id
-            + "\",\"max_tokens\":"
-            + TOKENS
-            + ",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}",
+        nodeBody(id),
         "\"delta\":\"w1 ",
         id,
         node);
@@ -218,6 +249,11 @@ class GatewayBenchmark {
             .timeout(Duration.ofSeconds(30))
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
+    return timed(http, request, firstText, requestId, node);
+  }
+
+  private static Sample timed(
+      HttpClient http, HttpRequest request, String firstText, String requestId, FakeNode node) {
     long sent = System.nanoTime();
     try {
       HttpResponse<Stream<String>> response =
@@ -247,23 +283,27 @@ class GatewayBenchmark {
     }
   }
 
-  private static void report(int concurrency, List<Sample> samples, List<Sample> direct) {
-    long[] harness =
-        direct.stream().filter(Sample::ok).mapToLong(Sample::addedNanos).sorted().toArray();
-    long[] added =
-        samples.stream().filter(Sample::ok).mapToLong(Sample::addedNanos).sorted().toArray();
-    long[] client =
-        samples.stream()
-            .filter(Sample::ok)
-            .mapToLong(Sample::clientFirstByteNanos)
-            .sorted()
-            .toArray();
-    long[] node =
-        samples.stream()
-            .filter(Sample::ok)
-            .mapToLong(Sample::nodeFirstByteNanos)
-            .sorted()
-            .toArray();
+  private static long[] sorted(List<Sample> samples, java.util.function.ToLongFunction<Sample> f) {
+    return samples.stream().filter(Sample::ok).mapToLong(f).sorted().toArray();
+  }
+
+  /**
+   * One JSON line per level. {@code metering_added_p50_ms}/{@code _p99_ms}: the gateway's added
+   * time minus the pass-through's at that percentile; {@code shared_over_instance_requests}: the
+   * requests/s with the shared limits over those with each replica's own.
+   */
+  private static void report(
+      int concurrency,
+      List<Sample> samples,
+      List<Sample> instance,
+      List<Sample> passThrough,
+      List<Sample> direct) {
+    long[] harness = sorted(direct, Sample::addedNanos);
+    long[] added = sorted(samples, Sample::addedNanos);
+    long[] addedInstance = sorted(instance, Sample::addedNanos);
+    long[] relayed = sorted(passThrough, Sample::addedNanos);
+    long[] client = sorted(samples, Sample::clientFirstByteNanos);
+    long[] node = sorted(samples, Sample::nodeFirstByteNanos);
     System.out.printf(
         Locale.ROOT,
         "BENCH {\"concurrency\":%d,\"seconds\":%d,\"tokens_per_request\":%d,\"token_ms\":%d,"
@@ -271,7 +311,11 @@ class GatewayBenchmark {
             + "\"errors\":%d,\"requests_per_s\":%.1f,\"added_p50_ms\":%.2f,\"added_p99_ms\":%.2f,"
             + "\"client_first_byte_p50_ms\":%.2f,\"node_first_byte_p50_ms\":%.3f,"
             + "\"errors_by_kind\":\"%s\",\"direct_to_node_p50_ms\":%.2f,"
-            + "\"direct_to_node_p99_ms\":%.2f}%n",
+            + "\"direct_to_node_p99_ms\":%.2f,\"pass_through_requests_per_s\":%.1f,"
+            + "\"pass_through_p50_ms\":%.2f,\"pass_through_p99_ms\":%.2f,"
+            + "\"metering_added_p50_ms\":%.2f,\"metering_added_p99_ms\":%.2f,"
+            + "\"instance_limits_requests_per_s\":%.1f,\"instance_limits_added_p50_ms\":%.2f,"
+            + "\"instance_limits_errors\":%d,\"shared_over_instance_requests\":%.3f}%n",
         concurrency,
         SECONDS,
         TOKENS,
@@ -290,7 +334,16 @@ class GatewayBenchmark {
                     Sample::error, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
             .toString(),
         percentile(harness, 0.50),
-        percentile(harness, 0.99));
+        percentile(harness, 0.99),
+        relayed.length / (double) SECONDS,
+        percentile(relayed, 0.50),
+        percentile(relayed, 0.99),
+        percentile(added, 0.50) - percentile(relayed, 0.50),
+        percentile(added, 0.99) - percentile(relayed, 0.99),
+        addedInstance.length / (double) SECONDS,
+        percentile(addedInstance, 0.50),
+        instance.size() - addedInstance.length,
+        added.length / (double) Math.max(1, addedInstance.length));
   }
 
   /** The nearest-rank percentile of sorted nanoseconds, in milliseconds (NaN when empty). */

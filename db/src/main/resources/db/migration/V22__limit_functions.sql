@@ -1,0 +1,48 @@
+-- One round trip per limit decision (ADR 0020): taking a slot and admitting an API key's request
+-- are functions, so the lock, the count and the insert need no further trips from the replica.
+
+-- Takes one of p_subject's p_max slots for replica p_holder: true and a lease row, or false when
+-- p_max live leases exist. The advisory lock is held to the end of the caller's transaction.
+CREATE FUNCTION take_limit_lease(p_id uuid, p_kind text, p_subject uuid, p_holder uuid,
+                                 p_ttl_seconds double precision, p_max integer)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_subject::text, 11));
+    IF (SELECT count(*) FROM limit_lease
+        WHERE subject = p_subject AND expires_at > clock_timestamp()) >= p_max THEN
+        RETURN false;
+    END IF;
+    INSERT INTO limit_lease (id, kind, subject, holder, expires_at)
+    VALUES (p_id, p_kind, p_subject, p_holder,
+            clock_timestamp() + make_interval(secs => p_ttl_seconds));
+    RETURN true;
+END $$;
+
+-- Admits one request of API key p_key: takes one from its bucket of p_per_minute per minute, then
+-- one of its p_max slots (lease p_lease). Returns 0 when admitted, the seconds until the bucket
+-- allows one (>= 1) when it is empty, or -1 when every slot is held (the bucket's token is spent,
+-- as a refused request still counts against the rate).
+CREATE FUNCTION admit_key_request(p_key uuid, p_per_minute double precision, p_lease uuid,
+                                  p_holder uuid, p_ttl_seconds double precision, p_max integer)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    t timestamptz := clock_timestamp();
+    level double precision;
+BEGIN
+    INSERT INTO rate_bucket AS b (key_id, available, granted, refilled_at)
+    VALUES (p_key, p_per_minute - 1, true, t)
+    ON CONFLICT (key_id) DO UPDATE SET
+        available = CASE WHEN least(p_per_minute, b.available + extract(epoch FROM t - b.refilled_at) * p_per_minute / 60.0) >= 1
+                         THEN least(p_per_minute, b.available + extract(epoch FROM t - b.refilled_at) * p_per_minute / 60.0) - 1
+                         ELSE least(p_per_minute, b.available + extract(epoch FROM t - b.refilled_at) * p_per_minute / 60.0) END,
+        granted = least(p_per_minute, b.available + extract(epoch FROM t - b.refilled_at) * p_per_minute / 60.0) >= 1,
+        refilled_at = t
+    RETURNING CASE WHEN b.granted THEN -1 ELSE b.available END INTO level;
+    IF level >= 0 THEN
+        RETURN greatest(1, ceil((1 - level) * 60.0 / p_per_minute))::integer;
+    END IF;
+    IF take_limit_lease(p_lease, 'key', p_key, p_holder, p_ttl_seconds, p_max) THEN
+        RETURN 0;
+    END IF;
+    RETURN -1;
+END $$;
