@@ -2,7 +2,7 @@
 // clients of the official openai npm client stream chat completions through the load balancer
 // for SECONDS, each request on its own, with no retries (a failure is recorded, then the client
 // goes on). Writes one record per request to OUT (JSON): the request id, when it was accepted and
-// when it ended (ms), the content chunks received, the usage of a completed stream, and the error
+// when it ended (epoch ms), the content chunks received, the usage of a completed stream, and the error
 // of one that was not. A request still unfinished WATCHDOG_MS after it was sent is a hang.
 import OpenAI from "openai";
 import { writeFileSync } from "node:fs";
@@ -16,7 +16,7 @@ const end = Date.now() + seconds * 1000;
 const records = [];
 
 async function once() {
-  const r = { sent: performance.now(), id: null, accepted: null, ended: null, chunks: 0,
+  const r = { sent: Date.now(), id: null, accepted: null, ended: null, chunks: 0,
               usage: null, done: false, status: null, error: null, hung: false };
   const abort = new AbortController();
   const watchdog = setTimeout(() => { r.hung = true; abort.abort(); }, watchdogMs);
@@ -32,7 +32,7 @@ async function once() {
       .withResponse();
     r.id = response.headers.get("x-request-id");
     r.status = response.status;
-    r.accepted = performance.now();
+    r.accepted = Date.now();
     for await (const chunk of stream) {
       if (chunk.choices?.[0]?.delta?.content) r.chunks++;
       if (chunk.usage) r.usage = chunk.usage;
@@ -43,7 +43,7 @@ async function once() {
     r.error = `${e.constructor?.name}: ${String(e.message).slice(0, 160)}`;
   } finally {
     clearTimeout(watchdog);
-    r.ended = performance.now();
+    r.ended = Date.now();
     records.push(r);
   }
   return r;

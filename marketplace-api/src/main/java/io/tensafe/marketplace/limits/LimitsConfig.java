@@ -22,6 +22,6 @@ public interface LimitsConfig {
    * How long a shared lease lives unless its replica renews it (every third of this): what a
    * replica that dies without giving its leases back holds them for at most.
    */
-  @WithDefault("PT30S")
+  @WithDefault("PT10S")
   Duration leaseTtl();
 }

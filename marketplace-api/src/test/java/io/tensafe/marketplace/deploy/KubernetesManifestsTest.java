@@ -54,7 +54,14 @@ class KubernetesManifestsTest {
           "tensafe-node-client",
           "tensafe-fleet-key",
           "tensafe-marketplace-tls",
+          "tensafe-node-tls",
+          "tensafe-node-ca",
           "tensafe-models");
+
+  /** Variables the frameworks read (Quarkus' settings, the JVM's options), beside our own. */
+  private static boolean frameworkVariable(String name) {
+    return name.startsWith("QUARKUS_") || name.equals("JAVA_TOOL_OPTIONS");
+  }
 
   private static List<HasMetadata> objects() throws Exception {
     List<HasMetadata> all = new ArrayList<>();
@@ -211,12 +218,16 @@ class KubernetesManifestsTest {
           ConfigMap map = configMaps.get(from.getConfigMapRef().getName());
           assertNotNull(map, where + ": its ConfigMap " + from.getConfigMapRef().getName());
           for (String name : map.getData().keySet()) {
-            assertTrue(known.contains(name), where + ": " + name + " is not read by the app");
+            assertTrue(
+                known.contains(name) || frameworkVariable(name),
+                where + ": " + name + " is not read by the app");
           }
         }
         for (EnvVar v : c.getEnv()) {
           assertTrue(
-              known.contains(v.getName()) || v.getName().equals("POD_NAME"),
+              known.contains(v.getName())
+                  || frameworkVariable(v.getName())
+                  || List.of("POD_NAME", "NODE_CA_PASSWORD").contains(v.getName()),
               where + ": " + v.getName() + " is not read by the app");
           if (v.getValueFrom() != null && v.getValueFrom().getSecretKeyRef() != null) {
             String secret = v.getValueFrom().getSecretKeyRef().getName();
@@ -313,5 +324,23 @@ class KubernetesManifestsTest {
         "and runs the CUDA backend");
     Deployment marketplace = of(all, Deployment.class).getFirst();
     assertTrue(marketplace.getSpec().getReplicas() >= 2, "several marketplace replicas");
+    ConfigMap settings =
+        of(all, ConfigMap.class).stream()
+            .filter(c -> c.getMetadata().getName().equals("tensafe-marketplace"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(
+        "production",
+        settings.getData().get("QUARKUS_PROFILE"),
+        "the marketplace runs the production profile");
+    for (StatefulSet nodes : of(all, StatefulSet.class)) {
+      assertTrue(
+          nodes.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+              .anyMatch(
+                  e ->
+                      e.getName().equals("TENSAFE_NODE_PUBLIC_URL")
+                          && e.getValue().startsWith("https://")),
+          nodes.getMetadata().getName() + " registers an https endpoint, as production requires");
+    }
   }
 }
