@@ -66,7 +66,7 @@ public class Limits {
     SharedSlots shared = new SharedSlots(em, dataSource, transactions, replica, config.leaseTtl());
     chosen =
         scope == LimitsConfig.Scope.SHARED
-            ? new Chosen(scope, new SharedRateLimiter(em, requestsPerMinutePerKey), shared, shared)
+            ? new Chosen(scope, null, shared, shared) // the bucket is admit_key_request's (V22)
             : new Chosen(
                 scope,
                 new InstanceRateLimiter(requestsPerMinutePerKey, System::nanoTime),
@@ -88,9 +88,9 @@ public class Limits {
     return chosen().scope();
   }
 
-  /** Requests per minute per API key. */
-  public RateLimiter rate() {
-    return chosen().rate();
+  /** Requests an API key may start per minute. */
+  public int requestsPerMinute() {
+    return requestsPerMinutePerKey;
   }
 
   /** Slots: an API key's requests in flight and a node's concurrency (subjects are their ids). */

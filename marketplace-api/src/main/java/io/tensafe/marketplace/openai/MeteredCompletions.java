@@ -111,7 +111,7 @@ public class MeteredCompletions {
     throw new ApiProblem(
         ProblemKind.RATE_LIMITED,
         admission.rateLimited()
-            ? "this API key may start " + limits.rate().perMinute() + " requests per minute"
+            ? "this API key may start " + limits.requestsPerMinute() + " requests per minute"
             : "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
         admission.retryAfterSeconds());
   }
