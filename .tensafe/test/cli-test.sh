@@ -35,7 +35,7 @@ echo "CLI tests (./tensafe)"
 
 run "$tensafe" --help
 check "--help exits 0" test "$(rc)" = 0
-for command in up test build down status db client tgsp report bench fmt help; do
+for command in up test build down status db client tgsp report bench images fmt help; do
   check "--help explains '$command'" grep -qE "^  $command( |$)" "$out"
 done
 
@@ -241,6 +241,13 @@ kill -TERM "$up_pid" 2>/dev/null
 wait "$up_pid" 2>/dev/null
 check "up after down starts again on the same data, then stops its services when signalled" \
   bash -c "grep -q 'Press Ctrl-C to stop' '$out' && grep -q '^OPENAI_API_KEY=tsk_' '$out' && grep -q 'stopped marketplace' '$err' && grep -q 'stopped node' '$err' && ! curl -fs -o /dev/null http://127.0.0.1:18080/q/health"
+
+# OCI images: built by Maven with Jib on a base made here from Debian's packages and a jlinked
+# Java 25, each started from its own unpacked layers (no container runtime works on this machine).
+run "$tensafe" images
+check "images builds both OCI tarballs, and each starts as its unprivileged user" bash -c \
+  "[ $(rc) = 0 ] && grep -q 'marketplace-api-image.tar: started as user 10001, live' '$out' \
+   && grep -q 'inference-node-image.tar: started as user 10001, live' '$out'"
 
 # Scale-out: two replicas behind HAProxy and two nodes, through faults (see the file).
 . "$root/.tensafe/test/cluster-drills.sh"
