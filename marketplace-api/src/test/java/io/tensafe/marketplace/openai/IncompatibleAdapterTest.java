@@ -48,23 +48,36 @@ class IncompatibleAdapterTest {
     node.close();
   }
 
-  @Test
-  void anUploadThatDoesNotFitTheShapeItsFleetsNodesReported_is422NamingTheTensor()
+  /**
+   * Registers node {@code name} of the fixture's fleet serving {@code baseModel} with the shape
+   * {@code shapeJson} (a {@code "modelShape":{...}} member), and a signing key for the creator.
+   */
+  private CreatorKeyPair shapedNodeAndCreator(String name, String baseModel, String shapeJson)
       throws Exception {
     Actors.registerNode(
             fixture.nodeToken(),
             fixture.fleet(),
-            "node-shaped",
+            name,
             "{\"fleetId\":\"fleet-"
                 + fixture.suffix()
-                + "\",\"name\":\"node-shaped\",\"baseModels\":[\"tensafe/qwen3-tiny\"],"
-                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4,"
-                + TINY_SHAPE
+                + "\",\"name\":\""
+                + name
+                + "\",\"baseModels\":[\""
+                + baseModel
+                + "\"],\"accelerator\":\"cpu\",\"maxConcurrency\":4,"
+                + shapeJson
                 + "}")
         .then()
         .statusCode(200);
     CreatorKeyPair key = CreatorKeyPair.generate("acme-" + fixture.suffix(), Actors.RANDOM);
     Actors.registerKey("creator-" + fixture.suffix(), key);
+    return key;
+  }
+
+  @Test
+  void anUploadThatDoesNotFitTheShapeItsFleetsNodesReported_is422NamingTheTensor()
+      throws Exception {
+    CreatorKeyPair key = shapedNodeAndCreator("node-shaped", "tensafe/qwen3-tiny", TINY_SHAPE);
     // Actors.pack's adapter is 32 wide; the tiny model's q_proj maps 64 to 64.
     byte[] misfit =
         Actors.pack(
@@ -94,20 +107,7 @@ class IncompatibleAdapterTest {
             + "\"attentionHeads\":4,\"keyValueHeads\":2,\"headDim\":16,\"experts\":{"
             + "\"experts\":4,\"expertsPerToken\":2,\"intermediateSize\":24,\"sparseStep\":2,"
             + "\"mlpOnlyLayers\":[3]}}";
-    Actors.registerNode(
-            fixture.nodeToken(),
-            fixture.fleet(),
-            "node-moe",
-            "{\"fleetId\":\"fleet-"
-                + fixture.suffix()
-                + "\",\"name\":\"node-moe\",\"baseModels\":[\"tensafe/qwen3-tiny-moe\"],"
-                + "\"accelerator\":\"cpu\",\"maxConcurrency\":4,"
-                + experts
-                + "}")
-        .then()
-        .statusCode(200);
-    CreatorKeyPair key = CreatorKeyPair.generate("acme-" + fixture.suffix(), Actors.RANDOM);
-    Actors.registerKey("creator-" + fixture.suffix(), key);
+    CreatorKeyPair key = shapedNodeAndCreator("node-moe", "tensafe/qwen3-tiny-moe", experts);
     io.tensafe.tgsp.peft.BaseModelShape shape =
         new io.tensafe.tgsp.peft.BaseModelShape(
             64, 128, 4, 4, 2, 16, new io.tensafe.tgsp.peft.ExpertShape(4, 2, 24, 2, List.of(3)));
