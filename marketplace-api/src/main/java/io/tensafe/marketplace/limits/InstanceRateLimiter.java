@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
  * instance} scope of {@link LimitsConfig}): a key may burst up to a minute's allowance, which
  * refills evenly over the minute. Thread-safe.
  */
-final class InstanceRateLimiter implements RateLimiter {
+final class InstanceRateLimiter {
   private final int perMinute;
   private final LongSupplier nanoTime;
   private final Map<UUID, Bucket> buckets = new ConcurrentHashMap<>();
@@ -27,8 +27,7 @@ final class InstanceRateLimiter implements RateLimiter {
     this.nanoTime = nanoTime;
   }
 
-  @Override
-  public int perMinute() {
+  int perMinute() {
     return perMinute;
   }
 
@@ -37,8 +36,12 @@ final class InstanceRateLimiter implements RateLimiter {
    *
    * @return 0 if the request may start; otherwise the whole seconds (≥ 1) until one may
    */
-  @Override
-  public int tryAcquire(UUID key) {
+  /**
+   * Takes one request from {@code key}'s allowance.
+   *
+   * @return 0 if the request may start; otherwise the whole seconds (≥ 1) until one may
+   */
+  int tryAcquire(UUID key) {
     return buckets.computeIfAbsent(key, k -> new Bucket(perMinute, nanoTime.getAsLong())).take();
   }
 

@@ -23,10 +23,9 @@ import java.util.concurrent.TimeUnit;
 public class Limits {
   @Inject LimitsConfig config;
 
-  /** As {@code GatewayConfig#requestsPerMinutePerKey} (the gateway's settings declare it). */
+  /** As {@code GatewayConfig#requestsPerMinutePerKey}, which declares it and its default. */
   @org.eclipse.microprofile.config.inject.ConfigProperty(
-      name = "tensafe.gateway.requests-per-minute-per-key",
-      defaultValue = "600")
+      name = "tensafe.gateway.requests-per-minute-per-key")
   int requestsPerMinutePerKey;
 
   @Inject EntityManager em;
@@ -40,7 +39,7 @@ public class Limits {
   private ScheduledExecutorService renewer;
 
   private record Chosen(
-      LimitsConfig.Scope scope, RateLimiter rate, SlotLimiter slots, SharedSlots shared) {}
+      LimitsConfig.Scope scope, InstanceRateLimiter rate, SlotLimiter slots, SharedSlots shared) {}
 
   void start(@Observes StartupEvent event) {
     use(config.scope());
@@ -58,9 +57,10 @@ public class Limits {
   }
 
   /**
-   * Switches where the limits are counted from now on; requests admitted before keep the leases
-   * they took and give them back where they took them. For benchmarks that compare the two scopes
-   * in one run.
+   * Switches where the limits are counted from now on, for benchmarks that compare the two scopes
+   * in one run. Leases are given back to the scope in force when they are given back, so switch
+   * only while no request is in flight (a shared lease given back to the instance scope would stay
+   * until its replica stops renewing it).
    */
   public synchronized void use(LimitsConfig.Scope scope) {
     SharedSlots shared = new SharedSlots(em, dataSource, transactions, replica, config.leaseTtl());
@@ -116,18 +116,7 @@ public class Limits {
     Chosen c = chosen();
     if (c.scope() == LimitsConfig.Scope.SHARED) {
       UUID lease = UUID.randomUUID();
-      int answer =
-          ((Number)
-                  c.shared()
-                      .autocommit(
-                          "SELECT admit_key_request(?, ?, ?, ?, ?, ?)",
-                          key,
-                          (double) requestsPerMinutePerKey,
-                          lease,
-                          c.shared().holder(),
-                          c.shared().ttlSeconds(),
-                          maxInFlight))
-              .intValue();
+      int answer = c.shared().admitKey(key, requestsPerMinutePerKey, lease, maxInFlight);
       return answer == 0
           ? new KeyAdmission(lease, 0, false)
           : new KeyAdmission(null, Math.max(1, answer), answer > 0);

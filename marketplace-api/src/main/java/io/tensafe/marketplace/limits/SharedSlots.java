@@ -55,11 +55,7 @@ final class SharedSlots implements SlotLimiter {
     this.ttl = ttl;
   }
 
-  UUID holder() {
-    return holder;
-  }
-
-  double ttlSeconds() {
+  private double ttlSeconds() {
     return ttl.toSeconds();
   }
 
@@ -74,36 +70,41 @@ final class SharedSlots implements SlotLimiter {
   @Override
   public Optional<UUID> take(String kind, UUID subject, int max) {
     UUID lease = UUID.randomUUID();
-    String sql = "SELECT take_limit_lease(?, ?, ?, ?, ?, ?)";
     Object[] args = {lease, kind, subject, holder, ttlSeconds(), max};
     boolean taken;
     if (inTransaction()) {
-      var query = em.createNativeQuery(numbered(sql));
+      var query = em.createNativeQuery("SELECT take_limit_lease(?1, ?2, ?3, ?4, ?5, ?6)");
       for (int i = 0; i < args.length; i++) {
         query.setParameter(i + 1, args[i]);
       }
       taken = (Boolean) query.getSingleResult();
     } else {
-      taken = (Boolean) autocommit(sql, args);
+      taken = (Boolean) autocommit("SELECT take_limit_lease(?, ?, ?, ?, ?, ?)", args);
     }
     return taken ? Optional.of(lease) : Optional.empty();
   }
 
-  /** {@code ?} placeholders as JPA's positional {@code ?1, ?2, ...}. */
-  private static String numbered(String sql) {
-    StringBuilder out = new StringBuilder();
-    int n = 0;
-    for (char c : sql.toCharArray()) {
-      out.append(c);
-      if (c == '?') {
-        out.append(++n);
-      }
-    }
-    return out.toString();
+  /**
+   * One call of {@code admit_key_request} (V22) on a connection of its own: a request from {@code
+   * key}'s bucket of {@code perMinute}, then one of its {@code maxInFlight} slots as lease {@code
+   * lease}. Returns 0 when admitted, the seconds to wait (≥ 1) when the bucket is empty, or -1 when
+   * every slot is held.
+   */
+  int admitKey(UUID key, int perMinute, UUID lease, int maxInFlight) {
+    return ((Number)
+            autocommit(
+                "SELECT admit_key_request(?, ?, ?, ?, ?, ?)",
+                key,
+                (double) perMinute,
+                lease,
+                holder,
+                ttlSeconds(),
+                maxInFlight))
+        .intValue();
   }
 
   /** Runs one statement on a connection of its own, committed at once; its first column. */
-  Object autocommit(String sql, Object... args) {
+  private Object autocommit(String sql, Object... args) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s = c.prepareStatement(sql)) {
       for (int i = 0; i < args.length; i++) {

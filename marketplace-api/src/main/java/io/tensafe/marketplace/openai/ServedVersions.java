@@ -199,7 +199,7 @@ public class ServedVersions {
             .setParameter("v", versionId)
             .getResultList();
     List<String> tensors = names.stream().map(String::valueOf).toList();
-    boolean onExperts = tensors.stream().anyMatch(n -> n.contains(".mlp.experts."));
+    boolean onExperts = LoraInputs.readsExperts(tensors);
     java.util.OptionalInt perToken =
         onExperts ? expertsPerToken(versionId) : java.util.OptionalInt.empty();
     int count =

@@ -103,17 +103,7 @@ class SharedLimitsTest {
     SharedSlots b = replica(Duration.ofSeconds(30));
     UUID key = UUID.randomUUID();
     java.util.function.BiFunction<SharedSlots, UUID, Integer> admit =
-        (replica, lease) ->
-            ((Number)
-                    replica.autocommit(
-                        "SELECT admit_key_request(?, ?, ?, ?, ?, ?)",
-                        key,
-                        10.0,
-                        lease,
-                        replica.holder(),
-                        30.0,
-                        2))
-                .intValue();
+        (replica, lease) -> replica.admitKey(key, 10, lease, 2);
     UUID first = UUID.randomUUID();
     assertEquals(0, admit.apply(a, first));
     assertEquals(0, admit.apply(b, UUID.randomUUID()));

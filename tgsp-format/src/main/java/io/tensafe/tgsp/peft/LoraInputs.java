@@ -39,6 +39,17 @@ public final class LoraInputs {
 
   private LoraInputs() {}
 
+  /** Whether any of these tensor names adapts a mixture-of-experts layer's experts. */
+  public static boolean readsExperts(Collection<String> tensorNames) {
+    return tensorNames.stream().anyMatch(n -> n.endsWith(".lora_A.weight") && isExpert(n));
+  }
+
+  private static boolean isExpert(String tensorName) {
+    return EXPERT
+        .matcher(tensorName.substring(0, tensorName.length() - ".lora_A.weight".length()))
+        .matches();
+  }
+
   /**
    * As {@link #releasesPerToken(Collection, int)} for a model whose experts per token are unknown:
    * every adapted expert's {@code down_proj} is counted, an upper bound.

@@ -1,6 +1,8 @@
 package io.tensafe.tgsp.peft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -53,5 +55,7 @@ class LoraInputsTest {
     List<String> fewer = new ArrayList<>(names(1, "mlp.experts.3", "down_proj"));
     fewer.addAll(names(1, "mlp.experts.9", "gate_proj"));
     assertEquals(2, LoraInputs.releasesPerToken(fewer, 8), "fewer adapted experts than routed");
+    assertTrue(LoraInputs.readsExperts(fewer));
+    assertFalse(LoraInputs.readsExperts(names(2, "self_attn", "q_proj")));
   }
 }
