@@ -33,7 +33,7 @@ public final class NodeCall implements AutoCloseable {
   }
 
   /**
-   * Starts the generation on {@code target}.
+   * Starts the generation on {@code target} and waits for the node's answer.
    *
    * @throws java.net.http.HttpTimeoutException if the node does not answer within {@code
    *     firstByteTimeout} (it may be running the request)
@@ -44,15 +44,86 @@ public final class NodeCall implements AutoCloseable {
   public static NodeCall start(
       HttpClient http, NodeTarget target, byte[] body, Duration firstByteTimeout)
       throws IOException {
-    HttpRequest request =
-        HttpRequest.newBuilder(target.endpoint().resolve("v1/generate/stream"))
-            .timeout(firstByteTimeout)
-            .header("Content-Type", "application/json")
-            .header("Accept", "text/event-stream")
-            .header("Authorization", "Bearer " + target.dispatchToken())
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-            .build();
-    return new NodeCall(new java.io.BufferedInputStream(send(http, target, request), 8192));
+    return begin(http, target, body, firstByteTimeout).await();
+  }
+
+  /**
+   * Sends the generation to {@code target} without waiting for its answer, so that the caller can
+   * do other work (commit its ledgers) while the node starts. The caller then either {@link
+   * Pending#await}s the answer or {@link Pending#abandon}s the call.
+   */
+  public static Pending begin(
+      HttpClient http, NodeTarget target, byte[] body, Duration firstByteTimeout) {
+    try {
+      HttpRequest request =
+          HttpRequest.newBuilder(target.endpoint().resolve("v1/generate/stream"))
+              .timeout(firstByteTimeout)
+              .header("Content-Type", "application/json")
+              .header("Accept", "text/event-stream")
+              .header("Authorization", "Bearer " + target.dispatchToken())
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+              .build();
+      return new Pending(
+          target, http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream()));
+    } catch (RuntimeException e) {
+      // Reported by await, as a node that cannot be reached: the caller fails over.
+      return new Pending(
+          target, java.util.concurrent.CompletableFuture.failedFuture(new IOException(e)));
+    }
+  }
+
+  /**
+   * A generation sent to a node whose answer has not been read. Exactly one of {@link #await} and
+   * {@link #abandon} is called, once.
+   */
+  public static final class Pending {
+    private final NodeTarget target;
+    private final java.util.concurrent.CompletableFuture<HttpResponse<InputStream>> answer;
+
+    private Pending(
+        NodeTarget target,
+        java.util.concurrent.CompletableFuture<HttpResponse<InputStream>> answer) {
+      this.target = target;
+      this.answer = answer;
+    }
+
+    /**
+     * The node's stream, once its answer arrives.
+     *
+     * @throws java.net.http.HttpTimeoutException, NodeRefusal, IOException as {@link #start}
+     */
+    public NodeCall await() throws IOException {
+      HttpResponse<InputStream> response;
+      try {
+        response = answer.get();
+      } catch (InterruptedException e) {
+        abandon();
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (e.getCause() instanceof IOException io) {
+          throw io;
+        }
+        throw new IOException(e.getCause());
+      }
+      return new NodeCall(new java.io.BufferedInputStream(body(target, response), 8192));
+    }
+
+    /**
+     * Gives the call up before anything of it was used: the exchange is cancelled, or the stream
+     * closed if the answer already came, which makes the node cancel the generation.
+     */
+    public void abandon() {
+      answer.cancel(true);
+      answer.thenAccept(
+          response -> {
+            try {
+              response.body().close();
+            } catch (IOException ignored) {
+              // abandoning the stream: nothing more to do
+            }
+          });
+    }
   }
 
   /**
@@ -70,6 +141,16 @@ public final class NodeCall implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
+    return body(target, response);
+  }
+
+  /**
+   * The body of a 2xx answer.
+   *
+   * @throws NodeRefusal for any other status, with at most {@link #MAX_ERROR_BYTES} of its body
+   */
+  private static InputStream body(NodeTarget target, HttpResponse<InputStream> response)
+      throws IOException {
     if (response.statusCode() / 100 != 2) {
       String detail;
       try (InputStream in = response.body()) {

@@ -86,7 +86,12 @@ public class GatewayRequests {
     open(requestId, c, node, RequestMode.HOSTED);
   }
 
-  /** Records a request of {@code mode} about to be dispatched to {@code node}. */
+  /**
+   * Records a request of {@code mode} about to be dispatched to {@code node}, holding the request's
+   * lock ({@link io.tensafe.marketplace.privacy.PrivacyBudgets#REQUEST_LOCK}) until the transaction
+   * ends: a node's report of the request waits for it, so it never finds the request missing only
+   * because the admission has not committed yet.
+   */
   @Transactional
   public void open(String requestId, Context c, UUID node, RequestMode mode) {
     em.createNativeQuery(
@@ -94,10 +99,12 @@ public class GatewayRequests {
             INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id,
                 adapter_ref, adapter_version, route_reason, started_at, node_id,
                 max_prompt_tokens, max_completion_tokens, prompt_tokens, mode, active_at)
-            VALUES (:r, :org, :key, :ref, :version, :reason, :started, :node, :maxPrompt,
+            SELECT :r, :org, :key, :ref, :version, :reason, :started, :node, :maxPrompt,
                 :maxCompletion, NULLIF(:prompt, -1), :mode,
-                CASE WHEN :mode = 'private' THEN CAST(:started AS timestamptz) END)
-            """)
+                CASE WHEN :mode = 'private' THEN CAST(:started AS timestamptz) END
+            FROM\s"""
+                + io.tensafe.marketplace.privacy.PrivacyBudgets.REQUEST_LOCK)
+        .setParameter("lockedRequest", requestId)
         .setParameter("mode", mode.column())
         .setParameter("prompt", c.limits().promptTokens())
         .setParameter("maxPrompt", c.limits().maxPromptTokens())

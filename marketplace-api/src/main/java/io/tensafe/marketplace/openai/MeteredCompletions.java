@@ -121,7 +121,10 @@ public class MeteredCompletions {
     limits.slots().give(lease);
   }
 
-  /** What a request was admitted with, before any node is called. */
+  /**
+   * What a request was admitted with: the call already sent to the first of {@code targets}, and
+   * the body for the others.
+   */
   private record Admitted(
       ServedVersion version,
       String reason,
@@ -129,27 +132,40 @@ public class MeteredCompletions {
       OffsetDateTime started,
       Reservation reservation,
       List<NodeTarget> targets,
-      int promptTokens) {}
+      int promptTokens,
+      byte[] body,
+      NodeCall.Pending firstCall) {}
 
   private Started dispatch(ApiKeyPrincipal key, CompletionRequest r, UUID slot) {
     // Routing, node choice, the request record and the DP reservation share one transaction, so
-    // the gateway commits once before it calls a node. Slots claimed on nodes are given back if
-    // the transaction fails.
+    // the gateway commits once; the first node is sent the request once it is recorded and
+    // reserved, so it starts while the transaction commits, and its answer is read only after the
+    // commit. Slots claimed on nodes are given back, and the call abandoned, if the transaction
+    // fails.
     List<NodeTarget> claimed = new ArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<NodeCall.Pending> sent =
+        new java.util.concurrent.atomic.AtomicReference<>();
     Admitted a;
     try {
       // Counted before the transaction: tokenizing a long prompt holds no connection.
       int promptTokens = tokenizer.count(r.renderedPrompt());
-      a = QuarkusTransaction.requiringNew().call(() -> admit(key, r, promptTokens, claimed));
+      a = QuarkusTransaction.requiringNew().call(() -> admit(key, r, promptTokens, claimed, sent));
     } catch (RuntimeException e) {
+      if (sent.get() != null) {
+        sent.get().abandon();
+      }
       claimed.forEach(dispatcher::release);
       throw e;
     }
-    return send(key, r, a, slot);
+    return send(key, a, slot);
   }
 
   private Admitted admit(
-      ApiKeyPrincipal key, CompletionRequest r, int promptTokens, List<NodeTarget> claimed) {
+      ApiKeyPrincipal key,
+      CompletionRequest r,
+      int promptTokens,
+      List<NodeTarget> claimed,
+      java.util.concurrent.atomic.AtomicReference<NodeCall.Pending> sent) {
     ModelResolver.Resolved resolved = resolver.resolve(key, r);
     ServedVersion version = resolved.version();
     String reason = resolved.reason();
@@ -168,6 +184,8 @@ public class MeteredCompletions {
     if (claimed.isEmpty()) {
       throw noCapacity(version);
     }
+    byte[] body = r.nodeBody(version.adapterId() + "@" + version.version(), requestId);
+    NodeTarget first = claimed.getFirst();
     Reservation reservation =
         admission.admit(
             requestId,
@@ -180,10 +198,20 @@ public class MeteredCompletions {
                 started,
                 false,
                 new GatewayRequests.Limits(r.promptTokenBound(), r.maxTokens(), promptTokens)),
-            claimed.getFirst().id(),
-            releases);
+            first.id(),
+            releases,
+            RequestMode.HOSTED,
+            () -> sent.set(NodeCall.begin(http, first, body, gateway.firstByteTimeout())));
     return new Admitted(
-        version, reason, requestId, started, reservation, List.copyOf(claimed), promptTokens);
+        version,
+        reason,
+        requestId,
+        started,
+        reservation,
+        List.copyOf(claimed),
+        promptTokens,
+        body,
+        sent.get());
   }
 
   /**
@@ -194,11 +222,10 @@ public class MeteredCompletions {
    * nothing billed and its reservation kept for that node's report to settle. Every slot taken is
    * given back on every path; node names and node answers go to the log, never to the client.
    */
-  private Started send(ApiKeyPrincipal key, CompletionRequest r, Admitted a, UUID slot) {
+  private Started send(ApiKeyPrincipal key, Admitted a, UUID slot) {
     ServedVersion version = a.version();
     String requestId = a.requestId();
     List<NodeTarget> targets = a.targets();
-    byte[] body = r.nodeBody(version.adapterId() + "@" + version.version(), requestId);
     int i = 0;
     try {
       for (; i < targets.size(); i++) {
@@ -207,7 +234,10 @@ public class MeteredCompletions {
           if (i > 0) {
             requests.assign(requestId, target.id());
           }
-          NodeCall call = NodeCall.start(http, target, body, gateway.firstByteTimeout());
+          NodeCall call =
+              i == 0
+                  ? a.firstCall().await()
+                  : NodeCall.start(http, target, a.body(), gateway.firstByteTimeout());
           releaseFrom(targets, i + 1);
           i = targets.size(); // every other slot is given back; this one is the request's now
           return new Started(

@@ -42,13 +42,35 @@ public class RequestAdmission {
       UUID firstNode,
       long releases,
       RequestMode mode) {
+    return admit(requestId, context, firstNode, releases, mode, () -> {});
+  }
+
+  /**
+   * Records, reserves, then runs {@code beforeCommit}, which may send the request to its node so
+   * that the node starts while the transaction commits: by then the request's record and lock are
+   * in place (a report from the node waits for this transaction's end) and its reservation is made
+   * (a request the budget refuses never reaches a node). Nothing reaches the client before the
+   * caller has the commit; if the commit fails, the caller abandons what it sent (the node cancels,
+   * and its report, finding no request, bills nothing).
+   */
+  @Transactional
+  public Reservation admit(
+      String requestId,
+      GatewayRequests.Context context,
+      UUID firstNode,
+      long releases,
+      RequestMode mode,
+      Runnable beforeCommit) {
     requests.open(requestId, context, firstNode, mode);
-    return budgets.reserve(
-        context.clientOrganisationId(),
-        context.adapterRef(),
-        context.version(),
-        requestId,
-        releases,
-        Instant.now());
+    Reservation reservation =
+        budgets.reserve(
+            context.clientOrganisationId(),
+            context.adapterRef(),
+            context.version(),
+            requestId,
+            releases,
+            Instant.now());
+    beforeCommit.run();
+    return reservation;
   }
 }

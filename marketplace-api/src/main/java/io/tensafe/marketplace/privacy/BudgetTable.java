@@ -102,6 +102,30 @@ public class BudgetTable {
    * @throws ApiProblem not-found for an unknown version
    */
   BudgetPolicy policy(String adapterRef, String version) {
+    String key = adapterRef + "@" + version;
+    BudgetPolicy known = policies.get(key);
+    if (known != null) {
+      return known;
+    }
+    BudgetPolicy read = readPolicy(adapterRef, version);
+    if (policies.size() >= MAX_CACHED_POLICIES) {
+      policies.clear();
+    }
+    policies.put(key, read);
+    return read;
+  }
+
+  /** At most this many policies are kept; past it the cache starts again. */
+  private static final int MAX_CACHED_POLICIES = 10_000;
+
+  /**
+   * Policies by {@code adapterRef@version}: a version's policy is fixed (its signed manifest's; the
+   * database refuses a change, migration V24), so a copy never goes stale.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<String, BudgetPolicy> policies =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private BudgetPolicy readPolicy(String adapterRef, String version) {
     return Rows.first(
             em.createNativeQuery(
                     """

@@ -32,6 +32,14 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class PrivacyBudgets {
+  /**
+   * The SQL call that takes a request's transaction-scoped lock, its id bound as {@code
+   * :lockedRequest}: one request's reservation, settlement, refund and usage report are serialised
+   * by it (a report that arrives while the gateway's admission is still open waits for its end).
+   */
+  public static final String REQUEST_LOCK =
+      "pg_advisory_xact_lock(hashtextextended(CAST(:lockedRequest AS text), 7))";
+
   @Inject EntityManager em;
   @Inject BudgetTable table;
 
@@ -68,10 +76,37 @@ public class PrivacyBudgets {
     OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
     BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases);
     // The event first (idempotent by request id), the balance last: the budget row is locked by
-    // the last statement before commit, so reservations of one budget queue only for that.
-    int inserted =
-        insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
-    if (inserted == 0) {
+    // the last statement before commit, so reservations of one budget queue only for that. Both in
+    // one statement when the budget exists and the request is new (the usual case).
+    Reserved first =
+        Rows.single(
+            em.createNativeQuery(
+                    """
+                WITH event AS (
+                  INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)
+                  SELECT id, :r, 'reserve', :n, :cost FROM dp_budget
+                  WHERE client_organisation_id = :org AND adapter_id = :adapter
+                    AND period_start = :start
+                  ON CONFLICT (request_id, kind) DO NOTHING
+                  RETURNING budget_id),
+                balance AS (
+                  UPDATE dp_budget b SET rho_spent = b.rho_spent + :cost FROM event e
+                  WHERE b.id = e.budget_id AND b.rho_spent + :cost <= b.rho_limit + b.rho_top_up
+                  RETURNING b.id, b.rho_limit, b.rho_top_up, b.rho_spent, b.delta, b.period_end)
+                SELECT (SELECT count(*) FROM event)::int, balance.*
+                FROM (VALUES (1)) one LEFT JOIN balance ON true
+                """)
+                .setParameter("r", requestId)
+                .setParameter("n", releases)
+                .setParameter("cost", cost)
+                .setParameter("org", clientOrganisationId)
+                .setParameter("adapter", policy.adapterId())
+                .setParameter("start", start),
+            Reserved.class);
+    Optional<BudgetRow> after;
+    if (first.events() == 1) {
+      after = first.budget();
+    } else {
       Optional<Event> existing = event(requestId, "reserve");
       if (existing.isPresent()) {
         return reservation(
@@ -81,21 +116,21 @@ public class PrivacyBudgets {
       }
       table.ensureBudget(clientOrganisationId, policy, now);
       insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
+      after =
+          Rows.first(
+              em.createNativeQuery(
+                      """
+                  UPDATE dp_budget SET rho_spent = rho_spent + :cost
+                  WHERE client_organisation_id = :org AND adapter_id = :adapter
+                    AND period_start = :start AND rho_spent + :cost <= rho_limit + rho_top_up
+                  RETURNING id, rho_limit, rho_top_up, rho_spent, delta, period_end
+                  """)
+                  .setParameter("cost", cost)
+                  .setParameter("org", clientOrganisationId)
+                  .setParameter("adapter", policy.adapterId())
+                  .setParameter("start", start),
+              BudgetRow.class);
     }
-    Optional<BudgetRow> after =
-        Rows.first(
-            em.createNativeQuery(
-                    """
-                UPDATE dp_budget SET rho_spent = rho_spent + :cost
-                WHERE client_organisation_id = :org AND adapter_id = :adapter
-                  AND period_start = :start AND rho_spent + :cost <= rho_limit + rho_top_up
-                RETURNING id, rho_limit, rho_top_up, rho_spent, delta, period_end
-                """)
-                .setParameter("cost", cost)
-                .setParameter("org", clientOrganisationId)
-                .setParameter("adapter", policy.adapterId())
-                .setParameter("start", start),
-            BudgetRow.class);
     if (after.isEmpty()) {
       // Rolled back with the transaction: the event above is not kept.
       throw exhausted(
@@ -107,6 +142,26 @@ public class PrivacyBudgets {
           cost);
     }
     return reservation(requestId, releases, after.get());
+  }
+
+  /**
+   * The reservation statement's result: how many reserve events it wrote (0 when the budget row
+   * does not exist yet or the request already reserved) and the budget after its balance update,
+   * all null when the update did not fit.
+   */
+  private record Reserved(
+      int events,
+      UUID id,
+      BigDecimal rhoLimit,
+      BigDecimal rhoTopUp,
+      BigDecimal rhoSpent,
+      BigDecimal delta,
+      OffsetDateTime periodEnd) {
+    Optional<BudgetRow> budget() {
+      return id == null
+          ? Optional.empty()
+          : Optional.of(new BudgetRow(id, rhoLimit, rhoTopUp, rhoSpent, delta, periodEnd));
+    }
   }
 
   /**
@@ -242,11 +297,16 @@ public class PrivacyBudgets {
    * settlement and refund are serialised without locking its budget, whose row is locked only by
    * the final balance update ({@link BudgetTable#giveBack}).
    */
+  /** Takes {@code requestId}'s lock ({@link #REQUEST_LOCK}) until the transaction ends. */
+  public void lockRequest(String requestId) {
+    em.createNativeQuery("SELECT " + REQUEST_LOCK)
+        .setParameter("lockedRequest", requestId)
+        .getSingleResult();
+  }
+
   private Optional<OpenReservation> openReservation(String requestId) {
     requireRequestId(requestId);
-    em.createNativeQuery("SELECT pg_advisory_xact_lock(hashtextextended(:r, 7))")
-        .setParameter("r", requestId)
-        .getSingleResult();
+    lockRequest(requestId);
     return Rows.first(
         em.createNativeQuery(
                 """

@@ -61,6 +61,9 @@ public class UsageEvents {
       throw ProblemTypes.validation(
           "adapter version " + r.adapterId() + "@" + r.adapterVersion() + " does not exist");
     }
+    // A report can overtake the commit of the request's admission (the gateway sends the request
+    // to the node before it commits); the request's lock makes this wait for it.
+    budgets.lockRequest(r.requestId());
     var dispatched = requests.find(r.requestId());
     if (dispatched.isPresent() && !node.id.equals(dispatched.get().nodeId())) {
       throw ProblemTypes.conflict(

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
@@ -55,21 +54,13 @@ class PrivacyBudgetTest {
     Actors.Seller seller = Actors.seller(suffix, creator);
     FleetKeyPair fleet = seller.fleet();
     CreatorKeyPair key = seller.key();
-    Actors.upload(creator, Actors.pack(adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B"));
+    // The policy's noise multiplier Z comes from the signed manifest, as in production: a
+    // version's policy is fixed once uploaded (migration V24).
+    Actors.upload(
+        creator,
+        Actors.pack(
+            adapter, "1.0.0", fleet, key, "Qwen/Qwen2.5-0.5B", List.of("bank"), Z.toPlainString()));
     client = Actors.clientOrganisation(em, "client-" + suffix);
-    QuarkusTransaction.requiringNew()
-        .run(
-            () -> {
-              em.createNativeQuery(
-                      """
-                      UPDATE dp_policy SET noise_multiplier = :z WHERE id =
-                        (SELECT v.dp_policy_id FROM adapter_version v JOIN adapter a
-                         ON a.id = v.adapter_id WHERE a.adapter_ref = :a)
-                      """)
-                  .setParameter("z", Z)
-                  .setParameter("a", adapter)
-                  .executeUpdate();
-            });
     BigDecimal limit = BudgetMaths.rhoLimit(10, 1e-5);
     tokensPerPeriod = limit.divide(BudgetMaths.rhoPerRelease(Z), BudgetMaths.MATH).longValue();
   }
@@ -83,6 +74,37 @@ class PrivacyBudgetTest {
         em.createNativeQuery("SELECT rho_spent FROM dp_budget WHERE client_organisation_id = :c")
             .setParameter("c", client)
             .getSingleResult();
+  }
+
+  @Test
+  void aVersionsPolicy_cannotBeChanged_soTheCopiesInMemoryNeverGoStale() {
+    String policy =
+        "(SELECT v.dp_policy_id FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id"
+            + " WHERE a.adapter_ref = :a)";
+    for (String change :
+        List.of(
+            "UPDATE dp_policy SET noise_multiplier = 2 WHERE id = " + policy,
+            "UPDATE adapter_version SET dp_policy_id = (SELECT id FROM dp_policy WHERE id <> "
+                + policy
+                + " LIMIT 1) WHERE adapter_id = (SELECT id FROM adapter WHERE adapter_ref = :a)",
+            "DELETE FROM adapter_version WHERE adapter_id ="
+                + " (SELECT id FROM adapter WHERE adapter_ref = :a)")) {
+      RuntimeException refused =
+          assertThrows(
+              RuntimeException.class,
+              () ->
+                  io.quarkus.narayana.jta.QuarkusTransaction.requiringNew()
+                      .run(
+                          () ->
+                              em.createNativeQuery(change)
+                                  .setParameter("a", adapter)
+                                  .executeUpdate()),
+              change);
+      assertTrue(
+          String.valueOf(io.tensafe.marketplace.problem.Causes.describe(refused))
+              .contains("refused"),
+          change);
+    }
   }
 
   @Test
