@@ -1,11 +1,13 @@
 package io.tensafe.marketplace.apikey;
 
-import io.tensafe.marketplace.sql.Rows;
+import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.transaction.Transactional;
 import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -21,37 +23,18 @@ import java.util.regex.Pattern;
 public class ApiKeyVerifier {
   private static final Pattern FORMAT = Pattern.compile("tsk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}");
 
-  @Inject EntityManager em;
+  @Inject AgroalDataSource dataSource;
 
   /**
-   * The key's principal, or empty when {@code presented} is not a valid, usable key. A short
-   * transaction of its own: the connection is not held for the rest of the request.
+   * The key's principal, or empty when {@code presented} is not a valid, usable key. One read on a
+   * connection of its own in autocommit (one round trip, no transaction to commit); the connection
+   * is not held for the rest of the request.
    */
-  @Transactional
   public Optional<ApiKeyPrincipal> verify(String presented) {
     if (presented == null || !FORMAT.matcher(presented).matches()) {
       return Optional.empty();
     }
-    Optional<StoredKey> stored =
-        Rows.first(
-            em.createNativeQuery(
-                    """
-                SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
-                       k.revoked_at IS NULL AND k.suspended_at IS NULL
-                         AND NOT EXISTS (SELECT 1 FROM app_user u
-                                         WHERE u.id = k.created_by AND u.suspended_at IS NOT NULL)
-                         AND EXISTS (SELECT 1 FROM organisation_member m
-                                     JOIN app_user u ON u.id = m.user_id
-                                     WHERE m.organisation_id = k.organisation_id
-                                       AND u.suspended_at IS NULL),
-                       (SELECT coalesce(string_agg(s.adapter_id::text, ','), '')
-                        FROM api_key_adapter s WHERE s.api_key_id = k.id),
-                       k.max_price_currency, k.max_prompt_micros_per_1k_tokens,
-                       k.max_completion_micros_per_1k_tokens
-                FROM api_key k WHERE k.prefix = :p
-                """)
-                .setParameter("p", presented.substring(0, 16)),
-            StoredKey.class);
+    Optional<StoredKey> stored = read(presented.substring(0, 16));
     if (stored.isEmpty()) {
       return Optional.empty();
     }
@@ -72,6 +55,49 @@ public class ApiKeyVerifier {
                     key.capCurrency().trim(),
                     key.capPromptMicrosPer1kTokens(),
                     key.capCompletionMicrosPer1kTokens())));
+  }
+
+  private static final String KEY_BY_PREFIX =
+      """
+      SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
+             k.revoked_at IS NULL AND k.suspended_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM app_user u
+                               WHERE u.id = k.created_by AND u.suspended_at IS NOT NULL)
+               AND EXISTS (SELECT 1 FROM organisation_member m
+                           JOIN app_user u ON u.id = m.user_id
+                           WHERE m.organisation_id = k.organisation_id
+                             AND u.suspended_at IS NULL),
+             (SELECT coalesce(string_agg(s.adapter_id::text, ','), '')
+              FROM api_key_adapter s WHERE s.api_key_id = k.id),
+             k.max_price_currency, k.max_prompt_micros_per_1k_tokens,
+             k.max_completion_micros_per_1k_tokens
+      FROM api_key k WHERE k.prefix = ?
+      """;
+
+  /** The stored key of {@code prefix}, if any. */
+  private Optional<StoredKey> read(String prefix) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement(KEY_BY_PREFIX)) {
+      s.setString(1, prefix);
+      try (ResultSet r = s.executeQuery()) {
+        if (!r.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new StoredKey(
+                r.getObject(1, UUID.class),
+                r.getString(2),
+                r.getObject(3, UUID.class),
+                r.getBytes(4),
+                r.getBoolean(5),
+                r.getString(6),
+                r.getString(7),
+                r.getObject(8, Long.class),
+                r.getObject(9, Long.class)));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("reading the API key failed: " + e.getMessage(), e);
+    }
   }
 
   /**
