@@ -350,3 +350,119 @@ __global__ void helora_gather(const u64* products, const int* positions, u64* ou
 }
 
 }  // extern "C"
+
+// ---------------------------------------------------------------------------------------------
+// Counter-based sampling (kernels-core io.tensafe.kernels.ring.CounterSampler): the ChaCha20
+// block function of RFC 8439 keyed by a 32-byte session key (8 little-endian words), nonce
+// (domain, token, limb), block counter from 0; the keystream read as little-endian 64-bit words.
+// Every output depends only on its own position, so these equal the Java reference word for word.
+
+#define COUNTER_UNIFORM_DOMAIN 0x66696e75u
+#define COUNTER_ERROR_DOMAIN 0x73727265u
+#define COUNTER_ERROR_TABLE 20
+
+__device__ __forceinline__ unsigned rotl32(unsigned x, int n) { return (x << n) | (x >> (32 - n)); }
+
+#define CHACHA_QR(a, b, c, d)                     \
+  a += b; d = rotl32(d ^ a, 16);                  \
+  c += d; b = rotl32(b ^ c, 12);                  \
+  a += b; d = rotl32(d ^ a, 8);                   \
+  c += d; b = rotl32(b ^ c, 7);
+
+// Block `counter` of the stream (key, n0, n1, n2) as 8 little-endian 64-bit words.
+__device__ __forceinline__ void chacha20_words(const unsigned* key, unsigned counter, unsigned n0,
+                                               unsigned n1, unsigned n2, u64* words) {
+  unsigned s[16] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u, key[0], key[1], key[2],
+                    key[3], key[4], key[5], key[6], key[7], counter, n0, n1, n2};
+  unsigned x[16];
+#pragma unroll
+  for (int i = 0; i < 16; i++) x[i] = s[i];
+#pragma unroll
+  for (int round = 0; round < 10; round++) {
+    CHACHA_QR(x[0], x[4], x[8], x[12]);
+    CHACHA_QR(x[1], x[5], x[9], x[13]);
+    CHACHA_QR(x[2], x[6], x[10], x[14]);
+    CHACHA_QR(x[3], x[7], x[11], x[15]);
+    CHACHA_QR(x[0], x[5], x[10], x[15]);
+    CHACHA_QR(x[1], x[6], x[11], x[12]);
+    CHACHA_QR(x[2], x[7], x[8], x[13]);
+    CHACHA_QR(x[3], x[4], x[9], x[14]);
+  }
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    words[i] = (u64)(x[2 * i] + s[2 * i]) | ((u64)(x[2 * i + 1] + s[2 * i + 1]) << 32);
+  }
+}
+
+// (high * 2^64 + low) mod q for high < q, Barrett with ratio = floor(2^128 / q), exactly as
+// Modulus.reduce128. Range: [0, q).
+__device__ __forceinline__ u64 reduce128(u64 high, u64 low, u64 q, u64 ratio_high,
+                                         u64 ratio_low) {
+  u64 low_ratio_low_high = __umul64hi(low, ratio_low);
+  u64 cross_a = low * ratio_high;
+  u64 cross_a_high = __umul64hi(low, ratio_high);
+  u64 sum1 = cross_a + low_ratio_low_high;
+  u64 middle_high = cross_a_high + (sum1 < cross_a ? 1 : 0);
+  u64 cross_b = high * ratio_low;
+  u64 cross_b_high = __umul64hi(high, ratio_low);
+  u64 sum2 = sum1 + cross_b;
+  u64 quotient = high * ratio_high + middle_high + cross_b_high + (sum2 < sum1 ? 1 : 0);
+  u64 remainder = low - quotient * q;
+  return remainder >= q ? remainder - q : remainder;
+}
+
+extern "C" {
+
+// Uniform residues of `tokens` tokens from `first_token` on, `limbs` limbs each:
+// out[(t * limbs + l) * n + i]. moduli holds (q, ratio_high, ratio_low) per limb. One thread per
+// 8 coefficients: 24 words, exactly 3 blocks. n must be a multiple of 8.
+__global__ void counter_uniform(const unsigned* key, int first_token, int tokens, int limbs, int n,
+                                const u64* moduli, u64* out) {
+  long long groups = (long long)tokens * limbs * (n / 8);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+       g += (long long)gridDim.x * blockDim.x) {
+    int group = (int)(g % (n / 8));
+    int l = (int)((g / (n / 8)) % limbs);
+    int t = (int)(g / ((long long)(n / 8) * limbs));
+    u64 q = moduli[3 * l], ratio_high = moduli[3 * l + 1], ratio_low = moduli[3 * l + 2];
+    u64 w[24];
+#pragma unroll
+    for (int b = 0; b < 3; b++) {
+      chacha20_words(key, (unsigned)(3 * group + b), COUNTER_UNIFORM_DOMAIN,
+                     (unsigned)(first_token + t), (unsigned)l, w + 8 * b);
+    }
+    u64* o = out + ((long long)t * limbs + l) * n + 8LL * group;
+#pragma unroll
+    for (int c = 0; c < 8; c++) {
+      u64 x = reduce128(0, w[3 * c], q, ratio_high, ratio_low);
+      x = reduce128(x, w[3 * c + 1], q, ratio_high, ratio_low);
+      o[c] = reduce128(x, w[3 * c + 2], q, ratio_high, ratio_low);
+    }
+  }
+}
+
+// Signed errors of `tokens` tokens from `first_token` on: out[t * n + i] in [-20, 20], one word per
+// coefficient (bit 0 the sign, bits 1..63 against every entry of the cumulative table). One thread
+// per block of 8 coefficients. n must be a multiple of 8.
+__global__ void counter_errors(const unsigned* key, int first_token, int tokens, int n,
+                               const u64* table, long long* out) {
+  long long blocks = (long long)tokens * (n / 8);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < blocks;
+       g += (long long)gridDim.x * blockDim.x) {
+    int block = (int)(g % (n / 8));
+    int t = (int)(g / (n / 8));
+    u64 w[8];
+    chacha20_words(key, (unsigned)block, COUNTER_ERROR_DOMAIN, (unsigned)(first_token + t), 0u, w);
+    long long* o = out + (long long)t * n + 8LL * block;
+#pragma unroll
+    for (int c = 0; c < 8; c++) {
+      u64 u = w[c] >> 1;
+      long long magnitude = 0;
+#pragma unroll
+      for (int k = 0; k < COUNTER_ERROR_TABLE; k++) magnitude += table[k] <= u ? 1 : 0;
+      o[c] = (w[c] & 1) ? -magnitude : magnitude;
+    }
+  }
+}
+
+}  // extern "C"

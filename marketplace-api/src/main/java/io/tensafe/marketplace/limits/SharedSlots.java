@@ -148,6 +148,17 @@ final class SharedSlots implements SlotLimiter {
   }
 
   @Override
+  public void giveAllWithTransaction(List<UUID> leases) {
+    if (!inTransaction()) {
+      giveAll(leases);
+      return;
+    }
+    em.createNativeQuery("DELETE FROM limit_lease WHERE id = ANY (:ids)")
+        .setParameter("ids", leases.toArray(UUID[]::new))
+        .executeUpdate();
+  }
+
+  @Override
   public int[] held(List<UUID> subjects) {
     if (subjects.isEmpty()) {
       return new int[0];

@@ -29,6 +29,15 @@ public interface SlotLimiter {
     leases.forEach(this::give);
   }
 
+  /**
+   * Gives back {@code leases} within the caller's transaction where the store is transactional, so
+   * that they go with its commit at no extra round trip; if that transaction rolls back, the caller
+   * gives them back again with {@link #giveAll}. Elsewhere the same as {@link #giveAll}.
+   */
+  default void giveAllWithTransaction(List<UUID> leases) {
+    giveAll(leases);
+  }
+
   /** Slots of each subject held now, in the order of {@code subjects}. */
   int[] held(List<UUID> subjects);
 }

@@ -360,13 +360,24 @@ public class MeteredCompletions {
    * releases; frees the node's slot.
    */
   public RequestSettlement.Settled finish(Started s, ApiKeyPrincipal key, NodeUsage usage) {
+    RequestSettlement.Settled settled;
     try {
-      RequestSettlement.Settled settled = settlement.completed(s, key, usage);
-      metrics.ended(RequestOutcome.COMPLETED, usage.completionTokens());
-      return settled;
-    } finally {
+      // The slots go back with the settlement's commit (one round trip fewer), and on their own
+      // if it fails.
+      settled =
+          QuarkusTransaction.requiringNew()
+              .call(
+                  () -> {
+                    RequestSettlement.Settled done = settlement.completed(s, key, usage);
+                    limits.slots().giveAllWithTransaction(leases(s));
+                    return done;
+                  });
+    } catch (RuntimeException e) {
       release(s);
+      throw e;
     }
+    metrics.ended(RequestOutcome.COMPLETED, usage.completionTokens());
+    return settled;
   }
 
   /**
@@ -385,6 +396,11 @@ public class MeteredCompletions {
   }
 
   private void release(Started s) {
-    limits.slots().giveAll(List.of(s.node().slot(), s.keySlot())); // the node's and the key's
+    limits.slots().giveAll(leases(s));
+  }
+
+  /** The node's and the key's lease of {@code s}. */
+  private static List<UUID> leases(Started s) {
+    return List.of(s.node().slot(), s.keySlot());
   }
 }

@@ -1,5 +1,6 @@
 package io.tensafe.kernels.bench;
 
+import io.tensafe.kernels.ring.CounterSampler;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.Primes;
 import io.tensafe.kernels.ring.RnsPoly;
@@ -19,7 +20,9 @@ import org.openjdk.jmh.annotations.State;
 /**
  * The randomness every encryption draws, one polynomial of degree N per call, single thread,
  * microseconds per call: a Gaussian error from a seed, a two-limb uniform polynomial from a seed
- * (54-bit primes, as private mode's mask), and a ternary polynomial from the CSPRNG.
+ * (54-bit primes, as private mode's mask), and a ternary polynomial from the CSPRNG; and the same
+ * error and uniform polynomials from the counter-based generator every backend computes alike
+ * ({@link CounterSampler}, ChaCha20; {@code counter...}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -47,6 +50,20 @@ public class SamplersBenchmark {
   @Benchmark
   public RnsPoly uniformTwoLimbsFromSeed() {
     return Samplers.uniformFromSeed(seed, 0, moduli, degree);
+  }
+
+  @Benchmark
+  public long[] counterErrors() {
+    return CounterSampler.errors(seed, 7, degree);
+  }
+
+  @Benchmark
+  public long[][] counterUniformTwoLimbs() {
+    long[][] limbs = new long[moduli.size()][degree];
+    for (int l = 0; l < limbs.length; l++) {
+      CounterSampler.uniform(seed, 7, l, moduli.get(l), limbs[l]);
+    }
+    return limbs;
   }
 
   @Benchmark

@@ -110,6 +110,11 @@ public final class Samplers {
     return magnitude;
   }
 
+  /** A copy of the error distribution's cumulative table ({@link #cumulativeTable}). */
+  static long[] gaussianCumulativeTable() {
+    return GAUSSIAN_CDT.clone();
+  }
+
   /**
    * Cumulative table over |X| for the discrete Gaussian: entry k is P(|X| <= k)·2^63, so the
    * magnitude of a sample is the number of entries at or below a uniform 63-bit value. Zero gets

@@ -5,6 +5,8 @@ import io.tensafe.kernels.backend.HostedLoraCall;
 import io.tensafe.kernels.backend.HostedLoraOutput;
 import io.tensafe.kernels.backend.HostedLoraWeights;
 import io.tensafe.kernels.backend.LimbBatch;
+import io.tensafe.kernels.ring.CounterSampler;
+import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
 import java.lang.ref.Cleaner;
 import java.nio.LongBuffer;
@@ -159,6 +161,99 @@ public final class CudaBackend implements HeBackend, AutoCloseable {
     }
     NegacyclicNtt ring = FusedHostedLora.sharedRing(calls);
     return onLane(lane -> fused.run(lane, ring, calls));
+  }
+
+  /**
+   * The uniform polynomials of {@code tokens} tokens from {@code firstToken} on, sampled on the
+   * GPU: {@code [t][l][i]} equals {@code CounterSampler.uniform(key, firstToken + t, l, moduli[l],
+   * ...)} word for word.
+   *
+   * @param key the session key, {@link CounterSampler#KEY_BYTES} bytes
+   * @param degree a multiple of 8
+   */
+  public long[][][] counterUniform(
+      byte[] key, int firstToken, int tokens, List<Modulus> moduli, int degree) {
+    requireCounterShape(key, tokens, degree);
+    int limbs = moduli.size();
+    long words = Math.toIntExact((long) tokens * limbs * degree); // one pinned buffer
+    long[] modulusWords = new long[3 * limbs];
+    for (int l = 0; l < limbs; l++) {
+      modulusWords[3 * l] = moduli.get(l).value();
+      modulusWords[3 * l + 1] = moduli.get(l).barrettHigh();
+      modulusWords[3 * l + 2] = moduli.get(l).barrettLow();
+    }
+    return onLane(
+        lane -> {
+          CUdeviceptr keyWords = upload(lane.first, keyWords(key), lane);
+          CUdeviceptr moduliOnDevice = upload(lane.second, modulusWords, lane);
+          CUdeviceptr out = lane.output.ensure(words * Long.BYTES);
+          kernels.counterUniform(
+              keyWords, firstToken, tokens, limbs, degree, moduliOnDevice, out, lane.stream);
+          LongBuffer staging = lane.staging.ensure(words);
+          JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), out, words * Long.BYTES, lane.stream);
+          lane.synchronize();
+          long[][][] result = new long[tokens][limbs][degree];
+          for (int t = 0; t < tokens; t++) {
+            for (int l = 0; l < limbs; l++) {
+              staging.get((t * limbs + l) * degree, result[t][l]);
+            }
+          }
+          return result;
+        });
+  }
+
+  /**
+   * The error polynomials of {@code tokens} tokens from {@code firstToken} on, sampled on the GPU:
+   * {@code [t]} equals {@code CounterSampler.errors(key, firstToken + t, degree)} word for word.
+   *
+   * @param degree a multiple of 8
+   */
+  public long[][] counterErrors(byte[] key, int firstToken, int tokens, int degree) {
+    requireCounterShape(key, tokens, degree);
+    long words = Math.toIntExact((long) tokens * degree); // one pinned buffer
+    return onLane(
+        lane -> {
+          CUdeviceptr keyWords = upload(lane.first, keyWords(key), lane);
+          CUdeviceptr table = upload(lane.second, CounterSampler.gaussianTable(), lane);
+          CUdeviceptr out = lane.output.ensure(words * Long.BYTES);
+          kernels.counterErrors(keyWords, firstToken, tokens, degree, table, out, lane.stream);
+          LongBuffer staging = lane.staging.ensure(words);
+          JCudaDriver.cuMemcpyDtoHAsync(lane.staging.at(0), out, words * Long.BYTES, lane.stream);
+          lane.synchronize();
+          long[][] result = new long[tokens][degree];
+          for (int t = 0; t < tokens; t++) {
+            staging.get(t * degree, result[t]);
+          }
+          return result;
+        });
+  }
+
+  private static void requireCounterShape(byte[] key, int tokens, int degree) {
+    if (key.length != CounterSampler.KEY_BYTES || tokens < 1 || degree < 8 || degree % 8 != 0) {
+      throw new IllegalArgumentException(
+          "a 32-byte key, at least one token and a degree that is a multiple of 8 are needed");
+    }
+  }
+
+  /** The key's 8 little-endian words, two to a long, as the kernels read them. */
+  private static long[] keyWords(byte[] key) {
+    int[] words = CounterSampler.keyWords(key);
+    long[] packed = new long[4];
+    for (int i = 0; i < 4; i++) {
+      packed[i] = (words[2 * i] & 0xffffffffL) | (long) words[2 * i + 1] << 32;
+    }
+    return packed;
+  }
+
+  /** Copies {@code words} into {@code buffer} through the lane's staging memory. */
+  private static CUdeviceptr upload(DeviceBuffer buffer, long[] words, Lane lane) {
+    CUdeviceptr device = buffer.ensure((long) words.length * Long.BYTES);
+    LongBuffer staging = lane.staging.ensure(words.length);
+    staging.put(0, words);
+    JCudaDriver.cuMemcpyHtoDAsync(
+        device, lane.staging.at(0), (long) words.length * Long.BYTES, lane.stream);
+    lane.synchronize(); // the staging memory is reused next
+    return device;
   }
 
   /**

@@ -40,7 +40,9 @@ public record KernelImage(byte[] fatbin, String nvccVersion) {
           "helora_encrypt",
           "helora_product_extract",
           "helora_product",
-          "helora_gather");
+          "helora_gather",
+          "counter_uniform",
+          "counter_errors");
 
   /** The build record: {@code built=true|false}, and {@code reason} or {@code nvcc}. */
   public static Properties buildProperties() {

@@ -53,6 +53,8 @@ final class Kernels {
   private final CUfunction productExtract;
   private final CUfunction product;
   private final CUfunction gather;
+  private final CUfunction counterUniform;
+  private final CUfunction counterErrors;
 
   Kernels(CUmodule module) {
     forwardTile = function(module, "ntt_forward_tile");
@@ -65,6 +67,61 @@ final class Kernels {
     productExtract = function(module, "helora_product_extract");
     product = function(module, "helora_product");
     gather = function(module, "helora_gather");
+    counterUniform = function(module, "counter_uniform");
+    counterErrors = function(module, "counter_errors");
+  }
+
+  /**
+   * Uniform residues of {@code tokens} tokens from {@code firstToken} on, {@code limbs} limbs each,
+   * into {@code out[(t * limbs + l) * n + i]}, as {@code CounterSampler.uniform}; {@code moduli}
+   * holds each limb's q and Barrett words (3 per limb), {@code key} the session key's 8 words.
+   */
+  void counterUniform(
+      CUdeviceptr key,
+      int firstToken,
+      int tokens,
+      int limbs,
+      int n,
+      CUdeviceptr moduli,
+      CUdeviceptr out,
+      CUstream stream) {
+    launch(
+        counterUniform,
+        blocksFor((long) tokens * limbs * (n / 8)),
+        THREADS,
+        stream,
+        ptr(key),
+        i32(firstToken),
+        i32(tokens),
+        i32(limbs),
+        i32(n),
+        ptr(moduli),
+        ptr(out));
+  }
+
+  /**
+   * Signed errors of {@code tokens} tokens from {@code firstToken} on into {@code out[t * n + i]},
+   * as {@code CounterSampler.errors}; {@code table} holds its cumulative table.
+   */
+  void counterErrors(
+      CUdeviceptr key,
+      int firstToken,
+      int tokens,
+      int n,
+      CUdeviceptr table,
+      CUdeviceptr out,
+      CUstream stream) {
+    launch(
+        counterErrors,
+        blocksFor((long) tokens * (n / 8)),
+        THREADS,
+        stream,
+        ptr(key),
+        i32(firstToken),
+        i32(tokens),
+        i32(n),
+        ptr(table),
+        ptr(out));
   }
 
   /** Forward NTT of {@code limbs} consecutive limbs at {@code data}, in place; output in [0, q). */

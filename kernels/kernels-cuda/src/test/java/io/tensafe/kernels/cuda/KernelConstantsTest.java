@@ -39,6 +39,25 @@ class KernelConstantsTest {
   }
 
   @Test
+  void counterSamplingConstants_equalTheJavaReferences() throws IOException {
+    String source = Files.readString(SOURCE);
+    assertTrue(
+        source.contains(
+            String.format(
+                "#define COUNTER_UNIFORM_DOMAIN 0x%08xu",
+                io.tensafe.kernels.ring.CounterSampler.UNIFORM_DOMAIN)));
+    assertTrue(
+        source.contains(
+            String.format(
+                "#define COUNTER_ERROR_DOMAIN 0x%08xu",
+                io.tensafe.kernels.ring.CounterSampler.ERROR_DOMAIN)));
+    assertEquals(
+        io.tensafe.kernels.ring.CounterSampler.gaussianTable().length,
+        defines().get("COUNTER_ERROR_TABLE"));
+    assertEquals(3, io.tensafe.kernels.ring.CounterSampler.WORDS_PER_UNIFORM, "24 words: 3 blocks");
+  }
+
+  @Test
   void everyColumnKernelTheLauncherUses_isAnEntryPoint() throws IOException {
     String source = Files.readString(SOURCE);
     for (int r = 2; r <= Kernels.MAX_DEGREE / Kernels.TILE; r *= 2) {
