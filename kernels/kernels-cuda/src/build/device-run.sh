@@ -15,6 +15,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
   --class-path "$lib/kernels-cuda-tests.jar:$lib/kernels-core-tests.jar:$lib/benchmarks.jar" \
   --select-class io.tensafe.kernels.cuda.CudaBackendContractTest \
   --select-class io.tensafe.kernels.cuda.CudaProbeTest \
+  --select-class io.tensafe.kernels.cuda.CudaCounterSamplerTest \
   --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$out/contract.txt"
 status=${PIPESTATUS[0]}
 bench() { "$java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp "$lib/benchmarks.jar" io.tensafe.kernels.bench.BenchCommand "$@"; }
