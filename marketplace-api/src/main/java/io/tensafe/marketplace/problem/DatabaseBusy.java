@@ -5,7 +5,8 @@ import java.sql.SQLException;
 /**
  * Recognises the connection pool's "no connection within the acquisition timeout" failure (Agroal
  * reports it as an {@link SQLException} whose message names the acquisition timeout, wrapped by
- * Hibernate), so it can answer 503 with {@code Retry-After} instead of 500.
+ * Hibernate), and a database that cannot be reached or is shutting down (SQLSTATE class 08, or
+ * 57P01–57P03), so either can answer 503 with {@code Retry-After} instead of 500.
  */
 final class DatabaseBusy {
   private DatabaseBusy() {}
@@ -18,5 +19,19 @@ final class DatabaseBusy {
             c instanceof SQLException e
                 && e.getMessage() != null
                 && e.getMessage().contains("acquisition timeout"));
+  }
+
+  /**
+   * True when {@code t} or one of its causes says the database cannot be reached or is shutting
+   * down (a restart, a fail-over).
+   */
+  static boolean unreachable(Throwable t) {
+    return Causes.any(
+        t,
+        c ->
+            c instanceof SQLException e
+                && e.getSQLState() != null
+                && (e.getSQLState().startsWith("08")
+                    || java.util.Set.of("57P01", "57P02", "57P03").contains(e.getSQLState())));
   }
 }

@@ -98,6 +98,16 @@ public final class ProblemMappers {
               "every database connection is busy; nothing was done, retry after a second",
               1));
     }
+    if (DatabaseBusy.unreachable(t)) {
+      // A restart or a fail-over of the database: the client may retry once it is back. A request
+      // it interrupted is billed only for what its client was sent.
+      LOG.warnf("database unreachable: %s", t.getMessage());
+      return api(
+          new ApiProblem(
+              ProblemKind.SERVICE_BUSY,
+              "the database cannot be reached at the moment; retry after a few seconds",
+              2));
+    }
     String id = UUID.randomUUID().toString();
     LOG.errorf(t, "unhandled error, correlation id %s", id);
     return api(

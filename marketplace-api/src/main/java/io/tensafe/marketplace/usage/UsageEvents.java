@@ -61,10 +61,15 @@ public class UsageEvents {
       throw ProblemTypes.validation(
           "adapter version " + r.adapterId() + "@" + r.adapterVersion() + " does not exist");
     }
-    // A report can overtake the commit of the request's admission (the gateway sends the request
-    // to the node before it commits); the request's lock makes this wait for it.
-    budgets.lockRequest(r.requestId());
     var dispatched = requests.find(r.requestId());
+    if (dispatched.isEmpty()) {
+      // The report may have overtaken the commit of the request's admission (the gateway sends the
+      // request to the node just before it commits, holding the request's lock): wait on that lock
+      // and look again. Only here: a report of a committed request takes the lock later, after its
+      // charge, in the order the gateway's own settlement takes them (no deadlock).
+      budgets.lockRequest(r.requestId());
+      dispatched = requests.find(r.requestId());
+    }
     if (dispatched.isPresent() && !node.id.equals(dispatched.get().nodeId())) {
       throw ProblemTypes.conflict(
           "request " + r.requestId() + " was not dispatched to node " + r.node());
