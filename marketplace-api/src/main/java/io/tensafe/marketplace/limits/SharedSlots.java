@@ -130,12 +130,7 @@ final class SharedSlots implements SlotLimiter {
   @Override
   public void giveAll(List<UUID> leases) {
     if (inTransaction()) {
-      QuarkusTransaction.requiringNew()
-          .run(
-              () ->
-                  em.createNativeQuery("DELETE FROM limit_lease WHERE id = ANY (:ids)")
-                      .setParameter("ids", leases.toArray(UUID[]::new))
-                      .executeUpdate());
+      QuarkusTransaction.requiringNew().run(() -> deleteInTransaction(leases));
     } else {
       try (Connection c = dataSource.getConnection();
           PreparedStatement s = c.prepareStatement("DELETE FROM limit_lease WHERE id = ANY (?)")) {
@@ -153,6 +148,11 @@ final class SharedSlots implements SlotLimiter {
       giveAll(leases);
       return;
     }
+    deleteInTransaction(leases);
+  }
+
+  /** Deletes {@code leases} in the current transaction. */
+  private void deleteInTransaction(List<UUID> leases) {
     em.createNativeQuery("DELETE FROM limit_lease WHERE id = ANY (:ids)")
         .setParameter("ids", leases.toArray(UUID[]::new))
         .executeUpdate();

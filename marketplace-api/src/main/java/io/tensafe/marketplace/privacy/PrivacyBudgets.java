@@ -34,8 +34,9 @@ import java.util.UUID;
 public class PrivacyBudgets {
   /**
    * The SQL call that takes a request's transaction-scoped lock, its id bound as {@code
-   * :lockedRequest}: one request's reservation, settlement, refund and usage report are serialised
-   * by it (a report that arrives while the gateway's admission is still open waits for its end).
+   * :lockedRequest}: taken by the gateway's admission when it records the request, by settlement
+   * and refund, and by a usage report that does not find its request (so a report that overtakes
+   * the admission's commit waits for it).
    */
   public static final String REQUEST_LOCK =
       "pg_advisory_xact_lock(hashtextextended(CAST(:lockedRequest AS text), 7))";
@@ -75,38 +76,11 @@ public class PrivacyBudgets {
     BudgetPolicy policy = table.policy(adapterRef, version);
     OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
     BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases);
-    // The event first (idempotent by request id), the balance last: the budget row is locked by
-    // the last statement before commit, so reservations of one budget queue only for that. Both in
-    // one statement when the budget exists and the request is new (the usual case).
-    Reserved first =
-        Rows.single(
-            em.createNativeQuery(
-                    """
-                WITH event AS (
-                  INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)
-                  SELECT id, :r, 'reserve', :n, :cost FROM dp_budget
-                  WHERE client_organisation_id = :org AND adapter_id = :adapter
-                    AND period_start = :start
-                  ON CONFLICT (request_id, kind) DO NOTHING
-                  RETURNING budget_id),
-                balance AS (
-                  UPDATE dp_budget b SET rho_spent = b.rho_spent + :cost FROM event e
-                  WHERE b.id = e.budget_id AND b.rho_spent + :cost <= b.rho_limit + b.rho_top_up
-                  RETURNING b.id, b.rho_limit, b.rho_top_up, b.rho_spent, b.delta, b.period_end)
-                SELECT (SELECT count(*) FROM event)::int, balance.*
-                FROM (VALUES (1)) one LEFT JOIN balance ON true
-                """)
-                .setParameter("r", requestId)
-                .setParameter("n", releases)
-                .setParameter("cost", cost)
-                .setParameter("org", clientOrganisationId)
-                .setParameter("adapter", policy.adapterId())
-                .setParameter("start", start),
-            Reserved.class);
-    Optional<BudgetRow> after;
-    if (first.events() == 1) {
-      after = first.budget();
-    } else {
+    Reserved written =
+        reserveStatement(clientOrganisationId, policy, start, requestId, releases, cost);
+    if (written.events() == 0) {
+      // Either this request id reserved already (a replay answers the same), or this period's
+      // budget row does not exist yet: create it and reserve again.
       Optional<Event> existing = event(requestId, "reserve");
       if (existing.isPresent()) {
         return reservation(
@@ -115,22 +89,9 @@ public class PrivacyBudgets {
             table.budgetRow(clientOrganisationId, policy.adapterId(), start));
       }
       table.ensureBudget(clientOrganisationId, policy, now);
-      insertReserveEvent(clientOrganisationId, policy, start, requestId, releases, cost);
-      after =
-          Rows.first(
-              em.createNativeQuery(
-                      """
-                  UPDATE dp_budget SET rho_spent = rho_spent + :cost
-                  WHERE client_organisation_id = :org AND adapter_id = :adapter
-                    AND period_start = :start AND rho_spent + :cost <= rho_limit + rho_top_up
-                  RETURNING id, rho_limit, rho_top_up, rho_spent, delta, period_end
-                  """)
-                  .setParameter("cost", cost)
-                  .setParameter("org", clientOrganisationId)
-                  .setParameter("adapter", policy.adapterId())
-                  .setParameter("start", start),
-              BudgetRow.class);
+      written = reserveStatement(clientOrganisationId, policy, start, requestId, releases, cost);
     }
+    Optional<BudgetRow> after = written.budget();
     if (after.isEmpty()) {
       // Rolled back with the transaction: the event above is not kept.
       throw exhausted(
@@ -208,28 +169,43 @@ public class PrivacyBudgets {
         .problem(figures, budget.periodEnd(), OffsetDateTime.now());
   }
 
-  /** Inserts the reservation's event; 0 when the request id has one or the budget is missing. */
-  private int insertReserveEvent(
+  /**
+   * Writes the reservation's event (idempotent by request id) and then its balance, in one
+   * statement: the budget row is locked by the last statement before commit, so reservations of one
+   * budget queue only for that. No event is written when the request id has one or the period's
+   * budget row is missing; no balance when the event was not written or the cost does not fit.
+   */
+  private Reserved reserveStatement(
       UUID org,
       BudgetPolicy policy,
       OffsetDateTime start,
       String requestId,
       long releases,
       BigDecimal cost) {
-    return em.createNativeQuery(
-            """
-            INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)
-            SELECT id, :r, 'reserve', :n, :rho FROM dp_budget
-            WHERE client_organisation_id = :org AND adapter_id = :adapter AND period_start = :start
-            ON CONFLICT (request_id, kind) DO NOTHING
+    return Rows.single(
+        em.createNativeQuery(
+                """
+            WITH event AS (
+              INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)
+              SELECT id, :r, 'reserve', :n, :cost FROM dp_budget
+              WHERE client_organisation_id = :org AND adapter_id = :adapter
+                AND period_start = :start
+              ON CONFLICT (request_id, kind) DO NOTHING
+              RETURNING budget_id),
+            balance AS (
+              UPDATE dp_budget b SET rho_spent = b.rho_spent + :cost FROM event e
+              WHERE b.id = e.budget_id AND b.rho_spent + :cost <= b.rho_limit + b.rho_top_up
+              RETURNING b.id, b.rho_limit, b.rho_top_up, b.rho_spent, b.delta, b.period_end)
+            SELECT (SELECT count(*) FROM event)::int, balance.*
+            FROM (VALUES (1)) one LEFT JOIN balance ON true
             """)
-        .setParameter("r", requestId)
-        .setParameter("n", releases)
-        .setParameter("rho", cost)
-        .setParameter("org", org)
-        .setParameter("adapter", policy.adapterId())
-        .setParameter("start", start)
-        .executeUpdate();
+            .setParameter("r", requestId)
+            .setParameter("n", releases)
+            .setParameter("cost", cost)
+            .setParameter("org", org)
+            .setParameter("adapter", policy.adapterId())
+            .setParameter("start", start),
+        Reserved.class);
   }
 
   /**
@@ -291,12 +267,6 @@ public class PrivacyBudgets {
     table.giveBack(reserve.budgetId(), reserve.rho());
   }
 
-  /**
-   * Budget id, releases and ρ of {@code requestId}'s reservation if it is neither settled nor
-   * refunded, else empty. Takes a transaction-scoped lock on the request id, so one request's
-   * settlement and refund are serialised without locking its budget, whose row is locked only by
-   * the final balance update ({@link BudgetTable#giveBack}).
-   */
   /** Takes {@code requestId}'s lock ({@link #REQUEST_LOCK}) until the transaction ends. */
   public void lockRequest(String requestId) {
     em.createNativeQuery("SELECT " + REQUEST_LOCK)
@@ -304,6 +274,12 @@ public class PrivacyBudgets {
         .getSingleResult();
   }
 
+  /**
+   * Budget id, releases and ρ of {@code requestId}'s reservation if it is neither settled nor
+   * refunded, else empty. Takes a transaction-scoped lock on the request id, so one request's
+   * settlement and refund are serialised without locking its budget, whose row is locked only by
+   * the final balance update ({@link BudgetTable#giveBack}).
+   */
   private Optional<OpenReservation> openReservation(String requestId) {
     requireRequestId(requestId);
     lockRequest(requestId);

@@ -9,6 +9,10 @@ import java.sql.SQLException;
  * 57P01–57P03), so either can answer 503 with {@code Retry-After} instead of 500.
  */
 final class DatabaseBusy {
+  /** Admin shutdown, crash shutdown, cannot connect now (SQLSTATE class 57P). */
+  private static final java.util.Set<String> SHUTTING_DOWN =
+      java.util.Set.of("57P01", "57P02", "57P03");
+
   private DatabaseBusy() {}
 
   /** True when {@code t} or one of its causes is the pool's acquisition timeout. */
@@ -31,7 +35,6 @@ final class DatabaseBusy {
         c ->
             c instanceof SQLException e
                 && e.getSQLState() != null
-                && (e.getSQLState().startsWith("08")
-                    || java.util.Set.of("57P01", "57P02", "57P03").contains(e.getSQLState())));
+                && (e.getSQLState().startsWith("08") || SHUTTING_DOWN.contains(e.getSQLState())));
   }
 }
