@@ -72,7 +72,12 @@ public class PrivateSessionResource {
                 node.path("clip_norm").asDouble(),
                 new OpenedSession.BaseModel(o.version().baseModel(), o.configSha256()),
                 node.path("prefill_chunk_tokens").asInt(),
-                gateway.maxFrameBytes()))
+                gateway.maxFrameBytes(),
+                new OpenedSession.Terms(
+                    node.path("row_l1_log2").asInt(),
+                    node.path("spectral_log2").asInt(),
+                    node.path("upload_seed_key").asText(),
+                    node.path("noised_sites_per_token").asInt())))
         .build();
   }
 

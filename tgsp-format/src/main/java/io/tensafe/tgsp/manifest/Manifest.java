@@ -49,6 +49,8 @@ public record Manifest(
    * @param targetModules module names adapted (sorted, distinct), e.g. [q_proj, v_proj]
    * @param tensors every tensor of the payload, sorted by name
    * @param rankReduction present when {@code pack --rank} reduced the creator's rank
+   * @param privateBounds the weights' bounds private mode's scales and noise use; absent in
+   *     packages made before they were signed (such a version is served in hosted mode only)
    */
   public record Lora(
       int rank,
@@ -56,7 +58,8 @@ public record Manifest(
       ScalingRule scaling,
       List<String> targetModules,
       List<TensorShape> tensors,
-      Optional<RankReduction> rankReduction) {
+      Optional<RankReduction> rankReduction,
+      Optional<PrivateBounds> privateBounds) {
     public Lora {
       targetModules = List.copyOf(targetModules);
       tensors = List.copyOf(tensors);
@@ -79,6 +82,17 @@ public record Manifest(
       sites = List.copyOf(sites);
     }
   }
+
+  /**
+   * Bounds on the adapter's weights, as powers of two, for private mode (ADR 0025): computed at
+   * pack time, then public.
+   *
+   * @param rowL1Log2 every row's L1 norm of every A and scaled B is at most {@code 2^rowL1Log2}.
+   *     Range: [-64, 64].
+   * @param spectralLog2 every site's {@code ‖s·B‖_F·‖A‖_F} is at most {@code 2^spectralLog2}.
+   *     Range: [-64, 64].
+   */
+  public record PrivateBounds(int rowL1Log2, int spectralLog2) {}
 
   /** Retained energy of one site, in (0, 1], as an exact decimal rounded to 6 places. */
   public record SiteEnergy(String site, BigDecimal retainedEnergy) {}

@@ -115,6 +115,16 @@ public final class ManifestCodec {
     }
     m.put("tensors", new JsonArray(tensors));
     l.rankReduction().ifPresent(r -> m.put("rank_reduction", rankReduction(r)));
+    l.privateBounds()
+        .ifPresent(
+            b ->
+                m.put(
+                    "private_bounds",
+                    obj(
+                        "row_l1_log2",
+                        num(b.rowL1Log2()),
+                        "spectral_log2",
+                        num(b.spectralLog2()))));
     return new JsonObject(m);
   }
 

@@ -119,7 +119,15 @@ public final class ManifestRules {
   }
 
   private static Lora lora(ObjectReader r) throws JsonSchemaException {
-    r.allowOnly(Set.of("rank", "alpha", "scaling", "target_modules", "tensors", "rank_reduction"));
+    r.allowOnly(
+        Set.of(
+            "rank",
+            "alpha",
+            "scaling",
+            "target_modules",
+            "tensors",
+            "rank_reduction",
+            "private_bounds"));
     int rank = (int) r.integer("rank", 1, 4096);
     BigDecimal alpha = decimal(r, "alpha", BigDecimal.ZERO, false, BigDecimal.valueOf(1 << 20));
     String scalingName = r.string("scaling");
@@ -190,7 +198,17 @@ public final class ManifestRules {
       }
       reduction = Optional.of(new RankReduction(original, sites));
     }
-    return new Lora(rank, alpha, scaling, modules, tensors, reduction);
+    Optional<Manifest.PrivateBounds> bounds = Optional.empty();
+    Optional<ObjectReader> pb = r.optionalObject("private_bounds");
+    if (pb.isPresent()) {
+      ObjectReader x = pb.get().allowOnly(Set.of("row_l1_log2", "spectral_log2"));
+      bounds =
+          Optional.of(
+              new Manifest.PrivateBounds(
+                  (int) x.integer("row_l1_log2", -64, 64),
+                  (int) x.integer("spectral_log2", -64, 64)));
+    }
+    return new Lora(rank, alpha, scaling, modules, tensors, reduction, bounds);
   }
 
   private static Routing routing(ObjectReader r) throws JsonSchemaException {

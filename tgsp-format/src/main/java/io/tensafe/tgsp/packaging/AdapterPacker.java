@@ -11,6 +11,7 @@ import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.manifest.ManifestCodec;
 import io.tensafe.tgsp.peft.AdapterConfig;
 import io.tensafe.tgsp.peft.PeftAdapter;
+import io.tensafe.tgsp.peft.PrivateModeBounds;
 import io.tensafe.tgsp.peft.RankReducer;
 import io.tensafe.tgsp.safetensors.SafetensorsFile;
 import io.tensafe.tgsp.safetensors.SafetensorsHeader;
@@ -112,6 +113,10 @@ public final class AdapterPacker {
             .sorted(java.util.Comparator.comparing(TensorInfo::name))
             .map(t -> new Manifest.TensorShape(t.name(), t.dtype(), t.shape()))
             .toList();
+    Manifest.PrivateBounds bounds;
+    try (SafetensorsFile weights = SafetensorsFile.open(payload)) {
+      bounds = PrivateModeBounds.of(adapter, config, weights);
+    }
     Optional<Manifest.RankReduction> rankReduction =
         reduction.map(
             r ->
@@ -132,7 +137,8 @@ public final class AdapterPacker {
                 config.scaling(),
                 adapter.targetModules(),
                 tensors,
-                rankReduction),
+                rankReduction,
+                Optional.of(bounds)),
             o.routing(),
             o.price(),
             o.licence(),

@@ -35,7 +35,8 @@ class ManifestCodecTest {
                 new Manifest.TensorShape("a.lora_B.weight", DType.BF16, List.of(1536L, 8L))),
             Optional.of(
                 new Manifest.RankReduction(
-                    16, List.of(new Manifest.SiteEnergy("a", new BigDecimal("0.987654")))))),
+                    16, List.of(new Manifest.SiteEnergy("a", new BigDecimal("0.987654"))))),
+            Optional.of(new Manifest.PrivateBounds(-2, 3))),
         new Manifest.Routing(List.of("bank", "interest rate"), "finance"),
         new Manifest.Price("EUR", 1500, 2000),
         "CC-BY-4.0",

@@ -3,6 +3,9 @@ package io.tensafe.client.marketplace;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tensafe.kernels.helora.PrivateScales;
+import io.tensafe.kernels.rlwe.UploadSeeds;
+import io.tensafe.node.privatemode.SessionTerms;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.tgsp.routing.GateCandidate;
 import java.io.IOException;
@@ -14,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 
@@ -94,9 +98,23 @@ public final class MarketplaceApi {
         answer.path("adapter").asText(),
         answer.path("version").asText(),
         plan(answer.path("plan")),
-        answer.path("clip_norm").asDouble(),
         Math.max(2, answer.path("prefill_chunk_tokens").asInt(Integer.MAX_VALUE)),
-        Optional.ofNullable(sha));
+        Optional.ofNullable(sha),
+        terms(answer));
+  }
+
+  /** The session's public terms: its clip norm, the signed weight bound and the seed key. */
+  private static SessionTerms terms(JsonNode answer) throws IOException {
+    try {
+      JsonNode t = answer.path("terms");
+      byte[] key = Base64.getDecoder().decode(t.path("upload_seed_key").asText(""));
+      return new SessionTerms(
+          new PrivateScales(
+              answer.path("clip_norm").asDouble(), Math.scalb(1.0, t.path("row_l1_log2").asInt())),
+          new UploadSeeds(key));
+    } catch (IllegalArgumentException e) {
+      throw new IOException("the marketplace sent session terms that do not fit: " + e.getMessage(), e);
+    }
   }
 
   private static SitePlan plan(JsonNode plan) throws IOException {

@@ -1,6 +1,7 @@
 package io.tensafe.client.marketplace;
 
 import io.tensafe.node.privatemode.SitePlan;
+import io.tensafe.node.privatemode.SessionTerms;
 import java.util.Optional;
 
 /**
@@ -10,15 +11,15 @@ import java.util.Optional;
  * @param adapter the adapter's id
  * @param version the version that serves it
  * @param plan the sites in the order the decoder visits them
- * @param clipNorm the L2 norm each input is clipped to before encryption, > 0
  * @param prefillChunk the tokens of every prefill step but the last, ≥ 8
  * @param configSha256 the SHA-256 of the base model's config.json the adapter's manifest names
+ * @param terms the session's scales and the node's upload seed key (ADR 0025)
  */
 public record OpenedSession(
     String id,
     String adapter,
     String version,
     SitePlan plan,
-    double clipNorm,
     int prefillChunk,
-    Optional<String> configSha256) {}
+    Optional<String> configSha256,
+    SessionTerms terms) {}

@@ -108,7 +108,7 @@ public final class PrivateCompletions {
               keys,
               session.plan(),
               frame -> marketplace.frame(id, frame, 1L << 30),
-              session.clipNorm());
+              session.terms());
       Generation g;
       try {
         g = generator.generate(ids, parameters, deltas, onText, session.prefillChunk());

@@ -28,7 +28,8 @@ import java.util.stream.IntStream;
  * node under this client's keys (one per ring, {@link ClientKeys}) in two rounds per site group,
  * through a {@link FrameExchange}. Only ciphertexts under the client's secret key leave it; it
  * decrypts only its shares and the final deltas. Inputs are clipped to the policy's L2 norm C
- * before encryption when one is given.
+ * before encryption, at the session's fixed scales, each c1 from the node's seed for its frame and
+ * position ({@link SessionTerms}, ADR 0025).
  *
  * <p>One sequence drives an instance, as the decoder calls it. A failed exchange throws {@link
  * UncheckedIOException}; the session cannot continue after one (its sequence has moved on).
@@ -38,7 +39,7 @@ public final class ClientDeltas implements AdapterDeltas {
   private final SitePlan plan;
   private final Map<String, Integer> groupOf;
   private final FrameExchange exchange;
-  private final double clipNorm;
+  private final SessionTerms terms;
   private final Map<Integer, FrameLimits> limits = new java.util.HashMap<>();
   private long sequence;
   private long step = -1;
@@ -47,20 +48,18 @@ public final class ClientDeltas implements AdapterDeltas {
   private final ExchangeCounts counts = new ExchangeCounts();
 
   /**
-   * @param clipNorm the adapter policy's L2 clip norm C for each input, or 0 for none
+   * @param terms the session's public terms from its opening: scales (the policy's clip norm C and
+   *     the signed weight bound) and the node's upload seed key
    */
-  public ClientDeltas(ClientKeys keys, SitePlan plan, FrameExchange exchange, double clipNorm) {
+  public ClientDeltas(ClientKeys keys, SitePlan plan, FrameExchange exchange, SessionTerms terms) {
     if (!keys.rings().equals(plan.rings())) {
       throw new IllegalArgumentException("the client's keys are not for this plan's rings");
-    }
-    if (!(clipNorm >= 0) || Double.isInfinite(clipNorm)) {
-      throw new IllegalArgumentException("clip norm must be finite and non-negative");
     }
     this.keys = keys;
     this.plan = plan;
     this.groupOf = plan.groupIndex();
     this.exchange = exchange;
-    this.clipNorm = clipNorm;
+    this.terms = terms;
     for (int logN : plan.rings()) {
       limits.put(logN, PrivateLimits.answers(SitePlan.ring(logN)));
     }
@@ -116,14 +115,26 @@ public final class ClientDeltas implements AdapterDeltas {
     int chunks = g.inputChunks();
     PrivateClient client = keys.ring(SitePlan.parameters(g).logN());
     Parameters p = client.parameters();
+    int logN = p.logN();
+    long firstSequence = sequence;
     List<byte[]> inputs =
         IntStream.range(0, rows.length)
             .parallel()
-            .mapToObj(t -> client.encryptSharedInput(clipped(rows[t]), chunks))
+            .mapToObj(
+                t ->
+                    client.encryptSharedInput(
+                        clipped(rows[t]),
+                        terms.scales(),
+                        terms.seeds(logN, firstSequence, t * chunks, chunks)))
             .flatMap(List::stream)
-            .map(RlweCodec::toBytes)
+            .map(RlweCodec::toUploadBytes)
             .toList();
     List<byte[]> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true, p), p);
+    long secondSequence = sequence;
+    int[] from = new int[sites * tokens + 1];
+    for (int k = 0; k < sites * tokens; k++) {
+      from[k + 1] = from[k] + g.shareChunks(g.sites().get(k / tokens));
+    }
     List<byte[]> shares =
         IntStream.range(0, sites * tokens)
             .parallel()
@@ -131,14 +142,14 @@ public final class ClientDeltas implements AdapterDeltas {
                 k -> {
                   CoefficientLayout a = PrivateLimits.aLayout(g, g.sites().get(k / tokens), p);
                   List<ShareAnswer> answers =
-                      decoded(slice(first, g, true, k, p), a, p, AnswerCodec::shareFromBytes);
+                      decoded(slice(first, g, true, k, p), a, true, p, AnswerCodec::shareFromBytes);
                   return client
                       .encryptShares(
                           client.decryptShares(answers, a),
-                          answers.getFirst().scale(),
-                          g.shareChunks(g.sites().get(k / tokens)))
+                          terms.scales(),
+                          terms.seeds(logN, secondSequence, from[k], from[k + 1] - from[k]))
                       .stream()
-                      .map(RlweCodec::toBytes)
+                      .map(RlweCodec::toUploadBytes)
                       .toList();
                 })
             .flatMap(List::stream)
@@ -151,7 +162,8 @@ public final class ClientDeltas implements AdapterDeltas {
             k -> {
               CoefficientLayout b = PrivateLimits.bLayout(g, g.sites().get(k / tokens), p);
               List<SwitchedAnswer> answers =
-                  decoded(slice(second, g, false, k, p), b, p, AnswerCodec::switchedFromBytes);
+                  decoded(
+                      slice(second, g, false, k, p), b, false, p, AnswerCodec::switchedFromBytes);
               deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
             });
     return deltas;
@@ -163,15 +175,21 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   /**
-   * The answers for one site and token, answer i holding plaintext i of {@code layout}'s outputs.
-   * One that does not decode fails the exchange ({@link UncheckedIOException}).
+   * The answers for one site and token, answer i holding plaintext i of {@code layout}'s outputs,
+   * and in round one ({@code check}) a last answer of one output, the check's. One that does not
+   * decode fails the exchange ({@link UncheckedIOException}).
    */
   private static <T> List<T> decoded(
-      List<byte[]> encoded, CoefficientLayout layout, Parameters p, AnswerReader<T> reader) {
+      List<byte[]> encoded,
+      CoefficientLayout layout,
+      boolean check,
+      Parameters p,
+      AnswerReader<T> reader) {
     List<T> out = new ArrayList<>(encoded.size());
     for (int i = 0; i < encoded.size(); i++) {
+      int outputs = check && i == layout.plaintextCount() ? 1 : layout.outputPositions(i).length;
       try {
-        out.add(reader.read(encoded.get(i), p, layout.outputPositions(i).length));
+        out.add(reader.read(encoded.get(i), p, outputs));
       } catch (MalformedEncodingException e) {
         throw new UncheckedIOException(
             new IOException("the node sent a malformed answer: " + e.getMessage(), e));
@@ -180,10 +198,9 @@ public final class ClientDeltas implements AdapterDeltas {
     return out;
   }
 
+  /** {@code x} scaled down to the clip norm C if above it: every input is, before encryption. */
   private double[] clipped(double[] x) {
-    if (clipNorm == 0) {
-      return x;
-    }
+    double clipNorm = terms.scales().clipNorm();
     double norm = 0;
     for (double v : x) {
       norm += v * v;
@@ -194,7 +211,7 @@ public final class ClientDeltas implements AdapterDeltas {
     }
     double[] out = x.clone();
     for (int i = 0; i < out.length; i++) {
-      out[i] *= clipNorm / norm;
+      out[i] = Math.clamp(out[i] * (clipNorm / norm), -clipNorm, clipNorm);
     }
     return out;
   }
@@ -220,7 +237,7 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   private static int perInput(SitePlan.Group g, SitePlan.Site s, boolean a, Parameters p) {
-    return (a ? PrivateLimits.aLayout(g, s, p) : PrivateLimits.bLayout(g, s, p)).plaintextCount();
+    return a ? PrivateLimits.roundOneAnswers(g, s) : PrivateLimits.roundTwoAnswers(g, s);
   }
 
   private List<byte[]> send(

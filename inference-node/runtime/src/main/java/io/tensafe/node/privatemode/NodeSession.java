@@ -1,5 +1,6 @@
 package io.tensafe.node.privatemode;
 
+import io.tensafe.kernels.helora.PrivateScales;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
@@ -8,6 +9,7 @@ import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
+import io.tensafe.kernels.rlwe.UploadSeeds;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.tgsp.session.FrameKind;
@@ -30,10 +32,12 @@ import java.util.stream.IntStream;
  * chunks, and answers, site by site and token by token, one share answer per plaintext of A; round
  * two takes, site by site and token by token, the site's {@link SitePlan.Group#shareChunks} share
  * ciphertexts and answers one switched answer per plaintext of B the same way (ADR 0018). Every
- * round two adds the adapter's DP noise, N(0, σ²) per output with σ = z·2·L·C (z, C: the policy's
- * multiplier and clip norm; L: the public power-of-two bound on ‖s·B‖_F·‖A‖_F, which bounds the
- * delta's spectral norm). Frames must follow {@link FrameOrder}. Thread-safe: frames are answered
- * one at a time.
+ * upload is read at the session's fixed scale with its c1 expanded from the node's seed for its
+ * frame and position ({@link SessionTerms}; ADR 0025). Every round two adds the adapter's DP noise,
+ * N(0, σ²) per output with σ = z·2·L·C (z, C: the policy's multiplier and clip norm; L: the signed
+ * bound on every site's spectral norm, {@link PrivateBounds}), so each noised site and token is a
+ * release of zCDP ρ = 1/(2z²). Frames must follow {@link FrameOrder}. Thread-safe: frames are
+ * answered one at a time.
  */
 public final class NodeSession {
   private final SitePlan plan;
@@ -43,17 +47,26 @@ public final class NodeSession {
   private final List<List<Double>> noiseStdDevs = new ArrayList<>();
   private final boolean noise;
   private final FrameOrder order;
+  private final SessionTerms terms;
   private SharedLoraNode.Share[][] shares;
 
   private NodeSession(
       LoraAdapter adapter,
+      PrivateBounds bounds,
       SitePlan plan,
       List<byte[]> publicKeys,
       InputPrivacy policy,
       FrameOrder order,
-      SecureRandom random)
+      SecureRandom random,
+      boolean noise)
       throws MalformedEncodingException {
     this.plan = plan;
+    bounds.check(adapter);
+    byte[] seedKey = new byte[UploadSeeds.KEY_BYTES];
+    random.nextBytes(seedKey);
+    this.terms =
+        new SessionTerms(
+            new PrivateScales(policy.clipNorm(), bounds.weightBound()), new UploadSeeds(seedKey));
     if (publicKeys.size() != plan.rings().size()) {
       throw new MalformedEncodingException(
           "expected "
@@ -66,7 +79,7 @@ public final class NodeSession {
       PublicKey key = RlweCodec.publicKeyFromBytes(publicKeys.get(i), SitePlan.ring(logN));
       nodes.put(logN, new SharedLoraNode(key, random));
     }
-    this.noise = policy != null;
+    this.noise = noise;
     this.order = order;
     for (SitePlan.Group g : plan.groups()) {
       SharedLoraNode node = nodes.get(SitePlan.parameters(g).logN());
@@ -75,17 +88,10 @@ public final class NodeSession {
       List<Double> stdDevs = new ArrayList<>();
       for (SitePlan.Site s : g.sites()) {
         LoraAdapter.Site site = adapter.sites().get(s.path());
-        double[][] scaledB = scaled(site.b(), site.scale());
-        double bound =
-            PublicBounds.powerOfTwoAtLeast(
-                Math.max(PublicBounds.maxRowL1(site.a()), PublicBounds.maxRowL1(scaledB)));
-        packed.add(node.prepare(site.a(), scaledB, bound, g.inputChunks(), g.shareChunks(s)));
-        if (policy != null) {
-          double spectral =
-              PublicBounds.powerOfTwoAtLeast(
-                  PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(site.a()));
-          stdDevs.add(policy.noiseMultiplier() * 2 * spectral * policy.clipNorm());
-        }
+        double[][] scaledB = PrivateBounds.scaled(site.b(), site.scale());
+        packed.add(
+            node.prepare(site.a(), scaledB, terms.scales(), g.inputChunks(), g.shareChunks(s)));
+        stdDevs.add(policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm());
       }
       sites.add(packed);
       noiseStdDevs.add(stdDevs);
@@ -93,35 +99,41 @@ public final class NodeSession {
   }
 
   /**
-   * A session under the adapter's DP policy.
+   * A session under the adapter's DP policy and signed bounds.
    *
    * @param publicKeys the client's public keys as {@link RlweCodec} encodes them, one per ring of
    *     {@link SitePlan#rings}, in that order
    * @throws MalformedEncodingException if a key's bytes or parameters do not fit
+   * @throws IllegalArgumentException if the adapter's weights exceed its signed bounds
    */
   public static NodeSession open(
       LoraAdapter adapter,
+      PrivateBounds bounds,
       SitePlan plan,
       List<byte[]> publicKeys,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
-    if (policy == null) {
-      throw new IllegalArgumentException("private mode needs the adapter's DP policy");
-    }
-    return new NodeSession(adapter, plan, publicKeys, policy, order, random);
+    return new NodeSession(adapter, bounds, plan, publicKeys, policy, order, random, true);
   }
 
   /** A session whose round two adds no DP noise: for tests that compare outputs exactly. */
   public static NodeSession openWithoutNoiseForTesting(
       LoraAdapter adapter,
+      PrivateBounds bounds,
       SitePlan plan,
       List<byte[]> publicKeys,
+      InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
-    return new NodeSession(adapter, plan, publicKeys, null, order, random);
+    return new NodeSession(adapter, bounds, plan, publicKeys, policy, order, random, false);
+  }
+
+  /** The session's public terms, which the client needs to encrypt for it. */
+  public SessionTerms terms() {
+    return terms;
   }
 
   /** The plan the session serves. */
@@ -156,25 +168,27 @@ public final class NodeSession {
           "group " + frame.group() + " needs " + shareCiphertexts * tokens + " share ciphertexts");
     }
     SharedLoraNode node = groupNodes.get(frame.group());
-    List<Ciphertext> inputs =
-        decode(frame.ciphertexts(), SitePlan.parameters(plan.groups().get(frame.group())));
+    Parameters parameters = SitePlan.parameters(planned);
+    double scale =
+        frame.kind() == FrameKind.ROUND_ONE ? terms.scales().input() : terms.scales().share();
+    List<Ciphertext> inputs = decode(frame, parameters, scale);
     order.accept(frame);
     return frame.kind() == FrameKind.ROUND_ONE
         ? frame.answer(roundOne(node, group, chunks, inputs))
         : frame.answer(roundTwo(node, frame.group(), group, tokens, inputs));
   }
 
-  private static List<Ciphertext> decode(List<byte[]> encoded, Parameters parameters)
+  /** The frame's uploads, each at {@code scale} with its c1 from the session's seed. */
+  private List<Ciphertext> decode(SessionFrame frame, Parameters parameters, double scale)
       throws MalformedFrameException {
+    List<byte[]> encoded = frame.ciphertexts();
+    List<byte[]> seeds = terms.seeds(parameters.logN(), frame.sequence(), 0, encoded.size());
     List<Ciphertext> out = new ArrayList<>(encoded.size());
     for (int i = 0; i < encoded.size(); i++) {
       try {
-        out.add(RlweCodec.ciphertextFromBytes(encoded.get(i), parameters));
+        out.add(RlweCodec.uploadFromBytes(encoded.get(i), parameters, seeds.get(i), scale));
       } catch (MalformedEncodingException e) {
         throw new MalformedFrameException("ciphertext " + i + ": " + e.getMessage());
-      }
-      if (out.getLast().limbCount() != 2) {
-        throw new MalformedFrameException("ciphertext " + i + " must have the session's 2 limbs");
       }
     }
     return out;
@@ -234,16 +248,5 @@ public final class NodeSession {
                 })
             .toList();
     return answers.stream().flatMap(List::stream).toList();
-  }
-
-  private static double[][] scaled(double[][] b, double scale) {
-    double[][] out = new double[b.length][];
-    for (int i = 0; i < b.length; i++) {
-      out[i] = b[i].clone();
-      for (int j = 0; j < out[i].length; j++) {
-        out[i][j] *= scale;
-      }
-    }
-    return out;
   }
 }

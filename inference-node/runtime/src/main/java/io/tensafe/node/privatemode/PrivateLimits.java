@@ -2,9 +2,7 @@ package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.CoefficientLayout;
-import io.tensafe.kernels.params.EncodingHeader;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.ring.Samplers;
 import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.tgsp.session.FrameLimits;
@@ -18,9 +16,9 @@ public final class PrivateLimits {
 
   private PrivateLimits() {}
 
-  /** One client ciphertext: two limbs, c0 packed, c1 as a seed. */
+  /** One client ciphertext: two limbs, c0 packed, c1 derived from the session (ADR 0025). */
   public static long requestCiphertextBytes(Parameters p) {
-    return EncodingHeader.SIZE + 1 + 8 + RlweCodec.packedBytes(p, 2) + Samplers.SEED_BYTES;
+    return RlweCodec.uploadBytes(p);
   }
 
   /** The largest answer the node sends in {@code p}'s ring (a share answer of N outputs). */
@@ -36,9 +34,9 @@ public final class PrivateLimits {
 
   /**
    * The most bytes one token adds to any frame of {@code plan}, either way: per group, the round
-   * one request (its input chunks) and answer (a share answer per plaintext of A, per site), and
-   * the round two request (each site's share chunks) and answer (a switched answer per plaintext of
-   * B).
+   * one request (its input chunks) and answer (a share answer per plaintext of A and the check's,
+   * per site), and the round two request (each site's share chunks) and answer (a switched answer
+   * per plaintext of B).
    */
   public static long bytesPerToken(SitePlan plan) {
     long most = 0;
@@ -52,6 +50,7 @@ public final class PrivateLimits {
         CoefficientLayout a = aLayout(g, s, p);
         CoefficientLayout b = bLayout(g, s, p);
         roundOne += a.plaintextCount() * (4L + AnswerCodec.shareBytes(p, a.rowsPerPlaintext()));
+        roundOne += 4L + AnswerCodec.shareBytes(p, 1);
         roundTwo += b.plaintextCount() * (4L + AnswerCodec.switchedBytes(p, b.rowsPerPlaintext()));
         shareRequests += g.shareChunks(s) * request;
       }
@@ -87,9 +86,19 @@ public final class PrivateLimits {
     return new ChunkedLayout(s.inputWidth(), g.inputChunks(), s.rank(), p.ringDegree()).perChunk();
   }
 
-  /** B's layout per share chunk at a site of group {@code g}: the delta's outputs. */
+  /** B's layout per chunk of the r + 1 shares at a site of group {@code g}: the delta's outputs. */
   static CoefficientLayout bLayout(SitePlan.Group g, SitePlan.Site s, Parameters p) {
-    return new ChunkedLayout(s.rank(), g.shareChunks(s), s.outputWidth(), p.ringDegree())
+    return new ChunkedLayout(s.rank() + 1, g.shareChunks(s), s.outputWidth(), p.ringDegree())
         .perChunk();
+  }
+
+  /** Round one's answers per token at a site: one per plaintext of A, and the check's. */
+  public static int roundOneAnswers(SitePlan.Group g, SitePlan.Site s) {
+    return aLayout(g, s, SitePlan.parameters(g)).plaintextCount() + 1;
+  }
+
+  /** Round two's answers per token at a site: one per plaintext of B. */
+  public static int roundTwoAnswers(SitePlan.Group g, SitePlan.Site s) {
+    return bLayout(g, s, SitePlan.parameters(g)).plaintextCount();
   }
 }

@@ -64,11 +64,14 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
           AnswerCodec.shareBytes(p, 1));
     }
 
-    /** The chunks round two's shares of {@code site} go in (as {@link #inputChunks}, for B). */
+    /**
+     * The chunks round two's r + 1 shares of {@code site} (its rows and the check, ADR 0025) go in
+     * (as {@link #inputChunks}, for B).
+     */
     public int shareChunks(Site site) {
       Parameters p = parameters(this);
       return ChunkedLayout.cheapest(
-          site.rank(),
+          site.rank() + 1,
           new int[] {site.outputWidth()},
           p.ringDegree(),
           PrivateLimits.requestCiphertextBytes(p),

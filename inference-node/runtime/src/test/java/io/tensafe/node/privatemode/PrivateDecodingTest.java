@@ -13,6 +13,7 @@ import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.ChatMessage;
 import io.tensafe.node.runtime.DeltaArrays;
+import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
@@ -119,8 +120,22 @@ class PrivateDecodingTest {
   private static Wire wire(ClientKeys client, int maxTokens, FrameOrder order) throws Exception {
     NodeSession node =
         NodeSession.openWithoutNoiseForTesting(
-            adapter, plan, client.publicKeys(), order, SecureRandom.getInstance("DRBG"));
+            adapter,
+            PrivateBounds.asPackWouldSign(adapter),
+            plan,
+            client.publicKeys(),
+            POLICY,
+            order,
+            SecureRandom.getInstance("DRBG"));
     return new Wire(node, new ByteArrayOutputStream());
+  }
+
+  /** A clip norm above every input of these prompts: hosted mode, which clips nothing, agrees. */
+  static final InputPrivacy POLICY = new InputPrivacy(100, 1);
+
+  /** The client's half of a session with {@code wire}'s node. */
+  private static ClientDeltas deltas(ClientKeys client, Wire wire) {
+    return new ClientDeltas(client, plan, wire, wire.node().terms());
   }
 
   /** Keeps the clear inputs the decoder hands the deltas: what must never reach the node. */
@@ -151,7 +166,7 @@ class PrivateDecodingTest {
     long[] hosted = hostedGreedy(64);
     ClientKeys client = client();
     Wire wire = wire(client, 64);
-    ClientDeltas deltas = new ClientDeltas(client, plan, wire, 0);
+    ClientDeltas deltas = deltas(client, wire);
     Watched watched = new Watched(deltas, new ArrayList<>());
     long[] privately = greedy(watched, 64);
     assertArrayEquals(hosted, privately);
@@ -204,7 +219,7 @@ class PrivateDecodingTest {
     long[] hosted = hostedGreedy(8);
     ClientKeys client = client();
     FrameOrder order = new FrameOrder(prompt.length, 7, 8);
-    ClientDeltas deltas = new ClientDeltas(client, plan, wire(client, 8, order), 0);
+    ClientDeltas deltas = deltas(client, wire(client, 8, order));
     assertArrayEquals(hosted, greedy(deltas, 8, 8));
     assertEquals(prompt.length, order.promptTokens());
     assertEquals(8, order.completionTokens());
@@ -221,7 +236,7 @@ class PrivateDecodingTest {
           sent.add(frame);
           return wire.exchange(frame);
         };
-    ClientDeltas deltas = new ClientDeltas(client, plan, recording, 0);
+    ClientDeltas deltas = new ClientDeltas(client, plan, recording, wire.node().terms());
     try (KvCache cache = decoder.newCache()) {
       decoder.forward(prompt, cache, deltas);
     }
@@ -242,7 +257,7 @@ class PrivateDecodingTest {
     assertThrows(MalformedFrameException.class, () -> node.answer(noSuchGroup));
     // max_tokens 2 allows one decode step: the session still takes it after the refusals.
     try (KvCache cache = decoder.newCache()) {
-      ClientDeltas again = new ClientDeltas(client, plan, wire(client, 2), 0);
+      ClientDeltas again = deltas(client, wire(client, 2));
       decoder.forward(prompt, cache, again);
       decoder.forward(new long[] {prompt[0]}, cache, again);
       assertThrows(RuntimeException.class, () -> decoder.forward(new long[] {1}, cache, again));
@@ -252,11 +267,23 @@ class PrivateDecodingTest {
         MalformedEncodingException.class,
         () ->
             NodeSession.openWithoutNoiseForTesting(
-                adapter, plan, shortKeys, new FrameOrder(4, 1), new SecureRandom()));
+                adapter,
+                PrivateBounds.asPackWouldSign(adapter),
+                plan,
+                shortKeys,
+                POLICY,
+                new FrameOrder(4, 1),
+                new SecureRandom()));
     assertThrows(
         MalformedEncodingException.class,
         () ->
             NodeSession.openWithoutNoiseForTesting(
-                adapter, plan, List.of(), new FrameOrder(4, 1), new SecureRandom()));
+                adapter,
+                PrivateBounds.asPackWouldSign(adapter),
+                plan,
+                List.of(),
+                POLICY,
+                new FrameOrder(4, 1),
+                new SecureRandom()));
   }
 }

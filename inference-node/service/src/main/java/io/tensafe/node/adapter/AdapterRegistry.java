@@ -129,7 +129,7 @@ public final class AdapterRegistry {
               + " bytes, more than the node's adapter memory budget of "
               + budgetBytes);
     }
-    return new LoadedAdapter(key, prepared, opened.privacy());
+    return new LoadedAdapter(key, prepared, opened.privacy(), opened.privateBounds());
   }
 
   private synchronized void hold(LoadedAdapter loaded) {

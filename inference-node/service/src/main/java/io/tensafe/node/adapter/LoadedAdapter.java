@@ -1,5 +1,6 @@
 package io.tensafe.node.adapter;
 
+import io.tensafe.node.privatemode.PrivateBounds;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.PreparedAdapter;
 import java.util.Optional;
@@ -11,6 +12,10 @@ import java.util.Optional;
  * @param key the version
  * @param prepared its weights, with A prepared for the HE operator
  * @param privacy the input mechanism its policy requires, if any
+ * @param privateBounds its signed bounds for private mode, if its package has them
  */
 public record LoadedAdapter(
-    AdapterKey key, PreparedAdapter prepared, Optional<InputPrivacy> privacy) {}
+    AdapterKey key,
+    PreparedAdapter prepared,
+    Optional<InputPrivacy> privacy,
+    Optional<PrivateBounds> privateBounds) {}

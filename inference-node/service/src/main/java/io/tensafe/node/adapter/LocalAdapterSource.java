@@ -22,7 +22,7 @@ public final class LocalAdapterSource implements AdapterSource {
     if (!Files.isDirectory(folder)) {
       throw new UnknownAdapterException("no adapter " + key + " under " + root);
     }
-    return new OpenedAdapter(folder, Optional.empty());
+    return new OpenedAdapter(folder, Optional.empty(), Optional.empty());
   }
 
   @Override

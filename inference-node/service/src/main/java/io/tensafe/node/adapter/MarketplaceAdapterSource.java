@@ -1,6 +1,7 @@
 package io.tensafe.node.adapter;
 
 import io.tensafe.node.marketplace.MarketplaceClient;
+import io.tensafe.node.privatemode.PrivateBounds;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.container.PackageReader;
@@ -73,7 +74,13 @@ public final class MarketplaceAdapterSource implements AdapterSource {
             ? Optional.empty()
             : Optional.of(
                 new InputPrivacy(dp.clipNorm().doubleValue(), dp.noiseMultiplier().doubleValue()));
-    return new OpenedAdapter(folder, privacy);
+    Optional<PrivateBounds> bounds =
+        verified
+            .manifest()
+            .lora()
+            .privateBounds()
+            .map(b -> new PrivateBounds(b.rowL1Log2(), b.spectralLog2()));
+    return new OpenedAdapter(folder, privacy, bounds);
   }
 
   @Override

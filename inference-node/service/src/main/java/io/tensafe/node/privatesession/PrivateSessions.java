@@ -7,6 +7,7 @@ import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.generation.ModelService;
 import io.tensafe.node.generation.NodeProblem;
 import io.tensafe.node.privatemode.NodeSession;
+import io.tensafe.node.privatemode.PrivateBounds;
 import io.tensafe.node.privatemode.PrivateLimits;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.InputPrivacy;
@@ -87,6 +88,16 @@ public class PrivateSessions {
       }
       policy = new InputPrivacy(policy.clipNorm(), r.dpNoiseMultiplier());
     }
+    PrivateBounds bounds =
+        adapter
+            .privateBounds()
+            .orElseThrow(
+                () ->
+                    NodeProblem.rejectedAdapter(
+                        "private mode needs the bounds a pack signs (tgsp pack of this release);"
+                            + " the package of "
+                            + r.adapter()
+                            + " has none: repack it"));
     SitePlan plan = SitePlan.of(adapter.prepared().adapter(), model.shape());
     List<byte[]> keys = new java.util.ArrayList<>();
     try {
@@ -111,6 +122,7 @@ public class PrivateSessions {
       session =
           NodeSession.open(
               adapter.prepared().adapter(),
+              bounds,
               plan,
               keys,
               policy,
@@ -119,6 +131,8 @@ public class PrivateSessions {
     } catch (MalformedEncodingException e) {
       throw NodeProblem.validation(
           "public_keys do not fit this model's rings " + plan.rings() + ": " + e.getMessage());
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.rejectedAdapter(e.getMessage());
     }
     long now = System.nanoTime();
     if (sessions.putIfAbsent(id, new Held(session, now, new long[] {now})) != null) {
@@ -126,7 +140,7 @@ public class PrivateSessions {
     }
     Log.infof(
         "private session %s opened for %s (%d groups)", id, r.adapter(), plan.groups().size());
-    return SessionOpened.of(id.toString(), plan, chunk, policy.clipNorm());
+    return SessionOpened.of(id.toString(), plan, chunk, bounds, session.terms());
   }
 
   /**

@@ -2,6 +2,7 @@ package io.tensafe.kernels.bench;
 
 import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.helora.PrivateScales;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
@@ -9,6 +10,7 @@ import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
+import io.tensafe.kernels.rlwe.UploadSeeds;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
@@ -47,30 +49,51 @@ final class PrivateRoundsBench {
 
   private PrivateRoundsBench() {}
 
+  /** The seeds of frame {@code sequence}'s {@code count} uploads. */
+  private static List<byte[]> seeds(UploadSeeds seeds, Parameters p, long sequence, int count) {
+    return java.util.stream.IntStream.range(0, count)
+        .mapToObj(i -> seeds.seed(p.logN(), sequence, i))
+        .toList();
+  }
+
   static Result run(double[][] a, double[][] b, double[][] inputs, SecureRandom random) {
     int d = a[0].length;
     Parameters p = PrivateClient.parametersFor(Math.max(d, a.length));
     PrivateClient client = new PrivateClient(p, random);
     SharedLoraNode node = new SharedLoraNode(client.publicKey(), random);
-    long input = RlweCodec.packedBytes(p, 2) + 57;
+    long input = RlweCodec.uploadBytes(p);
     int chunks =
         ChunkedLayout.cheapest(
             d, new int[] {a.length}, p.ringDegree(), input, AnswerCodec.shareBytes(p, 1));
     int shareChunks =
         ChunkedLayout.cheapest(
-            a.length, new int[] {b.length}, p.ringDegree(), input, AnswerCodec.switchedBytes(p, 1));
+            a.length + 1,
+            new int[] {b.length},
+            p.ringDegree(),
+            input,
+            AnswerCodec.switchedBytes(p, 1));
     // The node's public bound: the power of two at or above every row's L1 norm.
     double bound =
         Math.pow(2, Math.ceil(Math.log(Math.max(maxRowL1(a), maxRowL1(b))) / Math.log(2)));
-    SharedLoraNode.Site site = node.prepare(a, b, bound, chunks, shareChunks);
+    // The session's clip norm: the largest input's L2 norm, so no input is clipped.
+    double clip = 0;
+    for (double[] x : inputs) {
+      clip = Math.max(clip, Math.sqrt(java.util.Arrays.stream(x).map(v -> v * v).sum()));
+    }
+    PrivateScales scales = new PrivateScales(clip, bound);
+    SharedLoraNode.Site site = node.prepare(a, b, scales, chunks, shareChunks);
+    byte[] key = new byte[UploadSeeds.KEY_BYTES];
+    random.nextBytes(key);
+    UploadSeeds seeds = new UploadSeeds(key);
     int n = inputs.length;
     double[][] stages = new double[5][n];
     long[] bytes = new long[4];
     double worst = 0;
     for (int t = 0; t < n; t++) {
       long t0 = System.nanoTime();
-      List<Ciphertext> x = client.encryptSharedInput(inputs[t], chunks);
-      List<byte[]> up1 = x.stream().map(RlweCodec::toBytes).toList();
+      List<Ciphertext> x =
+          client.encryptSharedInput(inputs[t], scales, seeds(seeds, p, 2L * t, chunks));
+      List<byte[]> up1 = x.stream().map(RlweCodec::toUploadBytes).toList();
       long t1 = System.nanoTime();
       SharedLoraNode.RoundOne one = node.roundOne(site, x);
       List<byte[]> down1 = one.toClient().stream().map(AnswerCodec::toBytes).toList();
@@ -79,9 +102,9 @@ final class PrivateRoundsBench {
       List<Ciphertext> sent =
           client.encryptShares(
               client.decryptShares(shareAnswers, site.aLayout()),
-              shareAnswers.getFirst().scale(),
-              shareChunks);
-      List<byte[]> up2 = sent.stream().map(RlweCodec::toBytes).toList();
+              scales,
+              seeds(seeds, p, 2L * t + 1, shareChunks));
+      List<byte[]> up2 = sent.stream().map(RlweCodec::toUploadBytes).toList();
       long t3 = System.nanoTime();
       List<SwitchedAnswer> two = node.roundTwoWithoutNoiseForTesting(site, one.share(), sent);
       List<byte[]> down2 = two.stream().map(AnswerCodec::toBytes).toList();

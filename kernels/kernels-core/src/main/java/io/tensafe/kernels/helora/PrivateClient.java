@@ -14,6 +14,7 @@ import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.SecretKey;
 import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
+import io.tensafe.kernels.rlwe.UploadSeeds;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
@@ -26,16 +27,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * secret key leave it.
  *
  * <p>Parameters ({@link #parametersFor}): the smallest ring with N ≥ max(d, 2^12) and two 54-bit
- * primes, log Q ≈ 108 ≤ 109 (128-bit at N = 2^12, the HE Standard's table). Scales: ADR 0018.
+ * primes, log Q ≈ 108 ≤ 109 (128-bit at N = 2^12, the HE Standard's table). Scales are the
+ * session's ({@link PrivateScales}), c1 seeds the node's ({@link UploadSeeds}): nothing a
+ * ciphertext carries besides its body depends on the input (ADR 0025).
  */
 public final class PrivateClient {
-  /**
-   * Input scale of the two-round protocol ({@link SharedLoraNode}): {@code Δx·‖x‖∞ = 2^44}, so
-   * round two's product stays below {@code 2^(44+30+30) = 2^104 ≤ Q/4} (Q ≥ 2^106 for two 54-bit
-   * primes), with room for the flooding noise (below 2^90).
-   */
-  static final double SHARED_INPUT_SCALE_BITS = 44;
-
   private final Parameters parameters;
   private final SecretKey secretKey;
   private final PublicKey publicKey;
@@ -85,13 +81,21 @@ public final class PrivateClient {
   }
 
   /**
-   * Encrypts {@code x} for round 1 of {@link SharedLoraNode} in {@code chunks} chunks of {@link
-   * ChunkedLayout#chunkWidth} values (each at coefficients 0..w-1, the last zero-padded), all at
-   * one scale with {@code Δx·‖x‖∞ = 2^44}.
+   * Encrypts {@code x} for round 1 of {@link SharedLoraNode} in {@code seeds.size()} chunks of
+   * {@link ChunkedLayout#chunkWidth} values (each at coefficients 0..w-1, the last zero-padded), at
+   * the session's fixed input scale, chunk j's c1 from {@code seeds[j]} (the session's {@link
+   * UploadSeeds}).
+   *
+   * @throws IllegalArgumentException if a value is not finite or {@code ‖x‖∞} exceeds the clip norm
+   *     (clip to {@code ‖x‖₂ ≤ C} first)
    */
-  public List<Ciphertext> encryptSharedInput(double[] x, int chunks) {
+  public List<Ciphertext> encryptSharedInput(double[] x, PrivateScales scales, List<byte[]> seeds) {
+    int chunks = seeds.size();
     ChunkedLayout layout = new ChunkedLayout(x.length, chunks, 1, parameters.ringDegree());
-    double scale = Math.pow(2, SHARED_INPUT_SCALE_BITS) / largestAbs(x);
+    if (largestAbs(x) > scales.clipNorm()) {
+      throw new IllegalArgumentException(
+          "an input's largest value exceeds the clip norm " + scales.clipNorm() + ": clip it");
+    }
     int width = layout.chunkWidth();
     List<Ciphertext> out = new java.util.ArrayList<>(chunks);
     for (int j = 0; j < chunks; j++) {
@@ -99,12 +103,15 @@ public final class PrivateClient {
       System.arraycopy(x, j * width, chunk, 0, Math.max(0, Math.min(width, x.length - j * width)));
       out.add(
           Encryptor.encrypt(
-              CoefficientEncoder.encode(chunk, scale, parameters, 2), secretKey, random));
+              CoefficientEncoder.encode(chunk, scales.input(), parameters, 2),
+              secretKey,
+              seeds.get(j),
+              random));
     }
     return List.copyOf(out);
   }
 
-  /** {@code ‖x‖∞}, or 1 for a zero vector. */
+  /** {@code ‖x‖∞}. */
   private static double largestAbs(double[] x) {
     double largest = 0;
     for (double v : x) {
@@ -113,25 +120,33 @@ public final class PrivateClient {
       }
       largest = Math.max(largest, Math.abs(v));
     }
-    return largest > 0 ? largest : 1;
+    return largest;
   }
 
   /**
    * The client's shares of a two-round protocol ({@link SharedLoraNode}): each output coefficient
-   * of the node's round-1 answers as residues modulo both primes, {@code [rank][2]}, each in [0,
-   * q_l). They are uniform and tell the client nothing on their own.
+   * of the node's round-1 answers as residues modulo both primes, {@code [r + 1][2]} (the rows and
+   * the node's check row), each in [0, q_l). They are uniform and tell the client nothing on their
+   * own.
    *
+   * @param answers one per plaintext of {@code layout}, then the check answer
    * @param layout A's per-chunk layout ({@link ChunkedLayout#perChunk})
    */
   public long[][] decryptShares(List<ShareAnswer> answers, CoefficientLayout layout) {
-    requireAnswers(answers.size(), layout);
+    if (answers.size() != layout.plaintextCount() + 1) {
+      throw new IllegalArgumentException(
+          "expected " + (layout.plaintextCount() + 1) + " answers, got " + answers.size());
+    }
     int rows = layout.rowsPerPlaintext();
-    long[][] shares = new long[layout.rank()][];
-    for (int p = 0; p < answers.size(); p++) {
+    long[][] shares = new long[layout.rank() + 1][];
+    for (int p = 0; p < layout.plaintextCount(); p++) {
       long[][] residues =
           AnswerDecryption.shares(answers.get(p), secretKey, layout.outputPositions(p));
       System.arraycopy(residues, 0, shares, p * rows, residues.length);
     }
+    int check = SharedLoraNode.CHECK_POSITION.applyAsInt(parameters.ringDegree());
+    shares[layout.rank()] =
+        AnswerDecryption.shares(answers.getLast(), secretKey, new int[] {check})[0];
     return shares;
   }
 
@@ -140,7 +155,10 @@ public final class PrivateClient {
    * output row of {@code layout} (B's layout).
    */
   public double[] decryptDeltas(List<SwitchedAnswer> answers, CoefficientLayout layout) {
-    requireAnswers(answers.size(), layout);
+    if (answers.size() != layout.plaintextCount()) {
+      throw new IllegalArgumentException(
+          "expected " + layout.plaintextCount() + " answers, got " + answers.size());
+    }
     double modulus =
         (double) parameters.moduli().get(0).value() * parameters.moduli().get(1).value();
     int rows = layout.rowsPerPlaintext();
@@ -156,23 +174,17 @@ public final class PrivateClient {
     return out;
   }
 
-  private static void requireAnswers(int count, CoefficientLayout layout) {
-    if (count != layout.plaintextCount()) {
-      throw new IllegalArgumentException(
-          "expected " + layout.plaintextCount() + " answers, got " + count);
-    }
-  }
-
   /**
    * Encrypts {@code shares} ({@code [count][2]} residues in [0, q_l)) for round two in {@code
-   * chunks} chunks of {@link ChunkedLayout#chunkWidth} shares, each at coefficients 0..w-1, under
-   * the secret key at {@code scale} (the round-1 products' scale).
+   * seeds.size()} chunks of {@link ChunkedLayout#chunkWidth} shares, each at coefficients 0..w-1,
+   * under the secret key at the session's share scale, chunk j's c1 from {@code seeds[j]}.
    */
-  public List<Ciphertext> encryptShares(long[][] shares, double scale, int chunks) {
+  public List<Ciphertext> encryptShares(long[][] shares, PrivateScales scales, List<byte[]> seeds) {
     int n = parameters.ringDegree();
     if (shares.length == 0 || shares.length > n) {
       throw new IllegalArgumentException("between 1 and " + n + " shares, got " + shares.length);
     }
+    int chunks = seeds.size();
     ChunkedLayout layout = new ChunkedLayout(shares.length, chunks, 1, n);
     int width = layout.chunkWidth();
     List<Ciphertext> out = new java.util.ArrayList<>(chunks);
@@ -190,7 +202,8 @@ public final class PrivateClient {
       }
       RnsPoly poly = RnsPoly.wrap(limbs, false);
       poly.toNttInPlace(parameters.ntts());
-      out.add(Encryptor.encrypt(new Plaintext(poly, scale), secretKey, random));
+      out.add(
+          Encryptor.encrypt(new Plaintext(poly, scales.share()), secretKey, seeds.get(j), random));
     }
     return List.copyOf(out);
   }

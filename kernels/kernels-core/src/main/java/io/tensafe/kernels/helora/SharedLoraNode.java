@@ -13,37 +13,43 @@ import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * The node's side of two-round private LoRA (ADR 0017, with ADR 0018's compact answers): it holds A
- * and B and the client's public key, and sees only ciphertexts under the client's key.
+ * The node's side of two-round private LoRA (ADR 0017, ADR 0018's compact answers and ADR 0025's
+ * bound rounds): it holds A and B and the client's public key, and sees only ciphertexts under the
+ * client's key, every one at a scale fixed by the session ({@link PrivateScales}).
  *
  * <ol>
- *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; for each plaintext
- *       of A the node answers {@code Σ_j ct_j·P_j + Enc_pk(M)} as a {@link ShareAnswer} (c0 only at
- *       the outputs), with M uniform modulo Q on every output coefficient. The client's decryption
- *       there is its share {@code s = A·x + e·P + M}, uniform and independent of A·x; the node
- *       keeps M ({@link Share}).
- *   <li>{@link #roundTwo}: the client encrypts its shares at the input positions of B; the node
- *       subtracts M there (so the plaintext is {@code A·x + e·P}, exactly modulo Q), multiplies by
- *       B, adds at every output flooding noise uniform in {@code ±F} ({@link
- *       PrivateWeights#floodBound}: statistical distance 2^-40 + 2^-64 over the B-dependent error
- *       {@code e'·P} of an honest client) and the DP noise, and answers as a {@link
- *       SwitchedAnswer}: c0 only at the outputs, both parts switched to {@link
- *       MaskedAnswers#switchBits} bits.
+ *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node answers the
+ *       r rows of A and one check row {@code hᵀ·A} (h fresh per token, {@code |h_i| ≤ 2^18}) as
+ *       {@link ShareAnswer}s masked by M, uniform modulo Q on every output. The client's exact
+ *       decryption there is its share {@code s = y + M} of {@code y = (A·x̃, hᵀ·A·x̃)}, x̃ the
+ *       input as encrypted (its error included); s is uniform and independent of y.
+ *   <li>{@link #roundTwo}: the client encrypts its r + 1 shares; the node subtracts M (so the
+ *       plaintext is {@code z = y + e'}, e' the client's encryption error) and multiplies by {@code
+ *       B' = [B + G·hᵀ | −G]} with G fresh per token ({@code |G_o| ≤ 2^42}), which is {@code B·z +
+ *       G·d} with {@code d = hᵀ·z_{0..r-1} − z_r}. For an honest client {@code d = hᵀ·e' − e'_r} is
+ *       at most {@code 20·(r·2^18 + 1)}, so {@code G·d} stays below the flooding; a client that
+ *       substituted its shares by v has {@code |d| ≥ ‖v‖∞/2} unless it guessed {@code hᵀ·v} (chance
+ *       at most 2^-18 per token), and {@code G·d} then covers {@code B·v} (within statistical
+ *       distance {@code 2^(31−42)} per output of uniform). Then it adds flooding uniform in {@code
+ *       ±F} ({@link PrivateWeights#floodBound} of B's own plaintexts) and the DP noise, and answers
+ *       as {@link SwitchedAnswer}s.
  * </ol>
  *
- * <p>Scales never depend on the adapter's data: A and B are packed at {@code Δ = 2^30 / bound} for
- * the public {@code weightBound} on every row's L1 norm. With the client's {@code Δx·‖x‖∞ = 2^44}
- * ({@link PrivateClient#encryptSharedInput}), round 2's product stays below 2^104 ≤ Q/4.
- *
- * <p>Assumes a semi-honest client (ADR 0017's threat model). Round 2 always adds the DP noise the
- * caller's policy asks for. Thread-safe; a {@link Share} is used once.
+ * <p>Scales never depend on the adapter's data or the client's: A and B are rounded at {@code Δw}
+ * from the signed weight bound, inputs must carry {@code Δx} from the clip norm. Round two always
+ * adds the DP noise its caller gives, which the caller takes from the node's own policy and the
+ * signed bounds (never from a client). Thread-safe; a {@link Share} is used once.
  */
 public final class SharedLoraNode {
-  /** Weights are packed with {@code Δ·weightBound = 2^30}. */
-  static final int WEIGHT_SCALE_BITS = 30;
+  /** {@code |h_i| ≤ 2^16}: a substitution passes round two's check with chance at most 2^-16. */
+  static final int CHECK_BITS = 16;
+
+  /** {@code |G_o| ≤ 2^42}: a failed substitution's {@code G·d} covers {@code B·v} by 2^11. */
+  static final int FOLD_BITS = 42;
 
   private final Parameters parameters;
   private final PublicKey clientKey;
@@ -58,99 +64,116 @@ public final class SharedLoraNode {
   }
 
   /**
-   * A site: A ({@code r × d}, one packing per input chunk) and B ({@code dOut × r}, with any LoRA
-   * scaling folded in).
-   *
-   * @param weightBound the public bound on every row's L1 norm of A and B, which fixes the scales
+   * A site: A ({@code r × d}) packed per input chunk with a zero check row, its integers per chunk,
+   * and B ({@code dOut × r}, any LoRA scaling folded in) as integers with its plaintexts' norms per
+   * share chunk; all rounded at the session's {@code Δw}.
    */
   public record Site(
       ChunkedLayout aChunks,
       List<PrivateWeights.Site> a,
       ChunkedLayout bChunks,
-      List<PrivateWeights.Site> b,
-      double weightBound,
+      long[][] b,
+      List<List<double[]>> bNorms,
+      PrivateScales scales,
       SharedLoraNode owner) {
-    /** A's layout per chunk: w inputs, r outputs (the shares). */
+    /** A's layout per chunk: w inputs, r outputs (the shares; the check answer comes after). */
     public CoefficientLayout aLayout() {
       return aChunks.perChunk();
     }
 
-    /** B's layout per chunk of the shares: w' inputs, dOut outputs. */
+    /** B's layout per chunk of the r + 1 shares: w' inputs, dOut outputs. */
     public CoefficientLayout bLayout() {
       return bChunks.perChunk();
     }
+
+    /** r. */
+    public int rank() {
+      return b[0].length;
+    }
   }
 
+  /** What round one keeps for round two: the masks and the check row's h. */
+  private record Held(long[][] masks, long[] check) {}
+
   /**
-   * The node's half of one token's secret: M at A·x's output coefficients, {@code [rank][2]}
-   * residues. Never leaves the node; {@link #roundTwo} takes it once.
+   * The node's half of one token's secret: M at y's output coefficients ({@code [r + 1][2]}
+   * residues) and h. Never leaves the node; {@link #roundTwo} takes it once.
    */
   public static final class Share {
-    private long[][] masks;
+    private Held held;
 
-    private Share(long[][] masks) {
-      this.masks = masks;
+    private Share(Held held) {
+      this.held = held;
     }
 
-    private synchronized long[][] take() {
-      if (masks == null) {
+    private synchronized Held take() {
+      if (held == null) {
         throw new IllegalStateException("this share was used already");
       }
-      long[][] taken = masks;
-      masks = null;
+      Held taken = held;
+      held = null;
       return taken;
     }
   }
 
-  /** Round 1's answer: one per plaintext of A, and the share the node keeps. */
+  /** Round 1's answer: one per plaintext of A's layout, and the share the node keeps. */
   public record RoundOne(List<ShareAnswer> toClient, Share share) {}
 
   /**
-   * Packs a site whose input arrives in {@code chunks} chunks and whose shares in {@code
+   * Packs a site whose input arrives in {@code chunks} chunks and whose r + 1 shares in {@code
    * shareChunks}.
    *
    * @throws IllegalArgumentException if the shapes do not chain (B's rows have A's row count), a
-   *     row's L1 norm exceeds {@code weightBound}, or the chunk count does not fit A's width
+   *     row's L1 norm exceeds the scales' weight bound, or a chunk count does not fit its width
    */
-  public Site prepare(double[][] a, double[][] b, double weightBound, int chunks, int shareChunks) {
-    if (!(weightBound > 0) || Double.isInfinite(weightBound)) {
-      throw new IllegalArgumentException("weightBound must be positive and finite");
-    }
+  public Site prepare(
+      double[][] a, double[][] b, PrivateScales scales, int chunks, int shareChunks) {
     if (a.length == 0 || b.length == 0 || b[0].length != a.length) {
       throw new IllegalArgumentException("B must have A's row count as its width");
     }
-    if (RowChecks.maxRowL1(a) > weightBound || RowChecks.maxRowL1(b) > weightBound) {
-      throw new IllegalArgumentException("a row's L1 norm exceeds the public weight bound");
+    if (RowChecks.maxRowL1(a) > scales.weightBound()
+        || RowChecks.maxRowL1(b) > scales.weightBound()) {
+      throw new IllegalArgumentException("a row's L1 norm exceeds the signed weight bound");
     }
-    ChunkedLayout aChunks =
-        new ChunkedLayout(a[0].length, chunks, a.length, parameters.ringDegree());
+    int r = a.length;
+    long[][] aInts = PrivateWeights.quantize(a, scales.weight());
+    long[][] bInts = PrivateWeights.quantize(b, scales.weight());
+    ChunkedLayout aChunks = new ChunkedLayout(a[0].length, chunks, r, parameters.ringDegree());
     ChunkedLayout bChunks =
-        new ChunkedLayout(a.length, shareChunks, b.length, parameters.ringDegree());
-    double scale = weightScale(weightBound);
-    return new Site(
-        aChunks, packed(a, aChunks, scale), bChunks, packed(b, bChunks, scale), weightBound, this);
-  }
-
-  private List<PrivateWeights.Site> packed(double[][] m, ChunkedLayout layout, double scale) {
-    List<PrivateWeights.Site> perChunk = new ArrayList<>(layout.chunks());
-    for (int j = 0; j < layout.chunks(); j++) {
-      perChunk.add(packer.prepare(chunkOf(m, j, layout.chunkWidth()), scale));
+        new ChunkedLayout(r + 1, shareChunks, b.length, parameters.ringDegree());
+    List<PrivateWeights.Site> aSites = new ArrayList<>(chunks);
+    for (int j = 0; j < chunks; j++) {
+      aSites.add(packer.prepare(chunkOf(aInts, j, aChunks.chunkWidth()), scales.weight()));
     }
-    return List.copyOf(perChunk);
+    long[][] bWithCheck = new long[b.length][];
+    for (int o = 0; o < b.length; o++) {
+      bWithCheck[o] = Arrays.copyOf(bInts[o], r + 1);
+    }
+    List<List<double[]>> bNorms = new ArrayList<>(shareChunks);
+    for (int j = 0; j < shareChunks; j++) {
+      bNorms.add(
+          PrivateWeights.norms(chunkOf(bWithCheck, j, bChunks.chunkWidth()), bChunks.perChunk()));
+    }
+    return new Site(
+        aChunks, List.copyOf(aSites), bChunks, bInts, List.copyOf(bNorms), scales, this);
   }
 
-  /** Round 1 on the client's encrypted input chunks ({@link ChunkedLayout}, 2 limbs each). */
+  /**
+   * Round 1 on the client's encrypted input chunks ({@link ChunkedLayout}, 2 limbs each, at the
+   * session's input scale).
+   */
   public RoundOne roundOne(Site site, List<Ciphertext> chunks) {
     requireOwn(site);
     if (chunks.size() != site.aChunks().chunks()) {
       throw new IllegalArgumentException(
           "the site reads " + site.aChunks().chunks() + " chunks, got " + chunks.size());
     }
-    chunks.forEach(this::requireClientCiphertext);
+    chunks.forEach(ct -> requireClientCiphertext(ct, site.scales().input()));
     CoefficientLayout layout = site.aLayout();
     int rows = layout.rowsPerPlaintext();
-    long[][] masks = new long[layout.rank()][];
-    List<ShareAnswer> toClient = new ArrayList<>(layout.plaintextCount());
+    int r = site.rank();
+    long[][] masks = new long[r + 1][];
+    List<ShareAnswer> toClient = new ArrayList<>(layout.plaintextCount() + 1);
     for (int p = 0; p < layout.plaintextCount(); p++) {
       int[] positions = layout.outputPositions(p);
       long[][] mask = new long[positions.length][];
@@ -164,17 +187,72 @@ public final class SharedLoraNode {
       }
       toClient.add(MaskedAnswers.share(chunks, weights, positions, mask, clientKey, random));
     }
-    return new RoundOne(List.copyOf(toClient), new Share(masks));
+    long[] h = uniformSigned(r, CHECK_BITS);
+    masks[r] = uniformResidues();
+    toClient.add(
+        MaskedAnswers.share(
+            chunks,
+            checkPlaintexts(site, h),
+            new int[] {CHECK_POSITION.applyAsInt(parameters.ringDegree())},
+            new long[][] {masks[r]},
+            clientKey,
+            random));
+    return new RoundOne(List.copyOf(toClient), new Share(new Held(masks, h)));
+  }
+
+  /** Where a check answer's one output is: the top coefficient, N − 1. */
+  public static final java.util.function.IntUnaryOperator CHECK_POSITION = n -> n - 1;
+
+  /**
+   * Per input chunk j, {@code C_j = Σ_p P_pj·H_p} with {@code H_p = Σ_b h_(p·rows+b)·X^(N−1−k_b)}:
+   * the product {@code C_j·x̃_j} summed over the chunks has at coefficient N − 1 exactly {@code Σ_i
+   * h_i·y_i}, y_i the row outputs as the client decrypts them (cross terms of the encryption error
+   * included, which a check row packed beside the others would not match).
+   */
+  private List<ShoupPlaintext> checkPlaintexts(Site site, long[] h) {
+    CoefficientLayout layout = site.aLayout();
+    int n = parameters.ringDegree();
+    int rows = layout.rowsPerPlaintext();
+    List<RnsPoly> shifts = new ArrayList<>(layout.plaintextCount());
+    for (int p = 0; p < layout.plaintextCount(); p++) {
+      long[] coefficients = new long[n];
+      int[] positions = layout.outputPositions(p);
+      for (int b = 0; b < positions.length; b++) {
+        coefficients[n - 1 - positions[b]] = h[p * rows + b];
+      }
+      RnsPoly shift = RnsPoly.fromSigned(coefficients, parameters.moduli());
+      shift.toNttInPlace(parameters.ntts());
+      shifts.add(shift);
+    }
+    List<ShoupPlaintext> out = new ArrayList<>(site.a().size());
+    for (PrivateWeights.Site chunk : site.a()) {
+      long[][] sum = new long[2][n];
+      for (int l = 0; l < 2; l++) {
+        Modulus q = parameters.moduli().get(l);
+        for (int p = 0; p < shifts.size(); p++) {
+          long[] weights = chunk.plaintexts().get(p).plaintext().poly().limb(l);
+          long[] shift = shifts.get(p).limb(l);
+          for (int k = 0; k < n; k++) {
+            sum[l][k] = q.add(sum[l][k], q.mul(weights[k], shift[k]));
+          }
+        }
+      }
+      out.add(
+          new ShoupPlaintext(
+              new Plaintext(RnsPoly.wrap(sum, true), site.scales().weight()), parameters.moduli()));
+    }
+    return out;
   }
 
   /**
-   * Round 2 on the client's encrypted shares (in the site's share chunks, each at coefficients
-   * 0..w'-1, at round 1's product scale): B's answers, which decrypt to {@code B·A·x} plus, on
-   * every output, Gaussian noise of standard deviation {@code noiseStdDev} in the outputs' own
-   * units (the adapter's DP policy: ADR 0017). The noise is drawn from the node's CSPRNG and scaled
-   * to the product's integer units, where the flooding noise also covers its low bits.
+   * Round 2 on the client's r + 1 encrypted shares (in the site's share chunks, each at
+   * coefficients 0..w'-1, at the session's share scale): B's answers, which decrypt to {@code
+   * B·A·x} plus, on every output, Gaussian noise of standard deviation {@code noiseStdDev} in the
+   * outputs' own units. The caller takes {@code noiseStdDev} from its own policy and the signed
+   * bounds, never from the client. The noise is drawn from the node's CSPRNG.
    *
-   * @throws IllegalArgumentException if {@code noiseStdDev} is not positive and finite
+   * @throws IllegalArgumentException if {@code noiseStdDev} is not positive and finite, or a share
+   *     is not at the session's scale
    * @throws IllegalStateException if {@code share} was used already
    */
   public List<SwitchedAnswer> roundTwo(
@@ -182,8 +260,7 @@ public final class SharedLoraNode {
     if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
       throw new IllegalArgumentException("the DP noise must be positive and finite");
     }
-    double sigmaInUnits = noiseStdDev * shares.getFirst().scale() * weightScale(site.weightBound());
-    return answers(site, share, shares, sigmaInUnits);
+    return answers(site, share, shares, noiseStdDev * site.scales().delta());
   }
 
   /** {@link #roundTwo} without DP noise, for tests that compare with the exact delta. */
@@ -203,13 +280,42 @@ public final class SharedLoraNode {
               + " chunks, got "
               + shares.size());
     }
-    shares.forEach(this::requireClientCiphertext);
-    long[][] masks = share.take();
+    shares.forEach(ct -> requireClientCiphertext(ct, site.scales().share()));
+    Held held = share.take();
+    long[][] masks = held.masks();
     if (masks.length != site.bChunks().dimension()) {
       throw new IllegalArgumentException("the share does not belong to this site");
     }
-    int width = site.bChunks().chunkWidth();
-    List<Ciphertext> unmasked = new ArrayList<>(shares.size());
+    List<Ciphertext> unmasked = unmasked(shares, masks, site.bChunks().chunkWidth());
+    CoefficientLayout layout = site.bLayout();
+    long[][] folded = folded(site.b(), held.check());
+    List<long[][]> chunks = new ArrayList<>(shares.size());
+    for (int j = 0; j < shares.size(); j++) {
+      chunks.add(chunkOf(folded, j, site.bChunks().chunkWidth()));
+    }
+    List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
+    for (int p = 0; p < layout.plaintextCount(); p++) {
+      int[] positions = layout.outputPositions(p);
+      long[][] additions =
+          OutputNoise.residues(
+              parameters,
+              positions.length,
+              PrivateWeights.floodBound(site.bNorms(), p),
+              sigmaInUnits,
+              random);
+      List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
+      for (long[][] chunk : chunks) {
+        weights.add(packer.plaintext(chunk, layout, p, site.scales().weight()));
+      }
+      answers.add(
+          MaskedAnswers.switched(unmasked, weights, positions, additions, clientKey, random));
+    }
+    return List.copyOf(answers);
+  }
+
+  /** The shares minus M at their input coefficients: encryptions of {@code z = y + e'}. */
+  private List<Ciphertext> unmasked(List<Ciphertext> shares, long[][] masks, int width) {
+    List<Ciphertext> out = new ArrayList<>(shares.size());
     for (int j = 0; j < shares.size(); j++) {
       long[][] minusMask = new long[2][parameters.ringDegree()];
       for (int i = 0; i < width && j * width + i < masks.length; i++) {
@@ -221,37 +327,41 @@ public final class SharedLoraNode {
       RnsPoly poly = RnsPoly.wrap(minusMask, false);
       poly.toNttInPlace(parameters.ntts());
       Ciphertext chunk = shares.get(j);
-      unmasked.add(Evaluator.addPlain(chunk, new Plaintext(poly, chunk.scale())));
+      out.add(Evaluator.addPlain(chunk, new Plaintext(poly, chunk.scale())));
     }
-    java.util.Arrays.fill(masks, null);
-    CoefficientLayout layout = site.bLayout();
-    List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
-    for (int p = 0; p < layout.plaintextCount(); p++) {
-      int[] positions = layout.outputPositions(p);
-      long[][] additions =
-          OutputNoise.residues(
-              parameters,
-              positions.length,
-              PrivateWeights.floodBound(site.b(), p),
-              sigmaInUnits,
-              random);
-      List<ShoupPlaintext> weights = new ArrayList<>(site.b().size());
-      for (PrivateWeights.Site chunk : site.b()) {
-        weights.add(chunk.plaintexts().get(p));
-      }
-      answers.add(
-          MaskedAnswers.switched(unmasked, weights, positions, additions, clientKey, random));
-    }
-    return List.copyOf(answers);
+    Arrays.fill(masks, null);
+    return out;
   }
 
-  /** Columns {@code [j·w, (j+1)·w)} of {@code a}, zero beyond its width. */
-  private static double[][] chunkOf(double[][] a, int j, int width) {
-    double[][] out = new double[a.length][width];
-    for (int i = 0; i < a.length; i++) {
+  /** {@code B' = [B + G·hᵀ | −G]} for a fresh G: {@code |entries| ≤ 2^30 + 2^(42+18) < 2^61}. */
+  private long[][] folded(long[][] b, long[] h) {
+    long[] g = uniformSigned(b.length, FOLD_BITS);
+    long[][] out = new long[b.length][h.length + 1];
+    for (int o = 0; o < b.length; o++) {
+      for (int i = 0; i < h.length; i++) {
+        out[o][i] = b[o][i] + g[o] * h[i];
+      }
+      out[o][h.length] = -g[o];
+    }
+    return out;
+  }
+
+  /** Columns {@code [j·w, (j+1)·w)} of {@code m}, zero beyond its width. */
+  private static long[][] chunkOf(long[][] m, int j, int width) {
+    long[][] out = new long[m.length][width];
+    for (int i = 0; i < m.length; i++) {
       int from = j * width;
-      int count = Math.max(0, Math.min(width, a[i].length - from));
-      System.arraycopy(a[i], from, out[i], 0, count);
+      int count = Math.max(0, Math.min(width, m[i].length - from));
+      System.arraycopy(m[i], from, out[i], 0, count);
+    }
+    return out;
+  }
+
+  /** {@code count} values uniform in {@code [-2^bits, 2^bits]} from the node's CSPRNG. */
+  private long[] uniformSigned(int count, int bits) {
+    long[] out = new long[count];
+    for (int i = 0; i < count; i++) {
+      out[i] = random.nextLong(-(1L << bits), (1L << bits) + 1);
     }
     return out;
   }
@@ -261,20 +371,9 @@ public final class SharedLoraNode {
     long[] out = new long[2];
     for (int l = 0; l < 2; l++) {
       Modulus q = parameters.moduli().get(l);
-      long bound = q.value();
-      long mask = Long.highestOneBit(bound) * 2 - 1;
-      long v;
-      do {
-        v = random.nextLong() & mask;
-      } while (v >= bound);
-      out[l] = v;
+      out[l] = random.nextLong(q.value());
     }
     return out;
-  }
-
-  /** The weights' scale, {@code 2^30 / weightBound}: public, never from the weights themselves. */
-  private static double weightScale(double weightBound) {
-    return Math.pow(2, WEIGHT_SCALE_BITS) / weightBound;
   }
 
   private void requireOwn(Site site) {
@@ -283,9 +382,13 @@ public final class SharedLoraNode {
     }
   }
 
-  private void requireClientCiphertext(Ciphertext ct) {
+  private void requireClientCiphertext(Ciphertext ct, double scale) {
     if (!ct.parameters().equals(parameters) || ct.limbCount() != 2) {
       throw new IllegalArgumentException("ciphertext does not match the client's parameters");
+    }
+    if (Double.doubleToRawLongBits(ct.scale()) != Double.doubleToRawLongBits(scale)) {
+      throw new IllegalArgumentException(
+          "a ciphertext's scale is the session's " + scale + ", not " + ct.scale());
     }
   }
 }

@@ -11,8 +11,8 @@ import java.nio.ByteOrder;
  *
  * <ul>
  *   <li>{@link ShareAnswer}: output count (u16), scale (f64), c1 (both limbs, N residues each at
- *       its prime's bit length), then c0 (both limbs, count residues each), each run zero-padded to
- *       a byte.
+ *       its prime's bit length, each limb zero-padded to a byte), then c0 (both limbs, count
+ *       residues each), each run zero-padded to a byte.
  *   <li>{@link SwitchedAnswer}: bits (u8), output count (u16), scale (f64), c1 (N values of bits
  *       bits), then c0 (count values), each run zero-padded to a byte.
  * </ul>
@@ -29,12 +29,10 @@ public final class AnswerCodec {
 
   /** The encoded size of a share answer with {@code outputs} outputs under {@code p}. */
   public static long shareBytes(Parameters p, int outputs) {
-    long bytes =
-        EncodingHeader.SIZE
-            + SHARE_FIELDS
-            + ResidueBits.bytesFor(p.ringDegree(), ShareAnswer.c1Bits(p));
+    long bytes = EncodingHeader.SIZE + SHARE_FIELDS;
     for (int l = 0; l < 2; l++) {
-      bytes += ResidueBits.bytesFor(outputs, p.moduli().get(l).bitLength());
+      int bits = p.moduli().get(l).bitLength();
+      bytes += ResidueBits.bytesFor(p.ringDegree(), bits) + ResidueBits.bytesFor(outputs, bits);
     }
     return bytes;
   }
@@ -53,14 +51,14 @@ public final class AnswerCodec {
     ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(shareBytes(p, a.outputs())));
     new EncodingHeader(EncodingHeader.Type.SHARE_ANSWER, 0, p.fingerprint()).writeTo(out);
     out.putShort((short) a.outputs()).putDouble(a.scale());
-    ResidueBits.Writer c1 = new ResidueBits.Writer(out);
-    int highBits = ShareAnswer.c1Bits(p) - 64;
-    for (int k = 0; k < p.ringDegree(); k++) {
-      c1.put(a.c1High(k), highBits);
-      c1.put(a.c1Low(k) >>> 32, 32);
-      c1.put(a.c1Low(k) & 0xFFFF_FFFFL, 32);
+    for (int l = 0; l < 2; l++) {
+      ResidueBits.Writer c1 = new ResidueBits.Writer(out);
+      int bits = p.moduli().get(l).bitLength();
+      for (int k = 0; k < p.ringDegree(); k++) {
+        c1.put(a.c1(l, k), bits);
+      }
+      c1.finish();
     }
-    c1.finish();
     for (int l = 0; l < 2; l++) {
       ResidueBits.Writer w = new ResidueBits.Writer(out);
       int bits = p.moduli().get(l).bitLength();
@@ -77,21 +75,15 @@ public final class AnswerCodec {
     ByteBuffer in = body(bytes, p, EncodingHeader.Type.SHARE_ANSWER, shareBytes(p, outputs));
     requireOutputs(Short.toUnsignedInt(in.getShort()), outputs);
     double scale = scale(in.getDouble());
-    ResidueBits.Reader r =
-        new ResidueBits.Reader(in, (long) p.ringDegree() * ShareAnswer.c1Bits(p));
-    int highBits = ShareAnswer.c1Bits(p) - 64;
-    long[] high = new long[p.ringDegree()];
-    long[] low = new long[p.ringDegree()];
-    for (int k = 0; k < high.length; k++) {
-      high[k] = r.get(highBits);
-      low[k] = (r.get(32) << 32) | r.get(32);
+    long[][] c1 = new long[2][];
+    for (int l = 0; l < 2; l++) {
+      c1[l] = RlweCodec.readResidues(in, p.moduli().get(l), p.ringDegree(), "c1 limb " + l);
     }
-    r.finish();
     long[][] c0 = new long[2][];
     for (int l = 0; l < 2; l++) {
       c0[l] = RlweCodec.readResidues(in, p.moduli().get(l), outputs, "c0 limb " + l);
     }
-    return new ShareAnswer(p, high, low, c0, scale);
+    return new ShareAnswer(p, c1, c0, scale);
   }
 
   public static byte[] toBytes(SwitchedAnswer a) {

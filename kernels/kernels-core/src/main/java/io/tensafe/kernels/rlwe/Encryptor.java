@@ -16,18 +16,32 @@ public final class Encryptor {
    * the plaintext's limbs. The ciphertext keeps the seed, halving its wire size.
    */
   public static Ciphertext encrypt(Plaintext plaintext, SecretKey key, SecureRandom random) {
+    byte[] seed = new byte[Samplers.SEED_BYTES];
+    random.nextBytes(seed);
+    return encrypt(plaintext, key, seed, random);
+  }
+
+  /**
+   * {@link #encrypt(Plaintext, SecretKey, SecureRandom)} with c1 expanded from {@code seed}, a seed
+   * the caller is bound to (private mode's {@link UploadSeeds}); the error still comes from {@code
+   * random}. Never reuse a seed: two ciphertexts with one c1 give away the difference of their
+   * messages up to the errors.
+   */
+  public static Ciphertext encrypt(
+      Plaintext plaintext, SecretKey key, byte[] seed, SecureRandom random) {
+    if (seed.length != Samplers.SEED_BYTES) {
+      throw new IllegalArgumentException("a c1 seed has " + Samplers.SEED_BYTES + " bytes");
+    }
     Parameters p = key.parameters();
     int limbs = requireNtt(plaintext, p);
     List<Modulus> moduli = p.moduli().subList(0, limbs);
-    byte[] seed = new byte[Samplers.SEED_BYTES];
-    random.nextBytes(seed);
     RnsPoly c1 = Samplers.uniformFromSeed(seed, Ciphertext.C1_SEED_DOMAIN, moduli, p.ringDegree());
     RnsPoly c0 = c1.copy();
     c0.multiplyInPlace(key.ntt(), moduli);
     c0.negateInPlace(moduli);
     c0.addInPlace(error(p, limbs, random), moduli);
     c0.addInPlace(plaintext.poly(), moduli);
-    return new Ciphertext(p, c0, c1, plaintext.scale(), seed);
+    return new Ciphertext(p, c0, c1, plaintext.scale(), seed.clone());
   }
 
   /**

@@ -20,9 +20,8 @@ import java.util.List;
  * client's error. Non-output coefficients of {@code c0} are never sent, so they need no mask.
  *
  * <p>Work per answer: the ternary u to NTT form on both limbs and the inverse NTTs of {@code c0}
- * and {@code c1} on both (both answers round c1 in coefficient form: a share answer drops its 32
- * low bits, a switched one keeps {@link #switchBits}). Thread-safe (static, with the caller's
- * CSPRNG).
+ * and {@code c1} on both (a share answer sends c1's residues whole, a switched one keeps {@link
+ * #switchBits} bits of it). Thread-safe (static, with the caller's CSPRNG).
  */
 public final class MaskedAnswers {
   /** The most bits a switched answer keeps. */
@@ -52,15 +51,7 @@ public final class MaskedAnswers {
       SecureRandom random) {
     Parameters p = key.parameters();
     Coefficients c = coefficients(inputs, weights, positions, masks, key, random);
-    TwoPrimeCrt crt = new TwoPrimeCrt(p);
-    long[] high = new long[p.ringDegree()];
-    long[] low = new long[p.ringDegree()];
-    for (int k = 0; k < high.length; k++) {
-      long[] rounded = crt.roundedShift(c.c1()[0][k], c.c1()[1][k], ShareAnswer.DROPPED_BITS);
-      high[k] = rounded[0];
-      low[k] = rounded[1];
-    }
-    return new ShareAnswer(p, high, low, c.c0AtOutputs(), c.scale());
+    return new ShareAnswer(p, c.c1(), c.c0AtOutputs(), c.scale());
   }
 
   /**

@@ -20,6 +20,9 @@ import java.nio.ByteOrder;
  *       Packed residues take their prime's bit length each ({@link ResidueBits}), limb after limb,
  *       each polynomial's last byte zero-padded; unpacked ones (older writers) a u64 each. Writers
  *       always pack.
+ *   <li>Private-mode upload (flags: packed, bit 2: c1 derived from the session, ADR 0025): limb
+ *       count, scale and c0 as above, no c1 at all: the reader expands c1 from the seed the session
+ *       binds it to ({@link UploadSeeds}) and refuses any other flags, limb count, scale or size.
  *   <li>Public key: the 32-byte seed of {@code a}, then {@code b} over every prime.
  *   <li>Secret key: N ternary coefficients, 2 bits each (00 = 0, 01 = 1, 10 = -1), N/4 bytes. Only
  *       the key's owner should ever hold these bytes.
@@ -32,6 +35,7 @@ import java.nio.ByteOrder;
 public final class RlweCodec {
   private static final int SEEDED_C1 = 1;
   private static final int PACKED = 2;
+  private static final int DERIVED_C1 = 4;
 
   private RlweCodec() {}
 
@@ -88,6 +92,69 @@ public final class RlweCodec {
     }
     RnsPoly c1 = packed ? readPacked(in, p, limbs, "c1") : readLimbs(in, p, limbs, "c1");
     return new Ciphertext(p, c0, c1, scale, null);
+  }
+
+  /** The size of every private-mode upload under {@code p}: header, limbs, scale and c0. */
+  public static long uploadBytes(Parameters p) {
+    return EncodingHeader.SIZE + 9 + packedBytes(p, p.limbCount());
+  }
+
+  /**
+   * A private-mode upload: {@code ct} (all of {@code p}'s limbs) without its c1, which the reader
+   * derives ({@link #uploadFromBytes}).
+   */
+  public static byte[] toUploadBytes(Ciphertext ct) {
+    Parameters p = ct.parameters();
+    if (ct.limbCount() != p.limbCount()) {
+      throw new IllegalArgumentException("an upload carries every limb of its parameters");
+    }
+    ByteBuffer out =
+        ByteBuffer.allocate(Math.toIntExact(uploadBytes(p))).order(ByteOrder.BIG_ENDIAN);
+    new EncodingHeader(EncodingHeader.Type.CIPHERTEXT, PACKED | DERIVED_C1, p.fingerprint())
+        .writeTo(out);
+    out.put((byte) ct.limbCount()).putDouble(ct.scale());
+    putPacked(out, p, ct.c0());
+    return out.array();
+  }
+
+  /**
+   * Reads a private-mode upload whose c1 is expanded from {@code c1Seed} and whose scale must be
+   * exactly {@code scale}: the size is checked before anything is read, then the header (exactly
+   * the packed and derived flags), the limb count (all of {@code p}'s) and the scale.
+   *
+   * @throws MalformedEncodingException if any of these differ from the session's, or a residue is
+   *     out of range
+   */
+  public static Ciphertext uploadFromBytes(byte[] bytes, Parameters p, byte[] c1Seed, double scale)
+      throws MalformedEncodingException {
+    if (bytes.length != uploadBytes(p)) {
+      throw new MalformedEncodingException(
+          "an upload of this session is exactly " + uploadBytes(p) + " bytes, not " + bytes.length);
+    }
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    EncodingHeader header =
+        EncodingHeader.read(
+            in, EncodingHeader.Type.CIPHERTEXT, SEEDED_C1 | PACKED | DERIVED_C1, p.fingerprint());
+    if (header.flags() != (PACKED | DERIVED_C1)) {
+      throw new MalformedEncodingException(
+          "an upload's c1 is derived from the session: flags must be 0x"
+              + Integer.toHexString(PACKED | DERIVED_C1)
+              + ", were 0x"
+              + Integer.toHexString(header.flags()));
+    }
+    int limbs = Byte.toUnsignedInt(in.get());
+    if (limbs != p.limbCount()) {
+      throw new MalformedEncodingException(
+          "an upload has the session's " + p.limbCount() + " limbs, not " + limbs);
+    }
+    double declared = in.getDouble();
+    if (Double.doubleToRawLongBits(declared) != Double.doubleToRawLongBits(scale)) {
+      throw new MalformedEncodingException(
+          "an upload's scale is the session's " + scale + ", not " + declared);
+    }
+    RnsPoly c0 = readPacked(in, p, limbs, "c0");
+    RnsPoly c1 = Encryptor.c1FromSeed(c1Seed, p, limbs);
+    return new Ciphertext(p, c0, c1, scale, c1Seed.clone());
   }
 
   public static byte[] toBytes(PublicKey key) {

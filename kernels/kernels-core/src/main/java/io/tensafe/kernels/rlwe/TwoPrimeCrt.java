@@ -35,20 +35,4 @@ final class TwoPrimeCrt {
   long quotient(long r0, long r1) {
     return q1.mulShoup(q1.sub(r1, q1.reduce(r0)), q0InverseModQ1, q0InverseShoup);
   }
-
-  /**
-   * {@code round(c / 2^bits)} for c in [0, Q) given by its residues, bits in [1, 63], as {@code
-   * {high, low}} words of an unsigned 128-bit value.
-   */
-  long[] roundedShift(long r0, long r1, int bits) {
-    long t = quotient(r0, r1);
-    long low = q0.value() * t;
-    long high = Math.multiplyHigh(q0.value(), t);
-    long sum = low + r0;
-    high += Long.compareUnsigned(sum, low) < 0 ? 1 : 0;
-    long half = 1L << (bits - 1);
-    long rounded = sum + half;
-    high += Long.compareUnsigned(rounded, sum) < 0 ? 1 : 0;
-    return new long[] {high >>> bits, (rounded >>> bits) | (high << (64 - bits))};
-  }
 }

@@ -38,6 +38,53 @@ class RlweCodecTest {
     return Encryptor.encrypt(CoefficientEncoder.encode(values, DELTA, p, 1), sk, random);
   }
 
+  /**
+   * A private-mode upload carries c0 only; its reader takes c1 from the session's seed and refuses
+   * anything that is not exactly the session's: another scale, a seed or a whole c1 on the wire,
+   * another size or limb count (ADR 0025).
+   */
+  @Test
+  void upload_carriesOnlyC0_andOnlyTheSessionsScaleAndSeedAreRead() throws Exception {
+    UploadSeeds seeds = new UploadSeeds(new byte[UploadSeeds.KEY_BYTES]);
+    byte[] seed = seeds.seed(p.logN(), 7, 2);
+    assertEquals(32, seed.length);
+    assertTrue(!Arrays.equals(seed, seeds.seed(p.logN(), 7, 3)), "one seed per ciphertext");
+    assertTrue(!Arrays.equals(seed, seeds.seed(p.logN(), 8, 2)), "one seed per frame");
+    Ciphertext ct =
+        Encryptor.encrypt(
+            CoefficientEncoder.encode(new double[] {0.5}, DELTA, p, 1), sk, seed, random);
+    byte[] bytes = RlweCodec.toUploadBytes(ct);
+    assertEquals(RlweCodec.uploadBytes(p), bytes.length);
+    assertEquals(16 + 9 + 2048 * 54 / 8, bytes.length);
+    Ciphertext back = RlweCodec.uploadFromBytes(bytes, p, seed, DELTA);
+    assertEquals(ct.c1(), back.c1());
+    double[] decoded = CoefficientEncoder.decode(Decryptor.decrypt(back, sk), p);
+    assertEquals(0.5, decoded[0], 1e-6);
+    // Another seed decodes, but to noise: the client cannot pick c1, the node expands its own.
+    Ciphertext other = RlweCodec.uploadFromBytes(bytes, p, seeds.seed(p.logN(), 7, 3), DELTA);
+    double[] wrong = CoefficientEncoder.decode(Decryptor.decrypt(other, sk), p);
+    assertTrue(Math.abs(wrong[0] - 0.5) > 1, "a c1 from another seed must not decrypt");
+    assertThrows(
+        MalformedEncodingException.class,
+        () -> RlweCodec.uploadFromBytes(bytes, p, seed, DELTA / 2));
+    assertThrows(
+        MalformedEncodingException.class,
+        () -> RlweCodec.uploadFromBytes(RlweCodec.toBytes(ct), p, seed, DELTA));
+    Ciphertext unseeded =
+        Evaluator.addPlain(ct, CoefficientEncoder.encode(new double[] {1}, DELTA, p, 1));
+    byte[] whole = RlweCodec.toBytes(unseeded);
+    assertThrows(
+        MalformedEncodingException.class, () -> RlweCodec.uploadFromBytes(whole, p, seed, DELTA));
+    byte[] flagged = bytes.clone();
+    flagged[7] = 7; // the seeded flag beside the derived one
+    assertThrows(
+        MalformedEncodingException.class, () -> RlweCodec.uploadFromBytes(flagged, p, seed, DELTA));
+    assertThrows(
+        MalformedEncodingException.class,
+        () -> RlweCodec.uploadFromBytes(Arrays.copyOf(bytes, bytes.length + 1), p, seed, DELTA));
+    assertThrows(MalformedEncodingException.class, () -> RlweCodec.ciphertextFromBytes(bytes, p));
+  }
+
   @Test
   void ciphertext_seededAndFull_roundTripAndDecrypt() throws Exception {
     Ciphertext seeded = encrypt(0.25, -1.5);

@@ -5,6 +5,7 @@ import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.privatemode.ClientDeltas;
 import io.tensafe.node.privatemode.ClientKeys;
 import io.tensafe.node.privatemode.NodeSession;
+import io.tensafe.node.privatemode.PrivateBounds;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.HeOperators;
@@ -64,6 +65,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     NodeSession session =
         NodeSession.open(
             adapter,
+            PrivateBounds.asPackWouldSign(adapter),
             plan,
             client.publicKeys(),
             new InputPrivacy(1, 1),
@@ -78,7 +80,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     long received;
     try (LoopbackNode node = new LoopbackNode(session)) {
       loopback = node;
-      ClientDeltas deltas = new ClientDeltas(client, plan, node, 1);
+      ClientDeltas deltas = new ClientDeltas(client, plan, node, session.terms());
       Timed t = time(decoder, deltas);
       privately = t.msPerToken();
       var c = deltas.counts();
