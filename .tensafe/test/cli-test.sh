@@ -181,15 +181,21 @@ client_log=$(mktemp)
 "$tensafe" client --marketplace http://127.0.0.1:18080 --api-key "$demo_key" \
   --model-dir "$root/.tensafe/run/models/tiny" >"$client_log" 2>&1 &
 client_pid=$!
+# It prints OPENAI_BASE_URL, then OPENAI_API_KEY (the only key its endpoint takes), in one write.
 for _ in $(seq 1 240); do
-  grep -q '^OPENAI_BASE_URL=' "$client_log" && break
+  grep -q '^OPENAI_API_KEY=' "$client_log" && break
   kill -0 "$client_pid" 2>/dev/null || break
   sleep 0.5
 done
 client_url=$(sed -n 's/^OPENAI_BASE_URL=//p' "$client_log")
-check "client prints OPENAI_BASE_URL on a line of its own" \
-  bash -c "grep -qE '^OPENAI_BASE_URL=http://127.0.0.1:[0-9]+/v1$' '$client_log'"
-run env OPENAI_BASE_URL="$client_url" OPENAI_API_KEY=any-string \
+client_key=$(sed -n 's/^OPENAI_API_KEY=//p' "$client_log")
+check "client prints OPENAI_BASE_URL and its own OPENAI_API_KEY on lines of their own" \
+  bash -c "grep -qE '^OPENAI_BASE_URL=http://127.0.0.1:[0-9]+/v1$' '$client_log' \
+    && grep -qE '^OPENAI_API_KEY=tsc_[A-Za-z0-9_-]{43}$' '$client_log'"
+check "client's endpoint refuses another key with 401 invalid_api_key, as OpenAI does" bash -c \
+  "curl -s -H 'Authorization: Bearer $demo_key' -w '%{http_code}' '$client_url/models' \
+     | grep -q '\"code\":\"invalid_api_key\".*401$'"
+run env OPENAI_BASE_URL="$client_url" OPENAI_API_KEY="$client_key" \
   node "$root/.tensafe/test/openai/private-client-test.mjs"
 check "the official openai client against ./tensafe client: private completions, billed from frames" \
   bash -c "[ $(rc) = 0 ] && grep -q 'private client test: ok' '$out'"

@@ -1,7 +1,8 @@
 // The official `openai` npm client against `./tensafe client` (private mode, ADR 0017): the client
 // runtime runs the base model locally and the adapter's deltas under its own CKKS key through the
 // marketplace, which bills the frames. Reads OPENAI_BASE_URL (the local endpoint) and
-// OPENAI_API_KEY (any string); exits non-zero with a message on the first failure.
+// OPENAI_API_KEY (the key `./tensafe client` printed); exits non-zero with a message on the first
+// failure.
 import OpenAI from "openai";
 
 const client = new OpenAI();

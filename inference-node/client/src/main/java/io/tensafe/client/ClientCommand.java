@@ -1,6 +1,7 @@
 package io.tensafe.client;
 
 import io.tensafe.client.api.LocalApi;
+import io.tensafe.client.api.LocalApiKey;
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.session.BaseModelBinding;
 import io.tensafe.client.session.PrivateCompletions;
@@ -9,17 +10,24 @@ import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import java.net.URI;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ./tensafe client}: the private-mode client runtime (ADR 0017). Loads the base model from
  * {@code --model-dir}, serves an OpenAI-compatible endpoint on 127.0.0.1, and prints {@code
- * OPENAI_BASE_URL=http://127.0.0.1:PORT/v1} on a line of its own once it answers. Every completion
- * runs with a fresh CKKS key pair that never leaves this process; the marketplace sees frames only.
+ * OPENAI_BASE_URL=http://127.0.0.1:PORT/v1} and then {@code OPENAI_API_KEY=KEY}, each on a line of
+ * its own, once it answers. The endpoint takes only that key ({@link LocalApiKey}: random per run
+ * unless {@code --local-api-key} or {@code $TENSAFE_CLIENT_API_KEY} sets it), so other processes on
+ * the machine cannot spend the marketplace key. Every completion runs with a fresh CKKS key pair
+ * that never leaves this process; the marketplace sees frames only.
  */
 @Command(
     name = "client",
@@ -36,6 +44,17 @@ public final class ClientCommand implements Callable<Integer> {
       description = "the marketplace API key (default: $TENSAFE_API_KEY)")
   String apiKey;
 
+  @Option(
+      names = "--local-api-key",
+      defaultValue = "${env:TENSAFE_CLIENT_API_KEY}",
+      description =
+          "the key the local endpoint takes, 16 to 256 visible ASCII characters (default:"
+              + " $TENSAFE_CLIENT_API_KEY, else a random one); other users see options in ps, so"
+              + " prefer the variable")
+  String localApiKey;
+
+  @Spec CommandSpec spec;
+
   @Option(names = "--model-dir", required = true, description = "the base model's folder")
   Path modelDir;
 
@@ -50,6 +69,15 @@ public final class ClientCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LocalApiKey key;
+    try {
+      key =
+          localApiKey == null || localApiKey.isEmpty()
+              ? LocalApiKey.generate(new SecureRandom())
+              : LocalApiKey.of(localApiKey);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     System.setProperty("ai.djl.offline", "true");
     QwenDecoder decoder = new QwenDecoder(ModelFolder.load(modelDir));
     QwenTokenizer tokenizer = QwenTokenizer.load();
@@ -59,10 +87,16 @@ public final class ClientCommand implements Callable<Integer> {
             api,
             decoder,
             tokenizer,
-            new BaseModelBinding(modelDir, decoder.shape()),
+            new BaseModelBinding(modelDir, decoder.shape(), decoder.adapterShape()),
             maxPromptTokens);
-    try (LocalApi local = new LocalApi(port, api, completions)) {
-      System.out.println("OPENAI_BASE_URL=http://127.0.0.1:" + local.port() + "/v1");
+    try (LocalApi local = new LocalApi(port, key, api, completions)) {
+      // One write: a script that sees the key's line has the URL's too.
+      System.out.print(
+          "OPENAI_BASE_URL=http://127.0.0.1:"
+              + local.port()
+              + "/v1\nOPENAI_API_KEY="
+              + key.value()
+              + "\n");
       System.out.flush();
       CountDownLatch stop = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.marketplace.MarketplaceError;
+import io.tensafe.client.session.BaseModelMismatchException;
 import io.tensafe.client.session.CompletionResult;
 import io.tensafe.client.session.PrivateCompletions;
 import io.tensafe.node.runtime.ChatMessage;
@@ -22,23 +23,40 @@ import java.util.concurrent.Executors;
 /**
  * The client's local OpenAI-compatible endpoint, on 127.0.0.1 only: {@code GET /v1/models} (the
  * marketplace's list for the key) and {@code POST /v1/chat/completions} (streamed or not, with
- * {@code usage}), each completion run privately ({@link PrivateCompletions}). Any API key string is
- * accepted: the marketplace key is the client runtime's own. Errors are problem+json with OpenAI's
- * {@code error} object; the marketplace's own errors pass through with their status.
+ * {@code usage}), each completion run privately ({@link PrivateCompletions}). Every request must
+ * carry the run's {@link LocalApiKey} ({@code Authorization: Bearer KEY}); any other is answered
+ * 401 {@code invalid_api_key} before its body is read or the marketplace is asked anything. The
+ * marketplace key is the client runtime's own and never leaves for this endpoint's callers.
+ *
+ * <p>Errors are problem+json with OpenAI's {@code error} object: {@code error.code} is the last
+ * segment of the problem's {@code type} ({@code invalid_api_key}, {@code invalid_request_error},
+ * {@code base_model_mismatch}, {@code upstream_error}, {@code internal_error}) and {@code
+ * error.type} OpenAI's class ({@code server_error} for 5xx, else {@code invalid_request_error}, as
+ * OpenAI answers a wrong key). A 409 means the adapter does not run on this client's model; a 502,
+ * that the marketplace or node failed or sent what the client cannot use; a 500, a fault here,
+ * logged once with the id the answer gives. The marketplace's own errors pass through with their
+ * status.
  */
 public final class LocalApi implements AutoCloseable {
   /** The largest request body read, in bytes. */
   static final int MAX_BODY_BYTES = 4 << 20;
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final System.Logger LOG = System.getLogger(LocalApi.class.getName());
   private final HttpServer server;
   private final ExecutorService workers = Executors.newFixedThreadPool(2);
   private final MarketplaceApi marketplace;
   private final PrivateCompletions completions;
+  private final LocalApiKey key;
 
-  /** Binds 127.0.0.1:{@code port} (0 for any free port) and starts serving. */
-  public LocalApi(int port, MarketplaceApi marketplace, PrivateCompletions completions)
+  /**
+   * Binds 127.0.0.1:{@code port} (0 for any free port) and starts serving callers that present
+   * {@code key}.
+   */
+  public LocalApi(
+      int port, LocalApiKey key, MarketplaceApi marketplace, PrivateCompletions completions)
       throws IOException {
+    this.key = key;
     this.marketplace = marketplace;
     this.completions = completions;
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
@@ -54,21 +72,32 @@ public final class LocalApi implements AutoCloseable {
   }
 
   private interface Handler {
-    void handle(HttpExchange x) throws IOException;
+    void handle(HttpExchange x) throws IOException, BaseModelMismatchException;
   }
 
-  private static void guarded(HttpExchange x, Handler h) {
+  private void guarded(HttpExchange x, Handler h) {
     try (x) {
+      try {
+        key.verify(x.getRequestHeaders().getFirst("Authorization"));
+      } catch (LocalApiKey.Refused e) {
+        x.getResponseHeaders().add("WWW-Authenticate", "Bearer");
+        problem(x, 401, "invalid_api_key", e.getMessage());
+        return;
+      }
       try {
         h.handle(x);
       } catch (MarketplaceError e) {
         send(x, e.status(), "application/problem+json", e.body().getBytes(StandardCharsets.UTF_8));
       } catch (IllegalArgumentException e) {
         problem(x, 400, "invalid_request_error", e.getMessage());
-      } catch (IllegalStateException e) {
+      } catch (BaseModelMismatchException e) {
         problem(x, 409, "base_model_mismatch", e.getMessage());
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
         problem(x, 502, "upstream_error", "the private session failed: " + e.getMessage());
+      } catch (RuntimeException e) {
+        String id = UUID.randomUUID().toString();
+        LOG.log(System.Logger.Level.ERROR, "local request " + id + " failed", e);
+        problem(x, 500, "internal_error", "the client failed (error " + id + ", in its log)");
       }
     } catch (IOException ignored) {
       // the caller went away
@@ -83,7 +112,7 @@ public final class LocalApi implements AutoCloseable {
     send(x, 200, "application/json", JSON.writeValueAsBytes(marketplace.models()));
   }
 
-  private void chat(HttpExchange x) throws IOException {
+  private void chat(HttpExchange x) throws IOException, BaseModelMismatchException {
     if (!x.getRequestMethod().equals("POST")) {
       problem(x, 405, "invalid_request_error", "POST /v1/chat/completions");
       return;
@@ -150,18 +179,19 @@ public final class LocalApi implements AutoCloseable {
     out.flush();
   }
 
-  private static void problem(HttpExchange x, int status, String type, String detail)
+  /** A problem of type {@code .../client/CODE}, with OpenAI's {@code error} for it. */
+  private static void problem(HttpExchange x, int status, String code, String detail)
       throws IOException {
     ObjectNode p = JSON.createObjectNode();
-    p.put("type", "https://tensafe.io/problems/client/" + type);
-    p.put("title", type);
+    p.put("type", "https://tensafe.io/problems/client/" + code);
+    p.put("title", code);
     p.put("status", status);
     p.put("detail", detail);
     ObjectNode error = p.putObject("error");
     error.put("message", detail);
-    error.put("type", type);
+    error.put("type", status >= 500 ? "server_error" : "invalid_request_error");
     error.putNull("param");
-    error.putNull("code");
+    error.put("code", code);
     send(x, status, "application/problem+json", JSON.writeValueAsBytes(p));
   }
 

@@ -93,11 +93,23 @@ public final class MarketplaceApi {
                     .build(),
                 MAX_JSON_BYTES));
     String sha = answer.path("base_model").path("config_sha256").asText(null);
+    String id = answer.path("id").asText();
+    SitePlan plan;
+    try {
+      plan = plan(answer.path("plan"));
+    } catch (IOException e) {
+      try {
+        close(id);
+      } catch (IOException ignored) {
+        // the marketplace ends an idle session itself
+      }
+      throw e;
+    }
     return new OpenedSession(
-        answer.path("id").asText(),
+        id,
         answer.path("adapter").asText(),
         answer.path("version").asText(),
-        plan(answer.path("plan")),
+        plan,
         Math.max(2, answer.path("prefill_chunk_tokens").asInt(Integer.MAX_VALUE)),
         Optional.ofNullable(sha),
         terms(answer));
@@ -134,7 +146,9 @@ public final class MarketplaceApi {
       }
       List<Integer> rings = new ArrayList<>();
       plan.path("rings").forEach(r -> rings.add(r.asInt()));
-      return new SitePlan(out, rings);
+      SitePlan parsed = new SitePlan(out, rings);
+      DecoderOrder.check(parsed);
+      return parsed;
     } catch (IllegalArgumentException e) {
       throw new IOException("the session's plan is malformed: " + e.getMessage(), e);
     }

@@ -2,29 +2,40 @@ package io.tensafe.client.session;
 
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.privatemode.SitePlan;
+import io.tensafe.tgsp.peft.BaseModelShape;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Binds a session to the client's model folder before any frame leaves: the adapter's manifest
  * names its base model's {@code config.json} by SHA-256 (when it does, the folder's must match),
- * and every site of the plan must exist in the folder's model with the widths the plan gives.
+ * the node's base model needs this model's rings, and every site of the plan is a module of this
+ * model (a layer it has, in the block that holds it, not a dense MLP on a layer that routes to
+ * experts) with the widths the plan gives, as an adapter is checked before it is packed.
  */
 public final class BaseModelBinding {
   private final String configSha256;
   private final ModelShape shape;
+  private final BaseModelShape sites;
 
   /**
    * @param modelDir the client's model folder (its {@code config.json} is hashed once)
+   * @param shape the folder's model, as the decoder loaded it
+   * @param sites the same model as adapters are checked against, with its experts if it has them
    */
-  public BaseModelBinding(Path modelDir, ModelShape shape) throws IOException {
+  public BaseModelBinding(Path modelDir, ModelShape shape, BaseModelShape sites)
+      throws IOException {
     this.configSha256 = sha256(Files.readAllBytes(modelDir.resolve("config.json")));
     this.shape = shape;
+    this.sites = sites;
   }
 
   /** The folder's {@code config.json} SHA-256, lower-case hex. */
@@ -35,22 +46,20 @@ public final class BaseModelBinding {
   /**
    * Checks the session's base model and plan against the folder.
    *
-   * @throws IllegalStateException naming the mismatch
+   * @throws BaseModelMismatchException naming the mismatch
    */
-  public void check(Optional<String> expectedSha256, SitePlan plan) {
-    expectedSha256.ifPresent(
-        expected -> {
-          if (!expected.equalsIgnoreCase(configSha256)) {
-            throw new IllegalStateException(
-                "the adapter was trained on a base model whose config.json has SHA-256 "
-                    + expected
-                    + "; this client's model folder has "
-                    + configSha256
-                    + ": point --model-dir at the adapter's base model");
-          }
-        });
+  public void check(Optional<String> expectedSha256, SitePlan plan)
+      throws BaseModelMismatchException {
+    if (expectedSha256.isPresent() && !expectedSha256.get().equalsIgnoreCase(configSha256)) {
+      throw new BaseModelMismatchException(
+          "the adapter was trained on a base model whose config.json has SHA-256 "
+              + expectedSha256.get()
+              + "; this client's model folder has "
+              + configSha256
+              + ": point --model-dir at the adapter's base model");
+    }
     if (!plan.rings().equals(SitePlan.ringsOf(shape))) {
-      throw new IllegalStateException(
+      throw new BaseModelMismatchException(
           "the node's base model needs rings "
               + plan.rings()
               + "; this client's model ("
@@ -58,40 +67,20 @@ public final class BaseModelBinding {
               + ") needs "
               + SitePlan.ringsOf(shape));
     }
+    Map<String, List<Long>> tensors = new LinkedHashMap<>();
     for (SitePlan.Group g : plan.groups()) {
       for (SitePlan.Site s : g.sites()) {
-        String path = s.path();
-        String[] parts = path.split("\\.");
-        int[] widths =
-            parts.length == 5 && parts[0].equals("model") && parts[1].equals("layers")
-                ? shape.linearWidths(parts[4]).orElse(null)
-                : null;
-        int layer = parts.length == 5 ? parseLayer(parts[2]) : -1;
-        if (widths == null
-            || layer < 0
-            || layer >= shape.layers()
-            || widths[0] != s.inputWidth()
-            || widths[1] != s.outputWidth()) {
-          throw new IllegalStateException(
-              "the adapter's site "
-                  + path
-                  + " ("
-                  + s.inputWidth()
-                  + " → "
-                  + s.outputWidth()
-                  + ") does not exist in this client's model ("
-                  + shape
-                  + ")");
-        }
+        tensors.put(s.path() + ".lora_A.weight", List.of((long) s.rank(), (long) s.inputWidth()));
+        tensors.put(s.path() + ".lora_B.weight", List.of((long) s.outputWidth(), (long) s.rank()));
       }
     }
-  }
-
-  private static int parseLayer(String text) {
-    try {
-      return Integer.parseInt(text);
-    } catch (NumberFormatException e) {
-      return -1;
+    List<String> problems = sites.incompatibilities(tensors);
+    if (!problems.isEmpty()) {
+      throw new BaseModelMismatchException(
+          "the adapter's sites do not fit this client's model ("
+              + shape.name()
+              + "): "
+              + String.join("; ", problems));
     }
   }
 

@@ -81,11 +81,11 @@ public final class PrivateCompletions {
    * @throws IOException if the marketplace refuses ({@link
    *     io.tensafe.client.marketplace.MarketplaceError}) or fails
    * @throws IllegalArgumentException if the prompt is too long
-   * @throws IllegalStateException if the adapter's base model is not this client's
+   * @throws BaseModelMismatchException if the adapter does not run on this client's model
    */
   public CompletionResult complete(
       String model, String prompt, SamplingParameters parameters, Consumer<TextDelta> onText)
-      throws IOException {
+      throws IOException, BaseModelMismatchException {
     long[] ids = tokenizer.encode(prompt);
     if (ids.length > maxPromptTokens) {
       throw new IllegalArgumentException(

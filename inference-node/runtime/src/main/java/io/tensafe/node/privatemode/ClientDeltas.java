@@ -80,15 +80,16 @@ public final class ClientDeltas implements AdapterDeltas {
   @Override
   public NDArray[] deltas(List<String> modules, NDArray input, NDManager manager) {
     NDArray[] out = new NDArray[modules.size()];
-    Integer group = groupOf.get(modules.getFirst());
-    for (String m : modules) {
-      if (!java.util.Objects.equals(groupOf.get(m), group)) {
-        throw new IllegalStateException("modules " + modules + " are not one group of the plan");
-      }
+    // Modules the plan does not adapt get no delta; those it does must be one group.
+    List<Integer> groups =
+        modules.stream().map(groupOf::get).filter(java.util.Objects::nonNull).distinct().toList();
+    if (groups.size() > 1) {
+      throw new IllegalStateException("the plan splits " + modules + " over groups " + groups);
     }
-    if (group == null) {
+    if (groups.isEmpty()) {
       return out;
     }
+    int group = groups.getFirst();
     if (group <= lastGroup || step < 0) {
       throw new IllegalStateException("the decoder visited group " + group + " out of order");
     }

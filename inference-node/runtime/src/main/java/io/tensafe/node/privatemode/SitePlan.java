@@ -148,7 +148,18 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
       }
     }
     if (placed != adapter.sites().size()) {
-      throw new IllegalArgumentException("the adapter has sites outside the decoder's layers");
+      List<String> planned =
+          groups.stream().flatMap(g -> g.sites().stream()).map(Site::path).toList();
+      String outside =
+          adapter.sites().keySet().stream()
+              .filter(p -> !planned.contains(p))
+              .sorted()
+              .findFirst()
+              .orElseThrow();
+      throw new IllegalArgumentException(
+          outside.contains(".experts.")
+              ? "private mode does not serve adapters on experts (ADR 0019): " + outside
+              : "the adapter's site " + outside + " is not a module of the decoder's layers");
     }
     return new SitePlan(groups, ringsOf(shape));
   }

@@ -1,0 +1,138 @@
+package io.tensafe.node.privatemode;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.tensafe.kernels.rlwe.RlweCodec;
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.node.runtime.KvCache;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.Sampler;
+import io.tensafe.node.runtime.TinyModel;
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.session.FrameLimits;
+import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attacker's test of private mode (ADR 0025), as the node (and the marketplace, which relays
+ * the same bytes) sees it: for two prompts of one length, every byte of every frame outside the
+ * ciphertexts' bodies is the same, and so is every frame's size. Each frame is compared whole: it
+ * must re-serialise to exactly the bytes received (nothing outside what is parsed), and its
+ * skeleton, with each upload's body replaced by zeros, must be equal across the prompts. Before ADR
+ * 0025 every upload carried a scale set from its input, which a table over the vocabulary read back
+ * as the token; this test fails on that code.
+ */
+class NodeViewTest {
+  private static final int STEPS = 4;
+  private static TinyModel model;
+  private static QwenDecoder decoder;
+  private static LoraAdapter adapter;
+  private static SitePlan plan;
+
+  @BeforeAll
+  static void load() throws Exception {
+    model = TinyModel.generate(DType.F32, 31);
+    decoder = model.decoder();
+    adapter =
+        LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 7);
+    plan = SitePlan.of(adapter, decoder.shape());
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    model.close();
+  }
+
+  /** Every frame the node receives for {@code prompt} and {@code STEPS} greedy tokens. */
+  private static List<byte[]> nodeView(long[] prompt) throws Exception {
+    ClientKeys client = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
+    NodeSession node =
+        NodeSession.open(
+            adapter,
+            PrivateBounds.asPackWouldSign(adapter),
+            plan,
+            client.publicKeys(),
+            new InputPrivacy(4, 1),
+            new FrameOrder(prompt.length, STEPS),
+            SecureRandom.getInstance("DRBG"));
+    FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
+    List<byte[]> received = new ArrayList<>();
+    FrameExchange wire =
+        frame -> {
+          received.add(frame);
+          try {
+            return node.answer(SessionFrame.read(frame, limits)).toBytes();
+          } catch (MalformedFrameException e) {
+            throw new IOException(e);
+          }
+        };
+    ClientDeltas deltas = new ClientDeltas(client, plan, wire, node.terms());
+    try (KvCache cache = decoder.newCache()) {
+      float[] logits = decoder.forward(prompt, cache, deltas);
+      for (int i = 0; i < STEPS; i++) {
+        logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, deltas);
+      }
+    }
+    return received;
+  }
+
+  /**
+   * The frame with every upload's body zeroed: what is left is everything the client's text could
+   * show through besides the ciphertexts themselves.
+   */
+  private static byte[] skeleton(byte[] bytes) throws MalformedFrameException {
+    FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
+    SessionFrame frame = SessionFrame.read(bytes, limits);
+    assertArrayEquals(bytes, frame.toBytes(), "a frame holds nothing outside what it parses to");
+    int prefix = (int) (RlweCodec.uploadBytes(SitePlan.ring(plan.rings().getFirst())) 
+        - RlweCodec.packedBytes(SitePlan.ring(plan.rings().getFirst()), 2));
+    List<byte[]> hollow = new ArrayList<>();
+    for (byte[] ct : frame.ciphertexts()) {
+      byte[] h = new byte[ct.length];
+      System.arraycopy(ct, 0, h, 0, prefix);
+      hollow.add(h);
+    }
+    return new SessionFrame(
+            frame.kind(), frame.sequence(), frame.step(), frame.group(), frame.tokens(), hollow)
+        .toBytes();
+  }
+
+  private static void assertSameView(long[] first, long[] second) throws Exception {
+    List<byte[]> a = nodeView(first);
+    List<byte[]> b = nodeView(second);
+    assertEquals(a.size(), b.size(), "frames");
+    for (int i = 0; i < a.size(); i++) {
+      assertEquals(a.get(i).length, b.get(i).length, "frame " + i + "'s size");
+      assertArrayEquals(skeleton(a.get(i)), skeleton(b.get(i)), "frame " + i + " outside bodies");
+    }
+    assertFalse(
+        Arrays.equals(a.getFirst(), b.getFirst()), "the bodies differ: the frames are not copies");
+  }
+
+  @Test
+  void twoPromptsOfOneLength_giveTheNodeTheSameViewOutsideCiphertextBodies() throws Exception {
+    long[] banking = {9707, 11, 1246, 653, 3796, 369, 264, 20846, 30};
+    long[] other = {3555, 525, 279, 6722, 9362, 3183, 4710, 1879, 13};
+    assertSameView(banking, other);
+  }
+
+  @Test
+  void oneTokenChanged_givesTheNodeTheSameViewOutsideCiphertextBodies() throws Exception {
+    long[] prompt = {9707, 11, 1246, 653, 3796, 369, 264, 20846, 30};
+    long[] changed = prompt.clone();
+    changed[4] = 151;
+    assertSameView(prompt, changed);
+  }
+}
