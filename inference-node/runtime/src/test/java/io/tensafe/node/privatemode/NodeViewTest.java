@@ -96,8 +96,10 @@ class NodeViewTest {
     FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
     SessionFrame frame = SessionFrame.read(bytes, limits);
     assertArrayEquals(bytes, frame.toBytes(), "a frame holds nothing outside what it parses to");
-    int prefix = (int) (RlweCodec.uploadBytes(SitePlan.ring(plan.rings().getFirst())) 
-        - RlweCodec.packedBytes(SitePlan.ring(plan.rings().getFirst()), 2));
+    int prefix =
+        (int)
+            (RlweCodec.uploadBytes(SitePlan.ring(plan.rings().getFirst()))
+                - RlweCodec.packedBytes(SitePlan.ring(plan.rings().getFirst()), 2));
     List<byte[]> hollow = new ArrayList<>();
     for (byte[] ct : frame.ciphertexts()) {
       byte[] h = new byte[ct.length];

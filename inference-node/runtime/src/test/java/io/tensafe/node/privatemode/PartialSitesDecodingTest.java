@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.ChatMessage;
+import io.tensafe.node.runtime.DeltaArrays;
+import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
@@ -23,6 +27,7 @@ import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
 import java.io.IOException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,8 +82,39 @@ class PartialSitesDecodingTest {
     }
   }
 
+  /**
+   * The policy of a creator who clips at the largest input these prompts give the adapter's sites
+   * (with 5% to spare): nothing is clipped, so hosted mode, which clips nothing, must agree; and
+   * the session's fixed input scale is as fine as the inputs allow.
+   */
+  private static InputPrivacy tightPolicy(QwenDecoder decoder, LoraAdapter adapter) {
+    AdapterDeltas exact = new LoraPath(adapter, LoraPath.Mode.PLAINTEXT, null);
+    double[] largest = {0};
+    AdapterDeltas watched =
+        new AdapterDeltas() {
+          @Override
+          public void beginStep(int tokens) {
+            exact.beginStep(tokens);
+          }
+
+          @Override
+          public NDArray[] deltas(List<String> modules, NDArray input, NDManager manager) {
+            if (modules.stream().anyMatch(adapter.sites()::containsKey)) {
+              for (double[] row : DeltaArrays.rows(input)) {
+                largest[0] =
+                    Math.max(largest[0], Math.sqrt(Arrays.stream(row).map(v -> v * v).sum()));
+              }
+            }
+            return exact.deltas(modules, input, manager);
+          }
+        };
+    greedy(decoder, watched);
+    return new InputPrivacy(largest[0] * 1.05, 1);
+  }
+
   /** A node session without noise in this process, answering the client's frames directly. */
-  private static ClientDeltas privately(LoraAdapter adapter, SitePlan plan) throws Exception {
+  private static ClientDeltas privately(LoraAdapter adapter, SitePlan plan, InputPrivacy policy)
+      throws Exception {
     ClientKeys keys = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
     NodeSession node =
         NodeSession.openWithoutNoiseForTesting(
@@ -86,7 +122,7 @@ class PartialSitesDecodingTest {
             PrivateBounds.asPackWouldSign(adapter),
             plan,
             keys.publicKeys(),
-            PrivateDecodingTest.POLICY,
+            policy,
             new FrameOrder(prompt.length, TOKENS - 1),
             SecureRandom.getInstance("DRBG"));
     FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
@@ -121,7 +157,7 @@ class PartialSitesDecodingTest {
             HostedCoefficientOperator.parametersFor(decoder.shape().intermediateSize()),
             SecureRandom.getInstance("DRBG"));
     Decoded hosted = greedy(decoder, new LoraPath(adapter, LoraPath.Mode.HE, operator));
-    ClientDeltas deltas = privately(adapter, plan);
+    ClientDeltas deltas = privately(adapter, plan, tightPolicy(decoder, adapter));
     Decoded secret = greedy(decoder, deltas);
     assertArrayEquals(hosted.tokens(), secret.tokens());
 
@@ -191,7 +227,7 @@ class PartialSitesDecodingTest {
                 new SitePlan.Group(List.of(layer0.get(0))),
                 new SitePlan.Group(List.of(layer0.get(1)))),
             joined.rings());
-    ClientDeltas deltas = privately(adapter, split);
+    ClientDeltas deltas = privately(adapter, split, PrivateDecodingTest.POLICY);
     try (KvCache cache = decoder.newCache()) {
       IllegalStateException e =
           assertThrows(IllegalStateException.class, () -> decoder.forward(prompt, cache, deltas));
