@@ -98,7 +98,12 @@ public class PrivateSessions {
                             + " the package of "
                             + r.adapter()
                             + " has none: repack it"));
-    SitePlan plan = SitePlan.of(adapter.prepared().adapter(), model.shape());
+    SitePlan plan;
+    try {
+      plan = SitePlan.of(adapter.prepared().adapter(), model.shape());
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.rejectedAdapter(e.getMessage());
+    }
     List<byte[]> keys = new java.util.ArrayList<>();
     try {
       for (String k : r.publicKeys()) {
