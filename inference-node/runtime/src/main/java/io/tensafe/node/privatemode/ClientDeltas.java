@@ -246,10 +246,12 @@ public final class ClientDeltas implements AdapterDeltas {
       throws IOException {
     SessionFrame frame = new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
     byte[] bytes = frame.toBytes();
+    // Moves on before the exchange: a failed one never leaves a sequence (and so its c1 seeds) to
+    // be used again for other inputs.
+    sequence++;
     long start = System.nanoTime();
     byte[] answerBytes = exchange.exchange(bytes);
     counts.exchanged(bytes.length, answerBytes.length, System.nanoTime() - start);
-    sequence++;
     SessionFrame answer;
     try {
       answer = SessionFrame.read(answerBytes, limits.get(p.logN()));

@@ -40,6 +40,7 @@ import java.util.stream.IntStream;
  * answered one at a time.
  */
 public final class NodeSession {
+
   private final SitePlan plan;
   private final Map<Integer, SharedLoraNode> nodes = new HashMap<>();
   private final List<SharedLoraNode> groupNodes = new ArrayList<>();
@@ -91,7 +92,8 @@ public final class NodeSession {
         double[][] scaledB = PrivateBounds.scaled(site.b(), site.scale());
         packed.add(
             node.prepare(site.a(), scaledB, terms.scales(), g.inputChunks(), g.shareChunks(s)));
-        stdDevs.add(policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm());
+        double sigma = policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm();
+        stdDevs.add(sigma);
       }
       sites.add(packed);
       noiseStdDevs.add(stdDevs);

@@ -49,7 +49,8 @@ public record PrivateBounds(int rowL1Log2, int spectralLog2) {
    * Checks that {@code adapter}'s weights are within these bounds: a package whose signed bounds
    * understate its weights is refused, never served at scales or noise its weights break.
    *
-   * @throws IllegalArgumentException naming the site and the bound it exceeds
+   * @throws IllegalArgumentException naming the site and the bound it exceeds (never the weights'
+   *     own norms, which the refusal would give away)
    */
   public void check(LoraAdapter adapter) {
     for (var e : adapter.sites().entrySet()) {
@@ -58,7 +59,7 @@ public record PrivateBounds(int rowL1Log2, int spectralLog2) {
       double rowL1 = Math.max(PublicBounds.maxRowL1(s.a()), PublicBounds.maxRowL1(scaledB));
       if (rowL1 > weightBound()) {
         throw new IllegalArgumentException(
-            e.getKey() + "'s row L1 norm " + rowL1 + " exceeds the signed bound 2^" + rowL1Log2);
+            e.getKey() + "'s row L1 norms exceed the signed bound 2^" + rowL1Log2 + ": repack it");
       }
       double spectral = PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a());
       if (spectral > spectralBound()) {

@@ -22,21 +22,24 @@ import java.util.List;
  * client's key, every one at a scale fixed by the session ({@link PrivateScales}).
  *
  * <ol>
- *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node answers the
- *       r rows of A and one check row {@code hᵀ·A} (h fresh per token, {@code |h_i| ≤ 2^18}) as
- *       {@link ShareAnswer}s masked by M, uniform modulo Q on every output. The client's exact
- *       decryption there is its share {@code s = y + M} of {@code y = (A·x̃, hᵀ·A·x̃)}, x̃ the
- *       input as encrypted (its error included); s is uniform and independent of y.
+ *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node answers one
+ *       {@link ShareAnswer} per plaintext of A and one check answer whose single output holds
+ *       {@code y_r = Σ_i h_i·y_i} exactly (h fresh per site and token, {@code |h_i| ≤ 2^16}), every
+ *       output masked by M, uniform modulo Q. The client's decryption is its share {@code s = y + M
+ *       + η} of y, the rows' outputs for the input as encrypted (its error and the layout's cross
+ *       terms included), η the re-randomisation's noise (about 2^8, at most 2^18); s is uniform and
+ *       independent of y.
  *   <li>{@link #roundTwo}: the client encrypts its r + 1 shares; the node subtracts M (so the
- *       plaintext is {@code z = y + e'}, e' the client's encryption error) and multiplies by {@code
- *       B' = [B + G·hᵀ | −G]} with G fresh per token ({@code |G_o| ≤ 2^42}), which is {@code B·z +
- *       G·d} with {@code d = hᵀ·z_{0..r-1} − z_r}. For an honest client {@code d = hᵀ·e' − e'_r} is
- *       at most {@code 20·(r·2^18 + 1)}, so {@code G·d} stays below the flooding; a client that
- *       substituted its shares by v has {@code |d| ≥ ‖v‖∞/2} unless it guessed {@code hᵀ·v} (chance
- *       at most 2^-18 per token), and {@code G·d} then covers {@code B·v} (within statistical
- *       distance {@code 2^(31−42)} per output of uniform). Then it adds flooding uniform in {@code
- *       ±F} ({@link PrivateWeights#floodBound} of B's own plaintexts) and the DP noise, and answers
- *       as {@link SwitchedAnswer}s.
+ *       plaintext is {@code z = y + η + e'}, e' the client's encryption error) and computes {@code
+ *       B·z + G·d} with {@code d = hᵀ·z_(0..r−1) − z_r} and G fresh per site and token ({@code
+ *       |G_o| ≤ 2^42}): {@code B' = [B + G·hᵀ | −G]} applied to z, as B's static plaintexts plus
+ *       one rank-one term ({@link #checkSum}). For an honest client d is about 2^26 (at most {@code
+ *       2^16·r·2^18}), so {@code G·d} stays about the flooding's size or below; a client that
+ *       substituted v for its shares has {@code |d| ≥ ‖v‖∞/2} unless it guessed one {@code h_i}
+ *       (chance at most 2^-17 per site and token), and {@code G·d} then covers {@code B·v} (within
+ *       statistical distance about 2^-12 per output). Then it adds flooding uniform in {@code ±F}
+ *       ({@link PrivateWeights#floodBound} of B's own plaintexts) and the DP noise, and answers as
+ *       {@link SwitchedAnswer}s.
  * </ol>
  *
  * <p>Scales never depend on the adapter's data or the client's: A and B are rounded at {@code Δw}
@@ -64,16 +67,15 @@ public final class SharedLoraNode {
   }
 
   /**
-   * A site: A ({@code r × d}) packed per input chunk with a zero check row, its integers per chunk,
-   * and B ({@code dOut × r}, any LoRA scaling folded in) as integers with its plaintexts' norms per
-   * share chunk; all rounded at the session's {@code Δw}.
+   * A site: A ({@code r × d}) packed per input chunk, and B ({@code dOut × r}, any LoRA scaling
+   * folded in, with a zero column for the check share) packed per share chunk; all rounded at the
+   * session's {@code Δw}.
    */
   public record Site(
       ChunkedLayout aChunks,
       List<PrivateWeights.Site> a,
       ChunkedLayout bChunks,
-      long[][] b,
-      List<List<double[]>> bNorms,
+      List<PrivateWeights.Site> b,
       PrivateScales scales,
       SharedLoraNode owner) {
     /** A's layout per chunk: w inputs, r outputs (the shares; the check answer comes after). */
@@ -88,7 +90,12 @@ public final class SharedLoraNode {
 
     /** r. */
     public int rank() {
-      return b[0].length;
+      return bChunks.dimension() - 1;
+    }
+
+    /** B's plaintexts' norms per share chunk, for the flooding bound. */
+    List<List<double[]>> bNorms() {
+      return b.stream().map(PrivateWeights.Site::norms).toList();
     }
   }
 
@@ -149,13 +156,11 @@ public final class SharedLoraNode {
     for (int o = 0; o < b.length; o++) {
       bWithCheck[o] = Arrays.copyOf(bInts[o], r + 1);
     }
-    List<List<double[]>> bNorms = new ArrayList<>(shareChunks);
+    List<PrivateWeights.Site> bSites = new ArrayList<>(shareChunks);
     for (int j = 0; j < shareChunks; j++) {
-      bNorms.add(
-          PrivateWeights.norms(chunkOf(bWithCheck, j, bChunks.chunkWidth()), bChunks.perChunk()));
+      bSites.add(packer.prepare(chunkOf(bWithCheck, j, bChunks.chunkWidth()), scales.weight()));
     }
-    return new Site(
-        aChunks, List.copyOf(aSites), bChunks, bInts, List.copyOf(bNorms), scales, this);
+    return new Site(aChunks, List.copyOf(aSites), bChunks, List.copyOf(bSites), scales, this);
   }
 
   /**
@@ -288,11 +293,10 @@ public final class SharedLoraNode {
     }
     List<Ciphertext> unmasked = unmasked(shares, masks, site.bChunks().chunkWidth());
     CoefficientLayout layout = site.bLayout();
-    long[][] folded = folded(site.b(), held.check());
-    List<long[][]> chunks = new ArrayList<>(shares.size());
-    for (int j = 0; j < shares.size(); j++) {
-      chunks.add(chunkOf(folded, j, site.bChunks().chunkWidth()));
-    }
+    long[] g = uniformSigned(layout.rank(), FOLD_BITS);
+    List<Ciphertext> inputs = new ArrayList<>(unmasked);
+    inputs.add(checkSum(unmasked, held.check(), site.bChunks().chunkWidth()));
+    int rows = layout.rowsPerPlaintext();
     List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
       int[] positions = layout.outputPositions(p);
@@ -303,14 +307,47 @@ public final class SharedLoraNode {
               PrivateWeights.floodBound(site.bNorms(), p),
               sigmaInUnits,
               random);
-      List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
-      for (long[][] chunk : chunks) {
-        weights.add(packer.plaintext(chunk, layout, p, site.scales().weight()));
+      List<ShoupPlaintext> weights = new ArrayList<>(inputs.size());
+      for (PrivateWeights.Site chunk : site.b()) {
+        weights.add(chunk.plaintexts().get(p));
       }
-      answers.add(
-          MaskedAnswers.switched(unmasked, weights, positions, additions, clientKey, random));
+      long[] fold = new long[parameters.ringDegree()];
+      for (int b = 0; b < positions.length; b++) {
+        fold[layout.weightCoefficient(b, layout.dimension() - 1)] = g[p * rows + b];
+      }
+      weights.add(ntt(fold, 1.0));
+      answers.add(MaskedAnswers.switched(inputs, weights, positions, additions, clientKey, random));
     }
     return List.copyOf(answers);
+  }
+
+  /**
+   * {@code Σ_j z_j·H_j} with {@code H_j = Σ_i c_(j·w+i)·X^(w−1−i)} and {@code c = (h, −1)}: its
+   * plaintext holds {@code d = hᵀ·z_(0..r−1) − z_r} at coefficient w − 1. Times {@code G_p = Σ_b
+   * G_b·X^(b·w)} it gives {@code G_b·d} at each output {@code k_b = b·w + w − 1} of plaintext p:
+   * {@code z·(G_p·H)} is z times the rank-one matrix {@code G·cᵀ} in B's layout, so the layout's
+   * guarantee (row b's output collects only block b) holds for it as for B. This is {@code B' = [B
+   * + G·hᵀ | −G]} at one NTT per chunk and per plaintext a token, instead of B' encoded afresh.
+   */
+  private Ciphertext checkSum(List<Ciphertext> chunks, long[] h, int width) {
+    Ciphertext sum = null;
+    for (int j = 0; j < chunks.size(); j++) {
+      long[] coefficients = new long[parameters.ringDegree()];
+      for (int i = 0; i < width && j * width + i <= h.length; i++) {
+        int index = j * width + i;
+        coefficients[width - 1 - i] = index < h.length ? h[index] : -1;
+      }
+      Ciphertext term = Evaluator.multiplyPlain(chunks.get(j), ntt(coefficients, 1.0).plaintext());
+      sum = sum == null ? term : Evaluator.add(sum, term);
+    }
+    return sum;
+  }
+
+  /** The NTT-form plaintext of signed integer coefficients, with its Shoup companions. */
+  private ShoupPlaintext ntt(long[] coefficients, double scale) {
+    RnsPoly poly = RnsPoly.fromSigned(coefficients, parameters.moduli());
+    poly.toNttInPlace(parameters.ntts());
+    return new ShoupPlaintext(new Plaintext(poly, scale), parameters.moduli());
   }
 
   /** The shares minus M at their input coefficients: encryptions of {@code z = y + e'}. */
@@ -330,19 +367,6 @@ public final class SharedLoraNode {
       out.add(Evaluator.addPlain(chunk, new Plaintext(poly, chunk.scale())));
     }
     Arrays.fill(masks, null);
-    return out;
-  }
-
-  /** {@code B' = [B + G·hᵀ | −G]} for a fresh G: {@code |entries| ≤ 2^30 + 2^(42+18) < 2^61}. */
-  private long[][] folded(long[][] b, long[] h) {
-    long[] g = uniformSigned(b.length, FOLD_BITS);
-    long[][] out = new long[b.length][h.length + 1];
-    for (int o = 0; o < b.length; o++) {
-      for (int i = 0; i < h.length; i++) {
-        out[o][i] = b[o][i] + g[o] * h[i];
-      }
-      out[o][h.length] = -g[o];
-    }
     return out;
   }
 
