@@ -12,11 +12,9 @@ import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
 import io.tensafe.node.runtime.TinyModel;
 import io.tensafe.tgsp.safetensors.DType;
-import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
-import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,34 +56,22 @@ class NodeViewTest {
   /** Every frame the node receives for {@code prompt} and {@code STEPS} greedy tokens. */
   private static List<byte[]> nodeView(long[] prompt) throws Exception {
     ClientKeys client = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
-    NodeSession node =
-        NodeSession.open(
+    InProcessNode node =
+        InProcessNode.open(
             adapter,
-            PrivateBounds.asPackWouldSign(adapter),
             plan,
-            client.publicKeys(),
+            client,
             new InputPrivacy(4, 1),
             new FrameOrder(prompt.length, STEPS),
-            SecureRandom.getInstance("DRBG"));
-    FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
-    List<byte[]> received = new ArrayList<>();
-    FrameExchange wire =
-        frame -> {
-          received.add(frame);
-          try {
-            return node.answer(SessionFrame.read(frame, limits)).toBytes();
-          } catch (MalformedFrameException e) {
-            throw new IOException(e);
-          }
-        };
-    ClientDeltas deltas = new ClientDeltas(client, plan, wire, node.terms());
+            true);
+    ClientDeltas deltas = node.client(client, plan);
     try (KvCache cache = decoder.newCache()) {
       float[] logits = decoder.forward(prompt, cache, deltas);
       for (int i = 0; i < STEPS; i++) {
         logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, deltas);
       }
     }
-    return received;
+    return node.received();
   }
 
   /**
@@ -93,8 +79,7 @@ class NodeViewTest {
    * show through besides the ciphertexts themselves.
    */
   private static byte[] skeleton(byte[] bytes) throws MalformedFrameException {
-    FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
-    SessionFrame frame = SessionFrame.read(bytes, limits);
+    SessionFrame frame = SessionFrame.read(bytes, InProcessNode.LIMITS);
     assertArrayEquals(bytes, frame.toBytes(), "a frame holds nothing outside what it parses to");
     int prefix =
         (int)

@@ -21,11 +21,7 @@ import io.tensafe.node.runtime.Sampler;
 import io.tensafe.node.runtime.TinyModel;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
-import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
-import io.tensafe.tgsp.session.MalformedFrameException;
-import io.tensafe.tgsp.session.SessionFrame;
-import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
@@ -116,25 +112,9 @@ class PartialSitesDecodingTest {
   private static ClientDeltas privately(LoraAdapter adapter, SitePlan plan, InputPrivacy policy)
       throws Exception {
     ClientKeys keys = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
-    NodeSession node =
-        NodeSession.openWithoutNoiseForTesting(
-            adapter,
-            PrivateBounds.asPackWouldSign(adapter),
-            plan,
-            keys.publicKeys(),
-            policy,
-            new FrameOrder(prompt.length, TOKENS - 1),
-            SecureRandom.getInstance("DRBG"));
-    FrameLimits limits = new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
-    FrameExchange wire =
-        frame -> {
-          try {
-            return node.answer(SessionFrame.read(frame, limits)).toBytes();
-          } catch (MalformedFrameException e) {
-            throw new IOException(e);
-          }
-        };
-    return new ClientDeltas(keys, plan, wire, node.terms());
+    return InProcessNode.open(
+            adapter, plan, keys, policy, new FrameOrder(prompt.length, TOKENS - 1), false)
+        .client(keys, plan);
   }
 
   private static double maxDistance(float[] a, float[] b) {

@@ -1,0 +1,55 @@
+package io.tensafe.node.privatemode;
+
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.tgsp.session.FrameLimits;
+import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A node session in this process behind a {@link FrameExchange}, for tests: it answers the client's
+ * frames directly and keeps every frame it receives, in order.
+ */
+record InProcessNode(NodeSession session, List<byte[]> received) implements FrameExchange {
+  static final FrameLimits LIMITS =
+      new FrameLimits(1 << 28, PrivateLimits.MAX_CIPHERTEXTS, 1 << 20);
+
+  /** A session of {@code adapter} at the bounds a pack would sign, with or without DP noise. */
+  static InProcessNode open(
+      LoraAdapter adapter,
+      SitePlan plan,
+      ClientKeys keys,
+      InputPrivacy policy,
+      FrameOrder order,
+      boolean noise)
+      throws Exception {
+    PrivateBounds bounds = PrivateBounds.asPackWouldSign(adapter);
+    SecureRandom random = SecureRandom.getInstance("DRBG");
+    NodeSession session =
+        noise
+            ? NodeSession.open(adapter, bounds, plan, keys.publicKeys(), policy, order, random)
+            : NodeSession.openWithoutNoiseForTesting(
+                adapter, bounds, plan, keys.publicKeys(), policy, order, random);
+    return new InProcessNode(session, new ArrayList<>());
+  }
+
+  /** The client's half of this session. */
+  ClientDeltas client(ClientKeys keys, SitePlan plan) {
+    return new ClientDeltas(keys, plan, this, session.terms());
+  }
+
+  @Override
+  public byte[] exchange(byte[] frame) throws IOException {
+    received.add(frame);
+    try {
+      return session.answer(SessionFrame.read(frame, LIMITS)).toBytes();
+    } catch (MalformedFrameException e) {
+      throw new IOException(e);
+    }
+  }
+}
