@@ -30,10 +30,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Private sessions through the marketplace (ADR 0017): metered from the frames it relays, never
- * from a party's word; bad, oversized, replayed or concurrent frames refused without losing the
- * session; a node that dies, a revoked key and a session nobody ends billed once for what was
- * served; a session the budget cannot cover refused before any node is called.
+ * Private sessions through the marketplace (ADR 0017, ADR 0024): metered from the frames it relays,
+ * never from a party's word; bad, oversized, replayed, concurrent or off-plan frames refused
+ * without losing the session; a node that dies or answers off its plan, a revoked key and a session
+ * nobody ends billed once for what was served; a live session never swept, one ended elsewhere
+ * refusing its next frame; one private price for every token; ρ per noised site; a session the
+ * budget cannot cover refused before any node is called.
  */
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
@@ -54,6 +56,7 @@ class PrivateSessionTest {
   @Inject EntityManager em;
   @Inject PrivateSessions sessions;
   @Inject SessionSweeper sweeper;
+  @Inject PrivateSettlement settlement;
 
   FakePrivateNode node;
   GatewayFixture fixture;
@@ -81,51 +84,67 @@ class PrivateSessionTest {
   }
 
   private String open(int maxTokens) {
+    return open(maxTokens, 8);
+  }
+
+  private String open(int maxTokens, int maxPromptTokens) {
     return openSession(
             "{\"model\":\""
                 + fixture.adapterId()
                 + "\",\"max_tokens\":"
                 + maxTokens
-                + ",\"max_prompt_tokens\":8,\"public_keys\":[\""
+                + ",\"max_prompt_tokens\":"
+                + maxPromptTokens
+                + ",\"public_keys\":[\""
                 + KEY
                 + "\"]}")
         .then()
         .statusCode(201)
         .body("model", equalTo(fixture.adapterId() + "@1.0.0"))
-        .body("plan.groups[0].sites.size()", equalTo(3))
+        .body("plan.groups[0].sites.size()", equalTo(1))
         .body("clip_norm", equalTo(1.5f))
         .extract()
         .path("id");
   }
 
   private static byte[] frame(FrameKind kind, long seq, long step, int tokens, int count) {
+    return frame(kind, seq, step, 0, tokens, count, 3);
+  }
+
+  /** A frame of {@code count} ciphertexts of {@code bytes} bytes each. */
+  private static byte[] frame(
+      FrameKind kind, long seq, long step, int group, int tokens, int count, int bytes) {
     List<byte[]> cts = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      cts.add(new byte[] {1, 2, 3});
+      cts.add(new byte[bytes]);
     }
-    return new SessionFrame(kind, seq, step, 0, tokens, cts).toBytes();
+    return new SessionFrame(kind, seq, step, group, tokens, cts).toBytes();
   }
 
   private Response send(String id, byte[] frame) {
+    return send(fixture, id, frame);
+  }
+
+  private Response send(GatewayFixture f, String id, byte[] frame) {
     return given()
-        .header("Authorization", "Bearer " + fixture.apiKey())
+        .header("Authorization", "Bearer " + f.apiKey())
         .contentType("application/octet-stream")
         .body(frame)
         .post("/v1/private/sessions/" + id + "/frames");
   }
 
-  /** One step (both rounds of its one group); asserts the relay answered both. */
+  /** One step (both rounds of its one group, as planned); asserts the relay answered both. */
   private void step(String id, long step, int tokens) {
+    step(fixture, id, step, tokens);
+  }
+
+  private void step(GatewayFixture f, String id, long step, int tokens) {
+    FakePrivateNode.Plan plan = node.plan;
     for (FrameKind kind : List.of(FrameKind.ROUND_ONE, FrameKind.ROUND_TWO)) {
+      int perToken =
+          kind == FrameKind.ROUND_ONE ? plan.roundOneCiphertexts() : plan.roundTwoCiphertexts();
       byte[] answer =
-          send(
-                  id,
-                  frame(
-                      kind,
-                      sequence,
-                      step,
-                      tokens,
-                      kind == FrameKind.ROUND_ONE ? tokens : 3 * tokens))
+          send(f, id, frame(kind, sequence, step, 0, tokens, perToken * tokens, plan.uploadBytes()))
               .then()
               .statusCode(200)
               .contentType("application/octet-stream")
@@ -137,8 +156,12 @@ class PrivateSessionTest {
   }
 
   private Response close(String id) {
+    return close(fixture, id);
+  }
+
+  private Response close(GatewayFixture f, String id) {
     return given()
-        .header("Authorization", "Bearer " + fixture.apiKey())
+        .header("Authorization", "Bearer " + f.apiKey())
         .delete("/v1/private/sessions/" + id);
   }
 
@@ -223,39 +246,90 @@ class PrivateSessionTest {
             org.hamcrest.Matchers.hasItem("private"));
   }
 
-  @Test
-  void aPrivatePrice_isWhatPrivateSessionsPay() {
-    String creator = Actors.token("creator-" + fixture.suffix(), "creator");
-    String prices = "/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/prices";
-    io.tensafe.marketplace.testing.Calls.postJson(
-            creator,
-            prices,
-            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
-                + "\"privatePromptMicrosPer1kTokens\":1000}")
-        .then()
-        .statusCode(400)
-        .body("detail", containsString("both"));
-    io.tensafe.marketplace.testing.Calls.postJson(
-            creator,
-            prices,
-            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
-                + "\"privatePromptMicrosPer1kTokens\":1000,"
-                + "\"privateCompletionMicrosPer1kTokens\":1200}")
-        .then()
-        .statusCode(201);
-    String id = open(4);
-    step(id, 0, 5);
-    close(id).then().statusCode(200);
-    Object[] price =
+  /** The prompt and completion prices and the amount of {@code id}'s charge. */
+  private List<Long> chargedPrices(String id) {
+    Object[] row =
         (Object[])
             em.createNativeQuery(
-                    "SELECT prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens FROM"
-                        + " charge WHERE request_id = ?1")
+                    "SELECT prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens,"
+                        + " amount_micros FROM charge WHERE request_id = ?1")
                 .setParameter(1, id)
                 .getSingleResult();
-    assertEquals(
-        List.of(1000L, 1200L),
-        List.of(((Number) price[0]).longValue(), ((Number) price[1]).longValue()));
+    return List.of(
+        ((Number) row[0]).longValue(),
+        ((Number) row[1]).longValue(),
+        ((Number) row[2]).longValue());
+  }
+
+  /**
+   * A private session pays one price per 1k tokens for prompt and completion alike: the larger
+   * hosted price (2000 here) while the creator sets none, then the private price; so a client that
+   * sends generated tokens as prefill pays the same.
+   */
+  @Test
+  void aPrivateSession_paysOnePricePer1kTokens_thePrivateOneElseTheLargerHostedOne() {
+    String hosted = open(4);
+    step(hosted, 0, 5);
+    close(hosted).then().statusCode(200);
+    // 5 prompt + 1 completion tokens at 2000 per 1k: 12 micro-units.
+    assertEquals(List.of(2000L, 2000L, 12L), chargedPrices(hosted));
+    io.tensafe.marketplace.testing.Calls.postJson(
+            Actors.token("creator-" + fixture.suffix(), "creator"),
+            "/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/prices",
+            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
+                + "\"privateMicrosPer1kTokens\":1200}")
+        .then()
+        .statusCode(201)
+        .body("privateMicrosPer1kTokens", equalTo(1200));
+    sequence = 0;
+    String priced = open(4);
+    step(priced, 0, 5);
+    step(priced, 1, 1);
+    close(priced).then().statusCode(200).body("tensafe.amount_micros", equalTo(8));
+    // 5 prompt + 2 completion tokens at 1200 per 1k: 8.4, rounded to 8 micro-units.
+    assertEquals(List.of(1200L, 1200L, 8L), chargedPrices(priced));
+  }
+
+  /** A key's price cap applies to the one private price, for prompt and completion alike. */
+  @Test
+  void aPrivatePriceAboveTheKeysCap_isRefused_asTheHostedOneIs() {
+    String capped =
+        io.tensafe.marketplace.testing.Calls.postJson(
+                Actors.token("client-" + fixture.suffix(), "client"),
+                "/api/client/api-keys",
+                "{\"name\":\"capped\",\"maxPrice\":{\"currency\":\"USD\","
+                    + "\"promptMicrosPer1kTokens\":1800,\"completionMicrosPer1kTokens\":5000}}")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("key");
+    String body = "{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}";
+    // The hosted prices (1500 / 2000) are within the cap; private sessions pay 2000 per token.
+    given()
+        .header("Authorization", "Bearer " + capped)
+        .contentType("application/json")
+        .body(body)
+        .post("/v1/private/sessions")
+        .then()
+        .statusCode(422)
+        .contentType("application/problem+json")
+        .body("type", equalTo("https://tensafe.io/problems/price-above-cap"))
+        .body("detail", containsString("2000 micro-units per 1k tokens"));
+    assertEquals(List.of(), node.opened);
+    io.tensafe.marketplace.testing.Calls.postJson(
+            Actors.token("creator-" + fixture.suffix(), "creator"),
+            "/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/prices",
+            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
+                + "\"privateMicrosPer1kTokens\":1700}")
+        .then()
+        .statusCode(201);
+    given()
+        .header("Authorization", "Bearer " + capped)
+        .contentType("application/json")
+        .body(body)
+        .post("/v1/private/sessions")
+        .then()
+        .statusCode(201);
   }
 
   @Test
@@ -322,16 +396,12 @@ class PrivateSessionTest {
         .statusCode(204);
     send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1)).then().statusCode(401);
     Thread.sleep(1200);
-    assertTrue(sessions.endIdle() >= 1);
+    sessions.endIdle();
     assertEquals("client_gone", request(id)[1]);
     assertEquals(List.of(4L, 1L), charged(id));
   }
 
-  @Test
-  void aSessionWhoseMarketplaceDied_isBilledOnceBySweep() {
-    String id = open(8);
-    step(id, 0, 2);
-    step(id, 1, 1);
+  private void makeStale(String id) {
     QuarkusTransaction.requiringNew()
         .run(
             () ->
@@ -340,11 +410,239 @@ class PrivateSessionTest {
                             + " WHERE request_id = ?1")
                     .setParameter(1, UUID.fromString(id))
                     .executeUpdate());
-    assertTrue(sweeper.endOrphans() >= 1);
-    assertEquals(List.of(2L, 2L), charged(id));
-    // The instance that still holds it live ends it too: nothing more is billed.
-    close(id).then().statusCode(200);
-    assertEquals(List.of(2L, 2L), charged(id));
+  }
+
+  /**
+   * A session another replica relayed when it died: its row, with the counts it wrote, silent for
+   * an hour. Copied from {@code live}'s row under a new id.
+   */
+  private String orphanOf(String live, int prompt, int completion) {
+    String orphan = UUID.randomUUID().toString();
+    QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        """
+                        INSERT INTO gateway_request (request_id, client_organisation_id,
+                            api_key_id, adapter_ref, adapter_version, node_id, started_at,
+                            max_prompt_tokens, max_completion_tokens, mode,
+                            served_prompt_tokens, served_completion_tokens, active_at)
+                        SELECT ?1, client_organisation_id, api_key_id, adapter_ref,
+                            adapter_version, node_id, started_at, max_prompt_tokens,
+                            max_completion_tokens, 'private', ?2, ?3, now() - interval '1 hour'
+                        FROM gateway_request WHERE request_id = ?4
+                        """)
+                    .setParameter(1, UUID.fromString(orphan))
+                    .setParameter(2, prompt)
+                    .setParameter(3, completion)
+                    .setParameter(4, UUID.fromString(live))
+                    .executeUpdate());
+    return orphan;
+  }
+
+  @Test
+  void aSessionWhoseMarketplaceDied_isBilledOnceBySweep_andOneThisReplicaRelaysIsNot() {
+    String id = open(8);
+    step(id, 0, 2);
+    step(id, 1, 1);
+    String orphan = orphanOf(id, 2, 2);
+    makeStale(id);
+    sweeper.endOrphans();
+    assertEquals("client_gone", request(orphan)[1]);
+    assertEquals(List.of(2L, 2L), charged(orphan));
+    assertEquals(null, request(id)[1], "a session this live replica relays is never an orphan");
+    step(id, 2, 1);
+    close(id).then().statusCode(200).body("usage.completion_tokens", equalTo(3));
+    assertEquals(List.of(2L, 3L), charged(id));
+    sweeper.endOrphans();
+    assertEquals(List.of(2L, 2L), charged(orphan), "billed once");
+  }
+
+  /**
+   * A prefill of many chunks and a slow node, each longer than twice the idle timeout (2 s here) in
+   * all: the session stays live through every sweep, since each accepted frame marks it live and
+   * the replica that relays it never takes it for an orphan; once idle it ends, and a frame after
+   * the end is refused.
+   */
+  @Test
+  void aLongPrefill_isNotSweptWhileLive_andAFrameAfterTheEndIsRefused() throws Exception {
+    String id = open(4, 40);
+    for (int chunk = 0; chunk < 4; chunk++) {
+      step(id, chunk, 8);
+      Thread.sleep(700);
+      sessions.endIdle();
+      sweeper.endOrphans();
+      assertEquals(null, request(id)[1], "ended during its prefill, after chunk " + chunk);
+    }
+    node.frameDelayMillis = 2500;
+    long at = sequence;
+    CompletableFuture<Integer> slow =
+        CompletableFuture.supplyAsync(
+            () -> send(id, frame(FrameKind.ROUND_ONE, at, 4, 8, 8)).statusCode());
+    Thread.sleep(2200);
+    sessions.endIdle();
+    sweeper.endOrphans();
+    assertEquals(200, slow.get());
+    assertEquals(null, request(id)[1], "ended while a frame was at the node");
+    node.frameDelayMillis = 0;
+    sequence++;
+    send(id, frame(FrameKind.ROUND_TWO, sequence, 4, 8, 8)).then().statusCode(200);
+    sequence++;
+    Thread.sleep(1200);
+    sessions.endIdle();
+    assertEquals("client_gone", request(id)[1]);
+    assertEquals(List.of(40L, 1L), charged(id));
+    send(id, frame(FrameKind.ROUND_ONE, sequence, 5, 1, 1))
+        .then()
+        .statusCode(404)
+        .contentType("application/problem+json");
+  }
+
+  /**
+   * Another replica's sweep ended (and billed) a session this one still holds: its next frame is
+   * refused, its answer withheld, and the session dropped here without a second bill.
+   */
+  @Test
+  void aSessionEndedElsewhere_refusesItsNextFrame_andIsDroppedWithoutASecondBill() {
+    String id = open(8);
+    step(id, 0, 3);
+    // What another replica's sweep settles: the row's payer, version and served counts.
+    PrivateSettlement.Served served =
+        io.tensafe.marketplace.sql.Rows.single(
+            em.createNativeQuery(
+                    "SELECT request_id, client_organisation_id, api_key_id, adapter_ref,"
+                        + " adapter_version, started_at, served_prompt_tokens,"
+                        + " served_completion_tokens FROM gateway_request WHERE request_id = :r")
+                .setParameter("r", UUID.fromString(id)),
+            PrivateSettlement.Served.class);
+    assertEquals(3, served.promptTokens());
+    settlement.settle(served, io.tensafe.marketplace.openai.RequestOutcome.CLIENT_GONE);
+    send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1))
+        .then()
+        .statusCode(404)
+        .contentType("application/problem+json");
+    assertTrue(node.closed.contains(id), "closed on its node");
+    send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1)).then().statusCode(404);
+    close(id).then().statusCode(404);
+    assertEquals(List.of(3L, 1L), charged(id));
+  }
+
+  /**
+   * The plan's exact counts are the marketplace's to check: a frame of another count per token, of
+   * a group outside the plan, or with a ciphertext of another length is refused (400) and never
+   * reaches the node whole, and the session goes on; an answer of another count fails the round
+   * (502) uncounted.
+   */
+  @Test
+  void framesOffThePlan_areRefusedUnrelayed_andAnAnswerOffThePlanFailsTheRound() {
+    String id = open(8);
+    // Two ciphertexts per token where the plan has one: within FrameOrder's 1 to 16.
+    send(id, frame(FrameKind.ROUND_ONE, 0, 0, 0, 2, 4, 3))
+        .then()
+        .statusCode(400)
+        .contentType("application/problem+json")
+        .body("detail", containsString("1 ciphertexts per token × 2 tokens = 2, not 4"));
+    send(id, frame(FrameKind.ROUND_ONE, 0, 0, 1, 2, 2, 3))
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("not in the session's plan"));
+    send(id, frame(FrameKind.ROUND_ONE, 0, 0, 0, 2, 2, 4))
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("exactly 33 bytes"));
+    // The right total length, but ciphertexts of 2 and 4 bytes: caught as it streams.
+    byte[] uneven =
+        new SessionFrame(FrameKind.ROUND_ONE, 0, 0, 0, 2, List.of(new byte[2], new byte[4]))
+            .toBytes();
+    send(id, uneven)
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("ciphertext 0 declares 2 bytes"));
+    assertEquals(List.of(), node.frames, "no frame reached the node whole");
+    step(id, 0, 2);
+    node.answerCiphertexts = 1;
+    send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1))
+        .then()
+        .statusCode(502)
+        .contentType("application/problem+json")
+        .body("detail", containsString("2 prompt and 1 completion"));
+    assertEquals("node_failed", request(id)[1]);
+    assertEquals(List.of(2L, 1L), charged(id), "the round answered off plan is not counted");
+  }
+
+  private long rhoMillionths(String id, String kind) {
+    Object v =
+        em.createNativeQuery(
+                "SELECT coalesce(sum(rho), 0) * 1000000 FROM dp_budget_event"
+                    + " WHERE request_id = ?1 AND kind = ?2")
+            .setParameter(1, id)
+            .setParameter(2, kind)
+            .getSingleResult();
+    return ((java.math.BigDecimal) v).longValueExact();
+  }
+
+  /**
+   * Private mode's DP cost is per noised site and token run, ρ = 1/(2z²) each: a version with q and
+   * v adapted in two layers (4 sites, 2 hosted releases per token) at z = 50 reserves (8 + 4) × 4 ×
+   * 1/5000 and settles, for 5 prompt tokens and 3 generated (7 tokens run), 7 × 4 × 1/5000.
+   */
+  @Test
+  void theBudget_isChargedPerNoisedSiteAndTokenRun_atOneOverTwoZSquaredEach() throws Exception {
+    GatewayFixture fourSites = GatewayFixture.create("50", 2, List.of("q_proj", "v_proj"));
+    fourSites.registerNode("node-4", node.url(), List.of(), 4, node.dispatchToken);
+    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, 4);
+    String id =
+        given()
+            .header("Authorization", "Bearer " + fourSites.apiKey())
+            .contentType("application/json")
+            .body(
+                "{\"model\":\""
+                    + fourSites.adapterId()
+                    + "\",\"max_tokens\":4,\"max_prompt_tokens\":8,\"public_keys\":[\""
+                    + KEY
+                    + "\"]}")
+            .post("/v1/private/sessions")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("id");
+    step(fourSites, id, 0, 5);
+    step(fourSites, id, 1, 1);
+    step(fourSites, id, 2, 1);
+    close(fourSites, id).then().statusCode(200).body("usage.completion_tokens", equalTo(3));
+    assertEquals(12 * 4, releases(id, "reserve"));
+    assertEquals(7 * 4, releases(id, "settle"));
+    // ρ in millionths: 48 / 5000 = 0.0096 and 28 / 5000 = 0.0056.
+    assertEquals(9600, rhoMillionths(id, "reserve"));
+    assertEquals(5600, rhoMillionths(id, "settle"));
+  }
+
+  /**
+   * A node whose plan noises another number of sites than the version adapts (the number its budget
+   * was reserved for) does not serve the session: it ends unserved, refunded, with 502.
+   */
+  @Test
+  void aPlanThatNoisesOtherSites_endsTheSessionUnserved_andRefunded() {
+    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, 2);
+    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
+        .then()
+        .statusCode(502)
+        .contentType("application/problem+json")
+        .body("detail", containsString("noises 2 sites per token"));
+    String id = node.opened.getFirst().path("session_id").asText();
+    assertEquals("node_failed", request(id)[1]);
+    assertTrue(releases(id, "reserve") > 0);
+    assertEquals(
+        1,
+        ((Number)
+                em.createNativeQuery(
+                        "SELECT count(*) FROM dp_budget_event WHERE request_id = ?1 AND kind = 'refund'")
+                    .setParameter(1, id)
+                    .getSingleResult())
+            .intValue(),
+        "refunded");
+    assertEquals(List.of(), charged(id));
+    assertEquals(List.of(id), node.closed);
   }
 
   @Test
