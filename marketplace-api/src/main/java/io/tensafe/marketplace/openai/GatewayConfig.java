@@ -53,6 +53,14 @@ public interface GatewayConfig {
   Duration privateIdleTimeout();
 
   /**
+   * How long a private-session frame's body may take to arrive and be passed to its node (a client
+   * whose body has not all arrived by then is dropped, without blaming the node), and then how long
+   * the node may take to answer (else the node failed).
+   */
+  @WithDefault("PT2M")
+  Duration privateFrameTimeout();
+
+  /**
    * How often each replica refreshes the rows of the private sessions it relays, ends its idle ones
    * and ends other replicas' orphans: keep it well under twice {@link #privateIdleTimeout()}, or
    * other replicas may take a live session for an orphan.

@@ -15,10 +15,15 @@ import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Relays a private session's client frames to its node and the node's answers back (ADR 0017, ADR
@@ -33,7 +38,8 @@ import java.io.InputStream;
  *       exactly the plan's ciphertexts per token × tokens, and a declared length of exactly that
  *       many ciphertexts of the plan's {@code upload_bytes} (400);
  *   <li>while its ciphertexts are streamed to the node: each exactly {@code upload_bytes} long
- *       (400; the node gets a body cut short, which it cannot take for a frame);
+ *       (400; the node gets a body cut short, which it cannot take for a frame), and the whole body
+ *       there before the node's timeout (408; a slow client never counts against its node);
  *   <li>the node's answer, read whole: an answer to this frame with exactly the plan's answers per
  *       token × tokens (else 502: the round fails, uncounted, and the session ends).
  * </ol>
@@ -50,6 +56,16 @@ public class PrivateFrames {
   @Inject FrameBytesInFlight inFlight;
   @Inject GatewayRequests requests;
 
+  /** Drops clients whose frame body stalls ({@code tensafe.gateway.private-frame-timeout}). */
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().name("private-frame-deadlines").daemon().unstarted(r));
+
+  @PreDestroy
+  void stop() {
+    timer.shutdownNow();
+  }
+
   /** A client frame whose header was accepted on a copy of its session's order. */
   private record Checked(byte[] head, FrameHeader header, FrameOrder next) {}
 
@@ -57,13 +73,16 @@ public class PrivateFrames {
    * Relays the frame {@code body} of declared length {@code length} for session {@code sessionId}
    * of {@code key}, and returns the node's answer frame.
    *
+   * @param dropClient ends the client's request at once (closes its connection): run when its body
+   *     has not all arrived within the frame timeout, which unblocks the read waiting on it
    * @throws ApiProblem 404 for a session this key does not have (or that ended), 429 while another
    *     frame of it is in flight or the key's rate is spent, 503 while the replica's frame bytes
    *     are at their bound, 400 for a frame that is malformed, out of order or not of the plan's
    *     shape (the session goes on), 502 when the node failed or answered out of plan (the session
    *     ended, billed for what it served)
    */
-  public byte[] relay(ApiKeyPrincipal key, String sessionId, long length, InputStream body) {
+  public byte[] relay(
+      ApiKeyPrincipal key, String sessionId, long length, InputStream body, Runnable dropClient) {
     LiveSession s = sessions.live(key, sessionId);
     if (!s.lock.tryLock()) {
       throw new ApiProblem(
@@ -76,7 +95,7 @@ public class PrivateFrames {
       payRate(s);
       try (FrameBytesInFlight.Held held = inFlight.admit(length)) {
         Checked frame = checkHeader(s, length, body);
-        byte[] answer = exchange(s, frame, length, body, held);
+        byte[] answer = exchange(s, frame, length, body, held, dropClient);
         if (!requests.served(
             s.id.toString(), frame.next().promptTokens(), frame.next().completionTokens())) {
           sessions.drop(s);
@@ -155,14 +174,31 @@ public class PrivateFrames {
 
   /** Streams the frame to the node and checks its answer. */
   private byte[] exchange(
-      LiveSession s, Checked frame, long length, InputStream body, FrameBytesInFlight.Held held) {
+      LiveSession s,
+      Checked frame,
+      long length,
+      InputStream body,
+      FrameBytesInFlight.Held held,
+      Runnable dropClient) {
     FrameHeader h = frame.header();
     RelayedFrameBody relayed =
         new RelayedFrameBody(frame.head(), h.count(), body, s.plan.uploadBytes(h.group()));
     FrameLimits frameLimits = sessions.frameLimits();
     byte[] answer;
+    ScheduledFuture<?> deadline =
+        timer.schedule(
+            () -> {
+              if (!relayed.complete()) {
+                Log.infof(
+                    "private session %s: frame %d's body stalled; dropping its client",
+                    s.id, h.sequence());
+                dropClient.run();
+              }
+            },
+            gateway.privateFrameTimeout().toMillis(),
+            TimeUnit.MILLISECONDS);
     try {
-      answer = sessions.link.frame(s.node, s.id, relayed, length, frameLimits.maxFrameBytes());
+      answer = sessions.link().frame(s.node, s.id, relayed, length, frameLimits.maxFrameBytes());
     } catch (IOException e) {
       if (relayed.clientFault() != null) {
         throw ProblemTypes.validation(
@@ -177,6 +213,8 @@ public class PrivateFrames {
                 + " session goes on");
       }
       throw sessions.nodeFailed(s, e);
+    } finally {
+      deadline.cancel(false);
     }
     held.add(answer.length);
     try {

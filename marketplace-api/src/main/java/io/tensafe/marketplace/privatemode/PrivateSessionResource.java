@@ -6,6 +6,8 @@ import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.openai.ApiKeyAuthenticated;
 import io.tensafe.marketplace.openai.ApiKeyFilter;
 import io.tensafe.marketplace.openai.GatewayConfig;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -88,8 +90,26 @@ public class PrivateSessionResource {
       @PathParam("id") String id,
       @HeaderParam(HttpHeaders.CONTENT_LENGTH) long length,
       InputStream body,
-      @Context ContainerRequestContext context) {
-    return frames.relay(key(context), id, length, body);
+      @Context ContainerRequestContext context,
+      @Context RoutingContext http) {
+    try {
+      return frames.relay(key(context), id, length, body, () -> http.response().reset());
+    } catch (RuntimeException e) {
+      closeAfterAnswer(http);
+      throw e;
+    }
+  }
+
+  /**
+   * A refused frame's body may be partly unsent or unread (refused before it, or while it
+   * streamed): over HTTP/1.1 its connection closes once the answer is written, so the client sends
+   * no more of it and the server reads no more of it.
+   */
+  private static void closeAfterAnswer(RoutingContext http) {
+    if (http.request().version() != HttpVersion.HTTP_2) {
+      http.response().putHeader("Connection", "close");
+      http.addEndHandler(done -> http.response().close());
+    }
   }
 
   @Operation(summary = "End a private session and bill what it was served")

@@ -23,6 +23,7 @@ import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -67,14 +68,27 @@ public class PrivateSessions {
 
   private final Map<UUID, LiveSession> live = new ConcurrentHashMap<>();
 
-  /** The calls to nodes' sessions, frames included ({@link PrivateFrames}). */
-  final NodeSessionLink link =
-      new NodeSessionLink(
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(Duration.ofSeconds(5))
-              .build(),
-          Duration.ofMinutes(2));
+  /**
+   * The calls to nodes' sessions, frames included ({@link PrivateFrames}), each within {@code
+   * tensafe.gateway.private-frame-timeout}.
+   */
+  private NodeSessionLink link;
+
+  /** The link to nodes' sessions (a method: a client proxy's fields are not the bean's). */
+  NodeSessionLink link() {
+    return link;
+  }
+
+  @PostConstruct
+  void connect() {
+    link =
+        new NodeSessionLink(
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build(),
+            gateway.privateFrameTimeout());
+  }
 
   /** A session opened on a node: the answer to the client. */
   public record Opened(UUID id, ServedVersion version, JsonNode nodeAnswer, String configSha256) {}

@@ -35,6 +35,11 @@ final class RelayedFrameBody extends InputStream {
 
   private volatile String fault;
 
+  /** Bytes passed on so far, of {@link #total}. */
+  private volatile long passed;
+
+  private final long total;
+
   /**
    * @param header the frame's header bytes, as the client sent them
    * @param count the ciphertexts the header declares
@@ -46,6 +51,12 @@ final class RelayedFrameBody extends InputStream {
     this.client = client;
     this.count = count;
     this.ciphertextBytes = ciphertextBytes;
+    this.total = header.length + (long) count * (4L + ciphertextBytes);
+  }
+
+  /** Whether the whole frame has been passed on (the node may have it all). */
+  boolean complete() {
+    return passed == total;
   }
 
   /** Why the stream ended early on the client's side, or null if it did not. */
@@ -62,6 +73,14 @@ final class RelayedFrameBody extends InputStream {
 
   @Override
   public int read(byte[] out, int offset, int length) throws IOException {
+    int n = readSome(out, offset, length);
+    if (n > 0) {
+      passed += n;
+    }
+    return n;
+  }
+
+  private int readSome(byte[] out, int offset, int length) throws IOException {
     if (length == 0) {
       return 0;
     }
@@ -82,7 +101,7 @@ final class RelayedFrameBody extends InputStream {
         return -1;
       }
       readPrefix();
-      return read(out, offset, length);
+      return readSome(out, offset, length);
     }
     int n;
     try {

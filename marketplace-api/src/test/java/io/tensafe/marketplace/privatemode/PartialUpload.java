@@ -82,6 +82,18 @@ final class PartialUpload implements AutoCloseable {
     return new Answer(Integer.parseInt(status.split(" ")[1]), headers, body);
   }
 
+  /**
+   * Whether the server closes the connection after its answer (nothing more arrives, then the end
+   * of the stream), waiting at most 15 s.
+   */
+  boolean closedByServer() throws IOException {
+    try {
+      return socket.getInputStream().read() < 0;
+    } catch (java.net.SocketException e) {
+      return true; // reset: closed with the client's bytes unread
+    }
+  }
+
   private static String line(InputStream in) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     for (int b = in.read(); b != '\n'; b = in.read()) {

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 class PrivateFramesTest {
   /**
    * The default 64 MiB frames, 1 MiB of frames in flight per replica, 30 requests per minute per
-   * key and one request per frame.
+   * key, one request per frame, and 3 s for a frame at its node.
    */
   public static class Bounded implements QuarkusTestProfile {
     @Override
@@ -47,7 +47,8 @@ class PrivateFramesTest {
       return Map.of(
           "tensafe.gateway.max-frame-bytes-in-flight", "1048576",
           "tensafe.gateway.requests-per-minute-per-key", "30",
-          "tensafe.gateway.frames-per-request", "1");
+          "tensafe.gateway.frames-per-request", "1",
+          "tensafe.gateway.private-frame-timeout", "PT3S");
     }
   }
 
@@ -142,6 +143,7 @@ class PrivateFramesTest {
       assertProblem(a, 404);
       assertTrue(a.text().contains("an open private session"), a.text());
       assertEquals(64 << 10, u.sent(), "answered with all but 64 KiB of the 64 MiB unsent");
+      assertTrue(u.closedByServer(), "the rest of the body is not waited for: " + a.headers());
     }
     assertEquals(0, node.bytesRead.get());
   }
@@ -224,5 +226,27 @@ class PrivateFramesTest {
     }
     assertEquals(1, node.frames.size());
     assertTrue(Arrays.equals(frame, node.frames.getFirst()), "relayed byte for byte");
+  }
+
+  /**
+   * A client that stops sending its frame's body holds its session, its bytes in flight and a
+   * thread no longer than the frame timeout (3 s here): then its connection is dropped, the node is
+   * not blamed (it still takes sessions) and the session goes on.
+   */
+  @Test
+  void aFrameWhoseBodyStalls_isDroppedAfterTheTimeout_andItsNodeIsNotBlamed() throws Exception {
+    node.plan = LARGE;
+    String id = open(fixture);
+    byte[] frame = frame(FrameKind.ROUND_ONE, 0, 8, 100_000);
+    long started = System.nanoTime();
+    try (PartialUpload u = upload(id, fixture.apiKey(), frame.length)) {
+      u.send(Arrays.copyOf(frame, 100_000));
+      assertTrue(u.closedByServer(), "the stalled upload is dropped");
+    }
+    long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+    assertTrue(seconds >= 2 && seconds <= 10, "dropped after the 3 s timeout: " + seconds + " s");
+    assertEquals(List.of(), node.frames, "the node never had the frame");
+    open(fixture); // the node still takes sessions
+    send(id, frame).then().statusCode(200);
   }
 }

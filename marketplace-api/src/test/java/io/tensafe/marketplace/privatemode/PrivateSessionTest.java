@@ -9,24 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
-import io.restassured.response.Response;
-import io.tensafe.marketplace.openai.GatewayFixture;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.SessionFrame;
-import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,171 +24,12 @@ import org.junit.jupiter.api.Test;
  * never from a party's word; bad, oversized, replayed, concurrent or off-plan frames refused
  * without losing the session; a node that dies or answers off its plan, a revoked key and a session
  * nobody ends billed once for what was served; a live session never swept, one ended elsewhere
- * refusing its next frame; one private price for every token; ρ per noised site; a session the
- * budget cannot cover refused before any node is called.
+ * refusing its next frame; bad openings refused before any node is called.
  */
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
-@TestProfile(PrivateSessionTest.SmallFrames.class)
-class PrivateSessionTest {
-  /** Frames of at most 64 KiB and a one-second idle timeout. */
-  public static class SmallFrames implements QuarkusTestProfile {
-    @Override
-    public Map<String, String> getConfigOverrides() {
-      return Map.of(
-          "tensafe.gateway.max-frame-bytes", "65536",
-          "tensafe.gateway.private-idle-timeout", "PT1S");
-    }
-  }
-
-  private static final String KEY = Base64.getEncoder().encodeToString(new byte[] {1, 2, 3, 4});
-
-  @Inject EntityManager em;
-  @Inject PrivateSessions sessions;
-  @Inject SessionSweeper sweeper;
-  @Inject PrivateSettlement settlement;
-
-  FakePrivateNode node;
-  GatewayFixture fixture;
-  long sequence;
-
-  @BeforeEach
-  void aPublishedAdapterANodeAndAKey() throws Exception {
-    node = new FakePrivateNode();
-    fixture = GatewayFixture.create();
-    fixture.registerNode("node-1", node.url(), List.of(), 4, node.dispatchToken);
-    sequence = 0;
-  }
-
-  @AfterEach
-  void stopTheNode() {
-    node.close();
-  }
-
-  private Response openSession(String body) {
-    return given()
-        .header("Authorization", "Bearer " + fixture.apiKey())
-        .contentType("application/json")
-        .body(body)
-        .post("/v1/private/sessions");
-  }
-
-  private String open(int maxTokens) {
-    return open(maxTokens, 8);
-  }
-
-  private String open(int maxTokens, int maxPromptTokens) {
-    return openSession(
-            "{\"model\":\""
-                + fixture.adapterId()
-                + "\",\"max_tokens\":"
-                + maxTokens
-                + ",\"max_prompt_tokens\":"
-                + maxPromptTokens
-                + ",\"public_keys\":[\""
-                + KEY
-                + "\"]}")
-        .then()
-        .statusCode(201)
-        .body("model", equalTo(fixture.adapterId() + "@1.0.0"))
-        .body("plan.groups[0].sites.size()", equalTo(1))
-        .body("clip_norm", equalTo(1.5f))
-        .extract()
-        .path("id");
-  }
-
-  private static byte[] frame(FrameKind kind, long seq, long step, int tokens, int count) {
-    return frame(kind, seq, step, 0, tokens, count, 3);
-  }
-
-  /** A frame of {@code count} ciphertexts of {@code bytes} bytes each. */
-  private static byte[] frame(
-      FrameKind kind, long seq, long step, int group, int tokens, int count, int bytes) {
-    List<byte[]> cts = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      cts.add(new byte[bytes]);
-    }
-    return new SessionFrame(kind, seq, step, group, tokens, cts).toBytes();
-  }
-
-  private Response send(String id, byte[] frame) {
-    return send(fixture, id, frame);
-  }
-
-  private Response send(GatewayFixture f, String id, byte[] frame) {
-    return given()
-        .header("Authorization", "Bearer " + f.apiKey())
-        .contentType("application/octet-stream")
-        .body(frame)
-        .post("/v1/private/sessions/" + id + "/frames");
-  }
-
-  /** One step (both rounds of its one group, as planned); asserts the relay answered both. */
-  private void step(String id, long step, int tokens) {
-    step(fixture, id, step, tokens);
-  }
-
-  private void step(GatewayFixture f, String id, long step, int tokens) {
-    FakePrivateNode.Plan plan = node.plan;
-    for (FrameKind kind : List.of(FrameKind.ROUND_ONE, FrameKind.ROUND_TWO)) {
-      int perToken =
-          kind == FrameKind.ROUND_ONE ? plan.roundOneCiphertexts() : plan.roundTwoCiphertexts();
-      byte[] answer =
-          send(f, id, frame(kind, sequence, step, 0, tokens, perToken * tokens, plan.uploadBytes()))
-              .then()
-              .statusCode(200)
-              .contentType("application/octet-stream")
-              .extract()
-              .asByteArray();
-      assertEquals(FrameKind.ANSWER.code(), answer[4], "an answer frame");
-      sequence++;
-    }
-  }
-
-  private Response close(String id) {
-    return close(fixture, id);
-  }
-
-  private Response close(GatewayFixture f, String id) {
-    return given()
-        .header("Authorization", "Bearer " + f.apiKey())
-        .delete("/v1/private/sessions/" + id);
-  }
-
-  private Object[] request(String id) {
-    return (Object[])
-        em.createNativeQuery(
-                "SELECT mode, outcome, delivered_prompt_tokens, delivered_completion_tokens"
-                    + " FROM gateway_request WHERE request_id = ?1")
-            .setParameter(1, UUID.fromString(id))
-            .getSingleResult();
-  }
-
-  private List<Long> charged(String id) {
-    List<?> rows =
-        em.createNativeQuery(
-                "SELECT prompt_tokens, completion_tokens FROM charge WHERE request_id = ?1")
-            .setParameter(1, id)
-            .getResultList();
-    assertTrue(rows.size() <= 1, "one charge per session");
-    if (rows.isEmpty()) {
-      return List.of();
-    }
-    Object[] row = (Object[]) rows.getFirst();
-    return List.of(((Number) row[0]).longValue(), ((Number) row[1]).longValue());
-  }
-
-  private long releases(String id, String kind) {
-    Object v =
-        em.createNativeQuery(
-                "SELECT coalesce(sum(releases), 0) FROM dp_budget_event"
-                    + " WHERE request_id = ?1 AND kind = ?2")
-            .setParameter(1, id)
-            .setParameter(2, kind)
-            .getSingleResult();
-    return ((Number) v).longValue();
-  }
-
+@TestProfile(PrivateSessionHarness.SmallFrames.class)
+class PrivateSessionTest extends PrivateSessionHarness {
   @Test
   void aSession_isBilledFromTheFramesItRelayed_andItsBudgetSettledToThem() {
     String id = open(4);
@@ -244,92 +75,6 @@ class PrivateSessionTest {
         .body(
             "lines.findAll { it.dimension == 'mode' }.key",
             org.hamcrest.Matchers.hasItem("private"));
-  }
-
-  /** The prompt and completion prices and the amount of {@code id}'s charge. */
-  private List<Long> chargedPrices(String id) {
-    Object[] row =
-        (Object[])
-            em.createNativeQuery(
-                    "SELECT prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens,"
-                        + " amount_micros FROM charge WHERE request_id = ?1")
-                .setParameter(1, id)
-                .getSingleResult();
-    return List.of(
-        ((Number) row[0]).longValue(),
-        ((Number) row[1]).longValue(),
-        ((Number) row[2]).longValue());
-  }
-
-  /**
-   * A private session pays one price per 1k tokens for prompt and completion alike: the larger
-   * hosted price (2000 here) while the creator sets none, then the private price; so a client that
-   * sends generated tokens as prefill pays the same.
-   */
-  @Test
-  void aPrivateSession_paysOnePricePer1kTokens_thePrivateOneElseTheLargerHostedOne() {
-    String hosted = open(4);
-    step(hosted, 0, 5);
-    close(hosted).then().statusCode(200);
-    // 5 prompt + 1 completion tokens at 2000 per 1k: 12 micro-units.
-    assertEquals(List.of(2000L, 2000L, 12L), chargedPrices(hosted));
-    io.tensafe.marketplace.testing.Calls.postJson(
-            Actors.token("creator-" + fixture.suffix(), "creator"),
-            "/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/prices",
-            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
-                + "\"privateMicrosPer1kTokens\":1200}")
-        .then()
-        .statusCode(201)
-        .body("privateMicrosPer1kTokens", equalTo(1200));
-    sequence = 0;
-    String priced = open(4);
-    step(priced, 0, 5);
-    step(priced, 1, 1);
-    close(priced).then().statusCode(200).body("tensafe.amount_micros", equalTo(8));
-    // 5 prompt + 2 completion tokens at 1200 per 1k: 8.4, rounded to 8 micro-units.
-    assertEquals(List.of(1200L, 1200L, 8L), chargedPrices(priced));
-  }
-
-  /** A key's price cap applies to the one private price, for prompt and completion alike. */
-  @Test
-  void aPrivatePriceAboveTheKeysCap_isRefused_asTheHostedOneIs() {
-    String capped =
-        io.tensafe.marketplace.testing.Calls.postJson(
-                Actors.token("client-" + fixture.suffix(), "client"),
-                "/api/client/api-keys",
-                "{\"name\":\"capped\",\"maxPrice\":{\"currency\":\"USD\","
-                    + "\"promptMicrosPer1kTokens\":1800,\"completionMicrosPer1kTokens\":5000}}")
-            .then()
-            .statusCode(201)
-            .extract()
-            .path("key");
-    String body = "{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}";
-    // The hosted prices (1500 / 2000) are within the cap; private sessions pay 2000 per token.
-    given()
-        .header("Authorization", "Bearer " + capped)
-        .contentType("application/json")
-        .body(body)
-        .post("/v1/private/sessions")
-        .then()
-        .statusCode(422)
-        .contentType("application/problem+json")
-        .body("type", equalTo("https://tensafe.io/problems/price-above-cap"))
-        .body("detail", containsString("2000 micro-units per 1k tokens"));
-    assertEquals(List.of(), node.opened);
-    io.tensafe.marketplace.testing.Calls.postJson(
-            Actors.token("creator-" + fixture.suffix(), "creator"),
-            "/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/prices",
-            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000,"
-                + "\"privateMicrosPer1kTokens\":1700}")
-        .then()
-        .statusCode(201);
-    given()
-        .header("Authorization", "Bearer " + capped)
-        .contentType("application/json")
-        .body(body)
-        .post("/v1/private/sessions")
-        .then()
-        .statusCode(201);
   }
 
   @Test
@@ -570,81 +315,6 @@ class PrivateSessionTest {
     assertEquals(List.of(2L, 1L), charged(id), "the round answered off plan is not counted");
   }
 
-  private long rhoMillionths(String id, String kind) {
-    Object v =
-        em.createNativeQuery(
-                "SELECT coalesce(sum(rho), 0) * 1000000 FROM dp_budget_event"
-                    + " WHERE request_id = ?1 AND kind = ?2")
-            .setParameter(1, id)
-            .setParameter(2, kind)
-            .getSingleResult();
-    return ((java.math.BigDecimal) v).longValueExact();
-  }
-
-  /**
-   * Private mode's DP cost is per noised site and token run, ρ = 1/(2z²) each: a version with q and
-   * v adapted in two layers (4 sites, 2 hosted releases per token) at z = 50 reserves (8 + 4) × 4 ×
-   * 1/5000 and settles, for 5 prompt tokens and 3 generated (7 tokens run), 7 × 4 × 1/5000.
-   */
-  @Test
-  void theBudget_isChargedPerNoisedSiteAndTokenRun_atOneOverTwoZSquaredEach() throws Exception {
-    GatewayFixture fourSites = GatewayFixture.create("50", 2, List.of("q_proj", "v_proj"));
-    fourSites.registerNode("node-4", node.url(), List.of(), 4, node.dispatchToken);
-    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, 4);
-    String id =
-        given()
-            .header("Authorization", "Bearer " + fourSites.apiKey())
-            .contentType("application/json")
-            .body(
-                "{\"model\":\""
-                    + fourSites.adapterId()
-                    + "\",\"max_tokens\":4,\"max_prompt_tokens\":8,\"public_keys\":[\""
-                    + KEY
-                    + "\"]}")
-            .post("/v1/private/sessions")
-            .then()
-            .statusCode(201)
-            .extract()
-            .path("id");
-    step(fourSites, id, 0, 5);
-    step(fourSites, id, 1, 1);
-    step(fourSites, id, 2, 1);
-    close(fourSites, id).then().statusCode(200).body("usage.completion_tokens", equalTo(3));
-    assertEquals(12 * 4, releases(id, "reserve"));
-    assertEquals(7 * 4, releases(id, "settle"));
-    // ρ in millionths: 48 / 5000 = 0.0096 and 28 / 5000 = 0.0056.
-    assertEquals(9600, rhoMillionths(id, "reserve"));
-    assertEquals(5600, rhoMillionths(id, "settle"));
-  }
-
-  /**
-   * A node whose plan noises another number of sites than the version adapts (the number its budget
-   * was reserved for) does not serve the session: it ends unserved, refunded, with 502.
-   */
-  @Test
-  void aPlanThatNoisesOtherSites_endsTheSessionUnserved_andRefunded() {
-    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, 2);
-    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
-        .then()
-        .statusCode(502)
-        .contentType("application/problem+json")
-        .body("detail", containsString("noises 2 sites per token"));
-    String id = node.opened.getFirst().path("session_id").asText();
-    assertEquals("node_failed", request(id)[1]);
-    assertTrue(releases(id, "reserve") > 0);
-    assertEquals(
-        1,
-        ((Number)
-                em.createNativeQuery(
-                        "SELECT count(*) FROM dp_budget_event WHERE request_id = ?1 AND kind = 'refund'")
-                    .setParameter(1, id)
-                    .getSingleResult())
-            .intValue(),
-        "refunded");
-    assertEquals(List.of(), charged(id));
-    assertEquals(List.of(id), node.closed);
-  }
-
   @Test
   void badOpenings_areRefusedBeforeAnyNodeIsCalled() {
     openSession("{\"model\":\"auto\",\"public_keys\":[\"" + KEY + "\"]}")
@@ -677,47 +347,5 @@ class PrivateSessionTest {
         .then()
         .statusCode(422)
         .contentType("application/problem+json");
-  }
-
-  private Response openFor(GatewayFixture f, int maxPromptTokens) {
-    return given()
-        .header("Authorization", "Bearer " + f.apiKey())
-        .contentType("application/json")
-        .body(
-            "{\"model\":\""
-                + f.adapterId()
-                + "\",\"max_tokens\":1,\"max_prompt_tokens\":"
-                + maxPromptTokens
-                + ",\"public_keys\":[\""
-                + KEY
-                + "\"]}")
-        .post("/v1/private/sessions");
-  }
-
-  /**
-   * Prompt bounds 2^k − 1 (with max_tokens 1, reservations of 2^k tokens) from k = 16 down: the
-   * first that fits costs more than half the budget, so a second of the same size must wait (429);
-   * the larger ones can never fit (422). No node is called for a refused session.
-   */
-  @Test
-  void aSessionTheBudgetCannotCover_isRefused_429WhileOthersHoldIt_422WhenItNeverFits()
-      throws Exception {
-    GatewayFixture thin = GatewayFixture.create("3");
-    thin.registerNode("node-thin", node.url(), List.of(), 4, node.dispatchToken);
-    int k = 16;
-    Response r = openFor(thin, (1 << k) - 1);
-    r.then().statusCode(422).contentType("application/problem+json");
-    while (r.statusCode() == 422 && k > 1) {
-      k--;
-      r = openFor(thin, (1 << k) - 1);
-    }
-    r.then().statusCode(201);
-    assertEquals(1, node.opened.size());
-    openFor(thin, (1 << k) - 1)
-        .then()
-        .statusCode(429)
-        .contentType("application/problem+json")
-        .header("Retry-After", org.hamcrest.Matchers.notNullValue());
-    assertEquals(1, node.opened.size());
   }
 }
