@@ -53,9 +53,9 @@ public interface GatewayConfig {
   Duration privateIdleTimeout();
 
   /**
-   * How long a private-session frame's body may take to arrive and be passed to its node (a client
-   * whose body has not all arrived by then is dropped, without blaming the node), and then how long
-   * the node may take to answer (else the node failed).
+   * How long a private-session frame may take at the relay, from its body's start to the node's
+   * answer: a client whose body has not all arrived by then is dropped, without blaming the node; a
+   * node that had the whole frame and did not answer by then failed.
    */
   @WithDefault("PT2M")
   Duration privateFrameTimeout();

@@ -20,6 +20,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.http.HttpTimeoutException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -200,9 +201,20 @@ public class PrivateFrames {
     try {
       answer = sessions.link().frame(s.node, s.id, relayed, length, frameLimits.maxFrameBytes());
     } catch (IOException e) {
-      if (relayed.clientFault() != null) {
+      // A body that never reached the node whole is the client's doing, never the node's: a bad
+      // ciphertext, a client gone, or one too slow for the frame timeout (whichever of the
+      // deadline and the HTTP client's own timeout fires first).
+      boolean stalled = !relayed.complete() && e instanceof HttpTimeoutException;
+      if (stalled) {
+        dropClient.run();
+      }
+      if (relayed.clientFault() != null || stalled) {
         throw ProblemTypes.validation(
-            "frame refused: " + relayed.clientFault() + "; the session goes on");
+            "frame refused: "
+                + (relayed.clientFault() != null
+                    ? relayed.clientFault()
+                    : "its body did not all arrive within " + gateway.privateFrameTimeout())
+                + "; the session goes on");
       }
       if (e instanceof NodeRefusal r && r.status() == 400) {
         Log.infof("private session %s: node refused frame %d: %s", s.id, h.sequence(), e);

@@ -12,14 +12,12 @@ import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.InputStream;
@@ -88,12 +86,13 @@ public class PrivateSessionResource {
   @Blocking
   public byte[] frame(
       @PathParam("id") String id,
-      @HeaderParam(HttpHeaders.CONTENT_LENGTH) long length,
       InputStream body,
       @Context ContainerRequestContext context,
       @Context RoutingContext http) {
     try {
-      return frames.relay(key(context), id, length, body, () -> http.response().reset());
+      // GatewayBodyLimit let through only a Content-Length within max-frame-bytes.
+      return frames.relay(
+          key(context), id, context.getLength(), body, () -> http.response().reset());
     } catch (RuntimeException e) {
       closeAfterAnswer(http);
       throw e;
