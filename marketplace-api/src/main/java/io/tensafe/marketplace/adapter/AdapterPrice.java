@@ -31,13 +31,12 @@ public class AdapterPrice {
   @Column(name = "completion_micros_per_1k_tokens")
   public long completionMicrosPer1kTokens;
 
-  /** The private-mode price per 1k prompt tokens, or null for the hosted one (ADR 0017). */
-  @Column(name = "private_prompt_micros_per_1k_tokens")
-  public Long privatePromptMicrosPer1kTokens;
-
-  /** The private-mode price per 1k completion tokens; set together with the prompt one. */
-  @Column(name = "private_completion_micros_per_1k_tokens")
-  public Long privateCompletionMicrosPer1kTokens;
+  /**
+   * The private-mode price per 1k tokens processed, prompt and completion alike, or null for the
+   * larger hosted one (ADR 0024).
+   */
+  @Column(name = "private_micros_per_1k_tokens")
+  public Long privateMicrosPer1kTokens;
 
   public OffsetDateTime effectiveFrom;
 

@@ -27,9 +27,10 @@ public class PriceService {
   /** How far ahead a price rise must be announced ({@code tensafe.catalog.price-rise-notice}). */
 
   /**
-   * Refuses a rise (either price above the one in force just before {@code change} would take
-   * effect) that takes effect sooner than {@link CatalogConfig#priceRiseNotice()} from now. Cuts
-   * take effect whenever the creator says.
+   * Refuses a rise (the prompt, completion or private price above the one in force just before
+   * {@code change} would take effect, a private price compared as private sessions pay it: {@link
+   * PriceChange#privateOrHosted}) that takes effect sooner than {@link
+   * CatalogConfig#priceRiseNotice()} from now. Cuts take effect whenever the creator says.
    */
   private void requireNoticeForRise(AdapterVersion v, PriceChange change, OffsetDateTime now) {
     AdapterPrice before =
@@ -44,14 +45,14 @@ public class PriceService {
     boolean rise =
         change.promptMicrosPer1kTokens() > before.promptMicrosPer1kTokens
             || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens
-            || privatePart(
-                    change.privatePromptMicrosPer1kTokens(), change.promptMicrosPer1kTokens())
-                > privatePart(before.privatePromptMicrosPer1kTokens, before.promptMicrosPer1kTokens)
-            || privatePart(
-                    change.privateCompletionMicrosPer1kTokens(),
+            || PriceChange.privateOrHosted(
+                    change.privateMicrosPer1kTokens(),
+                    change.promptMicrosPer1kTokens(),
                     change.completionMicrosPer1kTokens())
-                > privatePart(
-                    before.privateCompletionMicrosPer1kTokens, before.completionMicrosPer1kTokens);
+                > PriceChange.privateOrHosted(
+                    before.privateMicrosPer1kTokens,
+                    before.promptMicrosPer1kTokens,
+                    before.completionMicrosPer1kTokens);
     OffsetDateTime earliest = now.plus(catalog.priceRiseNotice());
     if (rise && change.effectiveFrom().isBefore(earliest)) {
       throw ProblemTypes.validation(
@@ -61,11 +62,6 @@ public class PriceService {
               + " effectiveFrom must be at or after "
               + earliest);
     }
-  }
-
-  /** What private sessions pay for one part: its private price, else the hosted one. */
-  private static long privatePart(Long privatePrice, long hostedPrice) {
-    return privatePrice == null ? hostedPrice : privatePrice;
   }
 
   @Transactional
@@ -82,12 +78,14 @@ public class PriceService {
               + PriceChange.NOW_TOLERANCE.toMinutes()
               + " minutes of now, for \"now\")");
     }
-    if ((requested.privatePromptMicrosPer1kTokens() == null)
-        != (requested.privateCompletionMicrosPer1kTokens() == null)) {
+    if (requested.retiredPrivatePrompt() != null || requested.retiredPrivateCompletion() != null) {
       throw ProblemTypes.validation(
-          "privatePromptMicrosPer1kTokens",
-          "a private price sets both privatePromptMicrosPer1kTokens and"
-              + " privateCompletionMicrosPer1kTokens, or neither");
+          requested.retiredPrivatePrompt() != null
+              ? "privatePromptMicrosPer1kTokens"
+              : "privateCompletionMicrosPer1kTokens",
+          "privatePromptMicrosPer1kTokens and privateCompletionMicrosPer1kTokens were replaced by"
+              + " one privateMicrosPer1kTokens: private sessions pay one price per 1000 tokens"
+              + " processed, prompt and completion alike (a node's work per token is the same)");
     }
     PriceChange change = at == null || at.isBefore(now) ? requested.from(now) : requested;
     AdapterVersion v = versions.find(adapterRef, version);
@@ -117,8 +115,7 @@ public class PriceService {
     p.currency = currency;
     p.promptMicrosPer1kTokens = change.promptMicrosPer1kTokens();
     p.completionMicrosPer1kTokens = change.completionMicrosPer1kTokens();
-    p.privatePromptMicrosPer1kTokens = change.privatePromptMicrosPer1kTokens();
-    p.privateCompletionMicrosPer1kTokens = change.privateCompletionMicrosPer1kTokens();
+    p.privateMicrosPer1kTokens = change.privateMicrosPer1kTokens();
     p.effectiveFrom = change.effectiveFrom();
     p.createdAt = now;
     p.createdBy = user.id;

@@ -86,11 +86,11 @@ public class ChargeLedger {
                 em.createNativeQuery(
                         """
                 SELECT p.id, p.currency,
-                    CASE WHEN g.mode = 'private' AND p.private_prompt_micros_per_1k_tokens
-                        IS NOT NULL THEN p.private_prompt_micros_per_1k_tokens
+                    CASE WHEN g.mode = 'private' THEN coalesce(p.private_micros_per_1k_tokens,
+                        greatest(p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens))
                         ELSE p.prompt_micros_per_1k_tokens END,
-                    CASE WHEN g.mode = 'private' AND p.private_completion_micros_per_1k_tokens
-                        IS NOT NULL THEN p.private_completion_micros_per_1k_tokens
+                    CASE WHEN g.mode = 'private' THEN coalesce(p.private_micros_per_1k_tokens,
+                        greatest(p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens))
                         ELSE p.completion_micros_per_1k_tokens END
                 FROM adapter_price p
                 LEFT JOIN gateway_request g ON g.request_id::text = :request
@@ -161,7 +161,8 @@ public class ChargeLedger {
 
   /**
    * The price in force: micro-units of {@code currency} per 1k tokens; for a private session (its
-   * {@code gateway_request.mode}) the private price when the row has one (ADR 0017).
+   * {@code gateway_request.mode}) one price for both: its private price, else the larger hosted one
+   * (ADR 0024).
    */
   private record Price(
       long id, String currency, long promptMicrosPer1kTokens, long completionMicrosPer1kTokens) {}

@@ -48,17 +48,24 @@ public final class NodeSessionLink {
   }
 
   /**
-   * Sends one client frame and returns the node's answer frame (at most {@code maxAnswerBytes}).
+   * Streams one client frame of exactly {@code length} bytes from {@code frame} to the node as it
+   * reads it (the frame is never held whole here), and returns the node's answer frame (at most
+   * {@code maxAnswerBytes}, read whole). If {@code frame} fails, the node gets a body cut short,
+   * which it cannot take for a frame, and this throws.
    *
    * @throws NodeRefusal if the node refused the frame
-   * @throws IOException if the node failed or its answer is larger than the bound
+   * @throws IOException if {@code frame} failed, the node failed or its answer is larger than the
+   *     bound
    */
-  public byte[] frame(NodeTarget target, UUID session, byte[] frame, long maxAnswerBytes)
+  public byte[] frame(
+      NodeTarget target, UUID session, InputStream frame, long length, long maxAnswerBytes)
       throws IOException {
     HttpRequest request =
         base(target, "v1/private/sessions/" + session + "/frames")
             .header("Content-Type", "application/octet-stream")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(frame))
+            .POST(
+                HttpRequest.BodyPublishers.fromPublisher(
+                    HttpRequest.BodyPublishers.ofInputStream(() -> frame), length))
             .build();
     return send(target, request, maxAnswerBytes);
   }

@@ -131,6 +131,20 @@ public class Limits {
         .orElse(new KeyAdmission(null, 1, false));
   }
 
+  /**
+   * Takes one request from {@code key}'s allowance per minute without taking a slot: the bucket
+   * {@link #admitKey} draws from (a private session's frames draw from it as they arrive). One
+   * database call in the shared scope.
+   *
+   * @return 0 when taken; otherwise the whole seconds (≥ 1) until one may be
+   */
+  public int takeKeyRequest(UUID key) {
+    Chosen c = chosen();
+    return c.scope() == LimitsConfig.Scope.SHARED
+        ? c.shared().takeKeyRequest(key, requestsPerMinutePerKey)
+        : c.rate().tryAcquire(key);
+  }
+
   private void renewLogged() {
     try {
       chosen().shared().renew();

@@ -103,6 +103,16 @@ final class SharedSlots implements SlotLimiter {
         .intValue();
   }
 
+  /**
+   * One call of {@code take_key_request} (V26) on a connection of its own: a request from {@code
+   * key}'s bucket of {@code perMinute}, the bucket {@link #admitKey} draws from, and no slot.
+   * Returns 0 when taken, else the seconds to wait (≥ 1).
+   */
+  int takeKeyRequest(UUID key, int perMinute) {
+    return ((Number) autocommit("SELECT take_key_request(?, ?)", key, (double) perMinute))
+        .intValue();
+  }
+
   /** Runs one statement on a connection of its own, committed at once; its first column. */
   private Object autocommit(String sql, Object... args) {
     try (Connection c = dataSource.getConnection();

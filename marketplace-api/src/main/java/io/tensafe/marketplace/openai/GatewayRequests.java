@@ -6,6 +6,7 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -151,19 +152,47 @@ public class GatewayRequests {
   }
 
   /**
-   * Records the tokens a private session was served so far (the marketplace's count from the
-   * frames), so that a session whose marketplace died is billed for them ({@code PrivateSessions}).
+   * Records a private session's accepted frame: the tokens it was served so far (the marketplace's
+   * count from the frames), so that a session whose marketplace died is billed for them, and that
+   * it is live now ({@code active_at}, which the orphan sweep reads).
+   *
+   * @return false if the session has ended (another replica's sweep ended it): nothing is written
    */
   @Transactional
-  public void served(String requestId, int promptTokens, long completionTokens) {
-    em.createNativeQuery(
-            "UPDATE gateway_request SET served_prompt_tokens = :p, served_completion_tokens = :c,"
-                + " active_at = now() WHERE request_id = :r AND mode = 'private'"
-                + " AND ended_at IS NULL")
-        .setParameter("p", promptTokens)
-        .setParameter("c", (int) completionTokens)
-        .setParameter("r", UUID.fromString(requestId))
-        .executeUpdate();
+  public boolean served(String requestId, int promptTokens, long completionTokens) {
+    return em.createNativeQuery(
+                "UPDATE gateway_request SET served_prompt_tokens = :p,"
+                    + " served_completion_tokens = :c, active_at = now()"
+                    + " WHERE request_id = :r AND mode = 'private' AND ended_at IS NULL")
+            .setParameter("p", promptTokens)
+            .setParameter("c", (int) completionTokens)
+            .setParameter("r", UUID.fromString(requestId))
+            .executeUpdate()
+        == 1;
+  }
+
+  /**
+   * Marks the private sessions {@code live} as live now ({@code active_at}), for the replica that
+   * relays them, so that no other replica's sweep takes them for orphans.
+   *
+   * @return those of {@code live} that have not ended (the others were ended elsewhere)
+   */
+  @Transactional
+  public java.util.Set<UUID> stillOpen(java.util.Collection<UUID> live) {
+    if (live.isEmpty()) {
+      return java.util.Set.of();
+    }
+    List<?> rows =
+        em.createNativeQuery(
+                "UPDATE gateway_request SET active_at = now() WHERE request_id = ANY (:ids)"
+                    + " AND mode = 'private' AND ended_at IS NULL RETURNING request_id")
+            .setParameter("ids", live.toArray(UUID[]::new))
+            .getResultList();
+    java.util.Set<UUID> open = new java.util.HashSet<>();
+    for (Object row : rows) {
+      open.add((UUID) row);
+    }
+    return open;
   }
 
   /** The context of {@code requestId} and the node it went to, if the gateway dispatched it. */

@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.openai;
 
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.privacy.ReleaseKind;
 import io.tensafe.marketplace.privacy.Reservation;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -22,7 +23,8 @@ public class RequestAdmission {
   /**
    * Records and reserves.
    *
-   * @param releases the most DP releases the request can make (at least 1)
+   * @param releases the most DP releases the request can make (at least 1): noised inputs for a
+   *     hosted request, noised site outputs for a private session ({@link ReleaseKind})
    * @throws io.tensafe.marketplace.problem.ApiProblem 429 when the budget cannot cover {@code
    *     releases}
    */
@@ -69,6 +71,7 @@ public class RequestAdmission {
             context.version(),
             requestId,
             releases,
+            mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
             Instant.now());
     beforeCommit.run();
     return reservation;

@@ -26,6 +26,7 @@ public class ServedVersions {
   @Inject io.tensafe.marketplace.fleet.NodeService nodes;
 
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
+  private final Map<UUID, Integer> noisedSites = new ConcurrentHashMap<>();
 
   private static final String SELECT =
       """
@@ -128,15 +129,28 @@ public class ServedVersions {
 
   /** The releases per token of {@code adapterRef@version} (which must exist). */
   public int releasesPerToken(String adapterRef, String version) {
-    UUID id =
-        (UUID)
-            em.createNativeQuery(
-                    "SELECT v.id FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id"
-                        + " WHERE a.adapter_ref = :ref AND v.version = :version")
-                .setParameter("ref", adapterRef)
-                .setParameter("version", version)
-                .getSingleResult();
-    return releasesPerToken(id);
+    return releasesPerToken(versionId(adapterRef, version));
+  }
+
+  private UUID versionId(String adapterRef, String version) {
+    return (UUID)
+        em.createNativeQuery(
+                "SELECT v.id FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id"
+                    + " WHERE a.adapter_ref = :ref AND v.version = :version")
+            .setParameter("ref", adapterRef)
+            .setParameter("version", version)
+            .getSingleResult();
+  }
+
+  /** The tensor names of version {@code versionId}'s signed manifest. */
+  private List<String> tensorNames(UUID versionId) {
+    List<?> names =
+        em.createNativeQuery(
+                "SELECT t->>'name' FROM adapter_version v,"
+                    + " jsonb_array_elements(v.manifest->'lora'->'tensors') t WHERE v.id = :v")
+            .setParameter("v", versionId)
+            .getResultList();
+    return names.stream().map(String::valueOf).toList();
   }
 
   /**
@@ -156,28 +170,50 @@ public class ServedVersions {
   }
 
   /**
-   * The private-mode price in force now ({@code [prompt, completion]} micro-units per 1k tokens in
-   * the version's currency), if the creator set one (ADR 0017).
+   * What a private session that starts now pays per 1k tokens processed, prompt and completion
+   * alike, in the version's currency: the private price in force if the creator set one, else the
+   * larger hosted one (ADR 0024).
    */
-  public Optional<long[]> privatePriceNow(String adapterRef, String version) {
-    List<?> rows =
-        em.createNativeQuery(
-                """
-                SELECT p.private_prompt_micros_per_1k_tokens,
-                       p.private_completion_micros_per_1k_tokens
-                FROM adapter_price p JOIN adapter_version v ON v.id = p.adapter_version_id
-                JOIN adapter a ON a.id = v.adapter_id
-                WHERE a.adapter_ref = :ref AND v.version = :version AND p.effective_from <= now()
-                ORDER BY p.effective_from DESC LIMIT 1
-                """)
-            .setParameter("ref", adapterRef)
-            .setParameter("version", version)
-            .getResultList();
-    if (rows.isEmpty() || ((Object[]) rows.getFirst())[0] == null) {
-      return Optional.empty();
+  public long privatePriceNow(String adapterRef, String version) {
+    return ((Number)
+            em.createNativeQuery(
+                    """
+                    SELECT coalesce(p.private_micros_per_1k_tokens,
+                                    greatest(p.prompt_micros_per_1k_tokens,
+                                             p.completion_micros_per_1k_tokens))
+                    FROM adapter_price p JOIN adapter_version v ON v.id = p.adapter_version_id
+                    JOIN adapter a ON a.id = v.adapter_id
+                    WHERE a.adapter_ref = :ref AND v.version = :version
+                      AND p.effective_from <= now()
+                    ORDER BY p.effective_from DESC LIMIT 1
+                    """)
+                .setParameter("ref", adapterRef)
+                .setParameter("version", version)
+                .getSingleResult())
+        .longValue();
+  }
+
+  /**
+   * The adapted sites of {@code adapterRef@version} (which must exist) that a private session
+   * noises once per token each (ADR 0024): one per {@code lora_A} tensor of its manifest, at least
+   * 1. A node's plan must name the same number when it opens a session.
+   */
+  public int noisedSitesPerToken(String adapterRef, String version) {
+    UUID id = versionId(adapterRef, version);
+    Integer cached = noisedSites.get(id);
+    if (cached != null) {
+      return cached;
     }
-    Object[] row = (Object[]) rows.getFirst();
-    return Optional.of(new long[] {((Number) row[0]).longValue(), ((Number) row[1]).longValue()});
+    int count =
+        Math.max(
+            1,
+            (int)
+                tensorNames(id).stream()
+                    .filter(n -> n.endsWith(".lora_A.weight"))
+                    .distinct()
+                    .count());
+    noisedSites.put(id, count);
+    return count;
   }
 
   /**
@@ -192,13 +228,7 @@ public class ServedVersions {
     if (cached != null) {
       return cached;
     }
-    List<?> names =
-        em.createNativeQuery(
-                "SELECT t->>'name' FROM adapter_version v,"
-                    + " jsonb_array_elements(v.manifest->'lora'->'tensors') t WHERE v.id = :v")
-            .setParameter("v", versionId)
-            .getResultList();
-    List<String> tensors = names.stream().map(String::valueOf).toList();
+    List<String> tensors = tensorNames(versionId);
     boolean onExperts = LoraInputs.readsExperts(tensors);
     java.util.OptionalInt perToken =
         onExperts ? expertsPerToken(versionId) : java.util.OptionalInt.empty();

@@ -11,11 +11,13 @@ import java.time.ZoneOffset;
 /**
  * The accounting arithmetic of privacy budgets, apart from their SQL ({@link PrivacyBudgets}).
  *
- * <p>The unit is the <em>release</em>, one clipped, Gaussian-noised LoRA input with the serving
- * version's noise multiplier z, costing zCDP {@code ρ = 2/z²} at sensitivity 2C (ADR 0010); costs
- * add. ρ values carry 24 decimal places: costs round up and limits round down, so rounding never
- * grants more than a policy allows. Reported ε is the RDP conversion ({@link RdpAccountant}).
- * Periods are aligned to the Unix epoch: period k of a d-day policy is [k·d, (k+1)·d) days.
+ * <p>The unit is the <em>release</em>: in hosted mode one clipped, Gaussian-noised LoRA input with
+ * the serving version's noise multiplier z, costing zCDP {@code ρ = 2/z²} at sensitivity 2C (ADR
+ * 0010); in private mode one site's noised output for one token, {@code ρ = 1/(2z²)} ({@link
+ * ReleaseKind}, ADR 0024); costs add. ρ values carry 24 decimal places: costs round up and limits
+ * round down, so rounding never grants more than a policy allows. Reported ε is the RDP conversion
+ * ({@link RdpAccountant}). Periods are aligned to the Unix epoch: period k of a d-day policy is
+ * [k·d, (k+1)·d) days.
  */
 final class BudgetMaths {
   static final MathContext MATH = MathContext.DECIMAL128;
@@ -23,27 +25,24 @@ final class BudgetMaths {
   /** Decimal places of every stored ρ. */
   static final int RHO_SCALE = 24;
 
-  /**
-   * The L2 sensitivity of one release in clip norms. Neighbouring inputs (ADR 0010): one LoRA input
-   * replaced by any other, so two inputs clipped to norm C differ by at most 2C.
-   */
-  static final BigDecimal SENSITIVITY_IN_CLIP_NORMS = BigDecimal.TWO;
-
   private BudgetMaths() {}
 
   /**
-   * zCDP cost of one release at noise multiplier z (σ = zC) and sensitivity Δ = 2C: Δ²/(2σ²) =
-   * 2/z².
+   * zCDP cost of one hosted release ({@link ReleaseKind#NOISED_INPUT}) at noise multiplier z: σ =
+   * zC and sensitivity Δ = 2C give Δ²/(2σ²) = 2/z².
    */
   static BigDecimal rhoPerRelease(BigDecimal noiseMultiplier) {
-    return SENSITIVITY_IN_CLIP_NORMS
-        .multiply(SENSITIVITY_IN_CLIP_NORMS)
-        .divide(noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
+    return ReleaseKind.NOISED_INPUT.rho(noiseMultiplier);
   }
 
-  /** The ρ of {@code releases} releases at {@code noiseMultiplier}, rounded up. */
+  /** The ρ of {@code releases} hosted releases at {@code noiseMultiplier}, rounded up. */
   static BigDecimal cost(BigDecimal noiseMultiplier, long releases) {
-    return rhoPerRelease(noiseMultiplier)
+    return cost(noiseMultiplier, releases, ReleaseKind.NOISED_INPUT);
+  }
+
+  /** The ρ of {@code releases} releases of {@code kind} at {@code noiseMultiplier}, rounded up. */
+  static BigDecimal cost(BigDecimal noiseMultiplier, long releases, ReleaseKind kind) {
+    return kind.rho(noiseMultiplier)
         .multiply(BigDecimal.valueOf(releases), MATH)
         .setScale(RHO_SCALE, RoundingMode.CEILING);
   }

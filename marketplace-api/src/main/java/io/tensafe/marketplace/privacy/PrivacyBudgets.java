@@ -19,10 +19,11 @@ import java.util.UUID;
  * Differential-privacy budgets per client organisation, adapter and period, in SQL; the arithmetic
  * is {@link BudgetMaths}; the budget rows and policies are read and created by {@link BudgetTable}.
  *
- * <p>A node makes {@code releasesPerToken} releases (the adapter's distinct LoRA inputs, {@code
- * LoraInputs}) for every token its model processes: each prompt token in prefill, each generated
- * token fed back. A period's limit is the largest ρ whose ε stays within the policy's ε ({@link
- * BudgetMaths#rhoLimit}).
+ * <p>A hosted node makes {@code releasesPerToken} releases (the adapter's distinct LoRA inputs,
+ * {@code LoraInputs}) for every token its model processes: each prompt token in prefill, each
+ * generated token fed back. A private session makes one release per noised site and token run, at a
+ * cost of its own ({@link ReleaseKind}). A period's limit is the largest ρ whose ε stays within the
+ * policy's ε ({@link BudgetMaths#rhoLimit}).
  *
  * <p>Flow: {@link #reserve} the most a request can release before dispatch (atomic under a row
  * lock: concurrent requests can never overspend, and the database refuses an overspent row too),
@@ -69,13 +70,37 @@ public class PrivacyBudgets {
       String requestId,
       long releases,
       Instant now) {
+    return reserve(
+        clientOrganisationId,
+        adapterRef,
+        version,
+        requestId,
+        releases,
+        ReleaseKind.NOISED_INPUT,
+        now);
+  }
+
+  /**
+   * As {@link #reserve(UUID, String, String, String, long, Instant)}, for {@code releases} of
+   * {@code kind}: hosted requests reserve noised inputs, private sessions noised sites. A
+   * reservation's settlement is a share of it, so it is settled in releases of the same kind.
+   */
+  @Transactional
+  public Reservation reserve(
+      UUID clientOrganisationId,
+      String adapterRef,
+      String version,
+      String requestId,
+      long releases,
+      ReleaseKind kind,
+      Instant now) {
     if (releases < 1) {
       throw ProblemTypes.validation("a reservation must cover at least 1 release");
     }
     requireRequestId(requestId);
     BudgetPolicy policy = table.policy(adapterRef, version);
     OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
-    BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases);
+    BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases, kind);
     Reserved written =
         reserveStatement(clientOrganisationId, policy, start, requestId, releases, cost);
     if (written.events() == 0) {

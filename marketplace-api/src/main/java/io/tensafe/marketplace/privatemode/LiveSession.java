@@ -9,9 +9,11 @@ import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A private session this marketplace instance relays: who pays, which version on which node, and
- * the frame order it meters from. {@link #lock} admits one frame at a time (back-pressure: a second
- * is refused with 429, never queued); {@link #order} and {@link #ended} change only under it.
+ * A private session this marketplace instance relays: who pays, which version on which node, the
+ * node's plan it checks frames against, and the frame order it meters from. {@link #lock} admits
+ * one frame at a time (back-pressure: a second is refused with 429, never queued); {@link #order},
+ * {@link #framesPaid} and {@link #ended} change only under it. Once {@link #ended} is set the
+ * session is out of the live map and never relays again.
  */
 final class LiveSession {
   final UUID id;
@@ -23,10 +25,15 @@ final class LiveSession {
   final ServedVersion version;
   final NodeTarget node;
   final OffsetDateTime startedAt;
+  final SessionPlan plan;
   final ReentrantLock lock = new ReentrantLock();
   FrameOrder order;
   boolean ended;
-  private volatile long lastUsedNanos = System.nanoTime();
+
+  /** Frames the session may still send before it draws the next request from its key's rate. */
+  int framesPaid;
+
+  private volatile long acceptedNanos = System.nanoTime();
 
   LiveSession(
       UUID id,
@@ -35,6 +42,7 @@ final class LiveSession {
       ServedVersion version,
       NodeTarget node,
       OffsetDateTime startedAt,
+      SessionPlan plan,
       FrameOrder order) {
     this.id = id;
     this.key = key;
@@ -42,14 +50,17 @@ final class LiveSession {
     this.version = version;
     this.node = node;
     this.startedAt = startedAt;
+    this.plan = plan;
     this.order = order;
   }
 
-  void touch() {
-    lastUsedNanos = System.nanoTime();
+  /** Records that a frame was accepted now (its answer came back whole and was counted). */
+  void accepted() {
+    acceptedNanos = System.nanoTime();
   }
 
+  /** Nanoseconds since the session opened or last had a frame accepted. */
   long idleNanos() {
-    return System.nanoTime() - lastUsedNanos;
+    return System.nanoTime() - acceptedNanos;
   }
 }

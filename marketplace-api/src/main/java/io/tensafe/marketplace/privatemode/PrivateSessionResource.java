@@ -6,8 +6,8 @@ import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.openai.ApiKeyAuthenticated;
 import io.tensafe.marketplace.openai.ApiKeyFilter;
 import io.tensafe.marketplace.openai.GatewayConfig;
-import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemKind;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -20,7 +20,6 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
 import java.io.InputStream;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
@@ -35,7 +34,9 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
  *       max_prompt_tokens, max_tokens, max_frame_bytes}};
  *   <li>{@code POST /v1/private/sessions/{id}/frames}: one binary client frame ({@code
  *       application/octet-stream}, at most {@code tensafe.gateway.max-frame-bytes}) → the node's
- *       answer frame; one at a time per session (429 otherwise);
+ *       answer frame; one at a time per session (429 otherwise); the session, the key, the key's
+ *       rate and the replica's frame bytes in flight are checked before the body is read, and the
+ *       body is streamed to the node ({@link PrivateFrames});
  *   <li>{@code DELETE /v1/private/sessions/{id}} → 200 {@code {id, object, usage, tensafe}}: the
  *       bill, from the frames the marketplace counted.
  * </ul>
@@ -45,6 +46,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 @ApiKeyAuthenticated
 public class PrivateSessionResource {
   @Inject PrivateSessions sessions;
+  @Inject PrivateFrames frames;
   @Inject GatewayConfig gateway;
 
   @Operation(summary = "Open a private session: reserve the budget and open it on a node")
@@ -88,15 +90,30 @@ public class PrivateSessionResource {
   @Produces(MediaType.APPLICATION_OCTET_STREAM)
   @Blocking
   public byte[] frame(
-      @PathParam("id") String id, InputStream body, @Context ContainerRequestContext context)
-      throws IOException {
-    long max = gateway.maxFrameBytes();
-    byte[] bytes = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, max + 1));
-    if (bytes.length > max) {
-      throw new ApiProblem(
-          ProblemKind.REQUEST_TOO_LARGE, "a frame may have at most " + max + " bytes");
+      @PathParam("id") String id,
+      InputStream body,
+      @Context ContainerRequestContext context,
+      @Context RoutingContext http) {
+    try {
+      // GatewayBodyLimit let through only a Content-Length within max-frame-bytes.
+      return frames.relay(
+          key(context), id, context.getLength(), body, () -> http.response().reset());
+    } catch (RuntimeException e) {
+      closeAfterAnswer(http);
+      throw e;
     }
-    return sessions.frame(key(context), id, bytes);
+  }
+
+  /**
+   * A refused frame's body may be partly unsent or unread (refused before it, or while it
+   * streamed): over HTTP/1.1 its connection closes once the answer is written, so the client sends
+   * no more of it and the server reads no more of it.
+   */
+  private static void closeAfterAnswer(RoutingContext http) {
+    if (http.request().version() != HttpVersion.HTTP_2) {
+      http.response().putHeader("Connection", "close");
+      http.addEndHandler(done -> http.response().close());
+    }
   }
 
   @Operation(summary = "End a private session and bill what it was served")

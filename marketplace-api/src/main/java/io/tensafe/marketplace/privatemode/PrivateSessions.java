@@ -21,11 +21,9 @@ import io.tensafe.marketplace.openai.ServedVersions;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
-import io.tensafe.tgsp.session.MalformedFrameException;
-import io.tensafe.tgsp.session.SessionFrame;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -34,23 +32,27 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Private sessions from open to bill (ADR 0017). Opening resolves the named version, takes one of
- * the key's request slots, records the request (mode {@code private}) and reserves the DP budget
- * for {@code (max_prompt_tokens + max_tokens) × releases per token} in one transaction, then opens
- * the session on the first node that takes it (failing over as hosted requests do). Each client
- * frame is read within its bound, checked against the session's {@link FrameOrder} on a copy,
- * relayed, and the copy kept only when the node's answer frame came back whole: so the count the
- * session is billed from moves only for rounds the node served. Ending (the client's {@code
- * DELETE}, the idle timeout, or a node that fails) bills those counts once ({@link
- * PrivateSettlement}).
+ * Private sessions from open to bill (ADR 0017, ADR 0024). Opening resolves the named version,
+ * takes one of the key's request slots, records the request (mode {@code private}) and reserves the
+ * DP budget for {@code (max_prompt_tokens + max_tokens) × the version's noised sites} releases of ρ
+ * = 1/(2z²) in one transaction, then opens the session on the first node that takes it (failing
+ * over as hosted requests do) and keeps the node's plan, whose noised sites must be the version's.
+ * Frames are relayed by {@link PrivateFrames}. Ending (the client's {@code DELETE}, the idle
+ * timeout, or a node that fails) bills the counts once ({@link PrivateSettlement}).
+ *
+ * <p>Liveness: a session is live on the replica that relays it while it is in {@link #live}; that
+ * replica ends it when no frame was accepted for {@code tensafe.gateway.private-idle-timeout}
+ * ({@link #endIdle}), refreshes its row's {@code active_at} at each accepted frame and each sweep
+ * ({@link #refreshLive}), and never takes it for an orphan. A session another replica ended is
+ * dropped here without a second bill, at its next frame or sweep, whichever comes first.
  */
 @ApplicationScoped
 public class PrivateSessions {
@@ -65,13 +67,28 @@ public class PrivateSessions {
   @Inject ObjectMapper json;
 
   private final Map<UUID, LiveSession> live = new ConcurrentHashMap<>();
-  private final NodeSessionLink link =
-      new NodeSessionLink(
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(Duration.ofSeconds(5))
-              .build(),
-          Duration.ofMinutes(2));
+
+  /**
+   * The calls to nodes' sessions, frames included ({@link PrivateFrames}), each within {@code
+   * tensafe.gateway.private-frame-timeout}.
+   */
+  private NodeSessionLink link;
+
+  /** The link to nodes' sessions (a method: a client proxy's fields are not the bean's). */
+  NodeSessionLink link() {
+    return link;
+  }
+
+  @PostConstruct
+  void connect() {
+    link =
+        new NodeSessionLink(
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build(),
+            gateway.privateFrameTimeout());
+  }
 
   /** A session opened on a node: the answer to the client. */
   public record Opened(UUID id, ServedVersion version, JsonNode nodeAnswer, String configSha256) {}
@@ -80,21 +97,20 @@ public class PrivateSessions {
    * Opens a session.
    *
    * @throws ApiProblem 400 for a bad request, 404 for a model the key may not use, 422 for an
-   *     adapter its node refuses, 429 when the key's rate or budget is exhausted, 503 when no node
-   *     takes it
+   *     adapter its node refuses, 429 when the key's rate or budget is exhausted, 502 when the
+   *     node's plan does not noise the version's sites, 503 when no node takes it
    */
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
-    Checked c = check(r);
+    SessionBounds c = SessionBounds.of(r);
     UUID slot = metered.acquireSlot(key);
     List<NodeTarget> claimed = new ArrayList<>();
     try {
       ServedVersion version = resolver.named(key, r.model());
       requirePrivatePriceWithinCap(key, version);
+      int sites = versions.noisedSitesPerToken(version.adapterId(), version.version());
       UUID id = UUID.randomUUID();
       OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
-      long releases =
-          Math.multiplyExact(
-              (long) c.maxPromptTokens() + c.maxTokens(), (long) version.releasesPerToken());
+      long releases = Math.multiplyExact((long) c.maxPromptTokens() + c.maxTokens(), (long) sites);
       claimed.addAll(
           dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId()));
       if (claimed.isEmpty()) {
@@ -117,7 +133,7 @@ public class PrivateSessions {
                       claimed.getFirst().id(),
                       releases,
                       RequestMode.PRIVATE));
-      return openOnNode(key, slot, r, c, version, id, started, claimed);
+      return openOnNode(key, slot, r, c, version, sites, id, started, claimed);
     } catch (RuntimeException e) {
       claimed.forEach(dispatcher::release);
       metered.releaseSlot(slot);
@@ -126,115 +142,41 @@ public class PrivateSessions {
   }
 
   /**
-   * A creator's private price (ADR 0017) must be within the key's cap too, as the hosted one is.
+   * A private session's one price per 1k tokens (ADR 0024) must be within the key's cap on both
+   * figures, since it is paid for prompt and completion tokens alike.
    */
   private void requirePrivatePriceWithinCap(ApiKeyPrincipal key, ServedVersion version) {
     if (key.maxPrice() == null) {
       return;
     }
-    versions
-        .privatePriceNow(version.adapterId(), version.version())
-        .filter(p -> !key.maxPrice().allows(version.currency(), p[0], p[1]))
-        .ifPresent(
-            p -> {
-              throw new ApiProblem(
-                      ProblemKind.PRICE_ABOVE_CAP,
-                      "model '"
-                          + version.adapterId()
-                          + "' costs "
-                          + version.currency()
-                          + " "
-                          + p[0]
-                          + " / "
-                          + p[1]
-                          + " micro-units per 1k prompt / completion tokens in private mode; this"
-                          + " API key pays at most "
-                          + key.maxPrice())
-                  .withParam("model");
-            });
-  }
-
-  private record Checked(int maxTokens, int maxPromptTokens) {}
-
-  private static Checked check(PrivateSessionRequest r) {
-    if (r == null) {
-      throw ProblemTypes.validation("a JSON body is required");
-    }
-    if (r.model() == null || r.model().isBlank()) {
-      throw ProblemTypes.validation("model is required").withParam("model");
-    }
-    if (r.model().equals("auto")) {
-      throw ProblemTypes.validation(
-              "a private session names its adapter: route on the client over GET"
-                  + " /v1/routing/candidates (the marketplace never sees the prompt)")
+    long price = versions.privatePriceNow(version.adapterId(), version.version());
+    if (!key.maxPrice().allows(version.currency(), price, price)) {
+      throw new ApiProblem(
+              ProblemKind.PRICE_ABOVE_CAP,
+              "model '"
+                  + version.adapterId()
+                  + "' costs "
+                  + version.currency()
+                  + " "
+                  + price
+                  + " micro-units per 1k tokens, prompt and completion alike, in private mode;"
+                  + " this API key pays at most "
+                  + key.maxPrice())
           .withParam("model");
     }
-    int maxTokens = r.maxTokens() == null ? 256 : r.maxTokens();
-    if (maxTokens < 1 || maxTokens > PrivateSessionRequest.MAX_TOKENS) {
-      throw ProblemTypes.validation(
-              "max_tokens must be in [1, " + PrivateSessionRequest.MAX_TOKENS + "]")
-          .withParam("max_tokens");
-    }
-    int maxPrompt =
-        r.maxPromptTokens() == null
-            ? PrivateSessionRequest.DEFAULT_MAX_PROMPT_TOKENS
-            : r.maxPromptTokens();
-    if (maxPrompt < 1 || maxPrompt > 0xFFFF) {
-      throw ProblemTypes.validation("max_prompt_tokens must be in [1, 65535]")
-          .withParam("max_prompt_tokens");
-    }
-    List<String> keys = r.publicKeys();
-    if (keys == null
-        || keys.isEmpty()
-        || keys.size() > PrivateSessionRequest.MAX_PUBLIC_KEYS
-        || keys.stream().mapToLong(k -> k == null ? 0 : k.length()).sum()
-            > PrivateSessionRequest.MAX_PUBLIC_KEY_CHARS) {
-      throw ProblemTypes.validation(
-              "public_keys is required: 1 to "
-                  + PrivateSessionRequest.MAX_PUBLIC_KEYS
-                  + " keys, at most "
-                  + PrivateSessionRequest.MAX_PUBLIC_KEY_CHARS
-                  + " base64 characters in all")
-          .withParam("public_keys");
-    }
-    try {
-      for (String k : keys) {
-        if (k == null || k.isEmpty()) {
-          throw new IllegalArgumentException("empty");
-        }
-        Base64.getDecoder().decode(k);
-      }
-    } catch (IllegalArgumentException e) {
-      throw ProblemTypes.validation("public_keys must be base64").withParam("public_keys");
-    }
-    return new Checked(maxTokens, maxPrompt);
   }
 
   private Opened openOnNode(
       ApiKeyPrincipal key,
       UUID slot,
       PrivateSessionRequest r,
-      Checked c,
+      SessionBounds c,
       ServedVersion version,
+      int sites,
       UUID id,
       OffsetDateTime started,
       List<NodeTarget> claimed) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("session_id", id.toString());
-    body.put("adapter", version.adapterId() + "@" + version.version());
-    body.put("public_keys", r.publicKeys());
-    body.put("max_prompt_tokens", c.maxPromptTokens());
-    body.put("max_decode_steps", c.maxTokens() - 1);
-    if (r.dpNoiseMultiplier() != null) {
-      body.put("dp_noise_multiplier", r.dpNoiseMultiplier());
-    }
-    body.put("max_frame_bytes", gateway.maxFrameBytes());
-    byte[] bytes;
-    try {
-      bytes = json.writeValueAsBytes(body);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    byte[] bytes = nodeBody(r, c, version, id);
     for (int i = 0; i < claimed.size(); i++) {
       NodeTarget target = claimed.get(i);
       try {
@@ -242,9 +184,38 @@ public class PrivateSessions {
           requests.assign(id.toString(), target.id());
         }
         JsonNode answer = link.open(target, bytes);
+        SessionPlan plan;
         int chunk = answer.path("prefill_chunk_tokens").asInt(0);
-        if (chunk < FrameOrder.MIN_PREFILL_CHUNK || chunk > 0xFFFF) {
-          throw new IOException("the node's prefill chunk " + chunk + " is out of range");
+        try {
+          if (chunk < FrameOrder.MIN_PREFILL_CHUNK || chunk > 0xFFFF) {
+            throw new IllegalArgumentException("the prefill chunk " + chunk + " is out of range");
+          }
+          plan = SessionPlan.of(answer, frameLimits().maxCiphertextBytes());
+        } catch (IllegalArgumentException e) {
+          closeOnNode(target, id);
+          throw new IOException("the node's open answer: " + e.getMessage(), e);
+        }
+        if (plan.noisedSitesPerToken() != sites) {
+          closeOnNode(target, id);
+          Log.warnf(
+              "private session %s: node %s plans %d noised sites per token, the version %d",
+              id, target.name(), plan.noisedSitesPerToken(), sites);
+          unserved(id, RequestOutcome.NODE_FAILED);
+          throw new ApiProblem(
+              ProblemKind.HTTP,
+              502,
+              "Node failed",
+              "the node's plan noises "
+                  + plan.noisedSitesPerToken()
+                  + " sites per token where "
+                  + version.adapterId()
+                  + "@"
+                  + version.version()
+                  + " adapts "
+                  + sites
+                  + ", which its privacy budget is charged for; the session ended unserved and"
+                  + " nothing was billed",
+              0);
         }
         for (NodeTarget other : claimed) {
           if (other != target) {
@@ -261,6 +232,7 @@ public class PrivateSessions {
                 version,
                 target,
                 started,
+                plan,
                 new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, chunk)));
         return new Opened(
             id,
@@ -284,7 +256,11 @@ public class PrivateSessions {
                   "the node refused the session's public key or limits; nothing was billed");
         }
         Log.warnf("private session %s: node %s failed to open it: %s", id, target.name(), e);
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
+        Log.warnf("private session %s: node %s failed to open it: %s", id, target.name(), e);
+      } catch (ApiProblem e) {
+        throw e;
+      } catch (RuntimeException e) {
         Log.warnf("private session %s: node %s failed to open it: %s", id, target.name(), e);
       }
     }
@@ -293,68 +269,29 @@ public class PrivateSessions {
         "no node serving " + version.baseModel() + " opened the session; nothing was billed");
   }
 
+  /** The node's open request: the session, the adapter, the client's keys and the bounds. */
+  private byte[] nodeBody(
+      PrivateSessionRequest r, SessionBounds c, ServedVersion version, UUID id) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("session_id", id.toString());
+    body.put("adapter", version.adapterId() + "@" + version.version());
+    body.put("public_keys", r.publicKeys());
+    body.put("max_prompt_tokens", c.maxPromptTokens());
+    body.put("max_decode_steps", c.maxTokens() - 1);
+    if (r.dpNoiseMultiplier() != null) {
+      body.put("dp_noise_multiplier", r.dpNoiseMultiplier());
+    }
+    body.put("max_frame_bytes", gateway.maxFrameBytes());
+    try {
+      return json.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private void unserved(UUID id, RequestOutcome outcome) {
     settlement.settle(
         new PrivateSettlement.Served(id, null, null, null, null, null, 0, 0), outcome);
-  }
-
-  /**
-   * Relays one client frame and returns the node's answer.
-   *
-   * @throws ApiProblem 404 for a session this key does not have (or that ended), 429 while another
-   *     frame of it is in flight, 400 for a frame that is malformed or out of order (the session
-   *     goes on), 502 when the node failed (the session ended, billed for what it served)
-   */
-  public byte[] frame(ApiKeyPrincipal key, String sessionId, byte[] bytes) {
-    LiveSession s = session(key, sessionId);
-    if (!s.lock.tryLock()) {
-      throw new ApiProblem(
-          ProblemKind.RATE_LIMITED, "a frame of this session is in flight; send one at a time", 1);
-    }
-    try {
-      if (s.ended) {
-        throw ended(sessionId);
-      }
-      s.touch();
-      FrameLimits limits = limits();
-      FrameOrder next = s.order.copy();
-      SessionFrame frame;
-      try {
-        frame = SessionFrame.read(bytes, limits);
-        next.accept(frame);
-      } catch (MalformedFrameException e) {
-        throw ProblemTypes.validation("frame refused: " + e.getMessage());
-      }
-      byte[] answer;
-      try {
-        answer = link.frame(s.node, s.id, bytes, limits.maxFrameBytes());
-        SessionFrame read = SessionFrame.read(answer, limits);
-        if (read.kind() != FrameKind.ANSWER || read.sequence() != frame.sequence()) {
-          throw new IOException("the node's answer does not answer frame " + frame.sequence());
-        }
-      } catch (NodeRefusal e) {
-        if (e.status() == 400) {
-          Log.infof("private session %s: node refused frame %d: %s", s.id, frame.sequence(), e);
-          throw ProblemTypes.validation(
-              "the node refused frame "
-                  + frame.sequence()
-                  + " (a ciphertext that does not decode under the session's parameters, or the"
-                  + " wrong number of them); the session goes on");
-        }
-        throw nodeFailed(s, e);
-      } catch (IOException | MalformedFrameException e) {
-        throw nodeFailed(s, e);
-      }
-      boolean newStep = next.completionTokens() != s.order.completionTokens();
-      s.order = next;
-      if (newStep) {
-        requests.served(s.id.toString(), next.promptTokens(), next.completionTokens());
-      }
-      s.touch();
-      return answer;
-    } finally {
-      s.lock.unlock();
-    }
   }
 
   /**
@@ -363,7 +300,7 @@ public class PrivateSessions {
    * @throws ApiProblem 404 for a session this key does not have
    */
   public SessionBill close(ApiKeyPrincipal key, String sessionId) {
-    LiveSession s = session(key, sessionId);
+    LiveSession s = live(key, sessionId);
     s.lock.lock();
     try {
       if (s.ended) {
@@ -375,7 +312,10 @@ public class PrivateSessions {
     }
   }
 
-  /** Ends sessions idle past {@code tensafe.gateway.private-idle-timeout}; returns how many. */
+  /**
+   * Ends sessions without an accepted frame for {@code tensafe.gateway.private-idle-timeout};
+   * returns how many. A session with a frame in flight is not idle.
+   */
   int endIdle() {
     long idle = gateway.privateIdleTimeout().toNanos();
     int ended = 0;
@@ -392,6 +332,35 @@ public class PrivateSessions {
       }
     }
     return ended;
+  }
+
+  /**
+   * Marks every session this replica relays as live in the database, and drops those another
+   * replica ended (billed there); returns how many were dropped.
+   */
+  int refreshLive() {
+    Set<UUID> ids = Set.copyOf(live.keySet());
+    Set<UUID> open = requests.stillOpen(ids);
+    int dropped = 0;
+    for (UUID id : ids) {
+      LiveSession s = live.get(id);
+      if (!open.contains(id) && s != null && s.lock.tryLock()) {
+        try {
+          if (!s.ended) {
+            drop(s);
+            dropped++;
+          }
+        } finally {
+          s.lock.unlock();
+        }
+      }
+    }
+    return dropped;
+  }
+
+  /** The sessions this replica relays now. */
+  Set<UUID> liveIds() {
+    return Set.copyOf(live.keySet());
   }
 
   /** Sessions relayed by this instance now. */
@@ -416,17 +385,43 @@ public class PrivateSessions {
               s.order.completionTokens()),
           outcome);
     } finally {
-      dispatcher.release(s.node);
-      metered.releaseSlot(s.keySlot);
-      try {
-        link.close(s.node, s.id);
-      } catch (IOException e) {
-        Log.debugf("private session %s: closing it on node %s: %s", s.id, s.node.name(), e);
-      }
+      release(s);
     }
   }
 
-  private ApiProblem nodeFailed(LiveSession s, Exception e) {
+  /**
+   * Ends {@code s} here without billing it: another replica ended and billed it. The caller holds
+   * its lock.
+   */
+  void drop(LiveSession s) {
+    Log.infof("private session %s was ended by another replica; dropped here", s.id);
+    s.ended = true;
+    live.remove(s.id);
+    release(s);
+  }
+
+  /** Gives back what {@code s} held: its node slot, its key slot and its session on the node. */
+  private void release(LiveSession s) {
+    dispatcher.release(s.node);
+    metered.releaseSlot(s.keySlot);
+    closeOnNode(s.node, s.id);
+  }
+
+  private void closeOnNode(NodeTarget node, UUID id) {
+    try {
+      link.close(node, id);
+    } catch (IOException e) {
+      Log.debugf("private session %s: closing it on node %s: %s", id, node.name(), e);
+    }
+  }
+
+  /**
+   * Ends {@code s} after its node failed ({@code e}), billed for what it served; the caller holds
+   * its lock.
+   *
+   * @return the 502 problem for the client
+   */
+  ApiProblem nodeFailed(LiveSession s, Exception e) {
     Log.warnf("private session %s: node %s failed: %s", s.id, s.node.name(), e);
     if (e instanceof IOException && !(e instanceof NodeRefusal)) {
       dispatcher.markUnreachable(s.node, "private session failed: " + e.getMessage());
@@ -444,12 +439,18 @@ public class PrivateSessions {
         0);
   }
 
-  private FrameLimits limits() {
+  /** What a frame may be: the frame limit, at most 65535 ciphertexts of up to the frame limit. */
+  FrameLimits frameLimits() {
     int max = (int) Math.min(Integer.MAX_VALUE - 8, gateway.maxFrameBytes());
     return new FrameLimits(max, 0xFFFF, max);
   }
 
-  private LiveSession session(ApiKeyPrincipal key, String sessionId) {
+  /**
+   * The session {@code sessionId} of {@code key}, live on this replica.
+   *
+   * @throws ApiProblem 404 when there is none: unknown, another key's, or ended
+   */
+  LiveSession live(ApiKeyPrincipal key, String sessionId) {
     UUID id;
     try {
       id = UUID.fromString(sessionId);
@@ -463,7 +464,8 @@ public class PrivateSessions {
     return s;
   }
 
-  private static ApiProblem ended(String sessionId) {
+  /** 404: no open private session of this key by that id (never one, another key's, or ended). */
+  static ApiProblem ended(String sessionId) {
     return ProblemTypes.notFound("an open private session " + sessionId);
   }
 }

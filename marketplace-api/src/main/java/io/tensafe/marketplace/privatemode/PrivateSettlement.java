@@ -17,10 +17,12 @@ import java.util.UUID;
 /**
  * Bills a private session once, in one transaction with its end record, from the marketplace's own
  * count of the frames it relayed (never a client's or a node's word): the prompt is the prefill's
- * tokens, the completion 1 + the decode steps served. The DP reservation is settled to the releases
- * those tokens made ({@link ReleaseCount}), or refunded when nothing was served. A second end of
- * the same session bills nothing more (the request's end record and the charge are each written
- * once).
+ * tokens, the completion 1 + the decode steps served, both at the one private price per 1k tokens
+ * (ADR 0024). The DP reservation is settled to the releases those tokens made: one per noised site
+ * (the version's, which its node's plan was checked to match at open) and token run ({@link
+ * ReleaseCount}), each of ρ = 1/(2z²) as reserved; or refunded when nothing was served. A second
+ * end of the same session bills nothing more (the request's end record and the charge are each
+ * written once).
  */
 @ApplicationScoped
 public class PrivateSettlement {
@@ -68,7 +70,7 @@ public class PrivateSettlement {
             0,
             s.promptTokens(),
             s.completionTokens(),
-            versions.releasesPerToken(s.adapterRef(), s.version()));
+            versions.noisedSitesPerToken(s.adapterRef(), s.version()));
     double epsilon = budgets.settleReported(id, releases).orElse(-1);
     return new SessionBill(
         s.promptTokens(), s.completionTokens(), charge.amountMicros(), charge.currency(), epsilon);

@@ -131,6 +131,49 @@ class PriceHistoryTest {
         .body("detail", org.hamcrest.Matchers.containsString("no sooner than 7 days"));
   }
 
+  private io.restassured.response.ValidatableResponse schedulePrivate(String privateFields) {
+    return postJson(
+            Actors.token(creator, "creator"),
+            "/api/creator/adapters/adapter-" + suffix + "/versions/1.0.0/prices",
+            "{\"promptMicrosPer1kTokens\":1500,\"completionMicrosPer1kTokens\":2000"
+                + privateFields
+                + "}")
+        .then();
+  }
+
+  /**
+   * The one private price rises (needing notice) when it passes what private sessions paid just
+   * before: the private price, else the larger hosted one (2000 here); so dropping a private price
+   * below that is a rise too. V19's two private parts are refused by name.
+   */
+  @Test
+  void aPrivatePriceRise_needsNotice_aCutDoesNot_andTheRetiredPartsAreRefused() {
+    schedulePrivate(",\"privateMicrosPer1kTokens\":2500")
+        .statusCode(400)
+        .body("detail", org.hamcrest.Matchers.containsString("no sooner than 7 days"));
+    schedulePrivate(",\"privateMicrosPer1kTokens\":1800")
+        .statusCode(201)
+        .body("privateMicrosPer1kTokens", equalTo(1800));
+    schedulePrivate("")
+        .statusCode(400)
+        .body("detail", org.hamcrest.Matchers.containsString("no sooner than 7 days"));
+    schedulePrivate(
+            ",\"privatePromptMicrosPer1kTokens\":1000,\"privateCompletionMicrosPer1kTokens\":1200")
+        .statusCode(400)
+        .body("type", equalTo("https://tensafe.io/problems/validation"))
+        .body("error.param", equalTo("privatePromptMicrosPer1kTokens"))
+        .body("detail", org.hamcrest.Matchers.containsString("one privateMicrosPer1kTokens"));
+    Object stored =
+        em.createNativeQuery(
+                "SELECT p.private_micros_per_1k_tokens FROM adapter_price p"
+                    + " JOIN adapter_version v ON v.id = p.adapter_version_id"
+                    + " JOIN adapter a ON a.id = v.adapter_id WHERE a.adapter_ref = ?1"
+                    + " ORDER BY p.effective_from DESC LIMIT 1")
+            .setParameter(1, "adapter-" + suffix)
+            .getSingleResult();
+    assertEquals(1800L, ((Number) stored).longValue());
+  }
+
   @Test
   @Transactional
   void priceRows_areAppendOnlyInTheDatabase() {

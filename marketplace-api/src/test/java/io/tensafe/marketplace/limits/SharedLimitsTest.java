@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * Limits held by two replicas at once (two {@link SharedSlots} with their own holder ids on one
  * PostgreSQL): the slots in use never exceed the limit whichever replica takes them, a dead
  * replica's leases lapse after the lease time while a live one's do not, and two replicas share one
- * key's requests per minute and slots ({@code admit_key_request}).
+ * key's requests per minute and slots ({@code admit_key_request}), the requests with a private
+ * session's frames ({@code take_key_request}).
  */
 @QuarkusTest
 class SharedLimitsTest {
@@ -122,5 +123,25 @@ class SharedLimitsTest {
     }
     assertEquals(10, admittedOrFull, "ten a minute, whichever replica asks");
     assertTrue(wait >= 1 && wait <= 6, "then about six seconds to wait: " + wait);
+  }
+
+  @Test
+  void takingAKeysRequestWithoutASlot_drawsFromTheBucketItsAdmissionsDrawFrom() {
+    SharedSlots a = replica(Duration.ofSeconds(30));
+    SharedSlots b = replica(Duration.ofSeconds(30));
+    UUID key = UUID.randomUUID();
+    assertEquals(0, a.admitKey(key, 10, UUID.randomUUID(), 1));
+    int taken = 1;
+    int wait = 0;
+    for (int i = 0; i < 12 && wait == 0; i++) {
+      wait = (i % 2 == 0 ? a : b).takeKeyRequest(key, 10);
+      if (wait == 0) {
+        taken++;
+      }
+    }
+    assertEquals(10, taken, "ten a minute, admissions and slot-less takes together");
+    assertTrue(wait >= 1 && wait <= 6, "then about six seconds to wait: " + wait);
+    assertTrue(b.admitKey(key, 10, UUID.randomUUID(), 5) > 0, "admissions wait on it too");
+    assertEquals(1, a.held(List.of(key))[0], "takes hold no slot");
   }
 }

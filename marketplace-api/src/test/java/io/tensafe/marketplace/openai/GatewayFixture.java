@@ -27,22 +27,43 @@ public record GatewayFixture(
 
   /** As {@link #create()}, with the adapter's DP noise multiplier {@code noiseMultiplier}. */
   public static GatewayFixture create(String noiseMultiplier) throws Exception {
+    return create(noiseMultiplier, 1, List.of("q_proj"));
+  }
+
+  /**
+   * As {@link #create(String)}, for an adapter of LoRA on {@code modules} (e.g. {@code q_proj}) in
+   * each of the base model's first {@code layers} layers.
+   */
+  public static GatewayFixture create(String noiseMultiplier, int layers, List<String> modules)
+      throws Exception {
     String suffix = Actors.suffix();
     Actors.Seller seller = Actors.seller(suffix, "creator-" + suffix);
     FleetKeyPair fleet = seller.fleet();
     CreatorKeyPair key = seller.key();
     String adapterId = "bank-" + suffix;
     String keyword = "zq" + suffix;
+    java.nio.file.Path peft =
+        new io.tensafe.tgsp.peft.SyntheticAdapter(
+                layers,
+                32,
+                4,
+                8,
+                modules,
+                io.tensafe.tgsp.safetensors.DType.F32,
+                "tensafe/qwen3-tiny")
+            .write(java.nio.file.Files.createTempDirectory("peft").resolve("peft"), 1);
     Actors.upload(
         "creator-" + suffix,
         Actors.pack(
+            peft,
             adapterId,
             "1.0.0",
             fleet,
             key,
-            "tensafe/qwen3-tiny",
             List.of(keyword, "mortgage"),
-            noiseMultiplier));
+            noiseMultiplier,
+            1500,
+            2000));
     given()
         .auth()
         .oauth2(Actors.token("creator-" + suffix, "creator"))

@@ -76,6 +76,17 @@ public final class FrameOrder {
    * @throws MalformedFrameException naming the rule the frame breaks
    */
   public void accept(SessionFrame frame) throws MalformedFrameException {
+    accept(frame.header());
+  }
+
+  /**
+   * As {@link #accept(SessionFrame)}, from the frame's header alone (its ciphertext count stands
+   * for the ciphertexts): a relay checks the order before it has read, or while it streams, the
+   * ciphertexts.
+   *
+   * @throws MalformedFrameException naming the rule the frame breaks
+   */
+  public void accept(FrameHeader frame) throws MalformedFrameException {
     if (frame.kind() == FrameKind.ANSWER) {
       throw new MalformedFrameException("a client may not send an answer frame");
     }
@@ -95,12 +106,12 @@ public final class FrameOrder {
     nextSequence++;
   }
 
-  private void acceptRoundOne(SessionFrame f) throws MalformedFrameException {
+  private void acceptRoundOne(FrameHeader f) throws MalformedFrameException {
     if (awaitingRoundTwo) {
       throw new MalformedFrameException(
           "group " + group + " of step " + step + " needs its round two");
     }
-    int count = f.ciphertexts().size();
+    int count = f.count();
     if (count % f.tokens() != 0
         || count / f.tokens() < 1
         || count / f.tokens() > MAX_INPUT_CHUNKS) {
@@ -130,7 +141,7 @@ public final class FrameOrder {
     awaitingRoundTwo = true;
   }
 
-  private void startStep(SessionFrame f) throws MalformedFrameException {
+  private void startStep(FrameHeader f) throws MalformedFrameException {
     if (inPrefill) {
       if (f.tokens() > prefillChunk) {
         throw new MalformedFrameException(
@@ -159,12 +170,12 @@ public final class FrameOrder {
     tokens = f.tokens();
   }
 
-  private void acceptRoundTwo(SessionFrame f) throws MalformedFrameException {
+  private void acceptRoundTwo(FrameHeader f) throws MalformedFrameException {
     if (!awaitingRoundTwo || f.step() != step || f.group() != group || f.tokens() != tokens) {
       throw new MalformedFrameException(
           "a round two must follow the round one of its step and group");
     }
-    int count = f.ciphertexts().size();
+    int count = f.count();
     int most = MAX_SITES_PER_GROUP * MAX_INPUT_CHUNKS;
     if (count % tokens != 0 || count / tokens < 1 || count / tokens > most) {
       throw new MalformedFrameException(

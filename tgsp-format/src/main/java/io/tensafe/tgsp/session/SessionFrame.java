@@ -1,9 +1,7 @@
 package io.tensafe.tgsp.session;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -22,10 +20,8 @@ import java.util.List;
  */
 public record SessionFrame(
     FrameKind kind, long sequence, long step, int group, int tokens, List<byte[]> ciphertexts) {
-  /** Bytes before the first ciphertext. */
-  public static final int HEADER_BYTES = 19;
-
-  private static final byte[] MAGIC = "TPS1".getBytes(StandardCharsets.US_ASCII);
+  /** Bytes before the first ciphertext ({@link FrameHeader#BYTES}). */
+  public static final int HEADER_BYTES = FrameHeader.BYTES;
 
   public SessionFrame {
     if (sequence < 0 || sequence > 0xFFFF_FFFFL || step < 0 || step > 0xFFFF_FFFFL) {
@@ -50,13 +46,7 @@ public record SessionFrame(
       throw new IllegalArgumentException("frame too large: " + size + " bytes");
     }
     ByteBuffer out = ByteBuffer.allocate((int) size);
-    out.put(MAGIC)
-        .put((byte) kind.code())
-        .putInt((int) sequence)
-        .putInt((int) step)
-        .putShort((short) group)
-        .putShort((short) tokens)
-        .putShort((short) ciphertexts.size());
+    header().writeInto(out);
     for (byte[] c : ciphertexts) {
       out.putInt(c.length).put(c);
     }
@@ -72,29 +62,10 @@ public record SessionFrame(
       throw new MalformedFrameException(
           "frame is " + bytes.length + " bytes, over the limit of " + limits.maxFrameBytes());
     }
-    if (bytes.length < HEADER_BYTES) {
-      throw new MalformedFrameException(
-          "frame is shorter than its " + HEADER_BYTES + "-byte header");
-    }
+    FrameHeader header = FrameHeader.read(bytes, limits);
+    int count = header.count();
     ByteBuffer in = ByteBuffer.wrap(bytes);
-    byte[] magic = new byte[MAGIC.length];
-    in.get(magic);
-    if (!Arrays.equals(magic, MAGIC)) {
-      throw new MalformedFrameException("not a private-session frame (bad magic)");
-    }
-    FrameKind kind = FrameKind.of(Byte.toUnsignedInt(in.get()));
-    long sequence = Integer.toUnsignedLong(in.getInt());
-    long step = Integer.toUnsignedLong(in.getInt());
-    int group = Short.toUnsignedInt(in.getShort());
-    int tokens = Short.toUnsignedInt(in.getShort());
-    int count = Short.toUnsignedInt(in.getShort());
-    if (tokens == 0) {
-      throw new MalformedFrameException("a frame must declare at least one token");
-    }
-    if (count > limits.maxCiphertexts()) {
-      throw new MalformedFrameException(
-          "frame declares " + count + " ciphertexts, over the limit of " + limits.maxCiphertexts());
-    }
+    in.position(HEADER_BYTES);
     List<byte[]> ciphertexts = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       if (in.remaining() < 4) {
@@ -121,7 +92,18 @@ public record SessionFrame(
     if (in.hasRemaining()) {
       throw new MalformedFrameException(in.remaining() + " bytes after the last ciphertext");
     }
-    return new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
+    return new SessionFrame(
+        header.kind(),
+        header.sequence(),
+        header.step(),
+        header.group(),
+        header.tokens(),
+        ciphertexts);
+  }
+
+  /** This frame's header: its fields and ciphertext count. */
+  public FrameHeader header() {
+    return new FrameHeader(kind, sequence, step, group, tokens, ciphertexts.size());
   }
 
   /** The answer to this frame: same sequence, step, group and tokens. */

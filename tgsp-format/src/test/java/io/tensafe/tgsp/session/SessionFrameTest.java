@@ -36,6 +36,26 @@ class SessionFrameTest {
   }
 
   @Test
+  void aHeader_readsFromItsFirstBytesAlone_andTheOrderAcceptsIt() throws Exception {
+    SessionFrame f = frame(FrameKind.ROUND_ONE, 0, 0, 3, 2, 4);
+    byte[] head = Arrays.copyOf(f.toBytes(), FrameHeader.BYTES);
+    FrameHeader h = FrameHeader.read(head, LIMITS);
+    assertEquals(f.header(), h);
+    assertEquals(new FrameHeader(FrameKind.ROUND_ONE, 0, 0, 3, 2, 4), h);
+    assertArrayEquals(head, h.toBytes());
+    FrameOrder order = new FrameOrder(8, 0);
+    order.accept(h);
+    assertEquals(1, order.frames());
+    assertEquals(2, order.promptTokens());
+    assertThrows(
+        MalformedFrameException.class,
+        () -> FrameHeader.read(Arrays.copyOf(head, FrameHeader.BYTES - 1), LIMITS));
+    assertThrows(
+        MalformedFrameException.class,
+        () -> FrameHeader.read(head, new FrameLimits(1 << 16, 3, 1024)));
+  }
+
+  @Test
   void badBytes_areRefusedBeforeAllocation() {
     byte[] good = frame(FrameKind.ROUND_ONE, 0, 0, 0, 2, 2).toBytes();
     byte[] badMagic = good.clone();
