@@ -235,10 +235,12 @@ public final class SharedLoraNode {
       for (int l = 0; l < 2; l++) {
         Modulus q = parameters.moduli().get(l);
         for (int p = 0; p < shifts.size(); p++) {
-          long[] weights = chunk.plaintexts().get(p).plaintext().poly().limb(l);
+          ShoupPlaintext weights = chunk.plaintexts().get(p);
+          long[] w = weights.plaintext().poly().limb(l);
+          long[] wShoup = weights.shoup(l);
           long[] shift = shifts.get(p).limb(l);
           for (int k = 0; k < n; k++) {
-            sum[l][k] = q.add(sum[l][k], q.mul(weights[k], shift[k]));
+            sum[l][k] = q.add(sum[l][k], q.mulShoup(shift[k], w[k], wShoup[k]));
           }
         }
       }

@@ -27,7 +27,11 @@ public final class ShoupPlaintext {
     return plaintext;
   }
 
-  long[] shoup(int limb) {
+  /**
+   * The Shoup companions of limb {@code limb}, {@code ⌊w·2^64/q⌋} per coefficient w: for products
+   * with {@code Modulus.mulShoup}; the caller reads them and never writes them.
+   */
+  public long[] shoup(int limb) {
     return shoup[limb];
   }
 }
