@@ -16,9 +16,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param prefillChunkTokens the tokens of every prefill step but the last (a shorter step ends the
  *     prefill): the most whose frames fit {@code maxFrameBytes}
  * @param maxFrameBytes the largest frame either way
- * @param terms the session's public terms from the node (ADR 0025): {@code {row_l1_log2,
- *     spectral_log2, upload_seed_key, noised_sites_per_token}}, the signed bounds the client's
- *     scales come from and the node's key for its uploads' c1 seeds
+ * @param terms the session's public terms from the node (ADR 0025): {@code {a_row_l2_log2,
+ *     b_row_l1_log2, spectral_log2, upload_seed_key, noised_sites_per_token}}, the signed bounds
+ *     the client's scales come from and the node's key for its uploads' c1 seeds
  */
 public record OpenedSession(
     String id,
@@ -35,7 +35,8 @@ public record OpenedSession(
 
   /** The session's public terms, as the node sent them. */
   public record Terms(
-      @JsonProperty("row_l1_log2") int rowL1Log2,
+      @JsonProperty("a_row_l2_log2") int aRowL2Log2,
+      @JsonProperty("b_row_l1_log2") int bRowL1Log2,
       @JsonProperty("spectral_log2") int spectralLog2,
       @JsonProperty("upload_seed_key") String uploadSeedKey,
       @JsonProperty("noised_sites_per_token") int noisedSitesPerToken) {}

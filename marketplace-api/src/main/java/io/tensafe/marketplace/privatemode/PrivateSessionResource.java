@@ -76,7 +76,8 @@ public class PrivateSessionResource {
                 node.path("prefill_chunk_tokens").asInt(),
                 gateway.maxFrameBytes(),
                 new OpenedSession.Terms(
-                    node.path("row_l1_log2").asInt(),
+                    node.path("a_row_l2_log2").asInt(),
+                    node.path("b_row_l1_log2").asInt(),
                     node.path("spectral_log2").asInt(),
                     node.path("upload_seed_key").asText(),
                     node.path("noised_sites_per_token").asInt())))

@@ -87,12 +87,14 @@ public record Manifest(
    * Bounds on the adapter's weights, as powers of two, for private mode (ADR 0025): computed at
    * pack time, then public.
    *
-   * @param rowL1Log2 every row's L1 norm of every A and scaled B is at most {@code 2^rowL1Log2}.
-   *     Range: [-64, 64].
+   * @param aRowL2Log2 every row's L2 norm of every A is at most {@code 2^aRowL2Log2}. Range: [-64,
+   *     64].
+   * @param bRowL1Log2 every row's L1 norm of every scaled B is at most {@code 2^bRowL1Log2}. Range:
+   *     [-64, 64].
    * @param spectralLog2 every site's {@code ‖s·B‖_F·‖A‖_F} is at most {@code 2^spectralLog2}.
    *     Range: [-64, 64].
    */
-  public record PrivateBounds(int rowL1Log2, int spectralLog2) {}
+  public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {}
 
   /** Retained energy of one site, in (0, 1], as an exact decimal rounded to 6 places. */
   public record SiteEnergy(String site, BigDecimal retainedEnergy) {}

@@ -121,8 +121,10 @@ public final class ManifestCodec {
                 m.put(
                     "private_bounds",
                     obj(
-                        "row_l1_log2",
-                        num(b.rowL1Log2()),
+                        "a_row_l2_log2",
+                        num(b.aRowL2Log2()),
+                        "b_row_l1_log2",
+                        num(b.bRowL1Log2()),
                         "spectral_log2",
                         num(b.spectralLog2()))));
     return new JsonObject(m);

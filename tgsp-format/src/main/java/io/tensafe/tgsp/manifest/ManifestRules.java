@@ -201,11 +201,13 @@ public final class ManifestRules {
     Optional<Manifest.PrivateBounds> bounds = Optional.empty();
     Optional<ObjectReader> pb = r.optionalObject("private_bounds");
     if (pb.isPresent()) {
-      ObjectReader x = pb.get().allowOnly(Set.of("row_l1_log2", "spectral_log2"));
+      ObjectReader x =
+          pb.get().allowOnly(Set.of("a_row_l2_log2", "b_row_l1_log2", "spectral_log2"));
       bounds =
           Optional.of(
               new Manifest.PrivateBounds(
-                  (int) x.integer("row_l1_log2", -64, 64),
+                  (int) x.integer("a_row_l2_log2", -64, 64),
+                  (int) x.integer("b_row_l1_log2", -64, 64),
                   (int) x.integer("spectral_log2", -64, 64)));
     }
     return new Lora(rank, alpha, scaling, modules, tensors, reduction, bounds);

@@ -9,11 +9,12 @@ import java.io.IOException;
 /**
  * The bounds private mode's scales and DP noise come from (ADR 0025), computed once at pack time
  * from the weights and signed in the manifest, so that a node never derives a scale or a noise
- * level from the weights per session, and a client learns only these two exponents:
+ * level from the weights per session, and a client learns only these three exponents:
  *
  * <ul>
- *   <li>{@code row_l1_log2}: the least e with {@code 2^e ≥} every row's L1 norm of every site's A
- *       and of its scaled B ({@code s·B}, s the LoRA scaling);
+ *   <li>{@code a_row_l2_log2}: the least e with {@code 2^e ≥} every row's L2 norm of every A;
+ *   <li>{@code b_row_l1_log2}: the least e with {@code 2^e ≥} every row's L1 norm of every scaled B
+ *       ({@code s·B}, s the LoRA scaling);
  *   <li>{@code spectral_log2}: the least e with {@code 2^e ≥ ‖s·B‖_F·‖A‖_F} for every site, an
  *       upper bound on the spectral norm of the site's delta {@code s·B·A}.
  * </ul>
@@ -36,18 +37,22 @@ public final class PrivateModeBounds {
       PeftAdapter adapter, AdapterConfig config, SafetensorsFile weights)
       throws IOException, TgspException {
     double scale = config.scaling().factor(config.alpha().doubleValue(), config.rank());
-    double rowL1 = 0;
+    double aRowL2 = 0;
+    double bRowL1 = 0;
     double spectral = 0;
     for (LoraSite site : adapter.sites()) {
       double[] a = weights.read(named(weights, site.a().name())).values();
       double[] b = weights.read(named(weights, site.b().name())).values();
       int in = (int) site.inFeatures();
       int rank = a.length / in;
-      rowL1 = Math.max(rowL1, Math.max(maxRowL1(a, in, 1), maxRowL1(b, rank, scale)));
+      aRowL2 = Math.max(aRowL2, maxRowL2(a, in));
+      bRowL1 = Math.max(bRowL1, maxRowL1(b, rank, scale));
       spectral = Math.max(spectral, frobenius(b, scale) * frobenius(a, 1));
     }
     return new Manifest.PrivateBounds(
-        log2AtLeast(rowL1, "row L1"), log2AtLeast(spectral, "spectral"));
+        log2AtLeast(aRowL2, "A's row L2"),
+        log2AtLeast(bRowL1, "B's row L1"),
+        log2AtLeast(spectral, "spectral"));
   }
 
   /** The tensor of that name in {@code weights} (the payload, which a rank reduction rewrote). */
@@ -80,6 +85,18 @@ public final class PrivateModeBounds {
         sum += Math.abs(m[row * width + j] * scale);
       }
       largest = Math.max(largest, sum);
+    }
+    return largest;
+  }
+
+  private static double maxRowL2(double[] m, int width) {
+    double largest = 0;
+    for (int row = 0; row < m.length / width; row++) {
+      double sum = 0;
+      for (int j = 0; j < width; j++) {
+        sum += m[row * width + j] * m[row * width + j];
+      }
+      largest = Math.max(largest, Math.sqrt(sum));
     }
     return largest;
   }

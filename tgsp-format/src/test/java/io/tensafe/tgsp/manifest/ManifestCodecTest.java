@@ -36,7 +36,7 @@ class ManifestCodecTest {
             Optional.of(
                 new Manifest.RankReduction(
                     16, List.of(new Manifest.SiteEnergy("a", new BigDecimal("0.987654"))))),
-            Optional.of(new Manifest.PrivateBounds(-2, 3))),
+            Optional.of(new Manifest.PrivateBounds(-2, 1, 3))),
         new Manifest.Routing(List.of("bank", "interest rate"), "finance"),
         new Manifest.Price("EUR", 1500, 2000),
         "CC-BY-4.0",

@@ -45,7 +45,8 @@ class PrivateBoundsSignedTest {
             .config()
             .scaling()
             .factor(adapter.config().alpha().doubleValue(), adapter.config().rank());
-    double rowL1 = 0;
+    double aRowL2 = 0;
+    double bRowL1 = 0;
     double spectral = 0;
     try (SafetensorsFile weights = SafetensorsFile.open(peft.resolve(PeftAdapter.WEIGHTS_FILE))) {
       for (LoraSite site : adapter.sites()) {
@@ -58,10 +59,10 @@ class PrivateBoundsSignedTest {
         for (int i = 0; i < r; i++) {
           double sum = 0;
           for (int j = 0; j < in; j++) {
-            sum += Math.abs(a[i * in + j]);
-            fa += a[i * in + j] * a[i * in + j];
+            sum += a[i * in + j] * a[i * in + j];
           }
-          rowL1 = Math.max(rowL1, sum);
+          fa += sum;
+          aRowL2 = Math.max(aRowL2, Math.sqrt(sum));
         }
         for (int o = 0; o < b.length / r; o++) {
           double sum = 0;
@@ -69,15 +70,17 @@ class PrivateBoundsSignedTest {
             sum += Math.abs(s * b[o * r + j]);
             fb += s * b[o * r + j] * s * b[o * r + j];
           }
-          rowL1 = Math.max(rowL1, sum);
+          bRowL1 = Math.max(bRowL1, sum);
         }
         spectral = Math.max(spectral, Math.sqrt(fa) * Math.sqrt(fb));
       }
     }
-    assertTrue(rowL1 > 0 && spectral > 0, "the fixture has weights");
-    double l1Bound = Math.scalb(1.0, bounds.rowL1Log2());
+    assertTrue(aRowL2 > 0 && bRowL1 > 0 && spectral > 0, "the fixture has weights");
+    double aBound = Math.scalb(1.0, bounds.aRowL2Log2());
+    double bBound = Math.scalb(1.0, bounds.bRowL1Log2());
     double spectralBound = Math.scalb(1.0, bounds.spectralLog2());
-    assertTrue(l1Bound >= rowL1 && l1Bound / 2 < rowL1, l1Bound + " for " + rowL1);
+    assertTrue(aBound >= aRowL2 && aBound / 2 < aRowL2, aBound + " for " + aRowL2);
+    assertTrue(bBound >= bRowL1 && bBound / 2 < bRowL1, bBound + " for " + bRowL1);
     assertTrue(
         spectralBound >= spectral && spectralBound / 2 < spectral,
         spectralBound + " for " + spectral);

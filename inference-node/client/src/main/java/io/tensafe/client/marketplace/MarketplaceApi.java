@@ -115,17 +115,20 @@ public final class MarketplaceApi {
         terms(answer));
   }
 
-  /** The session's public terms: its clip norm, the signed weight bound and the seed key. */
+  /** The session's public terms: its clip norm, the signed weight bounds and the seed key. */
   private static SessionTerms terms(JsonNode answer) throws IOException {
     try {
       JsonNode t = answer.path("terms");
       byte[] key = Base64.getDecoder().decode(t.path("upload_seed_key").asText(""));
       return new SessionTerms(
           new PrivateScales(
-              answer.path("clip_norm").asDouble(), Math.scalb(1.0, t.path("row_l1_log2").asInt())),
+              answer.path("clip_norm").asDouble(),
+              Math.scalb(1.0, t.path("a_row_l2_log2").asInt()),
+              Math.scalb(1.0, t.path("b_row_l1_log2").asInt())),
           new UploadSeeds(key));
     } catch (IllegalArgumentException e) {
-      throw new IOException("the marketplace sent session terms that do not fit: " + e.getMessage(), e);
+      throw new IOException(
+          "the marketplace sent session terms that do not fit: " + e.getMessage(), e);
     }
   }
 

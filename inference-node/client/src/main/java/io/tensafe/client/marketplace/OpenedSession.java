@@ -1,7 +1,7 @@
 package io.tensafe.client.marketplace;
 
-import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.privatemode.SessionTerms;
+import io.tensafe.node.privatemode.SitePlan;
 import java.util.Optional;
 
 /**

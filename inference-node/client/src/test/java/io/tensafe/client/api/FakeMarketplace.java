@@ -8,9 +8,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.tensafe.node.privatemode.NodeSession;
 import io.tensafe.node.privatemode.PrivateBounds;
-import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.privatemode.PrivateLimits;
 import io.tensafe.node.privatemode.SitePlan;
+import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
@@ -151,10 +151,12 @@ final class FakeMarketplace implements AutoCloseable {
     opened.put("clip_norm", 100.0).put("prefill_chunk_tokens", chunk);
     opened
         .putObject("terms")
-        .put("row_l1_log2", bounds.rowL1Log2())
+        .put("a_row_l2_log2", bounds.aRowL2Log2())
+        .put("b_row_l1_log2", bounds.bRowL1Log2())
         .put("spectral_log2", bounds.spectralLog2())
         .put("upload_seed_key", Base64.getEncoder().encodeToString(node.terms().seeds().key()))
-        .put("noised_sites_per_token", plan.groups().stream().mapToInt(g -> g.sites().size()).sum());
+        .put(
+            "noised_sites_per_token", plan.groups().stream().mapToInt(g -> g.sites().size()).sum());
     opened.putObject("base_model").put("config_sha256", configSha256);
     return JSON.writeValueAsBytes(opened);
   }

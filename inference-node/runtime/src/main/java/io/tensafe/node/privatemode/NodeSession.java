@@ -1,6 +1,5 @@
 package io.tensafe.node.privatemode;
 
-import io.tensafe.kernels.helora.PrivateScales;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
@@ -65,9 +64,7 @@ public final class NodeSession {
     bounds.check(adapter);
     byte[] seedKey = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(seedKey);
-    this.terms =
-        new SessionTerms(
-            new PrivateScales(policy.clipNorm(), bounds.weightBound()), new UploadSeeds(seedKey));
+    this.terms = new SessionTerms(bounds.scales(policy), new UploadSeeds(seedKey));
     if (publicKeys.size() != plan.rings().size()) {
       throw new MalformedEncodingException(
           "expected "

@@ -1,26 +1,25 @@
 package io.tensafe.node.privatemode;
 
+import io.tensafe.kernels.helora.PrivateScales;
+import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 
 /**
  * The adapter's signed bounds private mode uses (ADR 0025; tgsp-format's {@code PrivateModeBounds}
- * computes them at pack time): {@code W = 2^rowL1Log2} bounds every row's L1 norm of A and of the
- * scaled B, and sets the weights' scale; {@code L = 2^spectralLog2} bounds every site's delta's
- * spectral norm, and sets the DP noise. Public: the client learns both exponents.
+ * computes them at pack time): {@code W_A = 2^aRowL2Log2} bounds every row's L2 norm of A and
+ * {@code W_B = 2^bRowL1Log2} every row's L1 norm of the scaled B, and set the weights' scales;
+ * {@code L = 2^spectralLog2} bounds every site's delta's spectral norm, and sets the DP noise.
+ * Public: the client learns the three exponents.
  *
- * @param rowL1Log2 log2 of W. Range: [-64, 64].
+ * @param aRowL2Log2 log2 of W_A. Range: [-64, 64].
+ * @param bRowL1Log2 log2 of W_B. Range: [-64, 64].
  * @param spectralLog2 log2 of L. Range: [-64, 64].
  */
-public record PrivateBounds(int rowL1Log2, int spectralLog2) {
+public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
   public PrivateBounds {
-    if (Math.abs(rowL1Log2) > 64 || Math.abs(spectralLog2) > 64) {
+    if (Math.abs(aRowL2Log2) > 64 || Math.abs(bRowL1Log2) > 64 || Math.abs(spectralLog2) > 64) {
       throw new IllegalArgumentException("bounds are powers of two from 2^-64 to 2^64");
     }
-  }
-
-  /** W. */
-  public double weightBound() {
-    return Math.scalb(1.0, rowL1Log2);
   }
 
   /** L. */
@@ -28,21 +27,28 @@ public record PrivateBounds(int rowL1Log2, int spectralLog2) {
     return Math.scalb(1.0, spectralLog2);
   }
 
+  /** The session's scales under {@code policy}'s clip norm and these bounds. */
+  public PrivateScales scales(InputPrivacy policy) {
+    return new PrivateScales(
+        policy.clipNorm(), Math.scalb(1.0, aRowL2Log2), Math.scalb(1.0, bRowL1Log2));
+  }
+
   /**
    * The bounds a pack of {@code adapter} signs: the least powers of two above its weights (for
    * tests and benchmarks that build adapters without packing them).
    */
   public static PrivateBounds asPackWouldSign(LoraAdapter adapter) {
-    double rowL1 = 0;
+    double aRowL2 = 0;
+    double bRowL1 = 0;
     double spectral = 0;
     for (LoraAdapter.Site s : adapter.sites().values()) {
       double[][] scaledB = scaled(s.b(), s.scale());
-      rowL1 =
-          Math.max(rowL1, Math.max(PublicBounds.maxRowL1(s.a()), PublicBounds.maxRowL1(scaledB)));
+      aRowL2 = Math.max(aRowL2, maxRowL2(s.a()));
+      bRowL1 = Math.max(bRowL1, PublicBounds.maxRowL1(scaledB));
       spectral =
           Math.max(spectral, PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a()));
     }
-    return new PrivateBounds(log2AtLeast(rowL1), log2AtLeast(spectral));
+    return new PrivateBounds(log2AtLeast(aRowL2), log2AtLeast(bRowL1), log2AtLeast(spectral));
   }
 
   /**
@@ -56,19 +62,17 @@ public record PrivateBounds(int rowL1Log2, int spectralLog2) {
     for (var e : adapter.sites().entrySet()) {
       LoraAdapter.Site s = e.getValue();
       double[][] scaledB = scaled(s.b(), s.scale());
-      double rowL1 = Math.max(PublicBounds.maxRowL1(s.a()), PublicBounds.maxRowL1(scaledB));
-      if (rowL1 > weightBound()) {
+      if (maxRowL2(s.a()) > Math.scalb(1.0, aRowL2Log2)) {
         throw new IllegalArgumentException(
-            e.getKey() + "'s row L1 norms exceed the signed bound 2^" + rowL1Log2 + ": repack it");
+            e.getKey() + "'s A exceeds the signed row bound 2^" + aRowL2Log2 + ": repack it");
       }
-      double spectral = PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a());
-      if (spectral > spectralBound()) {
+      if (PublicBounds.maxRowL1(scaledB) > Math.scalb(1.0, bRowL1Log2)) {
         throw new IllegalArgumentException(
-            e.getKey()
-                + "'s ‖s·B‖_F·‖A‖_F "
-                + spectral
-                + " exceeds the signed bound 2^"
-                + spectralLog2);
+            e.getKey() + "'s B exceeds the signed row bound 2^" + bRowL1Log2 + ": repack it");
+      }
+      if (PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a()) > spectralBound()) {
+        throw new IllegalArgumentException(
+            e.getKey() + " exceeds the signed spectral bound 2^" + spectralLog2 + ": repack it");
       }
     }
   }
@@ -82,6 +86,18 @@ public record PrivateBounds(int rowL1Log2, int spectralLog2) {
       }
     }
     return out;
+  }
+
+  private static double maxRowL2(double[][] m) {
+    double largest = 0;
+    for (double[] row : m) {
+      double sum = 0;
+      for (double v : row) {
+        sum += v * v;
+      }
+      largest = Math.max(largest, Math.sqrt(sum));
+    }
+    return largest;
   }
 
   private static int log2AtLeast(double x) {

@@ -5,7 +5,7 @@ import io.tensafe.kernels.rlwe.UploadSeeds;
 
 /**
  * What a private session fixes when it opens and both halves use for every frame (ADR 0025), all
- * public: the scales (from the policy's clip norm C and the signed weight bound W) and the node's
+ * public: the scales (from the policy's clip norm C and the signed weight bounds) and the node's
  * key the uploads' c1 seeds come from. Nothing a frame carries besides ciphertext bodies depends on
  * the client's text: every scale, size and count follows from these and the plan.
  *

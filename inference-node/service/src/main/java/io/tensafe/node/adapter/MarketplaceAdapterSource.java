@@ -79,7 +79,7 @@ public final class MarketplaceAdapterSource implements AdapterSource {
             .manifest()
             .lora()
             .privateBounds()
-            .map(b -> new PrivateBounds(b.rowL1Log2(), b.spectralLog2()));
+            .map(b -> new PrivateBounds(b.aRowL2Log2(), b.bRowL1Log2(), b.spectralLog2()));
     return new OpenedAdapter(folder, privacy, bounds);
   }
 

@@ -20,11 +20,12 @@ import java.util.List;
  * @param prefillChunkTokens the tokens of every prefill step but the last: the most whose frames
  *     fit the session's frame limit (tgsp-format's {@code FrameOrder})
  * @param clipNorm the adapter policy's C, > 0
- * @param rowL1Log2 log2 of the signed weight bound W
+ * @param aRowL2Log2 log2 of the signed bound on A's rows' L2 norms
+ * @param bRowL1Log2 log2 of the signed bound on the scaled B's rows' L1 norms
  * @param spectralLog2 log2 of the signed spectral bound L
  * @param uploadSeedKey base64 of the node's 32-byte key for this session's c1 seeds
- * @param noisedSitesPerToken the sites the node noises once per token run: each a release of zCDP
- *     ρ = 1/(2z²)
+ * @param noisedSitesPerToken the sites the node noises once per token run: each a release of zCDP ρ
+ *     = 1/(2z²)
  */
 public record SessionOpened(
     @JsonProperty("session_id") String sessionId,
@@ -32,7 +33,8 @@ public record SessionOpened(
     List<Integer> rings,
     @JsonProperty("prefill_chunk_tokens") int prefillChunkTokens,
     @JsonProperty("clip_norm") double clipNorm,
-    @JsonProperty("row_l1_log2") int rowL1Log2,
+    @JsonProperty("a_row_l2_log2") int aRowL2Log2,
+    @JsonProperty("b_row_l1_log2") int bRowL1Log2,
     @JsonProperty("spectral_log2") int spectralLog2,
     @JsonProperty("upload_seed_key") String uploadSeedKey,
     @JsonProperty("noised_sites_per_token") int noisedSitesPerToken) {
@@ -69,7 +71,8 @@ public record SessionOpened(
         plan.rings(),
         prefillChunk,
         terms.scales().clipNorm(),
-        bounds.rowL1Log2(),
+        bounds.aRowL2Log2(),
+        bounds.bRowL1Log2(),
         bounds.spectralLog2(),
         Base64.getEncoder().encodeToString(terms.seeds().key()),
         plan.groups().stream().mapToInt(g -> g.sites().size()).sum());

@@ -72,15 +72,15 @@ final class PrivateRoundsBench {
             p.ringDegree(),
             input,
             AnswerCodec.switchedBytes(p, 1));
-    // The node's public bound: the power of two at or above every row's L1 norm.
-    double bound =
-        Math.pow(2, Math.ceil(Math.log(Math.max(maxRowL1(a), maxRowL1(b))) / Math.log(2)));
+    // The signed bounds: powers of two at or above every row's L2 norm of A and L1 norm of B.
+    double bound = Math.pow(2, Math.ceil(Math.log(maxRowL1(b)) / Math.log(2)));
     // The session's clip norm: the largest input's L2 norm, so no input is clipped.
     double clip = 0;
     for (double[] x : inputs) {
       clip = Math.max(clip, Math.sqrt(java.util.Arrays.stream(x).map(v -> v * v).sum()));
     }
-    PrivateScales scales = new PrivateScales(clip, bound);
+    PrivateScales scales =
+        new PrivateScales(clip, Math.pow(2, Math.ceil(Math.log(maxRowL2(a)) / Math.log(2))), bound);
     SharedLoraNode.Site site = node.prepare(a, b, scales, chunks, shareChunks);
     byte[] key = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(key);
@@ -182,6 +182,13 @@ final class PrivateRoundsBench {
   private static double maxRowL1(double[][] m) {
     return Arrays.stream(m)
         .mapToDouble(row -> Arrays.stream(row).map(Math::abs).sum())
+        .max()
+        .orElse(1);
+  }
+
+  private static double maxRowL2(double[][] m) {
+    return Arrays.stream(m)
+        .mapToDouble(row -> Math.sqrt(Arrays.stream(row).map(v -> v * v).sum()))
         .max()
         .orElse(1);
   }

@@ -42,10 +42,10 @@ import java.util.List;
  *       {@link SwitchedAnswer}s.
  * </ol>
  *
- * <p>Scales never depend on the adapter's data or the client's: A and B are rounded at {@code Δw}
- * from the signed weight bound, inputs must carry {@code Δx} from the clip norm. Round two always
- * adds the DP noise its caller gives, which the caller takes from the node's own policy and the
- * signed bounds (never from a client). Thread-safe; a {@link Share} is used once.
+ * <p>Scales never depend on the adapter's data or the client's: A and B are rounded at {@code Δa}
+ * and {@code Δb} from the signed weight bounds, inputs must carry {@code Δx} from the clip norm.
+ * Round two always adds the DP noise its caller gives, which the caller takes from the node's own
+ * policy and the signed bounds (never from a client). Thread-safe; a {@link Share} is used once.
  */
 public final class SharedLoraNode {
   /** {@code |h_i| ≤ 2^16}: a substitution passes round two's check with chance at most 2^-16. */
@@ -69,7 +69,7 @@ public final class SharedLoraNode {
   /**
    * A site: A ({@code r × d}) packed per input chunk, and B ({@code dOut × r}, any LoRA scaling
    * folded in, with a zero column for the check share) packed per share chunk; all rounded at the
-   * session's {@code Δw}.
+   * session's {@code Δa} and {@code Δb}.
    */
   public record Site(
       ChunkedLayout aChunks,
@@ -131,26 +131,26 @@ public final class SharedLoraNode {
    * shareChunks}.
    *
    * @throws IllegalArgumentException if the shapes do not chain (B's rows have A's row count), a
-   *     row's L1 norm exceeds the scales' weight bound, or a chunk count does not fit its width
+   *     row of A's L2 norm or of B's L1 norm exceeds the scales' bounds, or a chunk count does not
+   *     fit its width
    */
   public Site prepare(
       double[][] a, double[][] b, PrivateScales scales, int chunks, int shareChunks) {
     if (a.length == 0 || b.length == 0 || b[0].length != a.length) {
       throw new IllegalArgumentException("B must have A's row count as its width");
     }
-    if (RowChecks.maxRowL1(a) > scales.weightBound()
-        || RowChecks.maxRowL1(b) > scales.weightBound()) {
-      throw new IllegalArgumentException("a row's L1 norm exceeds the signed weight bound");
+    if (maxRowL2(a) > scales.aBound() || RowChecks.maxRowL1(b) > scales.bBound()) {
+      throw new IllegalArgumentException("a row's norm exceeds the signed weight bounds");
     }
     int r = a.length;
-    long[][] aInts = PrivateWeights.quantize(a, scales.weight());
-    long[][] bInts = PrivateWeights.quantize(b, scales.weight());
+    long[][] aInts = PrivateWeights.quantize(a, scales.a());
+    long[][] bInts = PrivateWeights.quantize(b, scales.b());
     ChunkedLayout aChunks = new ChunkedLayout(a[0].length, chunks, r, parameters.ringDegree());
     ChunkedLayout bChunks =
         new ChunkedLayout(r + 1, shareChunks, b.length, parameters.ringDegree());
     List<PrivateWeights.Site> aSites = new ArrayList<>(chunks);
     for (int j = 0; j < chunks; j++) {
-      aSites.add(packer.prepare(chunkOf(aInts, j, aChunks.chunkWidth()), scales.weight()));
+      aSites.add(packer.prepare(chunkOf(aInts, j, aChunks.chunkWidth()), scales.a()));
     }
     long[][] bWithCheck = new long[b.length][];
     for (int o = 0; o < b.length; o++) {
@@ -158,7 +158,7 @@ public final class SharedLoraNode {
     }
     List<PrivateWeights.Site> bSites = new ArrayList<>(shareChunks);
     for (int j = 0; j < shareChunks; j++) {
-      bSites.add(packer.prepare(chunkOf(bWithCheck, j, bChunks.chunkWidth()), scales.weight()));
+      bSites.add(packer.prepare(chunkOf(bWithCheck, j, bChunks.chunkWidth()), scales.b()));
     }
     return new Site(aChunks, List.copyOf(aSites), bChunks, List.copyOf(bSites), scales, this);
   }
@@ -246,7 +246,7 @@ public final class SharedLoraNode {
       }
       out.add(
           new ShoupPlaintext(
-              new Plaintext(RnsPoly.wrap(sum, true), site.scales().weight()), parameters.moduli()));
+              new Plaintext(RnsPoly.wrap(sum, true), site.scales().a()), parameters.moduli()));
     }
     return out;
   }
@@ -370,6 +370,19 @@ public final class SharedLoraNode {
     }
     Arrays.fill(masks, null);
     return out;
+  }
+
+  /** The largest row L2 norm of {@code m}. */
+  private static double maxRowL2(double[][] m) {
+    double largest = 0;
+    for (double[] row : m) {
+      double sum = 0;
+      for (double v : row) {
+        sum += v * v;
+      }
+      largest = Math.max(largest, Math.sqrt(sum));
+    }
+    return largest;
   }
 
   /** Columns {@code [j·w, (j+1)·w)} of {@code m}, zero beyond its width. */
