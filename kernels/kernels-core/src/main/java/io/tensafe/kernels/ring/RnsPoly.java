@@ -37,8 +37,9 @@ public final class RnsPoly {
     for (int l = 0; l < moduli.size(); l++) {
       long q = moduli.get(l).value();
       for (int i = 0; i < values.length; i++) {
-        long r = values[i] % q;
-        limbs[l][i] = r < 0 ? r + q : r;
+        long v = values[i];
+        // Values below the prime in size (the common case, zeros above all) need no division.
+        limbs[l][i] = v >= 0 && v < q ? v : v < 0 && v > -q ? v + q : Math.floorMod(v, q);
       }
     }
     return new RnsPoly(limbs, false);
