@@ -111,6 +111,19 @@ public final class PrivateClient {
     return List.copyOf(out);
   }
 
+  /**
+   * Encrypts a whole polynomial of N coefficients at the input scale, as a modified client could
+   * (the shipped runtime only ever fills a chunk's first w coefficients): for the test that shows
+   * what inputs outside a chunk's support reach (ADR 0025).
+   */
+  Ciphertext encryptPolynomialForTesting(double[] coefficients, PrivateScales scales, byte[] seed) {
+    return Encryptor.encrypt(
+        CoefficientEncoder.encode(coefficients, scales.input(), parameters, 2),
+        secretKey,
+        seed,
+        random);
+  }
+
   /** {@code ‖x‖∞}. */
   private static double largestAbs(double[] x) {
     double largest = 0;

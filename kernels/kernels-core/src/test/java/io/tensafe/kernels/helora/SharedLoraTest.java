@@ -227,6 +227,60 @@ class SharedLoraTest {
     assertTrue(correlations / tokens < 0.3, "correlation with B·v: " + correlations / tokens);
   }
 
+  /**
+   * The hole ADR 0025 leaves open (found by the review of issue 33): an input placed outside its
+   * chunk's support meets the other rows packed beside a row, and round two's check, exact over
+   * every cross term by design, passes. For an adapter whose delta is zero for every input (A = [a;
+   * −a], B = [b b]), the honest placement gets 0 and the shifted one {@code b·(a·u)}, with ‖u‖₂ =
+   * C. When a proof of the whole encrypted polynomial closes this, this test must be turned around.
+   */
+  @Test
+  void anInputOutsideItsChunk_readsOtherRows_theKnownHole() {
+    int d = 64;
+    Parties p = parties(d, 61);
+    java.util.SplittableRandom random = new java.util.SplittableRandom(62);
+    double[] a = random.doubles(d).map(v -> (v - 0.5) / 4).toArray();
+    double[] b = random.doubles(d).map(v -> (v - 0.5) / 4).toArray();
+    double[][] aa = {a, Arrays.stream(a).map(v -> -v).toArray()};
+    double[][] bb = new double[d][];
+    for (int o = 0; o < d; o++) {
+      bb[o] = new double[] {b[o], b[o]};
+    }
+    SharedLoraNode.Site site = prepare(p, aa, bb, 1, 1);
+    double aNorm = Math.sqrt(Arrays.stream(a).map(v -> v * v).sum());
+    double[] u = Arrays.stream(a).map(v -> CLIP * v / aNorm).toArray();
+    int n = p.client().parameters().ringDegree();
+    double[] honest = new double[n];
+    System.arraycopy(u, 0, honest, 0, d);
+    double[] shifted = new double[n];
+    System.arraycopy(u, 0, shifted, d, d); // block 1: row 1's output reads row 0's weights
+    double au = CLIP * aNorm;
+    double[] fromHonest = withPolynomial(p, site, honest);
+    double[] fromShifted = withPolynomial(p, site, shifted);
+    for (int o = 0; o < d; o++) {
+      assertEquals(0, fromHonest[o], 1e-4 * Math.abs(b[o] * au) + 1e-9, "honest " + o);
+      assertEquals(b[o] * au, fromShifted[o], 1e-3 * Math.abs(b[o] * au) + 1e-6, "shifted " + o);
+    }
+  }
+
+  /**
+   * Both rounds with round one's input a whole polynomial; round two honest, so the check passes.
+   */
+  private static double[] withPolynomial(Parties p, SharedLoraNode.Site site, double[] polynomial) {
+    SharedLoraNode.RoundOne one =
+        p.node()
+            .roundOne(
+                site,
+                List.of(
+                    p.client()
+                        .encryptPolynomialForTesting(
+                            polynomial, site.scales(), seeds(p, 1).getFirst())));
+    return p.client()
+        .decryptDeltas(
+            p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sharesFor(p, site, one)),
+            site.bLayout());
+  }
+
   @Test
   void inputsAndShares_atAnotherScale_areRefused() {
     int d = 64;
