@@ -2,6 +2,7 @@ package io.tensafe.tgsp.container;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.tgsp.crypto.CreatorPublicKey;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Committed packages built with deterministic test keys and randomness ({@link SmallPackage}) must
  * stay readable, and rebuilding them must give the same bytes. To regenerate after a deliberate
  * format change: {@code ./mvnw -pl tgsp-format test -Dtest=GoldenVectorTest
- * -Dtgsp.golden.write=true} (then bump the format version: old files must keep their meaning).
+ * -Dtgsp.golden.write=true} (then bump the format version: old files must keep their meaning; an
+ * optional field added, as {@code lora.private_bounds} was, keeps the old file beside the new one).
  */
 class GoldenVectorTest {
   static final Path GOLDEN = Path.of("src/test/resources/golden");
@@ -49,6 +51,32 @@ class GoldenVectorTest {
         Files.readAllBytes(dir.resolve("fixture-peft").resolve(PeftAdapter.WEIGHTS_FILE)),
         Files.readAllBytes(out.resolve(PeftAdapter.WEIGHTS_FILE)));
     assertEquals(rebuilt.creator().publicKey().keyId(), creator.keyId());
+  }
+
+  /**
+   * A package committed before packs signed {@code lora.private_bounds} (issue 33) keeps its
+   * meaning: it opens, without the bounds (such a version serves hosted mode only).
+   */
+  @Test
+  void open_packageFromBeforePrivateBounds_opensWithoutThem() throws Exception {
+    CreatorPublicKey creator = KeyFiles.readCreatorPublic(GOLDEN.resolve("creator.pub"));
+    FleetKeyPair fleet = KeyFiles.readFleetPrivate(GOLDEN.resolve("fleet.key"));
+    var old =
+        AdapterOpener.open(
+            GOLDEN.resolve("small-v2-without-private-bounds.tgsp"),
+            TrustStore.of(List.of(creator)),
+            fleet,
+            dir.resolve("old"),
+            d -> {});
+    assertTrue(old.manifest().lora().privateBounds().isEmpty());
+    var current =
+        AdapterOpener.open(
+            GOLDEN.resolve("small-v2.tgsp"),
+            TrustStore.of(List.of(creator)),
+            fleet,
+            dir.resolve("current"),
+            d -> {});
+    assertTrue(current.manifest().lora().privateBounds().isPresent());
   }
 
   @Test
