@@ -1,6 +1,7 @@
 package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.PrivateScales;
+import io.tensafe.kernels.helora.RowChecks;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 
@@ -43,8 +44,8 @@ public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
     double spectral = 0;
     for (LoraAdapter.Site s : adapter.sites().values()) {
       double[][] scaledB = scaled(s.b(), s.scale());
-      aRowL2 = Math.max(aRowL2, maxRowL2(s.a()));
-      bRowL1 = Math.max(bRowL1, PublicBounds.maxRowL1(scaledB));
+      aRowL2 = Math.max(aRowL2, RowChecks.maxRowL2(s.a()));
+      bRowL1 = Math.max(bRowL1, RowChecks.maxRowL1(scaledB));
       spectral =
           Math.max(spectral, PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a()));
     }
@@ -62,11 +63,11 @@ public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
     for (var e : adapter.sites().entrySet()) {
       LoraAdapter.Site s = e.getValue();
       double[][] scaledB = scaled(s.b(), s.scale());
-      if (maxRowL2(s.a()) > Math.scalb(1.0, aRowL2Log2)) {
+      if (RowChecks.maxRowL2(s.a()) > Math.scalb(1.0, aRowL2Log2)) {
         throw new IllegalArgumentException(
             e.getKey() + "'s A exceeds the signed row bound 2^" + aRowL2Log2 + ": repack it");
       }
-      if (PublicBounds.maxRowL1(scaledB) > Math.scalb(1.0, bRowL1Log2)) {
+      if (RowChecks.maxRowL1(scaledB) > Math.scalb(1.0, bRowL1Log2)) {
         throw new IllegalArgumentException(
             e.getKey() + "'s B exceeds the signed row bound 2^" + bRowL1Log2 + ": repack it");
       }
@@ -86,18 +87,6 @@ public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
       }
     }
     return out;
-  }
-
-  private static double maxRowL2(double[][] m) {
-    double largest = 0;
-    for (double[] row : m) {
-      double sum = 0;
-      for (double v : row) {
-        sum += v * v;
-      }
-      largest = Math.max(largest, Math.sqrt(sum));
-    }
-    return largest;
   }
 
   private static int log2AtLeast(double x) {

@@ -19,18 +19,6 @@ final class PublicBounds {
     return p >= x ? p : 2 * p;
   }
 
-  static double maxRowL1(double[][] m) {
-    double largest = 0;
-    for (double[] row : m) {
-      double sum = 0;
-      for (double v : row) {
-        sum += Math.abs(v);
-      }
-      largest = Math.max(largest, sum);
-    }
-    return largest;
-  }
-
   static double frobenius(double[][] m) {
     double sum = 0;
     for (double[] row : m) {

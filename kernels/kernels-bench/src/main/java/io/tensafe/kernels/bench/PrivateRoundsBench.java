@@ -3,6 +3,7 @@ package io.tensafe.kernels.bench;
 import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.helora.PrivateScales;
+import io.tensafe.kernels.helora.RowChecks;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
@@ -73,14 +74,15 @@ final class PrivateRoundsBench {
             input,
             AnswerCodec.switchedBytes(p, 1));
     // The signed bounds: powers of two at or above every row's L2 norm of A and L1 norm of B.
-    double bound = Math.pow(2, Math.ceil(Math.log(maxRowL1(b)) / Math.log(2)));
+    double bound = Math.pow(2, Math.ceil(Math.log(RowChecks.maxRowL1(b)) / Math.log(2)));
     // The session's clip norm: the largest input's L2 norm, so no input is clipped.
     double clip = 0;
     for (double[] x : inputs) {
       clip = Math.max(clip, Math.sqrt(java.util.Arrays.stream(x).map(v -> v * v).sum()));
     }
     PrivateScales scales =
-        new PrivateScales(clip, Math.pow(2, Math.ceil(Math.log(maxRowL2(a)) / Math.log(2))), bound);
+        new PrivateScales(
+            clip, Math.pow(2, Math.ceil(Math.log(RowChecks.maxRowL2(a)) / Math.log(2))), bound);
     SharedLoraNode.Site site = node.prepare(a, b, scales, chunks, shareChunks);
     byte[] key = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(key);
@@ -177,20 +179,6 @@ final class PrivateRoundsBench {
     double[] out = new double[m.length];
     HeLoraBenchCommand.multiplyInto(m, x, out);
     return out;
-  }
-
-  private static double maxRowL1(double[][] m) {
-    return Arrays.stream(m)
-        .mapToDouble(row -> Arrays.stream(row).map(Math::abs).sum())
-        .max()
-        .orElse(1);
-  }
-
-  private static double maxRowL2(double[][] m) {
-    return Arrays.stream(m)
-        .mapToDouble(row -> Math.sqrt(Arrays.stream(row).map(v -> v * v).sum()))
-        .max()
-        .orElse(1);
   }
 
   private static double median(double[] values) {

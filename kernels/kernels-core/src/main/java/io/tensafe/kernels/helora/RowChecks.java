@@ -1,11 +1,11 @@
 package io.tensafe.kernels.helora;
 
-/** Input checks shared by the operators. */
-final class RowChecks {
+/** Input checks shared by the operators, and the row norms private mode's bounds are made of. */
+public final class RowChecks {
   private RowChecks() {}
 
   /** Checks A is rectangular and finite, and returns {@code max_i ‖A_i‖₁}. */
-  static double maxRowL1(double[][] a) {
+  public static double maxRowL1(double[][] a) {
     int d = a[0].length;
     double max = 0;
     for (int i = 0; i < a.length; i++) {
@@ -21,6 +21,20 @@ final class RowChecks {
         l1 += Math.abs(a[i][j]);
       }
       max = Math.max(max, l1);
+    }
+    return max;
+  }
+
+  /** {@code max_i ‖A_i‖₂}, for a rectangular, finite A ({@link #maxRowL1} checks both). */
+  public static double maxRowL2(double[][] a) {
+    maxRowL1(a);
+    double max = 0;
+    for (double[] row : a) {
+      double squares = 0;
+      for (double v : row) {
+        squares += v * v;
+      }
+      max = Math.max(max, Math.sqrt(squares));
     }
     return max;
   }

@@ -139,7 +139,7 @@ public final class SharedLoraNode {
     if (a.length == 0 || b.length == 0 || b[0].length != a.length) {
       throw new IllegalArgumentException("B must have A's row count as its width");
     }
-    if (maxRowL2(a) > scales.aBound() || RowChecks.maxRowL1(b) > scales.bBound()) {
+    if (RowChecks.maxRowL2(a) > scales.aBound() || RowChecks.maxRowL1(b) > scales.bBound()) {
       throw new IllegalArgumentException("a row's norm exceeds the signed weight bounds");
     }
     int r = a.length;
@@ -370,19 +370,6 @@ public final class SharedLoraNode {
     }
     Arrays.fill(masks, null);
     return out;
-  }
-
-  /** The largest row L2 norm of {@code m}. */
-  private static double maxRowL2(double[][] m) {
-    double largest = 0;
-    for (double[] row : m) {
-      double sum = 0;
-      for (double v : row) {
-        sum += v * v;
-      }
-      largest = Math.max(largest, Math.sqrt(sum));
-    }
-    return largest;
   }
 
   /** Columns {@code [j·w, (j+1)·w)} of {@code m}, zero beyond its width. */
