@@ -44,7 +44,10 @@ public final class NodeSession {
   private final Map<Integer, SharedLoraNode> nodes = new HashMap<>();
   private final List<SharedLoraNode> groupNodes = new ArrayList<>();
   private final List<List<SharedLoraNode.Site>> sites = new ArrayList<>();
-  private final List<List<Double>> noiseStdDevs = new ArrayList<>();
+
+  /** σ = z·2·L·C, the same for every site: its outputs' DP noise (ρ = 1/(2z²) per token). */
+  private final double noiseStdDev;
+
   private final boolean noise;
   private final FrameOrder order;
   private final SessionTerms terms;
@@ -78,22 +81,19 @@ public final class NodeSession {
       nodes.put(logN, new SharedLoraNode(key, random));
     }
     this.noise = noise;
+    this.noiseStdDev = policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm();
     this.order = order;
     for (SitePlan.Group g : plan.groups()) {
       SharedLoraNode node = nodes.get(SitePlan.parameters(g).logN());
       groupNodes.add(node);
       List<SharedLoraNode.Site> packed = new ArrayList<>();
-      List<Double> stdDevs = new ArrayList<>();
       for (SitePlan.Site s : g.sites()) {
         LoraAdapter.Site site = adapter.sites().get(s.path());
         double[][] scaledB = PrivateBounds.scaled(site.b(), site.scale());
         packed.add(
             node.prepare(site.a(), scaledB, terms.scales(), g.inputChunks(), g.shareChunks(s)));
-        double sigma = policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm();
-        stdDevs.add(sigma);
       }
       sites.add(packed);
-      noiseStdDevs.add(stdDevs);
     }
   }
 
@@ -174,7 +174,7 @@ public final class NodeSession {
     order.accept(frame);
     return frame.kind() == FrameKind.ROUND_ONE
         ? frame.answer(roundOne(node, group, chunks, inputs))
-        : frame.answer(roundTwo(node, frame.group(), group, tokens, inputs));
+        : frame.answer(roundTwo(node, group, tokens, inputs));
   }
 
   /** The frame's uploads, each at {@code scale} with its c1 from the session's seed. */
@@ -217,11 +217,7 @@ public final class NodeSession {
   }
 
   private List<byte[]> roundTwo(
-      SharedLoraNode node,
-      int groupIndex,
-      List<SharedLoraNode.Site> group,
-      int tokens,
-      List<Ciphertext> inputs) {
+      SharedLoraNode node, List<SharedLoraNode.Site> group, int tokens, List<Ciphertext> inputs) {
     SharedLoraNode.Share[][] held = shares;
     shares = null;
     int[] from = new int[group.size() + 1];
@@ -240,8 +236,7 @@ public final class NodeSession {
                   List<Ciphertext> in = inputs.subList(first, first + chunks);
                   List<SwitchedAnswer> answer =
                       noise
-                          ? node.roundTwo(
-                              site, share, in, noiseStdDevs.get(groupIndex).get(k / tokens))
+                          ? node.roundTwo(site, share, in, noiseStdDev)
                           : node.roundTwoWithoutNoiseForTesting(site, share, in);
                   return answer.stream().map(AnswerCodec::toBytes).toList();
                 })

@@ -16,11 +16,6 @@ public final class PrivateLimits {
 
   private PrivateLimits() {}
 
-  /** One client ciphertext: two limbs, c0 packed, c1 derived from the session (ADR 0025). */
-  public static long requestCiphertextBytes(Parameters p) {
-    return RlweCodec.uploadBytes(p);
-  }
-
   /** The largest answer the node sends in {@code p}'s ring (a share answer of N outputs). */
   public static long answerBytes(Parameters p) {
     return Math.max(
@@ -42,7 +37,7 @@ public final class PrivateLimits {
     long most = 0;
     for (SitePlan.Group g : plan.groups()) {
       Parameters p = SitePlan.parameters(g);
-      long request = 4L + requestCiphertextBytes(p);
+      long request = 4L + RlweCodec.uploadBytes(p);
       long roundOne = 0;
       long roundTwo = 0;
       long shareRequests = 0;

@@ -4,6 +4,7 @@ import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import java.util.ArrayList;
@@ -60,7 +61,7 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
           sites.getFirst().inputWidth(),
           sites.stream().mapToInt(Site::rank).toArray(),
           p.ringDegree(),
-          PrivateLimits.requestCiphertextBytes(p),
+          RlweCodec.uploadBytes(p),
           AnswerCodec.shareBytes(p, 1));
     }
 
@@ -74,7 +75,7 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
           site.rank() + 1,
           new int[] {site.outputWidth()},
           p.ringDegree(),
-          PrivateLimits.requestCiphertextBytes(p),
+          RlweCodec.uploadBytes(p),
           AnswerCodec.switchedBytes(p, 1));
     }
 

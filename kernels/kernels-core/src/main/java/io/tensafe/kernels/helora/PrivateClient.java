@@ -157,7 +157,7 @@ public final class PrivateClient {
           AnswerDecryption.shares(answers.get(p), secretKey, layout.outputPositions(p));
       System.arraycopy(residues, 0, shares, p * rows, residues.length);
     }
-    int check = SharedLoraNode.CHECK_POSITION.applyAsInt(parameters.ringDegree());
+    int check = SharedLoraNode.checkPosition(parameters.ringDegree());
     shares[layout.rank()] =
         AnswerDecryption.shares(answers.getLast(), secretKey, new int[] {check})[0];
     return shares;

@@ -112,9 +112,14 @@ public final class PrivateWeights {
         coefficients[layout.weightCoefficient(b, j)] = row[j];
       }
     }
+    return new ShoupPlaintext(new Plaintext(ntt(coefficients), scale), parameters.moduli());
+  }
+
+  /** The NTT form over both primes of a polynomial of signed integer coefficients. */
+  RnsPoly ntt(long[] coefficients) {
     RnsPoly poly = RnsPoly.fromSigned(coefficients, parameters.moduli());
     poly.toNttInPlace(parameters.ntts());
-    return new ShoupPlaintext(new Plaintext(poly, scale), parameters.moduli());
+    return poly;
   }
 
   /** Per plaintext of {@code layout}, {@code {‖P‖₁, Σ P_j²}} of its rows of {@code rows}. */

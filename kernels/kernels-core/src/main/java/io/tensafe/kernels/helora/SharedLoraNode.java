@@ -198,15 +198,17 @@ public final class SharedLoraNode {
         MaskedAnswers.share(
             chunks,
             checkPlaintexts(site, h),
-            new int[] {CHECK_POSITION.applyAsInt(parameters.ringDegree())},
+            new int[] {checkPosition(parameters.ringDegree())},
             new long[][] {masks[r]},
             clientKey,
             random));
     return new RoundOne(List.copyOf(toClient), new Share(new Held(masks, h)));
   }
 
-  /** Where a check answer's one output is: the top coefficient, N − 1. */
-  public static final java.util.function.IntUnaryOperator CHECK_POSITION = n -> n - 1;
+  /** Where a check answer's one output is in a ring of degree N: the top coefficient, N − 1. */
+  public static int checkPosition(int ringDegree) {
+    return ringDegree - 1;
+  }
 
   /**
    * Per input chunk j, {@code C_j = Σ_p P_pj·H_p} with {@code H_p = Σ_b h_(p·rows+b)·X^(N−1−k_b)}:
@@ -225,9 +227,7 @@ public final class SharedLoraNode {
       for (int b = 0; b < positions.length; b++) {
         coefficients[n - 1 - positions[b]] = h[p * rows + b];
       }
-      RnsPoly shift = RnsPoly.fromSigned(coefficients, parameters.moduli());
-      shift.toNttInPlace(parameters.ntts());
-      shifts.add(shift);
+      shifts.add(packer.ntt(coefficients));
     }
     List<ShoupPlaintext> out = new ArrayList<>(site.a().size());
     for (PrivateWeights.Site chunk : site.a()) {
@@ -299,6 +299,7 @@ public final class SharedLoraNode {
     List<Ciphertext> inputs = new ArrayList<>(unmasked);
     inputs.add(checkSum(unmasked, held.check(), site.bChunks().chunkWidth()));
     int rows = layout.rowsPerPlaintext();
+    List<List<double[]>> norms = site.bNorms();
     List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
       int[] positions = layout.outputPositions(p);
@@ -306,7 +307,7 @@ public final class SharedLoraNode {
           OutputNoise.residues(
               parameters,
               positions.length,
-              PrivateWeights.floodBound(site.bNorms(), p),
+              PrivateWeights.floodBound(norms, p),
               sigmaInUnits,
               random);
       List<ShoupPlaintext> weights = new ArrayList<>(inputs.size());
@@ -317,7 +318,7 @@ public final class SharedLoraNode {
       for (int b = 0; b < positions.length; b++) {
         fold[layout.weightCoefficient(b, layout.dimension() - 1)] = g[p * rows + b];
       }
-      weights.add(ntt(fold, 1.0));
+      weights.add(new ShoupPlaintext(new Plaintext(packer.ntt(fold), 1.0), parameters.moduli()));
       answers.add(MaskedAnswers.switched(inputs, weights, positions, additions, clientKey, random));
     }
     return List.copyOf(answers);
@@ -339,17 +340,11 @@ public final class SharedLoraNode {
         int index = j * width + i;
         coefficients[width - 1 - i] = index < h.length ? h[index] : -1;
       }
-      Ciphertext term = Evaluator.multiplyPlain(chunks.get(j), ntt(coefficients, 1.0).plaintext());
+      Ciphertext term =
+          Evaluator.multiplyPlain(chunks.get(j), new Plaintext(packer.ntt(coefficients), 1.0));
       sum = sum == null ? term : Evaluator.add(sum, term);
     }
     return sum;
-  }
-
-  /** The NTT-form plaintext of signed integer coefficients, with its Shoup companions. */
-  private ShoupPlaintext ntt(long[] coefficients, double scale) {
-    RnsPoly poly = RnsPoly.fromSigned(coefficients, parameters.moduli());
-    poly.toNttInPlace(parameters.ntts());
-    return new ShoupPlaintext(new Plaintext(poly, scale), parameters.moduli());
   }
 
   /** The shares minus M at their input coefficients: encryptions of {@code z = y + e'}. */
