@@ -59,6 +59,11 @@ public class ChargeLedger {
     return write(charge).view();
   }
 
+  /** The charge of {@code requestId}, if it was billed. */
+  public java.util.Optional<ChargeView> find(String requestId) {
+    return Rows.first(em.createNativeQuery(VIEW).setParameter("request", requestId), ChargeView.class);
+  }
+
   private record Written(ChargeView view, boolean inserted, boolean sameUsage) {}
 
   private Written write(NewCharge charge) {

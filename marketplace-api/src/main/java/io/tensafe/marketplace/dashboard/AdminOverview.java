@@ -1,6 +1,6 @@
 package io.tensafe.marketplace.dashboard;
 
-import io.tensafe.marketplace.openai.GatewayMetrics;
+import io.tensafe.marketplace.gateway.GatewayMetrics;
 import java.time.LocalDate;
 import java.util.List;
 

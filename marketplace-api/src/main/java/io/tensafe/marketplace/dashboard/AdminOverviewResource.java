@@ -1,7 +1,7 @@
 package io.tensafe.marketplace.dashboard;
 
 import io.tensafe.marketplace.fleet.NodesConfig;
-import io.tensafe.marketplace.openai.GatewayMetrics;
+import io.tensafe.marketplace.gateway.GatewayMetrics;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;

@@ -28,7 +28,26 @@ public class DashboardQueries {
    * @param heMillisPerToken HE milliseconds per processed token (prompt + completion) over its
    *     usage reports of the last 24 hours; negative when it reported none
    */
-  public record NodeLoad(long inFlight, double heMillisPerToken, long reports) {}
+  /**
+   * A node's load and its word against the marketplace's of the last 24 hours.
+   *
+   * @param heMillisPerToken -1 without reports
+   * @param crossChecked completed requests whose node claimed a completion count
+   * @param countDifferences those of them whose claim differed from the tokens the marketplace
+   *     counted in what it relayed (and billed)
+   * @param claimedOverCounted the node's claimed completion tokens minus the marketplace's count,
+   *     summed over them (positive: it claims more than it served)
+   */
+  public record NodeLoad(
+      long inFlight,
+      double heMillisPerToken,
+      long reports,
+      long crossChecked,
+      long countDifferences,
+      long claimedOverCounted) {
+    /** A node with no requests and no reports. */
+    public static final NodeLoad NONE = new NodeLoad(0, -1, 0, 0, 0, 0);
+  }
 
   /** Per adapter, in one currency, over a period. */
   public record AdapterSales(
@@ -53,8 +72,16 @@ public class DashboardQueries {
                 SELECT n.id::text,
                   (SELECT count(*) FROM gateway_request g WHERE g.node_id = n.id AND g.ended_at IS NULL
                      AND g.started_at > now() - interval '10 minutes'),
-                  u.he_millis, u.tokens, u.reports
+                  u.he_millis, u.tokens, u.reports, x.checked, x.differing, x.over
                 FROM node n CROSS JOIN LATERAL (
+                  SELECT count(*) AS checked,
+                         count(*) FILTER (WHERE node_completion_tokens
+                                            <> delivered_completion_tokens) AS differing,
+                         coalesce(sum(node_completion_tokens - delivered_completion_tokens), 0)
+                           AS over
+                  FROM gateway_request WHERE node_id = n.id AND node_completion_tokens IS NOT NULL
+                    AND ended_at > now() - interval '24 hours') x
+                CROSS JOIN LATERAL (
                   SELECT coalesce(sum(he_millis), 0) AS he_millis,
                          coalesce(sum(prompt_tokens + completion_tokens), 0) AS tokens,
                          count(*) AS reports
@@ -65,14 +92,29 @@ public class DashboardQueries {
       out.put(
           r.nodeId(),
           new NodeLoad(
-              r.inFlight(), r.tokens() == 0 ? -1 : r.heMillis() / r.tokens(), r.reports()));
+              r.inFlight(),
+              r.tokens() == 0 ? -1 : r.heMillis() / r.tokens(),
+              r.reports(),
+              r.checked(),
+              r.differing(),
+              r.over()));
     }
     return out;
   }
 
-  /** A node's requests in flight, and its HE milliseconds, tokens and reports of the last day. */
+  /**
+   * A node's requests in flight, its HE milliseconds, tokens and reports of the last day, and its
+   * cross-checked requests.
+   */
   private record NodeLedger(
-      String nodeId, long inFlight, double heMillis, long tokens, long reports) {}
+      String nodeId,
+      long inFlight,
+      double heMillis,
+      long tokens,
+      long reports,
+      long checked,
+      long differing,
+      long over) {}
 
   /** Charges of requests started in [from, to), per adapter and currency, by adapter id. */
   @Transactional

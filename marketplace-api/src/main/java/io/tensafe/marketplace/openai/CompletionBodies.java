@@ -1,5 +1,8 @@
 package io.tensafe.marketplace.openai;
 
+import io.tensafe.marketplace.gateway.HostedRelay;
+import io.tensafe.marketplace.gateway.Settlement;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -18,11 +21,11 @@ final class CompletionBodies {
     this.json = json;
   }
 
-  ObjectNode chunk(CompletionRequest r, MeteredCompletions.Started s) {
+  ObjectNode chunk(CompletionRequest r, HostedRelay s) {
     return envelope(r, s, true);
   }
 
-  ObjectNode envelope(CompletionRequest r, MeteredCompletions.Started s, boolean chunk) {
+  ObjectNode envelope(CompletionRequest r, HostedRelay s, boolean chunk) {
     ObjectNode o = json.createObjectNode();
     o.put("id", (r.chat() ? "chatcmpl-" : "cmpl-") + s.requestId());
     o.put(
@@ -33,8 +36,8 @@ final class CompletionBodies {
     return o;
   }
 
-  /** OpenAI's usage object: the counts billed. */
-  ObjectNode usage(NodeUsage billed) {
+  /** OpenAI's usage object: the counts billed (the marketplace's own). */
+  ObjectNode usage(HostedRelay.Finished billed) {
     ObjectNode u = json.createObjectNode();
     u.put("prompt_tokens", billed.promptTokens());
     u.put("completion_tokens", billed.completionTokens());
@@ -42,8 +45,9 @@ final class CompletionBodies {
     return u;
   }
 
-  ObjectNode tensafe(
-      MeteredCompletions.Started s, RequestSettlement.Settled settled, JsonNode last) {
+  ObjectNode tensafe(HostedRelay s, HostedRelay.Finished billed) {
+    Settlement.Settled settled = billed.settled();
+    JsonNode last = billed.finalEvent();
     ChargeView charge = settled.charge();
     ObjectNode t = json.createObjectNode();
     t.put("request_id", s.requestId());
@@ -55,7 +59,7 @@ final class CompletionBodies {
     t.put("prompt_micros_per_1k_tokens", charge.promptMicrosPer1kTokens());
     t.put("completion_micros_per_1k_tokens", charge.completionMicrosPer1kTokens());
     t.put("amount_micros", charge.amountMicros());
-    t.put("epsilon_spent", settled.epsilonSpent());
+    t.put("epsilon_spent", settled.epsilonSpent() >= 0 ? settled.epsilonSpent() : s.reservation().epsilonSpent());
     t.put("epsilon_limit", s.reservation().epsilonLimit());
     JsonNode report = last.path("report");
     ObjectNode he = t.putObject("he");

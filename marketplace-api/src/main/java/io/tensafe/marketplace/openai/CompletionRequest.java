@@ -243,12 +243,23 @@ public record CompletionRequest(
     return text.toString();
   }
 
-  /** The node's generation body for this request. */
-  public byte[] nodeBody(String adapter, String requestId) {
+  /** What the gateway meters of this request. */
+  public io.tensafe.marketplace.gateway.HostedRequest hosted() {
+    return new io.tensafe.marketplace.gateway.HostedRequest(
+        model, routing, renderedPrompt(), maxTokens, this::nodeBody);
+  }
+
+  /**
+   * The node's generation body for this request.
+   *
+   * @param maxPromptTokens the prompt tokens the marketplace counted and reserved for (the node
+   *     refuses a prompt it counts longer)
+   */
+  public byte[] nodeBody(String adapter, String requestId, int maxPromptTokens) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
     n.set(chat ? "messages" : "prompt", messagesOrPrompt);
     n.put("max_tokens", maxTokens);
-    n.put("max_prompt_tokens", promptTokenBound());
+    n.put("max_prompt_tokens", maxPromptTokens);
     n.put("temperature", temperature);
     n.put("top_p", topP);
     if (seed != null) {

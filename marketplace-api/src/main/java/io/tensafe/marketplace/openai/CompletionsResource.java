@@ -1,10 +1,17 @@
 package io.tensafe.marketplace.openai;
 
+import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
+import io.tensafe.marketplace.apikey.ApiKeyFilter;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.gateway.GatewayMetrics;
+import io.tensafe.marketplace.gateway.HostedCompletions;
+import io.tensafe.marketplace.gateway.HostedRelay;
+import io.tensafe.marketplace.gateway.RequestOutcome;
 import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.vertx.ext.web.RoutingContext;
@@ -30,7 +37,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * OpenAI-compatible {@code POST /v1/chat/completions} and {@code POST /v1/completions}, metered
- * ({@link MeteredCompletions}). Answers carry OpenAI's {@code usage} and a {@code tensafe} object:
+ * ({@link HostedCompletions}), billed for what it relayed. Answers carry OpenAI's {@code usage} and a {@code tensafe} object:
  * the adapter and version that served, why (for {@code auto}), the price and amount charged in
  * micro-units, the ε spent of the client's budget, and the node's HE and DP statistics. Streaming
  * follows OpenAI's server-sent events, with a usage chunk when {@code stream_options.include_usage}
@@ -40,7 +47,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @PermitAll
 @ApiKeyAuthenticated
 public class CompletionsResource {
-  @Inject MeteredCompletions metered;
+  @Inject HostedCompletions hosted;
   @Inject ObjectMapper json;
   @Inject GatewayMetrics metrics;
   @Inject org.eclipse.microprofile.context.ManagedExecutor background;
@@ -98,10 +105,10 @@ public class CompletionsResource {
     ApiKeyPrincipal key = (ApiKeyPrincipal) context.getProperty(ApiKeyFilter.PROPERTY);
     long arrived = (Long) context.getProperty(ApiKeyFilter.ARRIVED_NANOS);
     CompletionRequest r;
-    MeteredCompletions.Started s;
+    HostedRelay s;
     try {
       r = CompletionRequest.parse(requestJson.parse(body), chat);
-      s = metered.start(key, r);
+      s = hosted.start(key, r.hosted());
     } catch (io.tensafe.marketplace.problem.ApiProblem e) {
       metrics.refused(e.status());
       throw e;
@@ -113,19 +120,18 @@ public class CompletionsResource {
       connection.addEndHandler(
           ended -> {
             if (claimed.compareAndSet(false, true)) {
-              background.execute(
-                  () -> metered.endEarly(s, key, RequestOutcome.CLIENT_GONE, new Delivered()));
+              background.execute(() -> s.endEarly(RequestOutcome.CLIENT_GONE));
             }
           });
       if (connection.response().closed() && claimed.compareAndSet(false, true)) {
         // Gone before the handler above was in place: it will never run.
-        metered.endEarly(s, key, RequestOutcome.CLIENT_GONE, new Delivered());
+        s.endEarly(RequestOutcome.CLIENT_GONE);
         return Response.noContent().build();
       }
       StreamingOutput out =
           o -> {
             if (claimed.compareAndSet(false, true)) {
-              stream(r, key, s, new ClientConnection(o, connection.response()), arrived);
+              stream(r, s, new ClientConnection(o, connection.response()), arrived);
             }
           };
       return Response.ok(out, MediaType.SERVER_SENT_EVENTS)
@@ -134,22 +140,21 @@ public class CompletionsResource {
           .build();
     }
     StringBuilder text = new StringBuilder();
-    JsonNode last;
     try {
-      last = collect(s, text, null);
-    } catch (IOException e) {
+      for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
+        text.append(delta);
+      }
+    } catch (IOException | RuntimeException e) {
       // Nothing reached the client: nothing is billed; the node's report settles the reservation.
-      metered.endEarly(s, key, RequestOutcome.NODE_FAILED, new Delivered());
+      s.endEarly(RequestOutcome.NODE_FAILED);
       throw new io.tensafe.marketplace.problem.ApiProblem(
           ProblemKind.HTTP,
           502,
           "Node failed",
           "the node failed mid-generation: " + Causes.describe(e));
     }
-    NodeUsage billed =
-        BillableTokens.of(r, s.promptTokens())
-            .bound(NodeUsage.of(last), BillableTokens.bytes(text));
-    RequestSettlement.Settled charge = metered.finish(s, key, billed);
+    s.relayedWhole(text.toString()); // passed on below, with the bill
+    HostedRelay.Finished billed = s.finish();
     ObjectNode answer = bodies.envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
@@ -159,40 +164,12 @@ public class CompletionsResource {
       choice.put("text", text.toString());
       choice.putNull("logprobs");
     }
-    choice.put("finish_reason", last.path("finish_reason").asText());
+    choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
     answer.set("usage", bodies.usage(billed));
-    answer.set("tensafe", bodies.tensafe(s, charge, last));
+    answer.set("tensafe", bodies.tensafe(s, billed));
     return Response.ok(answer, MediaType.APPLICATION_JSON)
         .header("X-Request-Id", s.requestId())
         .build();
-  }
-
-  /**
-   * Node events until its final one, deltas appended to {@code text} and passed to {@code each}.
-   */
-  private static JsonNode collect(MeteredCompletions.Started s, StringBuilder text, DeltaSink each)
-      throws IOException {
-    for (JsonNode event = s.call().next(); event != null; event = s.call().next()) {
-      if (event.has("delta")) {
-        text.append(event.get("delta").asText());
-        if (each != null) {
-          each.accept(
-              event.get("delta").asText(),
-              event.path("prompt_tokens").asInt(),
-              event.path("completion_tokens").asInt());
-        }
-      } else if (event.has("usage")) {
-        return event;
-      } else if (event.has("status")) {
-        throw new IOException(event.path("detail").asText("the node reported an error"));
-      }
-    }
-    throw new IOException("the node's stream ended without its final usage event");
-  }
-
-  private interface DeltaSink {
-    /** Passes on a piece that the node says stands for these token counts. */
-    void accept(String delta, int promptTokens, int completionTokens) throws IOException;
   }
 
   /** Writing to the client failed: the client went away. */
@@ -202,17 +179,9 @@ public class CompletionsResource {
     }
   }
 
-  private void stream(
-      CompletionRequest r,
-      ApiKeyPrincipal key,
-      MeteredCompletions.Started s,
-      OutputStream out,
-      long arrivedNanos)
+  private void stream(CompletionRequest r, HostedRelay s, OutputStream out, long arrivedNanos)
       throws IOException {
     boolean finished = false;
-    Delivered delivered = new Delivered();
-    BillableTokens bounds = BillableTokens.of(r, s.promptTokens());
-    StringBuilder relayed = new StringBuilder();
     DeltaChunks deltas = new DeltaChunks(json, bodies.chunk(r, s), r.chat());
     try {
       ObjectNode first = bodies.chunk(r, s);
@@ -227,21 +196,14 @@ public class CompletionsResource {
             .put("content", "");
         sendToClient(out, first);
       }
-      JsonNode last =
-          collect(
-              s,
-              relayed,
-              (delta, promptTokens, completionTokens) -> {
-                sendToClient(out, deltas.event(delta));
-                if (delivered.completionTokens() == 0) {
-                  metrics.firstToken(System.nanoTime() - arrivedNanos);
-                }
-                delivered.sent(
-                    bounds.prompt(promptTokens),
-                    bounds.completion(completionTokens, BillableTokens.bytes(relayed)));
-              });
-      NodeUsage billed = bounds.bound(NodeUsage.of(last), BillableTokens.bytes(relayed));
-      RequestSettlement.Settled charge = metered.finish(s, key, billed);
+      for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
+        sendToClient(out, deltas.event(delta));
+        if (s.relayedPieces() == 0) {
+          metrics.firstToken(System.nanoTime() - arrivedNanos);
+        }
+        s.relayed(delta);
+      }
+      HostedRelay.Finished billed = s.finish();
       finished = true;
       ObjectNode end = bodies.chunk(r, s);
       ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
@@ -250,8 +212,8 @@ public class CompletionsResource {
       } else {
         choice.put("text", "");
       }
-      choice.put("finish_reason", last.path("finish_reason").asText());
-      end.set("tensafe", bodies.tensafe(s, charge, last));
+      choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
+      end.set("tensafe", bodies.tensafe(s, billed));
       send(out, end);
       if (r.includeUsage()) {
         ObjectNode usage = bodies.chunk(r, s);
@@ -261,13 +223,10 @@ public class CompletionsResource {
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
       out.flush();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       if (!finished) {
-        metered.endEarly(
-            s,
-            key,
-            e instanceof ClientGone ? RequestOutcome.CLIENT_GONE : RequestOutcome.NODE_FAILED,
-            delivered);
+        s.endEarly(
+            e instanceof ClientGone ? RequestOutcome.CLIENT_GONE : RequestOutcome.NODE_FAILED);
         try {
           ObjectNode error = json.createObjectNode();
           error

@@ -1,6 +1,6 @@
 package io.tensafe.marketplace.privatemode;
 
-import io.tensafe.marketplace.openai.GatewayConfig;
+import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -2,7 +2,7 @@ package io.tensafe.marketplace.privatemode;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.fleet.NodeTarget;
-import io.tensafe.marketplace.openai.ServedVersion;
+import io.tensafe.marketplace.gateway.ServedVersion;
 import io.tensafe.tgsp.session.FrameOrder;
 import java.time.OffsetDateTime;
 import java.util.UUID;

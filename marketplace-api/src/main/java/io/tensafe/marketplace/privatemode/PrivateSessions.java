@@ -9,15 +9,18 @@ import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeRefusal;
 import io.tensafe.marketplace.fleet.NodeSessionLink;
 import io.tensafe.marketplace.fleet.NodeTarget;
-import io.tensafe.marketplace.openai.GatewayConfig;
-import io.tensafe.marketplace.openai.GatewayRequests;
-import io.tensafe.marketplace.openai.MeteredCompletions;
-import io.tensafe.marketplace.openai.ModelResolver;
-import io.tensafe.marketplace.openai.RequestAdmission;
-import io.tensafe.marketplace.openai.RequestMode;
-import io.tensafe.marketplace.openai.RequestOutcome;
-import io.tensafe.marketplace.openai.ServedVersion;
-import io.tensafe.marketplace.openai.ServedVersions;
+import io.tensafe.marketplace.gateway.Admission;
+import io.tensafe.marketplace.gateway.Dispatch;
+import io.tensafe.marketplace.gateway.Dispatched;
+import io.tensafe.marketplace.gateway.GatewayConfig;
+import io.tensafe.marketplace.gateway.GatewayRequests;
+import io.tensafe.marketplace.gateway.KeySlots;
+import io.tensafe.marketplace.gateway.ModelResolver;
+import io.tensafe.marketplace.gateway.NodeAttempt;
+import io.tensafe.marketplace.gateway.RequestMode;
+import io.tensafe.marketplace.gateway.RequestOutcome;
+import io.tensafe.marketplace.gateway.ServedVersion;
+import io.tensafe.marketplace.gateway.ServedVersions;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -29,22 +32,19 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Private sessions from open to bill (ADR 0017, ADR 0024). Opening resolves the named version,
- * takes one of the key's request slots, records the request (mode {@code private}) and reserves the
- * DP budget for {@code (max_prompt_tokens + max_tokens) × the version's noised sites} releases of ρ
- * = 1/(2z²) in one transaction, then opens the session on the first node that takes it (failing
- * over as hosted requests do) and keeps the node's plan, whose noised sites must be the version's.
+ * Private sessions from open to bill (ADR 0017, ADR 0024, ADR 0026). Opening takes one of the
+ * key's request slots ({@link KeySlots}) and goes through the gateway's one admission and fail-over
+ * ({@link Dispatch}), as hosted requests do: the named version resolved, the request recorded (mode
+ * {@code private}) and the DP budget reserved for {@code (max_prompt_tokens + max_tokens) × the
+ * version's noised sites} releases of ρ = 1/(2z²); this class adds only the session protocol: the
+ * node's plan, whose noised sites must be the version's.
  * Frames are relayed by {@link PrivateFrames}. Ending (the client's {@code DELETE}, the idle
  * timeout, or a node that fails) bills the counts once ({@link PrivateSettlement}).
  *
@@ -60,9 +60,9 @@ public class PrivateSessions {
   @Inject ModelResolver resolver;
   @Inject ServedVersions versions;
   @Inject NodeDispatcher dispatcher;
-  @Inject RequestAdmission admission;
+  @Inject Dispatch dispatch;
+  @Inject KeySlots slots;
   @Inject GatewayRequests requests;
-  @Inject MeteredCompletions metered;
   @Inject PrivateSettlement settlement;
   @Inject ObjectMapper json;
 
@@ -102,41 +102,42 @@ public class PrivateSessions {
    */
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
     SessionBounds c = SessionBounds.of(r);
-    UUID slot = metered.acquireSlot(key);
-    List<NodeTarget> claimed = new ArrayList<>();
+    UUID slot = slots.take(key);
     try {
-      ServedVersion version = resolver.named(key, r.model());
-      requirePrivatePriceWithinCap(key, version);
-      int sites = versions.noisedSitesPerToken(version.adapterId(), version.version());
-      UUID id = UUID.randomUUID();
-      OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
-      long releases = Math.multiplyExact((long) c.maxPromptTokens() + c.maxTokens(), (long) sites);
-      claimed.addAll(
-          dispatcher.candidates(version.fleetId(), version.baseModel(), version.adapterId()));
-      if (claimed.isEmpty()) {
-        throw MeteredCompletions.noCapacity(version);
-      }
-      QuarkusTransaction.requiringNew()
-          .run(
-              () ->
-                  admission.admit(
-                      id.toString(),
-                      new GatewayRequests.Context(
-                          key.organisationId(),
-                          key.keyId(),
-                          version.adapterId(),
-                          version.version(),
-                          null,
-                          started,
-                          false,
-                          new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1)),
-                      claimed.getFirst().id(),
-                      releases,
-                      RequestMode.PRIVATE));
-      return openOnNode(key, slot, r, c, version, sites, id, started, claimed);
+      Dispatched<OnNode> d =
+          dispatch.dispatch(
+              key,
+              () -> {
+                ServedVersion version = resolver.named(key, r.model());
+                requirePrivatePriceWithinCap(key, version);
+                return new Admission(
+                    version,
+                    null,
+                    RequestMode.PRIVATE,
+                    new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
+                    versions.noisedSitesPerToken(version.adapterId(), version.version()));
+              },
+              new Opening(r, c));
+      UUID id = UUID.fromString(d.requestId());
+      ServedVersion version = d.admission().version();
+      live.put(
+          id,
+          new LiveSession(
+              id,
+              key,
+              slot,
+              version,
+              d.node(),
+              d.startedAt(),
+              d.call().plan(),
+              new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, d.call().chunk())));
+      return new Opened(
+          id,
+          version,
+          d.call().answer(),
+          versions.baseModelConfigSha256(version.adapterId(), version.version()).orElse(null));
     } catch (RuntimeException e) {
-      claimed.forEach(dispatcher::release);
-      metered.releaseSlot(slot);
+      slots.give(slot);
       throw e;
     }
   }
@@ -166,107 +167,86 @@ public class PrivateSessions {
     }
   }
 
-  private Opened openOnNode(
-      ApiKeyPrincipal key,
-      UUID slot,
-      PrivateSessionRequest r,
-      SessionBounds c,
-      ServedVersion version,
-      int sites,
-      UUID id,
-      OffsetDateTime started,
-      List<NodeTarget> claimed) {
-    byte[] bytes = nodeBody(r, c, version, id);
-    for (int i = 0; i < claimed.size(); i++) {
-      NodeTarget target = claimed.get(i);
-      try {
-        if (i > 0) {
-          requests.assign(id.toString(), target.id());
-        }
-        JsonNode answer = link.open(target, bytes);
-        SessionPlan plan;
-        int chunk = answer.path("prefill_chunk_tokens").asInt(0);
-        try {
-          if (chunk < FrameOrder.MIN_PREFILL_CHUNK || chunk > 0xFFFF) {
-            throw new IllegalArgumentException("the prefill chunk " + chunk + " is out of range");
-          }
-          plan = SessionPlan.of(answer, frameLimits().maxCiphertextBytes());
-        } catch (IllegalArgumentException e) {
-          closeOnNode(target, id);
-          throw new IOException("the node's open answer: " + e.getMessage(), e);
-        }
-        if (plan.noisedSitesPerToken() != sites) {
-          closeOnNode(target, id);
-          Log.warnf(
-              "private session %s: node %s plans %d noised sites per token, the version %d",
-              id, target.name(), plan.noisedSitesPerToken(), sites);
-          unserved(id, RequestOutcome.NODE_FAILED);
-          throw new ApiProblem(
-              ProblemKind.HTTP,
-              502,
-              "Node failed",
-              "the node's plan noises "
-                  + plan.noisedSitesPerToken()
-                  + " sites per token where "
-                  + version.adapterId()
-                  + "@"
-                  + version.version()
-                  + " adapts "
-                  + sites
-                  + ", which its privacy budget is charged for; the session ended unserved and"
-                  + " nothing was billed",
-              0);
-        }
-        for (NodeTarget other : claimed) {
-          if (other != target) {
-            dispatcher.release(other);
-          }
-        }
-        claimed.clear();
-        live.put(
-            id,
-            new LiveSession(
-                id,
-                key,
-                slot,
-                version,
-                target,
-                started,
-                plan,
-                new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, chunk)));
-        return new Opened(
-            id,
-            version,
-            answer,
-            versions.baseModelConfigSha256(version.adapterId(), version.version()).orElse(null));
-      } catch (NodeRefusal e) {
-        if (e.adapterRefused() || e.status() == 400) {
-          Log.warnf("private session %s: node %s refused it: %s", id, target.name(), e);
-          unserved(id, e.adapterRefused() ? RequestOutcome.REJECTED : RequestOutcome.NO_NODE);
-          throw e.adapterRefused()
-              ? new ApiProblem(
-                  ProblemKind.ADAPTER_INCOMPATIBLE,
-                  "the node refused adapter "
-                      + version.adapterId()
-                      + "@"
-                      + version.version()
-                      + " for a private session (it needs a DP policy and must fit the node's"
-                      + " model); nothing was billed")
-              : ProblemTypes.validation(
-                  "the node refused the session's public key or limits; nothing was billed");
-        }
-        Log.warnf("private session %s: node %s failed to open it: %s", id, target.name(), e);
-      } catch (IOException e) {
-        Log.warnf("private session %s: node %s failed to open it: %s", id, target.name(), e);
-      } catch (ApiProblem e) {
-        throw e;
-      } catch (RuntimeException e) {
-        Log.warnf("private session %s: node %s failed to open it: %s", id, target.name(), e);
-      }
+  /** A session a node opened: its answer, its checked plan and its prefill chunk. */
+  record OnNode(JsonNode answer, SessionPlan plan, int chunk) {}
+
+  /**
+   * Opening a session on one node ({@link Dispatch} fails over between them). The node's plan must
+   * noise the version's sites, which the budget was reserved for: a node whose plan does not ends
+   * the session unserved (502); a node whose answer does not parse is failed over from.
+   */
+  private final class Opening implements NodeAttempt<OnNode> {
+    private final PrivateSessionRequest r;
+    private final SessionBounds c;
+
+    Opening(PrivateSessionRequest r, SessionBounds c) {
+      this.r = r;
+      this.c = c;
     }
-    unserved(id, RequestOutcome.NO_NODE);
-    throw MeteredCompletions.noNodeAnswered(
-        "no node serving " + version.baseModel() + " opened the session; nothing was billed");
+
+    @Override
+    public Pending<OnNode> start(NodeTarget target, Admission a, String requestId) {
+      UUID id = UUID.fromString(requestId);
+      byte[] bytes = nodeBody(r, c, a.version(), id);
+      return new Pending<>() {
+        @Override
+        public OnNode await() throws IOException {
+          return open(target, a, id, bytes);
+        }
+
+        @Override
+        public void abandon() {
+          // nothing was sent yet: the node is called in await
+        }
+      };
+    }
+
+    @Override
+    public ApiProblem clientFault(NodeRefusal e) {
+      return e.status() == 400
+          ? ProblemTypes.validation(
+              "the node refused the session's public key or limits; nothing was billed")
+          : null;
+    }
+
+    private OnNode open(NodeTarget target, Admission a, UUID id, byte[] bytes)
+        throws IOException {
+      JsonNode answer = link.open(target, bytes);
+      SessionPlan plan;
+      int chunk = answer.path("prefill_chunk_tokens").asInt(0);
+      try {
+        if (chunk < FrameOrder.MIN_PREFILL_CHUNK || chunk > 0xFFFF) {
+          throw new IllegalArgumentException("the prefill chunk " + chunk + " is out of range");
+        }
+        plan = SessionPlan.of(answer, frameLimits().maxCiphertextBytes());
+      } catch (IllegalArgumentException e) {
+        closeOnNode(target, id);
+        throw new IOException("the node's open answer: " + e.getMessage(), e);
+      }
+      int sites = a.releasesPerToken();
+      if (plan.noisedSitesPerToken() != sites) {
+        closeOnNode(target, id);
+        Log.warnf(
+            "private session %s: node %s plans %d noised sites per token, the version %d",
+            id, target.name(), plan.noisedSitesPerToken(), sites);
+        throw new ApiProblem(
+            ProblemKind.HTTP,
+            502,
+            "Node failed",
+            "the node's plan noises "
+                + plan.noisedSitesPerToken()
+                + " sites per token where "
+                + a.version().adapterId()
+                + "@"
+                + a.version().version()
+                + " adapts "
+                + sites
+                + ", which its privacy budget is charged for; the session ended unserved and"
+                + " nothing was billed",
+            0);
+      }
+      return new OnNode(answer, plan, chunk);
+    }
   }
 
   /** The node's open request: the session, the adapter, the client's keys and the bounds. */
@@ -287,11 +267,6 @@ public class PrivateSessions {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private void unserved(UUID id, RequestOutcome outcome) {
-    settlement.settle(
-        new PrivateSettlement.Served(id, null, null, null, null, null, 0, 0), outcome);
   }
 
   /**
@@ -403,7 +378,7 @@ public class PrivateSessions {
   /** Gives back what {@code s} held: its node slot, its key slot and its session on the node. */
   private void release(LiveSession s) {
     dispatcher.release(s.node);
-    metered.releaseSlot(s.keySlot);
+    slots.give(s.keySlot);
     closeOnNode(s.node, s.id);
   }
 

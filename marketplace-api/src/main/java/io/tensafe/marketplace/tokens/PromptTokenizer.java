@@ -28,6 +28,14 @@ public class PromptTokenizer {
     return tokenizer().encode(text, false, false).getIds().length;
   }
 
+  /**
+   * The text of token ids as a node streams it (special tokens skipped); ids in 0..the vocabulary's
+   * size.
+   */
+  public String decode(long... ids) {
+    return tokenizer().decode(ids, true);
+  }
+
   private HuggingFaceTokenizer tokenizer() {
     HuggingFaceTokenizer t = tokenizer;
     if (t == null) {

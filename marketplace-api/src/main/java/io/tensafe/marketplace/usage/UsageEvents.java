@@ -1,14 +1,13 @@
 package io.tensafe.marketplace.usage;
 
-import io.quarkus.logging.Log;
-import io.tensafe.marketplace.billing.ChargeLedger;
-import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.fleet.Node;
 import io.tensafe.marketplace.fleet.NodeService;
-import io.tensafe.marketplace.openai.GatewayRequests;
-import io.tensafe.marketplace.openai.ServedVersions;
+import io.tensafe.marketplace.gateway.GatewayConfig;
+import io.tensafe.marketplace.gateway.GatewayRequests;
+import io.tensafe.marketplace.gateway.RequestMode;
+import io.tensafe.marketplace.gateway.Settlement;
+import io.tensafe.marketplace.gateway.ServedVersions;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
-import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -21,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Timestamp;
+import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.UUID;
 
@@ -34,9 +34,10 @@ public class UsageEvents {
   @Inject EntityManager em;
   @Inject NodeService nodes;
   @Inject GatewayRequests requests;
-  @Inject ChargeLedger charges;
   @Inject PrivacyBudgets budgets;
   @Inject ServedVersions versions;
+  @Inject Settlement settlement;
+  @Inject GatewayConfig gateway;
 
   /** The digest and reporting node of a stored usage report. */
   private record StoredReport(String sha256, UUID nodeId) {}
@@ -61,14 +62,14 @@ public class UsageEvents {
       throw ProblemTypes.validation(
           "adapter version " + r.adapterId() + "@" + r.adapterVersion() + " does not exist");
     }
-    var dispatched = requests.find(r.requestId());
+    var dispatched = requests.find(r.requestId(), lostBefore());
     if (dispatched.isEmpty()) {
       // The report may have overtaken the commit of the request's admission (the gateway sends the
       // request to the node just before it commits, holding the request's lock): wait on that lock
       // and look again. Only here: a report of a committed request takes the lock later, after its
       // charge, in the order the gateway's own settlement takes them (no deadlock).
       budgets.lockRequest(r.requestId());
-      dispatched = requests.find(r.requestId());
+      dispatched = requests.find(r.requestId(), lostBefore());
     }
     if (dispatched.isPresent() && !node.id.equals(dispatched.get().nodeId())) {
       throw ProblemTypes.conflict(
@@ -107,7 +108,7 @@ public class UsageEvents {
             .setParameter("sha", sha)
             .executeUpdate();
     if (inserted == 1) {
-      dispatched.ifPresent(d -> chargeIfDispatched(r, d));
+      dispatched.ifPresent(d -> settleIfDispatched(r, d));
       return new UsageAck(r.requestId(), "recorded");
     }
     StoredReport stored =
@@ -124,59 +125,39 @@ public class UsageEvents {
   }
 
   /**
-   * Settles the DP reservation of a request the gateway dispatched (to this node: a report from any
-   * other node was refused) to the releases its node made ({@link ReleaseCount}; never more than
-   * the reservation), and charges the request from this report unless the gateway ended it itself:
-   * then the gateway has billed what it delivered ({@code RequestSettlement}) and the report's
-   * token counts are the node's side of the cross-check only, except for a client that left before
-   * its first token, whose prompt the report bills (the node ran it). A report is what bills a
-   * request when the marketplace restarted mid-stream, and one that arrives while the stream is
-   * still open bills the same final counts the gateway will (the node stores its report before
-   * sending its final event; charges and settlements are idempotent by request id). Token counts
-   * are billed at most the request's limits (the prompt bound and {@code max_tokens} the gateway
-   * recorded), whatever the node claims.
+   * What a report of a request the gateway dispatched (to this node: a report from any other node,
+   * one that failed over included, was refused) does (ADR 0026). A report never bills a request
+   * whose gateway is alive: its counts are the node's side of the cross-check only. For a request
+   * the gateway ended before the node's final event (client gone, node failed or timed out), the
+   * gateway billed what it relayed, and the report settles the DP reservation to the node's count
+   * within what was relayed ({@code ReleaseCount.settled}). A report for a hosted request whose
+   * gateway died ends it ({@link Settlement#settleLost}): billed at most what the gateway recorded
+   * as relayed.
    */
-  private void chargeIfDispatched(NodeUsageReport r, GatewayRequests.Dispatched d) {
+  private void settleIfDispatched(NodeUsageReport r, GatewayRequests.Dispatched d) {
     GatewayRequests.Context c = d.context();
-    int prompt = c.limits().prompt(r.promptTokens());
-    int completion = c.limits().completion(r.completionTokens());
-    if (prompt != r.promptTokens() || completion != r.completionTokens()) {
-      Log.warnf(
-          "request %s: node %s reported %d + %d tokens, more than the request allows; billing"
-              + " %d + %d",
-          r.requestId(), r.node(), r.promptTokens(), r.completionTokens(), prompt, completion);
-    }
     if (!c.adapterRef().equals(r.adapterId()) || !c.version().equals(r.adapterVersion())) {
       throw ProblemTypes.conflict(
           "request " + r.requestId() + " was dispatched for " + c.adapterRef() + "@" + c.version());
     }
-    if (!c.ended()) {
-      charges.record(charge(r, c, prompt, completion));
-    } else if (d.clientLeftBeforeFirstToken()) {
-      // The node accepted the request and ran the prompt; the client left before any token.
-      charges.recordUnlessBilled(charge(r, c, prompt, 0));
+    if (d.mode() != RequestMode.HOSTED) {
+      return; // a private session is billed and settled from the frames the marketplace relayed
     }
-    budgets.settleReported(
-        r.requestId(),
-        ReleaseCount.settled(
-            r.dpReleases(),
-            prompt,
-            completion,
-            versions.releasesPerToken(c.adapterRef(), c.version())));
+    int releasesPerToken = versions.releasesPerToken(c.adapterRef(), c.version());
+    if (c.ended()) {
+      settlement.settleReported(r.requestId(), d, r.dpReleases(), releasesPerToken);
+    } else if (d.gatewayLost()) {
+      settlement.settleLost(
+          r.requestId(),
+          d,
+          new Settlement.NodeClaim(r.promptTokens(), r.completionTokens(), r.dpReleases()),
+          releasesPerToken);
+    }
   }
 
-  private static NewCharge charge(
-      NodeUsageReport r, GatewayRequests.Context c, int promptTokens, int completionTokens) {
-    return new NewCharge(
-        r.requestId(),
-        c.clientOrganisationId(),
-        c.apiKeyId(),
-        c.adapterRef(),
-        c.version(),
-        promptTokens,
-        completionTokens,
-        c.startedAt(),
-        c.routeReason());
+  /** Open requests whose gateway has not vouched for them since this are taken for lost. */
+  private OffsetDateTime lostBefore() {
+    return OffsetDateTime.now().minus(gateway.reportDeadline());
   }
 
   /** Usage events recorded for {@code requestId} (0 or 1). */

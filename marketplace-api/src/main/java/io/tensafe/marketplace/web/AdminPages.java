@@ -125,7 +125,7 @@ public class AdminPages {
             .map(
                 n ->
                     new NodeRow(
-                        n, loads.getOrDefault(n.id(), new DashboardQueries.NodeLoad(0, -1, 0))))
+                        n, loads.getOrDefault(n.id(), DashboardQueries.NodeLoad.NONE)))
             .toList();
     return Templates.nodes(viewer.get(), "/admin/nodes", rows).render();
   }

@@ -136,16 +136,13 @@ class CompletionsTest {
     assertEquals(adapterId + "@1.0.0", sent.getString("adapter"));
     assertEquals(requestId, sent.getString("request_id"));
     assertEquals(16, sent.getInt("max_tokens"));
-    // The prompt-token bound the budget was reserved from: the rendered ChatML prompt's bytes.
-    long bound =
-        "<|im_start|>user\nHow do I apply for a mortgage?<|im_end|>\n<|im_start|>assistant\n"
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8)
-            .length;
-    assertEquals(bound, sent.getLong("max_prompt_tokens"));
-    // Reserved for (bound + max_tokens) releases of its one LoRA input, settled to the node's
+    // The node is told the prompt's tokens as the marketplace counted them, which the budget was
+    // reserved for (issue 34): it refuses a prompt it counts longer.
+    assertEquals(prompt, sent.getLong("max_prompt_tokens"));
+    // Reserved for (prompt + max_tokens) releases of its one LoRA input, settled to the node's
     // count: its prompt tokens and the first of its 2 generated tokens.
     assertEquals(
-        List.of(bound + 16, prompt + 1L),
+        List.of(prompt + 16L, prompt + 1L),
         List.of(releases(requestId, "reserve"), releases(requestId, "settle")));
     // The ε reported is the budget's after settlement, as the client's budget listing shows it.
     double listed =
@@ -437,11 +434,13 @@ class CompletionsTest {
     while (!isEnded(requestId) && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
-    assertEquals(List.of(0L, 0L, "client_gone"), endOf(requestId));
-    assertEquals(0, charges(requestId));
-    // The node reports the cancelled generation: the prompt is billed (as the marketplace counts
-    // it), nothing else.
+    // The node accepted the request: the gateway bills the prompt (as the marketplace counts it),
+    // nothing else; the node's report of the cancelled generation bills nothing more.
+    long prompt = FakeNode.userPromptTokens("hi");
+    assertEquals(List.of(prompt, 0L, "client_gone"), endOf(requestId));
+    assertEquals(1, charges(requestId));
     postJson(nodeToken, "/api/node/usage", report(requestId, 2)).then().statusCode(201);
+    assertEquals(1, charges(requestId));
     Object[] charge =
         (Object[])
             em.createNativeQuery(

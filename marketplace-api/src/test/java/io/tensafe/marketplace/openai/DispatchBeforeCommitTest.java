@@ -1,5 +1,10 @@
 package io.tensafe.marketplace.openai;
 
+import io.tensafe.marketplace.gateway.GatewayRequests;
+import io.tensafe.marketplace.gateway.RequestMode;
+import io.tensafe.marketplace.gateway.ServedVersions;
+import io.tensafe.marketplace.gateway.UnreportedRequests;
+
 import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -43,7 +48,7 @@ class DispatchBeforeCommitTest {
   }
 
   @Test
-  void aReportThatOvertakesTheAdmissionsCommit_waitsForIt_thenBills() throws Exception {
+  void aReportThatOvertakesTheAdmissionsCommit_waitsForIt_thenFindsTheRequest() throws Exception {
     GatewayFixture f = fixtureWithNode();
     String requestId = UUID.randomUUID().toString();
     CompletableFuture<Integer> report = overtakingReport(f, requestId, true);
@@ -110,6 +115,13 @@ class DispatchBeforeCommitTest {
                                   new GatewayRequests.Limits(100, 16, 5)),
                               nodeId,
                               RequestMode.HOSTED);
+                          // Its gateway then died (it never vouched for it since): the only
+                          // case in which a node's report bills a request (ADR 0026).
+                          em.createNativeQuery(
+                                  "UPDATE gateway_request SET active_at = now() - interval '1 hour'"
+                                      + " WHERE request_id = CAST(?1 AS uuid)")
+                              .setParameter(1, requestId)
+                              .executeUpdate();
                           opened.countDown();
                           await(finish);
                           if (!commit) {

@@ -48,6 +48,27 @@ final class FakeNode implements AutoCloseable {
    */
   volatile int claimedTokens = -1;
 
+  /** When ≥ 0, the completion tokens the final event claims (a lying node), prompt unchanged. */
+  volatile int claimedCompletion = -1;
+
+  /** When ≥ 0, the DP releases the final event claims instead of the true count. */
+  volatile long claimedReleases = -1;
+
+  /**
+   * When positive, the node pads its answer after "Hello" with this many deltas of one garbage
+   * character each (a node padding its bill).
+   */
+  volatile int paddingDeltas;
+
+  /** Run with each request body after it is read, before the node answers (e.g. to report it). */
+  volatile java.util.function.Consumer<JsonNode> beforeAnswer;
+
+  /**
+   * When positive, the node answers this many random tokens of the nodes' tokenizer, one delta each
+   * (the token's text), seeded by the request id, then stops on its end-of-turn token.
+   */
+  volatile int randomTokens;
+
   /** When set, the node drops the connection after its first token, as a killed node would. */
   volatile boolean dieAfterFirstToken;
 
@@ -82,6 +103,9 @@ final class FakeNode implements AutoCloseable {
           JsonNode body = JSON.readTree(x.getRequestBody().readAllBytes());
           requests.add(body);
           int promptTokens = promptTokens(body);
+          if (beforeAnswer != null) {
+            beforeAnswer.accept(body);
+          }
           if (answerDelayMillis > 0) {
             try {
               Thread.sleep(answerDelayMillis);
@@ -117,6 +141,25 @@ final class FakeNode implements AutoCloseable {
               write(out, "{\"delta\":\"" + "x".repeat(hugeLineBytes) + "\"}");
               return;
             }
+            if (randomTokens > 0) {
+              java.util.Random random = new java.util.Random(id.hashCode());
+              for (int i = 0; i < randomTokens; i++) {
+                String piece = TOKENIZER.decode(random.nextInt(151_000));
+                write(out, JSON.createObjectNode().put("delta", piece).toString());
+              }
+              write(
+                  out,
+                  "{\"request_id\":\""
+                      + id
+                      + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":"
+                      + promptTokens
+                      + ",\"completion_tokens\":"
+                      + randomTokens
+                      + "},\"report\":{\"dpReleases\":"
+                      + (promptTokens + randomTokens - 1)
+                      + "}}");
+              return;
+            }
             int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
             for (int i = 1; i <= tokens; i++) {
               String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
@@ -138,8 +181,16 @@ final class FakeNode implements AutoCloseable {
               }
               pause();
             }
+            for (int i = 0; i < paddingDeltas; i++) {
+              write(out, "{\"delta\":\"" + (char) ('a' + i % 26) + "\"}");
+            }
             int prompt = claimedTokens >= 0 ? claimedTokens : promptTokens;
-            int completion = claimedTokens >= 0 ? claimedTokens : tokens;
+            int completion =
+                claimedTokens >= 0
+                    ? claimedTokens
+                    : claimedCompletion >= 0 ? claimedCompletion : tokens + paddingDeltas;
+            long releases =
+                claimedReleases >= 0 ? claimedReleases : promptTokens + tokens + paddingDeltas - 1;
             write(
                 out,
                 "{\"request_id\":\""
@@ -155,7 +206,7 @@ final class FakeNode implements AutoCloseable {
                     + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
                     + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
                     + "\"dpReleases\":"
-                    + (promptTokens + tokens - 1)
+                    + releases
                     + "}}");
           }
         });

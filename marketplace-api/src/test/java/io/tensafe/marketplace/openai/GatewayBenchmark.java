@@ -50,6 +50,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @EnabledIfSystemProperty(named = "tensafe.bench", matches = "true")
 class GatewayBenchmark {
   @jakarta.inject.Inject io.tensafe.marketplace.limits.Limits limits;
+  @jakarta.inject.Inject io.tensafe.marketplace.tokens.PromptTokenizer tokenizer;
 
   static final int SECONDS = Integer.getInteger("tensafe.bench.seconds", 10);
   static final int TOKENS = Integer.getInteger("tensafe.bench.tokens", 16);
@@ -133,7 +134,7 @@ class GatewayBenchmark {
           limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED);
           List<Sample> passThrough = run(node, level, SECONDS, () -> passThrough(http, node));
           List<Sample> direct = run(node, level, SECONDS, () -> direct(http, node));
-          report(level, gateway, instance, passThrough, direct);
+          report(level, gateway, instance, passThrough, direct, countingCost());
         }
       } finally {
         heartbeat.shutdownNow();
@@ -293,6 +294,28 @@ class GatewayBenchmark {
     }
   }
 
+  /**
+   * What counting a request's relayed text costs the gateway (issue 34): the tokenizer over the
+   * benchmark's completion ({@code TOKENS} pieces "w1 ", "w2 ", ... as the node streams them),
+   * timed 2,000 times on the test's thread, as sorted nanoseconds. It runs once per request at its
+   * end, and once more every 64 pieces of a longer stream.
+   */
+  private long[] countingCost() {
+    StringBuilder text = new StringBuilder();
+    for (int i = 1; i <= TOKENS; i++) {
+      text.append('w').append(i).append(' ');
+    }
+    String relayed = text.toString();
+    long[] nanos = new long[2000];
+    for (int i = 0; i < nanos.length; i++) {
+      long start = System.nanoTime();
+      tokenizer.count(relayed);
+      nanos[i] = System.nanoTime() - start;
+    }
+    Arrays.sort(nanos);
+    return nanos;
+  }
+
   private static long[] sorted(List<Sample> samples, java.util.function.ToLongFunction<Sample> f) {
     return samples.stream().filter(Sample::ok).mapToLong(f).sorted().toArray();
   }
@@ -302,14 +325,16 @@ class GatewayBenchmark {
    * replica's own ({@code samples}, {@code instance}: rates over both runs). {@code
    * metering_added_p50_ms}/{@code _p99_ms}: the gateway's added time minus the pass-through's at
    * that percentile; {@code shared_over_instance_requests}: the requests/s with the shared limits
-   * over those with each replica's own.
+   * over those with each replica's own; {@code relayed_count_p50_ms}/{@code _p99_ms}: counting a
+   * request's relayed text ({@link #countingCost}).
    */
   private static void report(
       int concurrency,
       List<Sample> samples,
       List<Sample> instance,
       List<Sample> passThrough,
-      List<Sample> direct) {
+      List<Sample> direct,
+      long[] counting) {
     long[] harness = sorted(direct, Sample::addedNanos);
     long[] added = sorted(samples, Sample::addedNanos);
     long[] addedInstance = sorted(instance, Sample::addedNanos);
@@ -327,7 +352,8 @@ class GatewayBenchmark {
             + "\"pass_through_p50_ms\":%.2f,\"pass_through_p99_ms\":%.2f,"
             + "\"metering_added_p50_ms\":%.2f,\"metering_added_p99_ms\":%.2f,"
             + "\"instance_limits_requests_per_s\":%.1f,\"instance_limits_added_p50_ms\":%.2f,"
-            + "\"instance_limits_errors\":%d,\"shared_over_instance_requests\":%.3f}%n",
+            + "\"instance_limits_errors\":%d,\"shared_over_instance_requests\":%.3f,"
+            + "\"relayed_count_p50_ms\":%.4f,\"relayed_count_p99_ms\":%.4f}%n",
         concurrency,
         SECONDS,
         TOKENS,
@@ -355,7 +381,9 @@ class GatewayBenchmark {
         addedInstance.length / (2.0 * SECONDS),
         percentile(addedInstance, 0.50),
         instance.size() - addedInstance.length,
-        added.length / (double) Math.max(1, addedInstance.length));
+        added.length / (double) Math.max(1, addedInstance.length),
+        percentile(counting, 0.50),
+        percentile(counting, 0.99));
   }
 
   /** The nearest-rank percentile of sorted nanoseconds, in milliseconds (NaN when empty). */

@@ -1,5 +1,10 @@
 package io.tensafe.marketplace.openai;
 
+import io.tensafe.marketplace.gateway.GatewayRequests;
+import io.tensafe.marketplace.gateway.RequestMode;
+import io.tensafe.marketplace.gateway.ServedVersions;
+import io.tensafe.marketplace.gateway.UnreportedRequests;
+
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
@@ -164,7 +169,7 @@ class IncompatibleAdapterTest {
   }
 
   @Test
-  void aNodeThatRefusesTheAdapter_is422_notFailedOver_refundedAndEnded() throws Exception {
+  void aNodeThatRefusesTheAdapter_is422_notFailedOver_settledToItsBoundAndEnded() throws Exception {
     node.refuseWith = 422;
     try (FakeNode second = new FakeNode()) {
       fixture.registerNode(
@@ -186,17 +191,26 @@ class IncompatibleAdapterTest {
           .body("detail", not(containsString("node-1")));
       assertEquals(List.of(), second.requests, "an adapter refusal is not failed over");
       String requestId = node.requests.getLast().path("request_id").asText();
+      // The node had the prompt when it refused: no refund (it may have run it), its reservation
+      // settled to the most it can have released, the prompt and the run-ahead (ADR 0026).
       Object[] row =
           (Object[])
               em.createNativeQuery(
                       "SELECT outcome, (SELECT count(*) FROM dp_budget_event e"
-                          + " WHERE e.request_id = ?2 AND e.kind = 'refund')"
+                          + " WHERE e.request_id = ?2 AND e.kind = 'refund'),"
+                          + " (SELECT releases FROM dp_budget_event e"
+                          + " WHERE e.request_id = ?2 AND e.kind = 'bound')"
                           + " FROM gateway_request WHERE request_id = ?1")
                   .setParameter(1, UUID.fromString(requestId))
                   .setParameter(2, requestId)
                   .getSingleResult();
+      long perToken = 1; // one LoRA input
       assertEquals(
-          List.of("rejected", 1L), List.of(row[0].toString(), ((Number) row[1]).longValue()));
+          List.of("rejected", 0L, (FakeNode.userPromptTokens("hi") + 64) * perToken),
+          List.of(
+              row[0].toString(),
+              ((Number) row[1]).longValue(),
+              ((Number) row[2]).longValue()));
     }
   }
 }

@@ -1,5 +1,10 @@
 package io.tensafe.marketplace.openai;
 
+import io.tensafe.marketplace.gateway.GatewayRequests;
+import io.tensafe.marketplace.gateway.RequestMode;
+import io.tensafe.marketplace.gateway.ServedVersions;
+import io.tensafe.marketplace.gateway.UnreportedRequests;
+
 import static io.restassured.RestAssured.given;
 import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -123,12 +128,5 @@ class UnreportedRequestsTest {
     assertEquals(bound, releases(high, "settle"));
     // Lowered, though never below what its prompt implies (one release per prompt token).
     assertEquals(Math.max(6, FakeNode.userPromptTokens("hi")), releases(low, "settle"));
-  }
-
-  @Test
-  void bound_isThePromptTheRelayedTokensAndTheRunAhead_perRelease() {
-    assertEquals((5 + 69 + 64) * 4L, UnreportedRequests.bound(5, 69, 40, 64, 4));
-    // No token relayed: the whole reserved prompt bound counts.
-    assertEquals((40 + 0 + 64) * 4L, UnreportedRequests.bound(0, 0, 40, 64, 4));
   }
 }

@@ -261,7 +261,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
                 .setParameter("r", UUID.fromString(id)),
             PrivateSettlement.Served.class);
     assertEquals(3, served.promptTokens());
-    settlement.settle(served, io.tensafe.marketplace.openai.RequestOutcome.CLIENT_GONE);
+    settlement.settle(served, io.tensafe.marketplace.gateway.RequestOutcome.CLIENT_GONE);
     send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1))
         .then()
         .statusCode(404)

@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import java.util.List;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -65,21 +65,26 @@ public class GatewayRequests {
   }
 
   /**
-   * Where a dispatched request was sent, and how the gateway ended it.
+   * Where a dispatched request was sent, and how far the gateway got with it.
    *
    * @param outcome the {@code gateway_request.outcome} ({@code client_gone}, ...), null while open
-   * @param deliveredCompletionTokens the completion tokens the client was sent, 0 while open
+   * @param billedCompletionTokens the completion tokens the gateway billed, 0 while open
+   * @param relayedCompletionTokens the completion tokens the gateway recorded as relayed while it
+   *     streamed, and as read from the node at its end, ≥ 0
+   * @param relayedAny whether the gateway recorded any relayed count (it does at the first piece it
+   *     passes on): its node answered
+   * @param gatewayLost whether the request is open although its gateway has not vouched for it
+   *     within the report deadline: its gateway died
    */
   public record Dispatched(
-      Context context, UUID nodeId, String outcome, int deliveredCompletionTokens) {
-    /**
-     * Whether the client left before it was sent a token, after the node accepted the request: its
-     * prompt is billed from the node's report, as the OpenAI-style APIs bill prefill.
-     */
-    public boolean clientLeftBeforeFirstToken() {
-      return "client_gone".equals(outcome) && deliveredCompletionTokens == 0;
-    }
-  }
+      Context context,
+      UUID nodeId,
+      RequestMode mode,
+      String outcome,
+      int billedCompletionTokens,
+      int relayedCompletionTokens,
+      boolean relayedAny,
+      boolean gatewayLost) {}
 
   /** Records a hosted request about to be dispatched to {@code node}. */
   @Transactional
@@ -131,24 +136,53 @@ public class GatewayRequests {
   }
 
   /**
-   * Records how the gateway ended {@code requestId} and the token counts it delivered; the first
-   * end stands.
+   * Records how the gateway ended {@code requestId} and the token counts it billed; the first end
+   * stands.
    *
    * @return false if the request had already ended
    */
   @Transactional
   public boolean end(
       String requestId, RequestOutcome outcome, int promptTokens, int completionTokens) {
+    return end(requestId, outcome, Settlement.Counts.billed(promptTokens, completionTokens));
+  }
+
+  /**
+   * As {@link #end(String, RequestOutcome, int, int)}, with the completion tokens read from the
+   * node ({@code relayed_completion_tokens}, which DP bounds count) and the node's own count beside
+   * the marketplace's ({@code node_completion_tokens}, the cross-check).
+   */
+  @Transactional
+  public boolean end(String requestId, RequestOutcome outcome, Settlement.Counts counts) {
     return em.createNativeQuery(
                 "UPDATE gateway_request SET ended_at = now(), outcome = :o,"
-                    + " delivered_prompt_tokens = :p, delivered_completion_tokens = :c"
+                    + " delivered_prompt_tokens = :p, delivered_completion_tokens = :c,"
+                    + " relayed_completion_tokens = :read,"
+                    + " node_completion_tokens = NULLIF(:n, -1)"
                     + " WHERE request_id = :r AND ended_at IS NULL")
             .setParameter("o", outcome.column())
-            .setParameter("p", promptTokens)
-            .setParameter("c", completionTokens)
+            .setParameter("p", counts.promptTokens())
+            .setParameter("c", counts.completionTokens())
+            .setParameter("read", counts.readCompletionTokens())
+            .setParameter("n", counts.nodeCompletionClaim())
             .setParameter("r", UUID.fromString(requestId))
             .executeUpdate()
         == 1;
+  }
+
+  /**
+   * Records, while a hosted request streams, the completion tokens relayed to its client so far
+   * (the marketplace's count) and that its gateway is alive ({@code active_at}): if the gateway
+   * dies, its node's report is billed at most this.
+   */
+  @Transactional
+  public void relayed(String requestId, int completionTokens) {
+    em.createNativeQuery(
+            "UPDATE gateway_request SET relayed_completion_tokens = :c, active_at = now()"
+                + " WHERE request_id = :r AND ended_at IS NULL")
+        .setParameter("c", completionTokens)
+        .setParameter("r", UUID.fromString(requestId))
+        .executeUpdate();
   }
 
   /**
@@ -169,6 +203,22 @@ public class GatewayRequests {
             .setParameter("r", UUID.fromString(requestId))
             .executeUpdate()
         == 1;
+  }
+
+  /**
+   * Marks the hosted requests {@code live}, which this replica relays, as vouched for now ({@code
+   * active_at}): no sweep takes them for requests whose gateway died.
+   */
+  @Transactional
+  public void vouch(java.util.Collection<UUID> live) {
+    if (live.isEmpty()) {
+      return;
+    }
+    em.createNativeQuery(
+            "UPDATE gateway_request SET active_at = now() WHERE request_id = ANY (:ids)"
+                + " AND mode = 'hosted' AND ended_at IS NULL")
+        .setParameter("ids", live.toArray(UUID[]::new))
+        .executeUpdate();
   }
 
   /**
@@ -195,24 +245,29 @@ public class GatewayRequests {
     return open;
   }
 
-  /** The context of {@code requestId} and the node it went to, if the gateway dispatched it. */
-  public Optional<Dispatched> find(String requestId) {
+  /**
+   * The context of {@code requestId} and the node it went to, if the gateway dispatched it; an open
+   * request not vouched for since {@code lostBefore} is marked lost ({@link Dispatched#gatewayLost}).
+   */
+  public Optional<Dispatched> find(String requestId, OffsetDateTime lostBefore) {
     return Rows.first(
             em.createNativeQuery(
                     "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
                         + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
-                        + " max_completion_tokens, prompt_tokens, node_id, outcome,"
-                        + " delivered_completion_tokens"
+                        + " max_completion_tokens, prompt_tokens, node_id, mode, outcome,"
+                        + " delivered_completion_tokens, relayed_completion_tokens,"
+                        + " ended_at IS NULL AND coalesce(active_at, started_at) < :lost"
                         + " FROM gateway_request WHERE request_id = :r")
-                .setParameter("r", UUID.fromString(requestId)),
+                .setParameter("r", UUID.fromString(requestId))
+                .setParameter("lost", lostBefore),
             Stored.class)
         .map(Stored::dispatched);
   }
 
   /**
    * A {@code gateway_request} row. The limits are null on rows from before the gateway kept them
-   * ({@code promptTokens} also when it did not count the prompt); the outcome and delivered count
-   * are null until the request ends.
+   * ({@code promptTokens} also when it did not count the prompt); the outcome and billed count are
+   * null until the request ends, the relayed count until the gateway first wrote it.
    */
   private record Stored(
       UUID clientOrganisationId,
@@ -226,8 +281,11 @@ public class GatewayRequests {
       Integer maxCompletionTokens,
       Integer promptTokens,
       UUID nodeId,
+      String mode,
       String outcome,
-      Integer deliveredCompletionTokens) {
+      Integer billedCompletionTokens,
+      Integer relayedCompletionTokens,
+      boolean gatewayLost) {
 
     Dispatched dispatched() {
       Limits limits =
@@ -246,8 +304,12 @@ public class GatewayRequests {
               ended,
               limits),
           nodeId,
+          RequestMode.of(mode),
           outcome,
-          deliveredCompletionTokens == null ? 0 : deliveredCompletionTokens);
+          billedCompletionTokens == null ? 0 : billedCompletionTokens,
+          relayedCompletionTokens == null ? 0 : relayedCompletionTokens,
+          relayedCompletionTokens != null,
+          gatewayLost);
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import java.util.Locale;
 
@@ -13,5 +13,10 @@ public enum RequestMode {
   /** The {@code gateway_request.mode} value. */
   public String column() {
     return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The mode of a {@code gateway_request.mode} value. */
+  public static RequestMode of(String column) {
+    return valueOf(column.toUpperCase(Locale.ROOT));
   }
 }

@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,18 +50,18 @@ public class GatewayMetrics {
   }
 
   /** A dispatched request ended with {@code outcome}, having delivered {@code completionTokens}. */
-  void ended(RequestOutcome outcome, int completionTokens) {
+  public void ended(RequestOutcome outcome, int completionTokens) {
     count(outcome.name().toLowerCase(Locale.ROOT));
     tokens.increment(Math.max(0, completionTokens));
   }
 
   /** A request answered with {@code status} before any node was called. */
-  void refused(int status) {
+  public void refused(int status) {
     count("refused_" + status);
   }
 
   /** A stream's first token left {@code nanos} after its request arrived. */
-  void firstToken(long nanos) {
+  public void firstToken(long nanos) {
     firstToken.record(Duration.ofNanos(nanos));
   }
 

@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.apikey;
 
 import jakarta.ws.rs.NameBinding;
 import java.lang.annotation.ElementType;

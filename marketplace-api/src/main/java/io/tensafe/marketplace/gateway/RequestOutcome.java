@@ -1,8 +1,11 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 /** How the gateway ended a dispatched request (column {@code gateway_request.outcome}). */
 public enum RequestOutcome {
-  /** The node's final event arrived and was passed on: billed from the node's counts. */
+  /**
+   * The node's final event arrived and was passed on: billed for the counted prompt and the
+   * completion text relayed, counted by the marketplace.
+   */
   COMPLETED,
   /** The client stopped reading: billed for the text it was sent. */
   CLIENT_GONE,
@@ -23,9 +26,14 @@ public enum RequestOutcome {
    * The node refused the request's adapter (it does not fit its base model or does not open): a 422
    * to the client, nothing billed, the reservation refunded.
    */
-  REJECTED;
+  REJECTED,
+  /**
+   * The request's gateway died before it ended it: the sweep or the node's report ended it, billed
+   * at most what the gateway had recorded as relayed ({@code relayed_completion_tokens}).
+   */
+  GATEWAY_LOST;
 
-  String column() {
+  public String column() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }
 }

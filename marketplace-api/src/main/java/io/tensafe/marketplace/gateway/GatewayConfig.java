@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;

@@ -1,9 +1,10 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.tgsp.routing.GateCandidate;
+import io.tensafe.tgsp.routing.RoutedText;
 import io.tensafe.tgsp.routing.RouteDecision;
 import io.tensafe.tgsp.routing.StepGate;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,14 +31,14 @@ public class ModelResolver {
   public record Resolved(ServedVersion version, String reason) {}
 
   /**
-   * The version {@code r.model()} names ({@code id} or {@code id@x.y.z}), or for {@code auto} the
+   * The version {@code model} names ({@code id} or {@code id@x.y.z}), or for {@code auto} the
    * step-gate's choice among the adapters this key may use within its price cap, else the default.
    *
    * @throws ApiProblem 404 for a model the key may not use, 422 price-above-cap for one priced
    *     above the key's cap, 422 when {@code auto} matched nothing and no default serves
    */
-  public Resolved resolve(ApiKeyPrincipal key, CompletionRequest r) {
-    return r.model().equals("auto") ? route(key, r) : new Resolved(resolve(key, r.model()), null);
+  public Resolved resolve(ApiKeyPrincipal key, String model, List<RoutedText> routing) {
+    return model.equals("auto") ? route(key, routing) : new Resolved(resolve(key, model), null);
   }
 
   /**
@@ -63,12 +64,12 @@ public class ModelResolver {
     return gateway.defaultAdapter();
   }
 
-  private Resolved route(ApiKeyPrincipal key, CompletionRequest r) {
+  private Resolved route(ApiKeyPrincipal key, List<RoutedText> routing) {
     // Routing never picks an adapter priced above the key's cap.
     List<GateCandidate> candidates = candidates(key);
     RouteDecision decision =
         StepGate.route(
-            r.routing(),
+            routing,
             candidates,
             gateway.defaultAdapter().orElse(null),
             routedRequests.getAndIncrement());
@@ -110,7 +111,7 @@ public class ModelResolver {
    * The version {@code model} names ({@code id} or {@code id@x.y.z}) for this key; never {@code
    * auto} (the caller routes first).
    *
-   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, CompletionRequest)}
+   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, String, List)}
    */
   public ServedVersion named(ApiKeyPrincipal key, String model) {
     return resolve(key, model);

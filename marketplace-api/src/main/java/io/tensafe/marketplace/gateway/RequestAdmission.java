@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.marketplace.gateway;
 
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseKind;

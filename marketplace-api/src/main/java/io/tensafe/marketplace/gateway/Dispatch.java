@@ -1,0 +1,313 @@
+package io.tensafe.marketplace.gateway;
+
+import io.quarkus.logging.Log;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.fleet.NodeDispatcher;
+import io.tensafe.marketplace.fleet.NodeRefusal;
+import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.privacy.Reservation;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.Causes;
+import io.tensafe.marketplace.problem.ProblemKind;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * Admission, dispatch and fail-over, for hosted requests and private sessions alike (ADR 0026).
+ *
+ * <p>In one transaction: the caller's routing ({@code admission}), node choice, the request's
+ * record and its DP reservation ({@link RequestAdmission}); the first node is sent the request just
+ * before the commit ({@link NodeAttempt#start}) and read only after it. Then the nodes are tried in
+ * turn until one answers:
+ *
+ * <ul>
+ *   <li>a node that could not be reached (connection refused, unresolvable, connect timeout) never
+ *       received the request: failed over, and the only case that costs the client no budget;
+ *   <li>a node that received a request carrying the client's inputs ({@link
+ *       Admission#inputsAtOpen}) and then failed or refused may have run its prompt: its releases
+ *       are settled to their bound ({@code ReleaseCount.bound} with nothing relayed) before the next
+ *       node is tried, as a reservation of its own ({@code <request id>/attempt-<n>}); when the
+ *       budget cannot cover that, the request ends there, its own reservation settled to that
+ *       bound;
+ *   <li>a node that does not answer within the first-byte timeout may be running the request: the
+ *       request ends with 504, nothing billed, its reservation kept for that node's report or the
+ *       sweep ({@link UnreportedRequests});
+ *   <li>a refusal of the adapter, or one the protocol says is the client's fault, ends the request
+ *       unserved (422, or the protocol's problem).
+ * </ul>
+ *
+ * Every node slot taken is given back on every path but the answered one, whose slot the caller
+ * gives back when the request ends; node names and answers go to the log, never to the client.
+ */
+@ApplicationScoped
+public class Dispatch {
+  @Inject NodeDispatcher dispatcher;
+  @Inject RequestAdmission admission;
+  @Inject GatewayRequests requests;
+  @Inject Settlement settlement;
+  @Inject GatewayConfig gateway;
+
+  /**
+   * Admits and dispatches a request of {@code key}.
+   *
+   * @param route resolves the request's version and limits; runs inside the admission's
+   *     transaction
+   * @throws ApiProblem as the routing, the budget (429) and the nodes decide: 503 with Retry-After
+   *     when no node has a free slot or none answered, 504 when the node timed out, 422 when it
+   *     refused the adapter
+   */
+  public <T> Dispatched<T> dispatch(
+      ApiKeyPrincipal key, Supplier<Admission> route, NodeAttempt<T> attempt) {
+    List<NodeTarget> claimed = new ArrayList<>();
+    AtomicReference<NodeAttempt.Pending<T>> sent = new AtomicReference<>();
+    AtomicReference<Admission> admitted = new AtomicReference<>();
+    String requestId = UUID.randomUUID().toString();
+    OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
+    Reservation reservation;
+    try {
+      reservation =
+          QuarkusTransaction.requiringNew()
+              .call(
+                  () -> {
+                    Admission a = route.get();
+                    admitted.set(a);
+                    long releases = a.releases();
+                    ServedVersion v = a.version();
+                    claimed.addAll(
+                        dispatcher.candidates(v.fleetId(), v.baseModel(), v.adapterId()));
+                    if (claimed.isEmpty()) {
+                      throw noCapacity(v);
+                    }
+                    NodeTarget first = claimed.getFirst();
+                    return admission.admit(
+                        requestId,
+                        context(key, a, started),
+                        first.id(),
+                        releases,
+                        a.mode(),
+                        () -> sent.set(attempt.start(first, a, requestId)));
+                  });
+    } catch (RuntimeException e) {
+      if (sent.get() != null) {
+        sent.get().abandon();
+      }
+      claimed.forEach(dispatcher::release);
+      throw e;
+    }
+    Admission a = admitted.get();
+    return failOver(
+        new Admitted(key, a, requestId, started, reservation, List.copyOf(claimed)),
+        sent.get(),
+        attempt);
+  }
+
+  private static GatewayRequests.Context context(
+      ApiKeyPrincipal key, Admission a, OffsetDateTime started) {
+    return a.context(key, started);
+  }
+
+  private record Admitted(
+      ApiKeyPrincipal key,
+      Admission admission,
+      String requestId,
+      OffsetDateTime started,
+      Reservation reservation,
+      List<NodeTarget> targets) {}
+
+  private <T> Dispatched<T> failOver(
+      Admitted a, NodeAttempt.Pending<T> firstCall, NodeAttempt<T> attempt) {
+    List<NodeTarget> targets = a.targets();
+    String requestId = a.requestId();
+    GatewayRequests.Context context = context(a.key(), a.admission(), a.started());
+    int i = 0;
+    try {
+      for (; i < targets.size(); i++) {
+        NodeTarget target = targets.get(i);
+        NodeAttempt.Pending<T> pending = null;
+        try {
+          if (i > 0) {
+            requests.assign(requestId, target.id());
+            pending = attempt.start(target, a.admission(), requestId);
+          } else {
+            pending = firstCall;
+          }
+          T call = pending.await();
+          releaseFrom(targets, i + 1);
+          i = targets.size(); // every other slot is given back; this one is the request's now
+          return new Dispatched<>(
+              requestId, a.started(), a.admission(), a.reservation(), target, call);
+        } catch (HttpTimeoutException e) {
+          if (e instanceof HttpConnectTimeoutException) {
+            failedBeforeAnswering(target, requestId, e);
+            continue;
+          }
+          Log.warnf(
+              "request %s: node %s did not answer within %s; ending the request, its reservation"
+                  + " kept for the node's report",
+              requestId, target.name(), gateway.firstByteTimeout());
+          releaseFrom(targets, i);
+          i = targets.size();
+          settlement.endUnbilled(requestId, context, RequestOutcome.NODE_TIMEOUT);
+          throw new ApiProblem(
+              ProblemKind.HTTP,
+              504,
+              "Node timed out",
+              "the node chosen for this request did not start answering within "
+                  + gateway.firstByteTimeout().toSeconds()
+                  + " s; nothing was billed",
+              2);
+        } catch (NodeRefusal e) {
+          ApiProblem clients = attempt.clientFault(e);
+          if (e.adapterRefused() || clients != null) {
+            Log.warnf("request %s: node %s refused it: %s", requestId, target.name(), e);
+            releaseFrom(targets, i);
+            i = targets.size();
+            endUnserved(a, RequestOutcome.REJECTED, true);
+            throw clients != null ? clients : adapterRefused(a.admission().version());
+          }
+          if (!afterFailure(a, target, i, e)) {
+            i = targets.size();
+            throw budgetSpentOnFailures();
+          }
+        } catch (ApiProblem e) {
+          Log.warnf("request %s: node %s answered unusably: %s", requestId, target.name(), e);
+          releaseFrom(targets, i);
+          i = targets.size();
+          endUnserved(a, RequestOutcome.NODE_FAILED, true);
+          throw e;
+        } catch (IOException | RuntimeException e) {
+          if (!afterFailure(a, target, i, e)) {
+            i = targets.size();
+            throw budgetSpentOnFailures();
+          }
+        }
+      }
+    } finally {
+      releaseFrom(targets, i);
+    }
+    endUnserved(a, RequestOutcome.NO_NODE, false);
+    throw noNodeAnswered(
+        "every node that could serve the request failed before it answered; nothing was billed");
+  }
+
+  /**
+   * Handles a node that failed before answering: fails over from it, after settling what it may
+   * have released when it received the client's inputs.
+   *
+   * @return false when the budget cannot cover another attempt: the request has ended
+   */
+  private boolean afterFailure(Admitted a, NodeTarget target, int attemptIndex, Exception e) {
+    failedBeforeAnswering(target, a.requestId(), e);
+    if (connectionFailed(e) || !a.admission().inputsAtOpen()) {
+      return true;
+    }
+    long bound = failedAttemptBound(a.admission());
+    if (settlement.spendFailedAttempt(
+        a.requestId() + "/attempt-" + (attemptIndex + 1),
+        context(a.key(), a.admission(), a.started()),
+        a.admission().mode(),
+        bound)) {
+      return true;
+    }
+    Log.warnf(
+        "request %s: the budget cannot cover another attempt after node %s failed; ending it",
+        a.requestId(), target.name());
+    settlement.endUnservedAtBound(
+        a.requestId(), context(a.key(), a.admission(), a.started()), bound);
+    return false;
+  }
+
+  /** The most a node that received the request and failed before answering can have released. */
+  private long failedAttemptBound(Admission a) {
+    return Math.min(
+        a.releases(),
+        io.tensafe.marketplace.privacy.ReleaseCount.bound(
+            a.limits().maxPromptTokens(), 0, gateway.nodeRunAheadTokens(), a.releasesPerToken()));
+  }
+
+  /**
+   * Ends a request no node served: its reservation comes back when no node that received its
+   * inputs is unaccounted for ({@code lastReceived} false), else it is settled to the last node's
+   * bound.
+   */
+  private void endUnserved(Admitted a, RequestOutcome outcome, boolean lastReceived) {
+    GatewayRequests.Context c = context(a.key(), a.admission(), a.started());
+    if (lastReceived && a.admission().inputsAtOpen()) {
+      settlement.endUnservedAtBound(a.requestId(), c, failedAttemptBound(a.admission()), outcome);
+    } else {
+      settlement.endUnserved(a.requestId(), c, outcome);
+    }
+  }
+
+  private static ApiProblem budgetSpentOnFailures() {
+    return noNodeAnswered(
+        "the nodes tried failed before they answered, and the privacy budget covers no further"
+            + " attempt (what each may have released was charged to it); nothing was billed");
+  }
+
+  private static ApiProblem adapterRefused(ServedVersion version) {
+    return new ApiProblem(
+        ProblemKind.ADAPTER_INCOMPATIBLE,
+        "the node refused adapter "
+            + version.adapterId()
+            + "@"
+            + version.version()
+            + ": it does not fit its base model or does not open; nothing was billed, and"
+            + " retrying will not help until its creator publishes a fixed version");
+  }
+
+  /** 503 with Retry-After: every node tried failed before it served anything ({@code detail}). */
+  public static ApiProblem noNodeAnswered(String detail) {
+    return new ApiProblem(ProblemKind.HTTP, 503, "No node answered", detail, 2);
+  }
+
+  /** 503 with Retry-After: no healthy node of {@code version}'s base model has a free slot. */
+  public static ApiProblem noCapacity(ServedVersion version) {
+    return new ApiProblem(
+        ProblemKind.HTTP,
+        503,
+        "No capacity",
+        "no healthy node serving " + version.baseModel() + " has a free slot",
+        2);
+  }
+
+  private void failedBeforeAnswering(NodeTarget target, String requestId, Exception e) {
+    String cause = e.getClass().getSimpleName() + ": " + Causes.describe(e);
+    Log.warnf(
+        "request %s: node %s failed before it answered, failing over: %s",
+        requestId, target.name(), cause);
+    dispatcher.release(target);
+    if (connectionFailed(e)) {
+      dispatcher.markUnreachable(target, "connection failed: " + cause);
+    }
+  }
+
+  /** The node could not be reached at all (refused, unresolvable, connect timeout). */
+  static boolean connectionFailed(Throwable e) {
+    return Causes.any(
+        e,
+        c ->
+            c instanceof java.net.ConnectException
+                || c instanceof HttpConnectTimeoutException
+                || c instanceof java.net.UnknownHostException
+                || c instanceof java.nio.channels.UnresolvedAddressException);
+  }
+
+  /** Gives back the slots of {@code targets} from index {@code from} on. */
+  private void releaseFrom(List<NodeTarget> targets, int from) {
+    for (NodeTarget other : targets.subList(Math.min(from, targets.size()), targets.size())) {
+      dispatcher.release(other);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package io.tensafe.marketplace.gateway;
+
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.fleet.NodeCall;
+import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.tokens.PromptTokenizer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * Hosted completions, metered (ADR 0026): the prompt counted with the model's tokenizer, a key
+ * slot taken ({@link KeySlots}), the request routed, admitted with a DP reservation of (counted
+ * prompt + {@code max_tokens}) × the version's releases per token, and dispatched with fail-over
+ * ({@link Dispatch}); its events are then read through a {@link HostedRelay}, which bills what it
+ * relayed when the request ends.
+ */
+@ApplicationScoped
+public class HostedCompletions {
+  @Inject KeySlots slots;
+  @Inject Dispatch dispatch;
+  @Inject ModelResolver resolver;
+  @Inject PromptTokenizer tokenizer;
+  @Inject Settlement settlement;
+  @Inject GatewayRequests requests;
+  @Inject GatewayConfig gateway;
+  @Inject GatewayMetrics metrics;
+  @Inject LiveRelays live;
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  /**
+   * Routes, records, reserves and dispatches {@code r} for {@code key}.
+   *
+   * @throws io.tensafe.marketplace.problem.ApiProblem as {@link KeySlots#take} and {@link
+   *     Dispatch#dispatch} decide
+   */
+  public HostedRelay start(ApiKeyPrincipal key, HostedRequest r) {
+    UUID slot = slots.take(key);
+    try {
+      // Counted before the transaction: tokenizing a long prompt holds no connection.
+      int prompt = tokenizer.count(r.renderedPrompt());
+      Dispatched<NodeCall> d =
+          dispatch.dispatch(
+              key,
+              () -> {
+                ModelResolver.Resolved resolved = resolver.resolve(key, r.model(), r.routing());
+                ServedVersion v = resolved.version();
+                return new Admission(
+                    v,
+                    resolved.reason(),
+                    RequestMode.HOSTED,
+                    new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
+                    v.releasesPerToken());
+              },
+              new Streaming(r));
+      live.add(d.requestId());
+      return new HostedRelay(
+          new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
+          key,
+          slot,
+          d,
+          prompt,
+          new RelayedText(tokenizer),
+          new RelayedText(tokenizer));
+    } catch (RuntimeException e) {
+      slots.give(slot);
+      throw e;
+    }
+  }
+
+  /**
+   * A hosted request's call to one node: its generation stream. A node's 400 is the request's
+   * fault (its prompt or parameters), so no other node is tried.
+   */
+  private final class Streaming implements NodeAttempt<NodeCall> {
+    private final HostedRequest r;
+
+    Streaming(HostedRequest r) {
+      this.r = r;
+    }
+
+    @Override
+    public Pending<NodeCall> start(NodeTarget target, Admission a, String requestId) {
+      byte[] body =
+          r.nodeBody()
+              .of(
+                  a.version().adapterId() + "@" + a.version().version(),
+                  requestId,
+                  (int) a.limits().maxPromptTokens());
+      NodeCall.Pending call = NodeCall.begin(http, target, body, gateway.firstByteTimeout());
+      return new Pending<>() {
+        @Override
+        public NodeCall await() throws java.io.IOException {
+          return call.await();
+        }
+
+        @Override
+        public void abandon() {
+          call.abandon();
+        }
+      };
+    }
+
+    @Override
+    public io.tensafe.marketplace.problem.ApiProblem clientFault(
+        io.tensafe.marketplace.fleet.NodeRefusal e) {
+      return e.status() == 400
+          ? io.tensafe.marketplace.problem.ProblemTypes.validation(
+              "the node refused the request's prompt or parameters; nothing was billed")
+          : null;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package io.tensafe.marketplace.gateway;
+
+import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.problem.ApiProblem;
+import java.io.IOException;
+
+/**
+ * A call of one request to one node, which the gateway may fail over from ({@link Dispatch}): the
+ * protocol's part (hosted streams, private sessions), with no metering in it.
+ *
+ * @param <T> what an answered call gives the caller
+ */
+public interface NodeAttempt<T> {
+  /**
+   * Starts the call of request {@code requestId}, admitted as {@code admission}, to {@code target}.
+   * The first node's call starts inside the admission's transaction, so this must not wait for the
+   * node's answer.
+   */
+  Pending<T> start(NodeTarget target, Admission admission, String requestId);
+
+  /**
+   * What the node's refusal {@code e} means to the client, if it is the client's fault (no other
+   * node would take it either); null to fail over. Default: always fail over.
+   */
+  default ApiProblem clientFault(io.tensafe.marketplace.fleet.NodeRefusal e) {
+    return null;
+  }
+
+  /** A started call. */
+  interface Pending<T> {
+    /**
+     * The node's answer once it starts answering.
+     *
+     * @throws IOException when the node failed, refused or timed out before it answered
+     * @throws ApiProblem when the node answered something the request cannot run with (the request
+     *     then ends unserved)
+     */
+    T await() throws IOException;
+
+    /** Drops the call (the node cancels what it started). */
+    void abandon();
+  }
+}

@@ -1,0 +1,247 @@
+package io.tensafe.marketplace.gateway;
+
+import io.quarkus.logging.Log;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.tensafe.marketplace.billing.ChargeLedger;
+import io.tensafe.marketplace.billing.ChargeView;
+import io.tensafe.marketplace.billing.NewCharge;
+import io.tensafe.marketplace.privacy.PrivacyBudgets;
+import io.tensafe.marketplace.privacy.ReleaseCount;
+import io.tensafe.marketplace.privacy.ReleaseKind;
+import io.tensafe.marketplace.problem.ApiProblem;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.time.Instant;
+import java.util.OptionalLong;
+
+/**
+ * The one place a request is billed and its DP reservation closed, hosted and private alike (ADR
+ * 0026). A bill is always the marketplace's own count of what it relayed — the prompt it counted
+ * or the frames it relayed, the completion text it passed on counted with the model's tokenizer —
+ * never a node's or a client's word. Each request is ended once ({@code gateway_request.ended_at})
+ * and charged at most once (by request id): a second end bills nothing.
+ */
+@ApplicationScoped
+public class Settlement {
+  @Inject ChargeLedger charges;
+  @Inject PrivacyBudgets budgets;
+  @Inject GatewayRequests requests;
+  @Inject GatewayConfig gateway;
+
+  /**
+   * What a request was billed: its charge (null when nothing was billed), its budget's ε spent once
+   * it was settled (-1 when its reservation was left for a node's report or was already closed),
+   * and whether this call ended it (false: it had ended already, and nothing more was done).
+   */
+  public record Settled(ChargeView charge, double epsilonSpent, boolean ended) {}
+
+  /**
+   * What a request is billed, and what its node was seen to make.
+   *
+   * @param promptTokens billed, ≥ 0
+   * @param completionTokens billed: the completion its client received, as the marketplace counts
+   *     it, ≥ 0
+   * @param readCompletionTokens the completion tokens the gateway read from the node, ≥ {@code
+   *     completionTokens} (a piece read but not passed on, an answer cut short before it was
+   *     sent): what the node's DP bound counts
+   * @param nodeCompletionClaim the completion tokens the node claimed, kept beside the bill as a
+   *     cross-check (shown per node to admins); -1 when it claimed none
+   */
+  public record Counts(
+      int promptTokens, int completionTokens, int readCompletionTokens, int nodeCompletionClaim) {
+    /** Counts billed as read, with no claim. */
+    public static Counts billed(int promptTokens, int completionTokens) {
+      return new Counts(promptTokens, completionTokens, completionTokens, -1);
+    }
+  }
+
+  /**
+   * Ends {@code requestId} as {@code outcome}, bills {@code counts} (nothing when both billed
+   * counts are 0), and settles its reservation to {@code releases} (empty: left open for the
+   * node's report, or the sweep, to settle). Nothing happens when the request has ended already.
+   *
+   * @param releases DP releases made, already within the rule of {@code privacy.ReleaseCount}
+   */
+  @Transactional
+  public Settled settle(
+      String requestId,
+      GatewayRequests.Context c,
+      RequestOutcome outcome,
+      Counts counts,
+      OptionalLong releases) {
+    int promptTokens = counts.promptTokens();
+    int completionTokens = counts.completionTokens();
+    if (!requests.end(requestId, outcome, counts)) {
+      Log.infof("request %s had ended already; nothing more is billed", requestId);
+      return new Settled(charges.find(requestId).orElse(null), -1, false);
+    }
+    ChargeView charge =
+        promptTokens > 0 || completionTokens > 0
+            ? charges.recordUnlessBilled(charge(requestId, c, promptTokens, completionTokens))
+            : null;
+    // Last: the budget row is locked from this update to the commit.
+    double epsilon =
+        releases.isPresent()
+            ? budgets.settleReported(requestId, releases.getAsLong()).orElse(-1)
+            : -1;
+    return new Settled(charge, epsilon, true);
+  }
+
+  /**
+   * Ends a request that no node served, with nothing billed; its reservation comes back whole (no
+   * node received the client's inputs).
+   */
+  @Transactional
+  public void endUnserved(String requestId, GatewayRequests.Context c, RequestOutcome outcome) {
+    if (requests.end(requestId, outcome, 0, 0)) {
+      budgets.refund(requestId);
+    }
+  }
+
+  /**
+   * Ends a request that no node served, with nothing billed, after a node that received its inputs
+   * failed: its reservation is settled to that node's bound ({@code releases}).
+   */
+  public void endUnservedAtBound(String requestId, GatewayRequests.Context c, long releases) {
+    endUnservedAtBound(requestId, c, releases, RequestOutcome.NODE_FAILED);
+  }
+
+  /** As {@link #endUnservedAtBound(String, GatewayRequests.Context, long)}, as {@code outcome}. */
+  @Transactional
+  public void endUnservedAtBound(
+      String requestId, GatewayRequests.Context c, long releases, RequestOutcome outcome) {
+    if (requests.end(requestId, outcome, 0, 0)) {
+      budgets.settleToBound(requestId, releases);
+    }
+  }
+
+  /**
+   * Ends a request with nothing billed, its reservation left open for its node's report or the
+   * sweep ({@link UnreportedRequests}).
+   */
+  @Transactional
+  public void endUnbilled(String requestId, GatewayRequests.Context c, RequestOutcome outcome) {
+    requests.end(requestId, outcome, 0, 0);
+  }
+
+  /**
+   * Spends {@code releases} of the request's budget for a node that received it and failed before
+   * answering, as a reservation of its own ({@code attemptId}) settled at once: the request's own
+   * reservation stays whole for the node tried next.
+   *
+   * @return false when the budget cannot cover it (nothing was spent)
+   */
+  public boolean spendFailedAttempt(
+      String attemptId, GatewayRequests.Context c, RequestMode mode, long releases) {
+    try {
+      QuarkusTransaction.requiringNew()
+          .run(
+              () -> {
+                budgets.reserve(
+                    c.clientOrganisationId(),
+                    c.adapterRef(),
+                    c.version(),
+                    attemptId,
+                    releases,
+                    mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
+                    Instant.now());
+                budgets.settleToBound(attemptId, releases);
+              });
+      return true;
+    } catch (ApiProblem e) {
+      if (e.status() == 429) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Settles the reservation of a request its gateway ended before the node's final event (the
+   * client left, the node failed or timed out) to the node's reported releases within what was
+   * relayed ({@code ReleaseCount.settled}); a report for a reservation settled to its bound can
+   * only lower it. Bills nothing: the gateway billed what it relayed.
+   *
+   * @return the budget's ε spent after it, if this settled it
+   */
+  @Transactional
+  public java.util.OptionalDouble settleReported(
+      String requestId, GatewayRequests.Dispatched d, long claimedReleases, int releasesPerToken) {
+    long releases =
+        ReleaseCount.settled(
+            claimedReleases,
+            promptRun(d),
+            d.relayedCompletionTokens(),
+            gateway.nodeRunAheadTokens(),
+            releasesPerToken);
+    return budgets.settleReported(requestId, releases);
+  }
+
+  /**
+   * Ends a hosted request whose gateway died before ending it ({@link
+   * GatewayRequests.Dispatched#gatewayLost}), as {@link RequestOutcome#GATEWAY_LOST}: billed the
+   * counted prompt when its node answered (the gateway recorded a relayed count, or the node
+   * reported) and the completion tokens its gateway recorded as relayed — the marketplace's count,
+   * whatever the node claims. The reservation is settled within them: to the node's claim when it
+   * reported, else to their bound, which a later report can only lower. Nothing happens when the
+   * request has ended meanwhile.
+   *
+   * @param claim the node's report, or null
+   */
+  @Transactional
+  public void settleLost(
+      String requestId, GatewayRequests.Dispatched d, NodeClaim claim, int releasesPerToken) {
+    int relayed = d.relayedCompletionTokens();
+    long prompt = promptRun(d);
+    int billedPrompt = claim != null || d.relayedAny() ? (int) prompt : 0;
+    int runAhead = gateway.nodeRunAheadTokens();
+    Log.warnf(
+        "request %s: its gateway died before ending it; billing %d + %d tokens (node claimed %s)",
+        requestId,
+        billedPrompt,
+        relayed,
+        claim == null ? "nothing" : claim.promptTokens() + " + " + claim.completionTokens());
+    Counts counts =
+        new Counts(billedPrompt, relayed, relayed, claim == null ? -1 : claim.completionTokens());
+    if (claim != null) {
+      settle(
+          requestId,
+          d.context(),
+          RequestOutcome.GATEWAY_LOST,
+          counts,
+          OptionalLong.of(
+              ReleaseCount.settled(claim.releases(), prompt, relayed, runAhead, releasesPerToken)));
+    } else if (settle(requestId, d.context(), RequestOutcome.GATEWAY_LOST, counts, OptionalLong.empty())
+        .ended()) {
+      budgets.settleToBound(
+          requestId, ReleaseCount.bound(prompt, relayed, runAhead, releasesPerToken));
+    }
+  }
+
+  /**
+   * A node's own account of a request, from its usage report: never billed as such, only used to
+   * lower what the marketplace saw.
+   */
+  public record NodeClaim(int promptTokens, int completionTokens, long releases) {}
+
+  /** The prompt tokens the node ran: the marketplace's count, else the bound reserved for. */
+  private static long promptRun(GatewayRequests.Dispatched d) {
+    GatewayRequests.Limits l = d.context().limits();
+    return l.promptTokens() >= 0 ? l.promptTokens() : Math.min(l.maxPromptTokens(), Integer.MAX_VALUE);
+  }
+
+  private static NewCharge charge(
+      String requestId, GatewayRequests.Context c, int promptTokens, int completionTokens) {
+    return new NewCharge(
+        requestId,
+        c.clientOrganisationId(),
+        c.apiKeyId(),
+        c.adapterRef(),
+        c.version(),
+        promptTokens,
+        completionTokens,
+        c.startedAt(),
+        c.routeReason());
+  }
+}
