@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The metered gateway's settings ({@code tensafe.gateway.*}), declared once with their defaults.
+ * The metered gateway's settings ({@code tensafe.gateway.*}), declared once with their defaults;
+ * all but a key's requests per minute, which {@link io.tensafe.marketplace.limits.KeyRateConfig}
+ * declares beside the limits that read it.
  */
 @ConfigMapping(prefix = "tensafe.gateway")
 public interface GatewayConfig {
@@ -24,10 +26,6 @@ public interface GatewayConfig {
   /** Requests one API key may have in flight at once (≥ 1). */
   @WithDefault("16")
   int maxConcurrencyPerKey();
-
-  /** Requests one API key may start per minute (≥ 1). */
-  @WithDefault("600")
-  int requestsPerMinutePerKey();
 
   /** Tokens a node may compute past the last one relayed, counted against its DP bound. */
   @WithDefault("64")
@@ -70,8 +68,9 @@ public interface GatewayConfig {
 
   /**
    * Private-session frames that cost one request of the key's requests per minute ({@link
-   * #requestsPerMinutePerKey()}): a session draws one request from the key's allowance at its first
-   * frame and at every this-many frames after it (≥ 1).
+   * io.tensafe.marketplace.limits.KeyRateConfig#requestsPerMinutePerKey()}): a session draws one
+   * request from the key's allowance at its first frame and at every this-many frames after it (≥
+   * 1).
    */
   @WithDefault("128")
   int framesPerRequest();

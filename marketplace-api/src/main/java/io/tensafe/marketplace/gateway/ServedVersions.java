@@ -244,15 +244,18 @@ public class ServedVersions {
     return count;
   }
 
+  /** A version's base model and fleet, as {@link #expertsPerToken} selects them. */
+  private record ModelAndFleet(String baseModel, UUID fleetId) {}
+
   private java.util.OptionalInt expertsPerToken(UUID versionId) {
-    Object[] row =
-        (Object[])
+    ModelAndFleet row =
+        Rows.single(
             em.createNativeQuery(
                     "SELECT v.base_model, v.fleet_id FROM adapter_version v WHERE v.id = :v")
-                .setParameter("v", versionId)
-                .getSingleResult();
+                .setParameter("v", versionId),
+            ModelAndFleet.class);
     return nodes
-        .reportedShape(String.valueOf(row[0]), (UUID) row[1])
+        .reportedShape(row.baseModel(), row.fleetId())
         .flatMap(io.tensafe.tgsp.peft.BaseModelShape::moe)
         .map(e -> java.util.OptionalInt.of(e.expertsPerToken()))
         .orElse(java.util.OptionalInt.empty());

@@ -3,9 +3,9 @@ package io.tensafe.marketplace.health;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Refuses to start the {@code production} profile ({@code QUARKUS_PROFILE=production}) with the
@@ -22,20 +22,13 @@ public class ProductionGuard {
   /** The demo's web-pages client secret, refused in production. */
   public static final String DEMO_WEB_SECRET = "tensafe-web-ui-dev-secret";
 
-  @ConfigProperty(name = "tensafe.production", defaultValue = "false")
-  boolean production;
-
-  @ConfigProperty(name = "quarkus.datasource.password", defaultValue = "")
-  String dbPassword;
-
-  @ConfigProperty(name = "quarkus.oidc.web.credentials.secret", defaultValue = "")
-  String webSecret;
+  @Inject ProductionConfig config;
 
   void check(@Observes StartupEvent start) {
-    if (!production) {
+    if (!config.production()) {
       return;
     }
-    List<String> problems = problems(dbPassword, webSecret);
+    List<String> problems = problems(config.dbPassword().orElse(""), config.webSecret().orElse(""));
     if (!problems.isEmpty()) {
       throw new IllegalStateException(
           "the production profile refuses to start: " + String.join("; ", problems));
@@ -44,7 +37,7 @@ public class ProductionGuard {
 
   /** Whether node endpoints must be {@code https} (the production profile). */
   public boolean requiresTls() {
-    return production;
+    return config.production();
   }
 
   /** What is wrong with these secrets for production; empty when nothing is. */

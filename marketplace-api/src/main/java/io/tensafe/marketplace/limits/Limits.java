@@ -22,11 +22,7 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class Limits {
   @Inject LimitsConfig config;
-
-  /** As {@code GatewayConfig#requestsPerMinutePerKey}, which declares it and its default. */
-  @org.eclipse.microprofile.config.inject.ConfigProperty(
-      name = "tensafe.gateway.requests-per-minute-per-key")
-  int requestsPerMinutePerKey;
+  @Inject KeyRateConfig keyRate;
 
   @Inject EntityManager em;
   @Inject io.agroal.api.AgroalDataSource dataSource;
@@ -69,7 +65,7 @@ public class Limits {
             ? new Chosen(scope, null, shared, shared) // the bucket is admit_key_request's (V22)
             : new Chosen(
                 scope,
-                new InstanceRateLimiter(requestsPerMinutePerKey, System::nanoTime),
+                new InstanceRateLimiter(keyRate.requestsPerMinutePerKey(), System::nanoTime),
                 new InstanceSlots(),
                 shared);
   }
@@ -90,7 +86,7 @@ public class Limits {
 
   /** Requests an API key may start per minute. */
   public int requestsPerMinute() {
-    return requestsPerMinutePerKey;
+    return keyRate.requestsPerMinutePerKey();
   }
 
   /** Slots: an API key's requests in flight and a node's concurrency (subjects are their ids). */
@@ -116,7 +112,7 @@ public class Limits {
     Chosen c = chosen();
     if (c.scope() == LimitsConfig.Scope.SHARED) {
       UUID lease = UUID.randomUUID();
-      int answer = c.shared().admitKey(key, requestsPerMinutePerKey, lease, maxInFlight);
+      int answer = c.shared().admitKey(key, keyRate.requestsPerMinutePerKey(), lease, maxInFlight);
       return answer == 0
           ? new KeyAdmission(lease, 0, false)
           : new KeyAdmission(null, Math.max(1, answer), answer > 0);
@@ -141,7 +137,7 @@ public class Limits {
   public int takeKeyRequest(UUID key) {
     Chosen c = chosen();
     return c.scope() == LimitsConfig.Scope.SHARED
-        ? c.shared().takeKeyRequest(key, requestsPerMinutePerKey)
+        ? c.shared().takeKeyRequest(key, keyRate.requestsPerMinutePerKey())
         : c.rate().tryAcquire(key);
   }
 

@@ -2,6 +2,7 @@ package io.tensafe.marketplace.limits;
 
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
@@ -173,22 +174,26 @@ final class SharedSlots implements SlotLimiter {
     if (subjects.isEmpty()) {
       return new int[0];
     }
-    List<?> rows =
+    List<Held> rows =
         QuarkusTransaction.joiningExisting()
             .call(
                 () ->
-                    em.createNativeQuery(
-                            "SELECT subject, count(*) FROM limit_lease"
-                                + " WHERE subject = ANY (:s) AND expires_at > now() GROUP BY subject")
-                        .setParameter("s", subjects.toArray(UUID[]::new))
-                        .getResultList());
+                    Rows.list(
+                        em.createNativeQuery(
+                                "SELECT subject, count(*) FROM limit_lease"
+                                    + " WHERE subject = ANY (:s) AND expires_at > now()"
+                                    + " GROUP BY subject")
+                            .setParameter("s", subjects.toArray(UUID[]::new)),
+                        Held.class));
     int[] held = new int[subjects.size()];
-    for (Object row : rows) {
-      Object[] r = (Object[]) row;
-      held[subjects.indexOf((UUID) r[0])] = ((Number) r[1]).intValue();
+    for (Held row : rows) {
+      held[subjects.indexOf(row.subject())] = row.leases();
     }
     return held;
   }
+
+  /** A subject's live leases, as {@link #held} counts them. */
+  private record Held(UUID subject, int leases) {}
 
   /**
    * Extends this replica's leases by the lease time and deletes leases that lapsed over a minute

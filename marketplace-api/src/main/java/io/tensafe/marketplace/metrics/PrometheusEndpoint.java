@@ -14,7 +14,6 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Prometheus text exposition at {@code /metrics}, for loopback callers or the holder of the scrape
@@ -34,8 +33,7 @@ public class PrometheusEndpoint {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
-  @ConfigProperty(name = "tensafe.metrics.token")
-  java.util.Optional<String> token;
+  @Inject MetricsConfig config;
 
   /** The exposition, for a caller {@link ScrapeAccess} allows; else 401 problem+json. */
   @GET
@@ -44,7 +42,7 @@ public class PrometheusEndpoint {
   public Response scrape(
       @Context HttpServerRequest request, @HeaderParam("Authorization") String authorization) {
     String host = request.remoteAddress() == null ? null : request.remoteAddress().host();
-    if (!new ScrapeAccess(token).allows(host, authorization)) {
+    if (!new ScrapeAccess(config.token()).allows(host, authorization)) {
       return ProblemMappers.problem(
               ProblemKind.UNAUTHORIZED,
               "metrics are for the loopback interface, or for whoever presents the scrape token"

@@ -15,7 +15,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Package bytes on disk, content-addressed by SHA-256 (ADR 0007): {@code <dir>/ab/abcdef…}. Uploads
@@ -28,11 +27,9 @@ public class PackageStore {
   private final Path root;
   private final long maxBytes;
 
-  public PackageStore(
-      @ConfigProperty(name = "tensafe.storage.directory") Path root,
-      @ConfigProperty(name = "tensafe.storage.max-package-bytes") long maxBytes) {
-    this.root = root.toAbsolutePath();
-    this.maxBytes = maxBytes;
+  public PackageStore(StorageConfig config) {
+    this.root = config.directory().toAbsolutePath();
+    this.maxBytes = config.maxPackageBytes();
   }
 
   /** A fully received upload, not yet visible at its address. */

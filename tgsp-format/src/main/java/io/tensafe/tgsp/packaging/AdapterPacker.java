@@ -11,7 +11,6 @@ import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.manifest.ManifestCodec;
 import io.tensafe.tgsp.peft.AdapterConfig;
 import io.tensafe.tgsp.peft.PeftAdapter;
-import io.tensafe.tgsp.peft.PrivateModeBounds;
 import io.tensafe.tgsp.peft.RankReducer;
 import io.tensafe.tgsp.safetensors.SafetensorsFile;
 import io.tensafe.tgsp.safetensors.SafetensorsHeader;

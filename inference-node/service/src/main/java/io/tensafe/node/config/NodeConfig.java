@@ -3,14 +3,15 @@ package io.tensafe.node.config;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Every setting of an inference node ({@code tensafe.node.*}), declared once with its default;
- * application.properties maps each to its environment variable. Empty values count as unset.
+ * Every setting of an inference node ({@code tensafe.node.*}), declared once with its default, but
+ * the marketplace link's ({@code tensafe.node.marketplace.*}), which {@code
+ * marketplace.MarketplaceConfig} declares beside its reader; application.properties maps each to
+ * its environment variable. Empty values count as unset.
  */
 @ConfigMapping(prefix = "tensafe.node")
 public interface NodeConfig {
@@ -85,19 +86,5 @@ public interface NodeConfig {
     /** The largest frame accepted, in MiB (1 to 1024). */
     @WithDefault("64")
     int maxFrameMb();
-  }
-
-  /** The marketplace link; all of it or none. */
-  Marketplace marketplace();
-
-  /** {@code tensafe.node.marketplace.*}: the marketplace and the credential the node uses there. */
-  interface Marketplace {
-    Optional<URI> url();
-
-    Optional<URI> tokenUrl();
-
-    Optional<String> clientId();
-
-    Optional<String> clientSecret();
   }
 }

@@ -1,6 +1,5 @@
 package io.tensafe.node.marketplace;
 
-import io.tensafe.node.config.NodeConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -16,32 +15,32 @@ import java.util.Optional;
  */
 @ApplicationScoped
 public class MarketplaceConnection {
-  @Inject NodeConfig config;
+  @Inject MarketplaceConfig config;
 
   private MarketplaceClient client;
 
   @PostConstruct
   void connect() {
-    if (config.marketplace().url().isEmpty()) {
+    if (config.url().isEmpty()) {
       return;
     }
-    if (config.marketplace().tokenUrl().isEmpty()
-        || config.marketplace().clientId().isEmpty()
-        || config.marketplace().clientSecret().isEmpty()) {
+    if (config.tokenUrl().isEmpty()
+        || config.clientId().isEmpty()
+        || config.clientSecret().isEmpty()) {
       throw new IllegalStateException(
-          "tensafe.node.marketplace.url is set, so tensafe.node.marketplace.token-config.marketplace().url(), client-id"
+          "tensafe.node.marketplace.url is set, so tensafe.node.marketplace.token-url, client-id"
               + " and client-secret are required");
     }
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     client =
         new MarketplaceClient(
             http,
-            config.marketplace().url().get(),
+            config.url().get(),
             new ClientCredentials(
                 http,
-                config.marketplace().tokenUrl().get(),
-                config.marketplace().clientId().get(),
-                config.marketplace().clientSecret().get()));
+                config.tokenUrl().get(),
+                config.clientId().get(),
+                config.clientSecret().get()));
   }
 
   /** The client, or empty when the node runs standalone. */

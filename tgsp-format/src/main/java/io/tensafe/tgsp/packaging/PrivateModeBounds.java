@@ -1,7 +1,11 @@
-package io.tensafe.tgsp.peft;
+package io.tensafe.tgsp.packaging;
 
 import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.manifest.Manifest;
+import io.tensafe.tgsp.peft.AdapterConfig;
+import io.tensafe.tgsp.peft.LoraSite;
+import io.tensafe.tgsp.peft.PeftAdapter;
+import io.tensafe.tgsp.peft.UnsupportedAdapterException;
 import io.tensafe.tgsp.safetensors.SafetensorsFile;
 import io.tensafe.tgsp.safetensors.TensorInfo;
 import java.io.IOException;
@@ -9,7 +13,8 @@ import java.io.IOException;
 /**
  * The bounds private mode's scales and DP noise come from (ADR 0025), computed once at pack time
  * from the weights and signed in the manifest, so that a node never derives a scale or a noise
- * level from the weights per session, and a client learns only these three exponents:
+ * level from the weights per session, and a client learns only these three exponents (here, with
+ * the packer, because the manifest's record is above {@code peft}):
  *
  * <ul>
  *   <li>{@code a_row_l2_log2}: the least e with {@code 2^e ≥} every row's L2 norm of every A;
