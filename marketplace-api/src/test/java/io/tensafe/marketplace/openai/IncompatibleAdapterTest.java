@@ -192,7 +192,8 @@ class IncompatibleAdapterTest {
       assertEquals(List.of(), second.requests, "an adapter refusal is not failed over");
       String requestId = node.requests.getLast().path("request_id").asText();
       // The node had the prompt when it refused: no refund (it may have run it), its reservation
-      // settled to the most it can have released, the prompt and the run-ahead (ADR 0026).
+      // settled to the most it can have released, the prompt and the run-ahead (ADR 0026), at most
+      // the reservation (prompt + max_tokens 8).
       Object[] row =
           (Object[])
               em.createNativeQuery(
@@ -206,7 +207,11 @@ class IncompatibleAdapterTest {
                   .getSingleResult();
       long perToken = 1; // one LoRA input
       assertEquals(
-          List.of("rejected", 0L, (FakeNode.userPromptTokens("hi") + 64) * perToken),
+          List.of(
+              "rejected",
+              0L,
+              Math.min(FakeNode.userPromptTokens("hi") + 64, FakeNode.userPromptTokens("hi") + 8)
+                  * perToken),
           List.of(
               row[0].toString(),
               ((Number) row[1]).longValue(),
