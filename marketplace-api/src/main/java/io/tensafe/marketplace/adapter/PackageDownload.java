@@ -8,7 +8,6 @@ import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.storage.PackageStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
 import java.io.IOException;
@@ -28,7 +27,7 @@ public class PackageDownload {
   private static final java.util.regex.Pattern RANGE =
       java.util.regex.Pattern.compile("bytes=(\\d*)-(\\d*)");
 
-  @Inject EntityManager em;
+  @Inject AdapterVersionRepository versions;
   @Inject NodeService nodes;
   @Inject PackageStore store;
 
@@ -42,15 +41,8 @@ public class PackageDownload {
       throw new ApiProblem(ProblemKind.FORBIDDEN, "this node is suspended");
     }
     AdapterVersion v =
-        em.createQuery(
-                "select v from AdapterVersion v, Adapter a where v.adapterId = a.id and a.adapterRef"
-                    + " = :r and v.version = :v and v.fleetId = :f and v.state <> 'suspended'",
-                AdapterVersion.class)
-            .setParameter("r", adapterRef)
-            .setParameter("v", version)
-            .setParameter("f", node.fleetId)
-            .getResultStream()
-            .findFirst()
+        versions
+            .forFleet(adapterRef, version, node.fleetId)
             .orElseThrow(
                 () ->
                     ProblemTypes.notFound(

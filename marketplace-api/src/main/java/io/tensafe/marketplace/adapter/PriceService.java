@@ -6,7 +6,6 @@ import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
@@ -19,7 +18,7 @@ import java.time.temporal.ChronoUnit;
 @ApplicationScoped
 public class PriceService {
   @Inject CatalogConfig catalog;
-  @Inject EntityManager em;
+  @Inject AdapterPriceRepository prices;
   @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
@@ -33,15 +32,7 @@ public class PriceService {
    * CatalogConfig#priceRiseNotice()} from now. Cuts take effect whenever the creator says.
    */
   private void requireNoticeForRise(AdapterVersion v, PriceChange change, OffsetDateTime now) {
-    AdapterPrice before =
-        em.createQuery(
-                "from AdapterPrice p where p.adapterVersionId = :v and p.effectiveFrom < :t"
-                    + " order by p.effectiveFrom desc",
-                AdapterPrice.class)
-            .setParameter("v", v.id)
-            .setParameter("t", change.effectiveFrom())
-            .setMaxResults(1)
-            .getSingleResult();
+    AdapterPrice before = prices.inForceBefore(v.id, change.effectiveFrom());
     boolean rise =
         change.promptMicrosPer1kTokens() > before.promptMicrosPer1kTokens
             || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens
@@ -89,23 +80,8 @@ public class PriceService {
     }
     PriceChange change = at == null || at.isBefore(now) ? requested.from(now) : requested;
     AdapterVersion v = versions.find(adapterRef, version);
-    String currency =
-        em.createQuery(
-                "select p.currency from AdapterPrice p where p.adapterVersionId = :v order by"
-                    + " p.effectiveFrom",
-                String.class)
-            .setParameter("v", v.id)
-            .setMaxResults(1)
-            .getSingleResult();
-    Long clash =
-        em.createQuery(
-                "select count(p) from AdapterPrice p where p.adapterVersionId = :v and p.effectiveFrom"
-                    + " = :t",
-                Long.class)
-            .setParameter("v", v.id)
-            .setParameter("t", change.effectiveFrom())
-            .getSingleResult();
-    if (clash > 0) {
+    String currency = prices.first(v.id).currency;
+    if (prices.takesEffectAt(v.id, change.effectiveFrom())) {
       throw ProblemTypes.conflict("a price already takes effect at " + change.effectiveFrom());
     }
     requireNoticeForRise(v, change, now);
@@ -119,7 +95,7 @@ public class PriceService {
     p.effectiveFrom = change.effectiveFrom();
     p.createdAt = now;
     p.createdBy = user.id;
-    em.persist(p);
+    prices.persist(p);
     audit.record(
         user,
         "price.schedule",

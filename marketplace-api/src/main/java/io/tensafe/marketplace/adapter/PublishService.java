@@ -5,14 +5,12 @@ import io.tensafe.marketplace.identity.CurrentUser;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
 
 /** Publishing and unpublishing a creator's own versions; suspended ones stay suspended. */
 @ApplicationScoped
 public class PublishService {
-  @Inject EntityManager em;
   @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;

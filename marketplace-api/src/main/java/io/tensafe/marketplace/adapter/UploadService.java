@@ -20,7 +20,6 @@ import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.manifest.ManifestCodec;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,7 +40,10 @@ import java.util.UUID;
 @ApplicationScoped
 public class UploadService {
   @Inject CatalogConfig catalog;
-  @Inject EntityManager em;
+  @Inject AdapterRepository adapters;
+  @Inject AdapterVersionRepository versions;
+  @Inject AdapterPriceRepository prices;
+  @Inject DpPolicyRepository policies;
   @Inject CurrentUser current;
   @Inject CreatorService creators;
   @Inject FleetService fleets;
@@ -174,28 +176,13 @@ public class UploadService {
       PackageStore.Incoming incoming) {
     Manifest m = verified.manifest();
     Adapter adapter =
-        em.createQuery("from Adapter where adapterRef = :r", Adapter.class)
-            .setParameter("r", m.adapter().id())
-            .getResultStream()
-            .findFirst()
-            .orElseGet(() -> newAdapter(creator, m.adapter().id()));
+        adapters.byRef(m.adapter().id()).orElseGet(() -> newAdapter(creator, m.adapter().id()));
     if (!adapter.creatorId.equals(creator.id)) {
       throw ProblemTypes.conflict(
           "adapter id '" + m.adapter().id() + "' belongs to another creator");
     }
     int[] v = parseVersion(m.adapter().version());
-    Long newer =
-        em.createQuery(
-                "select count(x) from AdapterVersion x where x.adapterId = :a and (x.versionMajor > :ma"
-                    + " or (x.versionMajor = :ma and (x.versionMinor > :mi or (x.versionMinor = :mi"
-                    + " and x.versionPatch >= :pa))))",
-                Long.class)
-            .setParameter("a", adapter.id)
-            .setParameter("ma", v[0])
-            .setParameter("mi", v[1])
-            .setParameter("pa", v[2])
-            .getSingleResult();
-    if (newer > 0) {
+    if (versions.hasAtLeast(adapter.id, v[0], v[1], v[2])) {
       throw versionNotNewer(m);
     }
     DpPolicy dp = new DpPolicy();
@@ -205,7 +192,7 @@ public class UploadService {
     dp.delta = m.dpPolicy().delta();
     dp.epsilonBudgetPerPeriod = m.dpPolicy().epsilonBudgetPerPeriod();
     dp.periodDays = m.dpPolicy().periodDays();
-    em.persist(dp);
+    policies.persist(dp);
     AdapterVersion row = new AdapterVersion();
     row.id = UUID.randomUUID();
     row.adapterId = adapter.id;
@@ -231,7 +218,7 @@ public class UploadService {
     row.state = "draft";
     row.uploadedAt = OffsetDateTime.now();
     row.uploadedBy = user.id;
-    em.persist(row);
+    versions.persist(row);
     AdapterPrice price = new AdapterPrice();
     price.adapterVersionId = row.id;
     price.currency = m.price().currency();
@@ -240,14 +227,14 @@ public class UploadService {
     price.effectiveFrom = row.uploadedAt;
     price.createdAt = row.uploadedAt;
     price.createdBy = user.id;
-    em.persist(price);
+    prices.persist(price);
     audit.record(
         user,
         "adapter-version.upload",
         "adapter-version",
         row.id.toString(),
         "{\"adapter\":\"" + adapter.adapterRef + "\",\"version\":\"" + row.version + "\"}");
-    em.flush();
+    versions.flush();
     return new VersionView(
         adapter.adapterRef,
         row.version,
@@ -272,7 +259,7 @@ public class UploadService {
     a.creatorId = creator.id;
     a.adapterRef = ref;
     a.createdAt = OffsetDateTime.now();
-    em.persist(a);
+    adapters.persist(a);
     return a;
   }
 

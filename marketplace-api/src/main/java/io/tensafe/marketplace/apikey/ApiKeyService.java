@@ -1,6 +1,7 @@
 package io.tensafe.marketplace.apikey;
 
 import io.tensafe.marketplace.adapter.Adapter;
+import io.tensafe.marketplace.adapter.AdapterRepository;
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
@@ -8,7 +9,6 @@ import io.tensafe.marketplace.organisation.OrganisationService;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -31,7 +31,9 @@ import java.util.UUID;
 public class ApiKeyService {
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  @Inject EntityManager em;
+  @Inject ApiKeyRepository keys;
+  @Inject ApiKeyScopeRepository scopes;
+  @Inject AdapterRepository adapters;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
   @Inject OrganisationService organisations;
@@ -59,51 +61,36 @@ public class ApiKeyService {
       row.maxCompletionMicrosPer1kTokens = request.maxPrice().completionMicrosPer1kTokens();
     }
     row.createdBy = user.id;
-    em.persist(row);
-    List<String> adapters =
-        request.adapters() == null ? List.of() : List.copyOf(request.adapters());
-    for (String ref : adapters) {
+    keys.persist(row);
+    List<String> scoped = request.adapters() == null ? List.of() : List.copyOf(request.adapters());
+    for (String ref : scoped) {
       Adapter adapter =
-          em.createQuery("from Adapter where adapterRef = :r", Adapter.class)
-              .setParameter("r", ref)
-              .getResultStream()
-              .findFirst()
+          adapters
+              .byRef(ref)
               .orElseThrow(() -> ProblemTypes.validation("adapter '" + ref + "' does not exist"));
       ApiKeyScope scope = new ApiKeyScope();
       scope.id = new ApiKeyScope.Id(row.id, adapter.id);
-      em.persist(scope);
+      scopes.persist(scope);
     }
     audit.record(user, "api-key.create", "api-key", prefix, "{}");
-    return new CreatedApiKey(key, view(row, organisation.slug(), adapters));
+    return new CreatedApiKey(key, view(row, organisation.slug(), scoped));
   }
 
   /** Keys of {@code organisation} (a slug the caller belongs to; null: their personal one). */
   public List<ApiKeyView> list(String organisation) {
     OrganisationService.Membership membership = organisations.require(organisation);
     List<ApiKeyView> out = new ArrayList<>();
-    for (ApiKey k :
-        em.createQuery("from ApiKey where organisationId = :o order by createdAt", ApiKey.class)
-            .setParameter("o", membership.organisationId())
-            .getResultList()) {
-      out.add(view(k, membership.slug(), scopes(k)));
+    for (ApiKey k : keys.ofOrganisation(membership.organisationId())) {
+      out.add(view(k, membership.slug(), scopes.adapterRefs(k.id)));
     }
     return out;
   }
 
-  /** A key with its organisation's slug. */
-  public record KeyOfOrganisation(ApiKey key, String organisation) {}
-
   /** Every tenant's keys, newest first, with their organisation's slug (admins). */
   public List<ApiKeyView> all() {
     List<ApiKeyView> out = new ArrayList<>();
-    for (KeyOfOrganisation r :
-        em.createQuery(
-                "select new io.tensafe.marketplace.apikey.ApiKeyService$KeyOfOrganisation(k, o.slug)"
-                    + " from ApiKey k, Organisation o where o.id = k.organisationId"
-                    + " order by k.createdAt desc",
-                KeyOfOrganisation.class)
-            .getResultList()) {
-      out.add(view(r.key(), r.organisation(), scopes(r.key())));
+    for (ApiKeyRepository.KeyOfOrganisation r : keys.allWithOrganisation()) {
+      out.add(view(r.key(), r.organisation(), scopes.adapterRefs(r.key().id)));
     }
     return out;
   }
@@ -112,13 +99,7 @@ public class ApiKeyService {
   @Transactional
   public boolean revoke(String prefix) {
     AppUser user = current.user();
-    ApiKey key =
-        em.createQuery("from ApiKey where prefix = :p and organisationId in :o", ApiKey.class)
-            .setParameter("p", prefix)
-            .setParameter("o", organisations.memberOf())
-            .getResultStream()
-            .findFirst()
-            .orElse(null);
+    ApiKey key = keys.byPrefixIn(prefix, organisations.memberOf()).orElse(null);
     if (key == null) {
       return false;
     }
@@ -127,15 +108,6 @@ public class ApiKeyService {
       audit.record(user, "api-key.revoke", "api-key", prefix, "{}");
     }
     return true;
-  }
-
-  private List<String> scopes(ApiKey k) {
-    return em.createQuery(
-            "select a.adapterRef from ApiKeyScope s, Adapter a where s.id.apiKeyId = :k and"
-                + " a.id = s.id.adapterId order by a.adapterRef",
-            String.class)
-        .setParameter("k", k.id)
-        .getResultList();
   }
 
   private static ApiKeyView view(ApiKey k, String organisation, List<String> adapters) {

@@ -3,13 +3,12 @@ package io.tensafe.marketplace.audit;
 import io.tensafe.marketplace.identity.AppUser;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import java.time.OffsetDateTime;
 
 /** Records state changes made by people, in the caller's transaction. */
 @ApplicationScoped
 public class AuditLog {
-  @Inject EntityManager em;
+  @Inject AuditEntryRepository entries;
 
   /**
    * Appends one row.
@@ -26,6 +25,6 @@ public class AuditLog {
     e.targetType = targetType;
     e.targetId = targetId;
     e.details = detailsJson;
-    em.persist(e);
+    entries.persist(e);
   }
 }

@@ -3,6 +3,7 @@ package io.tensafe.marketplace.creator;
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
 import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.identity.OrganisationRepository;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -12,7 +13,6 @@ import io.tensafe.tgsp.crypto.KeyFiles;
 import io.tensafe.tgsp.crypto.TrustStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
@@ -24,17 +24,16 @@ import java.util.UUID;
 /** Creators and their signing keys, always scoped to the current user's organisation. */
 @ApplicationScoped
 public class CreatorService {
-  @Inject EntityManager em;
+  @Inject CreatorRepository creators;
+  @Inject SigningKeyRepository signingKeys;
+  @Inject OrganisationRepository organisations;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
   /** The current user's creator, if their organisation has registered a key yet. */
   public Optional<Creator> currentCreator() {
     AppUser user = current.user();
-    return em.createQuery("from Creator where organisationId = :o", Creator.class)
-        .setParameter("o", user.organisationId)
-        .getResultStream()
-        .findFirst();
+    return creators.ofOrganisation(user.organisationId);
   }
 
   /** The current account's creator id, fixed or proposed ({@link CreatorProfile}). */
@@ -44,21 +43,12 @@ public class CreatorService {
     if (creator.isPresent()) {
       return CreatorProfile.of(creator.get().creatorRef, true);
     }
-    String slug =
-        em.find(io.tensafe.marketplace.identity.Organisation.class, current.user().organisationId)
-            .slug;
+    String slug = organisations.findById(current.user().organisationId).slug;
     String proposed = slug;
-    for (int n = 2; taken(proposed); n++) {
+    for (int n = 2; creators.refTaken(proposed); n++) {
       proposed = slug + "-" + n;
     }
     return CreatorProfile.of(proposed, false);
-  }
-
-  private boolean taken(String creatorRef) {
-    return em.createQuery("select count(c) from Creator c where creatorRef = :r", Long.class)
-            .setParameter("r", creatorRef)
-            .getSingleResult()
-        > 0;
   }
 
   @Transactional
@@ -82,7 +72,7 @@ public class CreatorService {
               + " ./tensafe tgsp keygen creator --creator-id "
               + creator.creatorRef);
     }
-    if (em.find(SigningKey.class, key.keyId()) != null) {
+    if (signingKeys.findById(key.keyId()) != null) {
       throw ProblemTypes.conflict("signing key " + key.keyId() + " is already registered");
     }
     SigningKey row = new SigningKey();
@@ -94,7 +84,7 @@ public class CreatorService {
             StandardCharsets.UTF_8);
     row.registeredAt = OffsetDateTime.now();
     row.registeredBy = user.id;
-    em.persist(row);
+    signingKeys.persist(row);
     audit.record(user, "signing-key.register", "signing-key", row.keyId, "{}");
     return SigningKeyView.of(row, creator.creatorRef);
   }
@@ -104,11 +94,7 @@ public class CreatorService {
     if (creator.isEmpty()) {
       return List.of();
     }
-    return em
-        .createQuery("from SigningKey where creatorId = :c order by registeredAt", SigningKey.class)
-        .setParameter("c", creator.get().id)
-        .getResultList()
-        .stream()
+    return signingKeys.ofCreator(creator.get().id).stream()
         .map(k -> SigningKeyView.of(k, creator.get().creatorRef))
         .toList();
   }
@@ -117,7 +103,7 @@ public class CreatorService {
   @Transactional
   public boolean revokeKey(String keyId) {
     Optional<Creator> creator = currentCreator();
-    SigningKey key = em.find(SigningKey.class, keyId);
+    SigningKey key = signingKeys.findById(keyId);
     if (creator.isEmpty() || key == null || !key.creatorId.equals(creator.get().id)) {
       return false;
     }
@@ -134,20 +120,13 @@ public class CreatorService {
    * Every creator's registered, unrevoked public key document (what nodes verify packages with).
    */
   public List<String> unrevokedKeyDocuments() {
-    return em.createQuery(
-            "select k.document from SigningKey k where k.revokedAt is null order by k.keyId",
-            String.class)
-        .getResultList();
+    return signingKeys.unrevoked().stream().map(k -> k.document).toList();
   }
 
   /** The creator's unrevoked keys: the only keys a package upload is verified against. */
   public TrustStore trustStore(Creator creator) {
     List<CreatorPublicKey> keys = new ArrayList<>();
-    for (SigningKey k :
-        em.createQuery(
-                "from SigningKey where creatorId = :c and revokedAt is null", SigningKey.class)
-            .setParameter("c", creator.id)
-            .getResultList()) {
+    for (SigningKey k : signingKeys.unrevokedOf(creator.id)) {
       try {
         keys.add(KeyFiles.parseCreatorPublic(k.keyId, k.document.getBytes(StandardCharsets.UTF_8)));
       } catch (TgspException e) {
@@ -158,7 +137,7 @@ public class CreatorService {
   }
 
   private Creator newCreator(AppUser user, String creatorRef) {
-    if (taken(creatorRef)) {
+    if (creators.refTaken(creatorRef)) {
       throw ProblemTypes.conflict("creator id '" + creatorRef + "' belongs to another account");
     }
     Creator c = new Creator();
@@ -166,7 +145,7 @@ public class CreatorService {
     c.organisationId = user.organisationId;
     c.creatorRef = creatorRef;
     c.createdAt = OffsetDateTime.now();
-    em.persist(c);
+    creators.persist(c);
     audit.record(user, "creator.create", "creator", c.id.toString(), "{}");
     return c;
   }

@@ -12,7 +12,6 @@ import io.tensafe.tgsp.crypto.KeyFiles;
 import io.tensafe.tgsp.json.CanonicalJson;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
@@ -23,7 +22,7 @@ import java.util.UUID;
 /** The fleet registry: public KEM keys only; fleet private keys never reach the marketplace. */
 @ApplicationScoped
 public class FleetService {
-  @Inject EntityManager em;
+  @Inject NodeFleetRepository fleets;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
@@ -35,14 +34,7 @@ public class FleetService {
     } catch (TgspException e) {
       throw new ApiProblem(ProblemKind.KEY_INVALID, 400, "Invalid fleet key", e.getMessage());
     }
-    Long taken =
-        em.createQuery(
-                "select count(f) from NodeFleet f where f.fleetRef = :r or f.keyId = :k",
-                Long.class)
-            .setParameter("r", key.fleetId())
-            .setParameter("k", key.keyId())
-            .getSingleResult();
-    if (taken > 0) {
+    if (fleets.taken(key.fleetId(), key.keyId())) {
       throw ProblemTypes.conflict(
           "fleet '" + key.fleetId() + "' or key " + key.keyId() + " is already registered");
     }
@@ -52,36 +44,24 @@ public class FleetService {
     f.keyId = key.keyId();
     f.document = rewrite(key);
     f.createdAt = OffsetDateTime.now();
-    em.persist(f);
+    fleets.persist(f);
     AppUser user = current.user();
     audit.record(user, "fleet.register", "fleet", f.fleetRef, "{}");
     return FleetView.of(f);
   }
 
   public List<FleetView> active() {
-    return em
-        .createQuery("from NodeFleet where retiredAt is null order by fleetRef", NodeFleet.class)
-        .getResultList()
-        .stream()
-        .map(FleetView::of)
-        .toList();
+    return fleets.active().stream().map(FleetView::of).toList();
   }
 
   /** The active fleet with this id (its fleet_ref), if any. */
   public Optional<NodeFleet> byRef(String fleetRef) {
-    return em.createQuery(
-            "from NodeFleet where fleetRef = :r and retiredAt is null", NodeFleet.class)
-        .setParameter("r", fleetRef)
-        .getResultStream()
-        .findFirst();
+    return fleets.activeByRef(fleetRef);
   }
 
   /** The active fleet with this key id (a package recipient id), if any. */
   public Optional<NodeFleet> byKeyId(String keyId) {
-    return em.createQuery("from NodeFleet where keyId = :k and retiredAt is null", NodeFleet.class)
-        .setParameter("k", keyId)
-        .getResultStream()
-        .findFirst();
+    return fleets.activeByKeyId(keyId);
   }
 
   private static String rewrite(FleetPublicKey key) {

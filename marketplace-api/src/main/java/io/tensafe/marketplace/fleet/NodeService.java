@@ -5,7 +5,6 @@ import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
@@ -24,7 +23,8 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 @ApplicationScoped
 public class NodeService {
   @Inject NodesConfig nodes;
-  @Inject EntityManager em;
+  @Inject NodeRepository nodeRows;
+  @Inject NodeFleetRepository fleetRows;
   @Inject JsonWebToken token;
   @Inject FleetService fleets;
   @Inject NodeChallenges challenges;
@@ -34,8 +34,7 @@ public class NodeService {
   @Transactional
   public NodeView register(NodeRegistration r) {
     NodeFleet fleet =
-        em.find(
-            NodeFleet.class,
+        fleetRows.findById(
             fleets
                 .byRef(r.fleetId())
                 .orElseThrow(
@@ -98,7 +97,7 @@ public class NodeService {
     node.lastHeartbeatAt = OffsetDateTime.now();
     node.unreachableSince = null;
     node.unreachableCause = null;
-    em.persist(node);
+    nodeRows.persist(node);
     return view(node, fleet.fleetRef);
   }
 
@@ -116,20 +115,12 @@ public class NodeService {
     if (loadedAdapters != null) {
       node.loadedAdapters = loadedAdapters.toArray(String[]::new);
     }
-    return view(node, em.find(NodeFleet.class, node.fleetId).fleetRef);
+    return view(node, fleetRows.findById(node.fleetId).fleetRef);
   }
 
   /** Whether a node named {@code name} in {@code fleet} was registered by another credential. */
   private boolean nameHeldByAnotherCredential(NodeFleet fleet, String name) {
-    return !em.createQuery(
-            "select n.id from Node n where n.fleetId = :f and n.name = :n and n.clientId <> :c",
-            UUID.class)
-        .setParameter("f", fleet.id)
-        .setParameter("n", name)
-        .setParameter("c", token.getSubject())
-        .setMaxResults(1)
-        .getResultList()
-        .isEmpty();
+    return nodeRows.nameHeldByAnother(fleet.id, name, token.getSubject());
   }
 
   /**
@@ -137,22 +128,12 @@ public class NodeService {
    * cannot come back under another name.
    */
   boolean credentialSuspended() {
-    return !em.createQuery(
-            "select n.id from Node n where n.clientId = :c and n.suspendedAt is not null",
-            UUID.class)
-        .setParameter("c", token.getSubject())
-        .setMaxResults(1)
-        .getResultList()
-        .isEmpty();
+    return nodeRows.anySuspended(token.getSubject());
   }
 
   /** This credential's node with this name, if registered. */
   public Optional<Node> own(String name) {
-    return em.createQuery("from Node where clientId = :c and name = :n", Node.class)
-        .setParameter("c", token.getSubject())
-        .setParameter("n", name)
-        .getResultStream()
-        .findFirst();
+    return nodeRows.own(token.getSubject(), name);
   }
 
   /**
@@ -161,12 +142,7 @@ public class NodeService {
    */
   public Optional<io.tensafe.tgsp.peft.BaseModelShape> reportedShape(
       String baseModel, UUID fleetId) {
-    return em.createQuery(
-            "from Node n where n.fleetId = :f and n.modelShape is not null"
-                + " order by n.lastHeartbeatAt desc",
-            Node.class)
-        .setParameter("f", fleetId)
-        .getResultStream()
+    return nodeRows.withShape(fleetId).stream()
         .filter(n -> List.of(n.baseModels).contains(baseModel))
         .findFirst()
         .map(n -> NodeModelShape.fromColumns(n.modelShape, n.modelExperts));
@@ -174,19 +150,8 @@ public class NodeService {
 
   /** Every node (admins). */
   public List<NodeView> all() {
-    return em
-        .createQuery(
-            "select new io.tensafe.marketplace.fleet.NodeService$NodeOfFleet(n, f.fleetRef)"
-                + " from Node n, NodeFleet f where f.id = n.fleetId order by f.fleetRef, n.name",
-            NodeOfFleet.class)
-        .getResultList()
-        .stream()
-        .map(r -> view(r.node(), r.fleetRef()))
-        .toList();
+    return nodeRows.allWithFleet().stream().map(r -> view(r.node(), r.fleetRef())).toList();
   }
-
-  /** A node with its fleet's public id. */
-  public record NodeOfFleet(Node node, String fleetRef) {}
 
   NodeView view(Node n, String fleetRef) {
     boolean healthy =

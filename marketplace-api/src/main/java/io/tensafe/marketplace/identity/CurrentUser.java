@@ -21,6 +21,8 @@ public class CurrentUser {
   @Inject SecurityIdentity identity;
   @Inject JsonWebToken token;
   @Inject EntityManager em;
+  @Inject AppUserRepository users;
+  @Inject OrganisationRepository organisations;
 
   private AppUser user;
 
@@ -38,12 +40,7 @@ public class CurrentUser {
       return user;
     }
     String subject = token.getSubject();
-    user =
-        em.createQuery("from AppUser where oidcSubject = :s", AppUser.class)
-            .setParameter("s", subject)
-            .getResultStream()
-            .findFirst()
-            .orElseGet(() -> provision(subject));
+    user = users.bySubject(subject).orElseGet(() -> provision(subject));
     if (user.suspendedAt != null) {
       throw new ApiProblem(ProblemKind.FORBIDDEN, "this account is suspended");
     }
@@ -58,7 +55,7 @@ public class CurrentUser {
     org.slug = "org-" + org.id.toString().substring(0, 12).toLowerCase(Locale.ROOT);
     org.displayName = username;
     org.createdAt = OffsetDateTime.now();
-    em.persist(org);
+    organisations.persist(org);
     AppUser u = new AppUser();
     u.id = UUID.randomUUID();
     u.oidcSubject = subject;
@@ -66,8 +63,9 @@ public class CurrentUser {
     u.username = username;
     u.email = token.<String>claim("email").orElse(null);
     u.createdAt = OffsetDateTime.now();
-    em.persist(u);
-    em.flush();
+    users.persist(u);
+    // The membership row refers to both; they must be in the database before its INSERT.
+    users.flush();
     em.createNativeQuery(
             "INSERT INTO organisation_member (organisation_id, user_id, role) VALUES (:o, :u, 'owner')")
         .setParameter("o", org.id)

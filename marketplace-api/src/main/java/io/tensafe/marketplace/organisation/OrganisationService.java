@@ -2,7 +2,10 @@ package io.tensafe.marketplace.organisation;
 
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.AppUser;
+import io.tensafe.marketplace.identity.AppUserRepository;
 import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.identity.Organisation;
+import io.tensafe.marketplace.identity.OrganisationRepository;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -18,11 +21,15 @@ import java.util.UUID;
 
 /**
  * Organisations and their members. A person sees only organisations they belong to: any other slug,
- * existing or not, is "not found". Only owners add members.
+ * existing or not, is "not found". Only owners add members. Organisations and users are entities
+ * ({@link OrganisationRepository}, {@link AppUserRepository}); memberships (table {@code
+ * organisation_member}) have none and are SQL, every read of them a join onto a view.
  */
 @ApplicationScoped
 public class OrganisationService {
   @Inject EntityManager em;
+  @Inject OrganisationRepository organisations;
+  @Inject AppUserRepository users;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
@@ -35,23 +42,18 @@ public class OrganisationService {
     if (request.slug().startsWith("org-")) {
       throw ProblemTypes.validation("slugs starting with 'org-' are reserved");
     }
-    boolean taken =
-        !em.createNativeQuery("SELECT 1 FROM organisation WHERE slug = :s")
-            .setParameter("s", request.slug())
-            .getResultList()
-            .isEmpty();
-    if (taken) {
+    if (organisations.slugTaken(request.slug())) {
       throw ProblemTypes.conflict("organisation slug '" + request.slug() + "' is taken");
     }
-    UUID id = UUID.randomUUID();
-    em.createNativeQuery(
-            "INSERT INTO organisation (id, slug, display_name, created_at) VALUES (:id, :s, :n, :t)")
-        .setParameter("id", id)
-        .setParameter("s", request.slug())
-        .setParameter("n", request.displayName().strip())
-        .setParameter("t", OffsetDateTime.now())
-        .executeUpdate();
-    addMembership(id, user.id, "owner", user.id);
+    Organisation organisation = new Organisation();
+    organisation.id = UUID.randomUUID();
+    organisation.slug = request.slug();
+    organisation.displayName = request.displayName().strip();
+    organisation.createdAt = OffsetDateTime.now();
+    organisations.persist(organisation);
+    // The membership row refers to it; it must be in the database before that INSERT.
+    organisations.flush();
+    addMembership(organisation.id, user.id, "owner", user.id);
     audit.record(user, "organisation.create", "organisation", request.slug(), "{}");
     return new MembershipView(request.slug(), request.displayName().strip(), "owner", false);
   }
@@ -114,17 +116,14 @@ public class OrganisationService {
     if (!membership.role().equals("owner")) {
       throw new ApiProblem(ProblemKind.FORBIDDEN, "only an owner of " + slug + " adds members");
     }
-    List<?> users =
-        em.createNativeQuery("SELECT id FROM app_user WHERE username = :n")
-            .setParameter("n", request.username())
-            .getResultList();
-    if (users.isEmpty()) {
+    List<AppUser> named = users.byUsername(request.username());
+    if (named.isEmpty()) {
       throw ProblemTypes.notFound("user " + request.username());
     }
-    if (users.size() > 1) {
+    if (named.size() > 1) {
       throw ProblemTypes.conflict("username " + request.username() + " is ambiguous");
     }
-    UUID member = (UUID) users.getFirst();
+    UUID member = named.getFirst().id;
     boolean already =
         !em.createNativeQuery(
                 "SELECT 1 FROM organisation_member WHERE organisation_id = :o AND user_id = :u")
