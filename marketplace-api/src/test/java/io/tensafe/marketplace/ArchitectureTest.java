@@ -69,81 +69,6 @@ class ArchitectureTest {
           .resideInAnyPackage("io.tensafe.tgsp..", "io.tensafe.kernels..")
           .should()
           .dependOnClassesThat()
-          .resideInAPackage("io.tensafe.marketplace..");
-
-  // The metering core (issue 34, ADR 0026): one gateway under both protocols.
-
-  @ArchTest
-  static final ArchRule theGateway_knowsNoProtocol_andNoCaller =
-      noClasses()
-          .that()
-          .resideInAPackage("io.tensafe.marketplace.gateway..")
-          .should()
-          .dependOnClassesThat()
-          .resideInAnyPackage(
-              "io.tensafe.marketplace.openai..",
-              "io.tensafe.marketplace.privatemode..",
-              "io.tensafe.marketplace.usage..",
-              "io.tensafe.marketplace.dashboard..",
-              "io.tensafe.marketplace.web..")
-          .because("ADR 0026: hosted and private requests share one metering core beneath them");
-
-  @ArchTest
-  static final ArchRule theOpenAiWireFormat_andThePrivateFrameProtocol_knowNothingOfEachOther =
-      noClasses()
-          .that()
-          .resideInAPackage("io.tensafe.marketplace.openai..")
-          .should()
-          .dependOnClassesThat()
-          .resideInAPackage("io.tensafe.marketplace.privatemode..")
-          .orShould()
-          .dependOnClassesThat()
-          .resideInAPackage("io.tensafe.marketplace.usage..")
-          .because("ADR 0026: openai keeps only OpenAI's wire format");
-
-  @ArchTest
-  static final ArchRule thePrivateFrameProtocol_knowsNothingOfOpenAi =
-      noClasses()
-          .that()
-          .resideInAPackage("io.tensafe.marketplace.privatemode..")
-          .should()
-          .dependOnClassesThat()
-          .resideInAnyPackage("io.tensafe.marketplace.openai..", "io.tensafe.marketplace.usage..")
-          .because("ADR 0026: privatemode keeps only the frame protocol");
-
-  @ArchTest
-  static final ArchRule nothingReachesBackUp_theSettlementKnowsNoDispatch =
-      noClasses()
-          .that()
-          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.Settlement")
-          .or()
-          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.GatewayRequests")
-          .or()
-          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.RequestAdmission")
-          .or()
-          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.HostedRelay")
-          .should()
-          .dependOnClassesThat()
-          .haveSimpleNameStartingWith("HostedCompletions")
-          .orShould()
-          .dependOnClassesThat()
-          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.Dispatch")
-          .because("ADR 0026: callers own what they call; nothing below reaches back up");
-
-  @ArchTest
-  static final ArchRule billingAndBudgets_knowNoGateway =
-      noClasses()
-          .that()
-          .resideInAnyPackage(
-              "io.tensafe.marketplace.billing..", "io.tensafe.marketplace.privacy..")
-          .should()
-          .dependOnClassesThat()
-          .resideInAnyPackage(
-              "io.tensafe.marketplace.gateway..",
-              "io.tensafe.marketplace.openai..",
-              "io.tensafe.marketplace.privatemode..")
-          .because("the ledgers are below the gateway that writes to them");
-
           .resideInAnyPackage(
               "io.tensafe.marketplace..",
               "io.tensafe.node..",
@@ -262,4 +187,77 @@ class ArchitectureTest {
     }
     return layers.because("ARCHITECTURE.md orders them " + String.join(" → ", chain));
   }
+
+  // The metering core (issue 34, ADR 0026): one gateway under both protocols.
+
+  @ArchTest
+  static final ArchRule theGateway_knowsNoProtocol_andNoCaller =
+      noClasses()
+          .that()
+          .resideInAPackage("io.tensafe.marketplace.gateway..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "io.tensafe.marketplace.openai..",
+              "io.tensafe.marketplace.privatemode..",
+              "io.tensafe.marketplace.usage..",
+              "io.tensafe.marketplace.dashboard..",
+              "io.tensafe.marketplace.web..")
+          .because("ADR 0026: hosted and private requests share one metering core beneath them");
+
+  @ArchTest
+  static final ArchRule theOpenAiWireFormat_andThePrivateFrameProtocol_knowNothingOfEachOther =
+      noClasses()
+          .that()
+          .resideInAPackage("io.tensafe.marketplace.openai..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.tensafe.marketplace.privatemode..")
+          .orShould()
+          .dependOnClassesThat()
+          .resideInAPackage("io.tensafe.marketplace.usage..")
+          .because("ADR 0026: openai keeps only OpenAI's wire format");
+
+  @ArchTest
+  static final ArchRule thePrivateFrameProtocol_knowsNothingOfOpenAi =
+      noClasses()
+          .that()
+          .resideInAPackage("io.tensafe.marketplace.privatemode..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.tensafe.marketplace.openai..", "io.tensafe.marketplace.usage..")
+          .because("ADR 0026: privatemode keeps only the frame protocol");
+
+  @ArchTest
+  static final ArchRule nothingReachesBackUp_theSettlementKnowsNoDispatch =
+      noClasses()
+          .that()
+          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.Settlement")
+          .or()
+          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.GatewayRequests")
+          .or()
+          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.RequestAdmission")
+          .or()
+          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.HostedRelay")
+          .should()
+          .dependOnClassesThat()
+          .haveSimpleNameStartingWith("HostedCompletions")
+          .orShould()
+          .dependOnClassesThat()
+          .haveFullyQualifiedName("io.tensafe.marketplace.gateway.Dispatch")
+          .because("ADR 0026: callers own what they call; nothing below reaches back up");
+
+  @ArchTest
+  static final ArchRule billingAndBudgets_knowNoGateway =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "io.tensafe.marketplace.billing..", "io.tensafe.marketplace.privacy..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "io.tensafe.marketplace.gateway..",
+              "io.tensafe.marketplace.openai..",
+              "io.tensafe.marketplace.privatemode..")
+          .because("the ledgers are below the gateway that writes to them");
 }

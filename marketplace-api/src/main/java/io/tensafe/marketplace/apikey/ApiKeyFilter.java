@@ -1,7 +1,5 @@
 package io.tensafe.marketplace.apikey;
 
-import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
-import io.tensafe.marketplace.apikey.ApiKeyVerifier;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemMappers;
 import jakarta.inject.Inject;

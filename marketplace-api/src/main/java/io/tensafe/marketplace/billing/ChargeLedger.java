@@ -61,7 +61,8 @@ public class ChargeLedger {
 
   /** The charge of {@code requestId}, if it was billed. */
   public java.util.Optional<ChargeView> find(String requestId) {
-    return Rows.first(em.createNativeQuery(VIEW).setParameter("request", requestId), ChargeView.class);
+    return Rows.first(
+        em.createNativeQuery(VIEW).setParameter("request", requestId), ChargeView.class);
   }
 
   private record Written(ChargeView view, boolean inserted, boolean sameUsage) {}

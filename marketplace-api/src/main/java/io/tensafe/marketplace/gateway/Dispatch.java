@@ -36,9 +36,9 @@ import java.util.function.Supplier;
  *       received the request: failed over, and the only case that costs the client no budget;
  *   <li>a node that received a request carrying the client's inputs ({@link
  *       Admission#inputsAtOpen}) and then failed or refused may have run its prompt: its releases
- *       are settled to their bound ({@code ReleaseCount.bound} with nothing relayed) before the next
- *       node is tried, as a reservation of its own ({@code <request id>/attempt-<n>}); when the
- *       budget cannot cover that, the request ends there, its own reservation settled to that
+ *       are settled to their bound ({@code ReleaseCount.bound} with nothing relayed) before the
+ *       next node is tried, as a reservation of its own ({@code <request id>/attempt-<n>}); when
+ *       the budget cannot cover that, the request ends there, its own reservation settled to that
  *       bound;
  *   <li>a node that does not answer within the first-byte timeout may be running the request: the
  *       request ends with 504, nothing billed, its reservation kept for that node's report or the
@@ -61,8 +61,7 @@ public class Dispatch {
   /**
    * Admits and dispatches a request of {@code key}.
    *
-   * @param route resolves the request's version and limits; runs inside the admission's
-   *     transaction
+   * @param route resolves the request's version and limits; runs inside the admission's transaction
    * @throws ApiProblem as the routing, the budget (429) and the nodes decide: 503 with Retry-After
    *     when no node has a free slot or none answered, 504 when the node timed out, 422 when it
    *     refused the adapter
@@ -237,9 +236,8 @@ public class Dispatch {
   }
 
   /**
-   * Ends a request no node served: its reservation comes back when no node that received its
-   * inputs is unaccounted for ({@code lastReceived} false), else it is settled to the last node's
-   * bound.
+   * Ends a request no node served: its reservation comes back when no node that received its inputs
+   * is unaccounted for ({@code lastReceived} false), else it is settled to the last node's bound.
    */
   private void endUnserved(Admitted a, RequestOutcome outcome, boolean lastReceived) {
     GatewayRequests.Context c = context(a.key(), a.admission(), a.started());

@@ -247,7 +247,8 @@ public class GatewayRequests {
 
   /**
    * The context of {@code requestId} and the node it went to, if the gateway dispatched it; an open
-   * request not vouched for since {@code lostBefore} is marked lost ({@link Dispatched#gatewayLost}).
+   * request not vouched for since {@code lostBefore} is marked lost ({@link
+   * Dispatched#gatewayLost}).
    */
   public Optional<Dispatched> find(String requestId, OffsetDateTime lostBefore) {
     return Rows.first(

@@ -11,11 +11,11 @@ import java.time.Duration;
 import java.util.UUID;
 
 /**
- * Hosted completions, metered (ADR 0026): the prompt counted with the model's tokenizer, a key
- * slot taken ({@link KeySlots}), the request routed, admitted with a DP reservation of (counted
- * prompt + {@code max_tokens}) × the version's releases per token, and dispatched with fail-over
- * ({@link Dispatch}); its events are then read through a {@link HostedRelay}, which bills what it
- * relayed when the request ends.
+ * Hosted completions, metered (ADR 0026): the prompt counted with the model's tokenizer, a key slot
+ * taken ({@link KeySlots}), the request routed, admitted with a DP reservation of (counted prompt +
+ * {@code max_tokens}) × the version's releases per token, and dispatched with fail-over ({@link
+ * Dispatch}); its events are then read through a {@link HostedRelay}, which bills what it relayed
+ * when the request ends.
  */
 @ApplicationScoped
 public class HostedCompletions {
@@ -76,8 +76,8 @@ public class HostedCompletions {
   }
 
   /**
-   * A hosted request's call to one node: its generation stream. A node's 400 is the request's
-   * fault (its prompt or parameters), so no other node is tried.
+   * A hosted request's call to one node: its generation stream. A node's 400 is the request's fault
+   * (its prompt or parameters), so no other node is tried.
    */
   private final class Streaming implements NodeAttempt<NodeCall> {
     private final HostedRequest r;

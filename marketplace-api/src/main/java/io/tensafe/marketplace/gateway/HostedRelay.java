@@ -152,7 +152,8 @@ public final class HostedRelay {
   public Finished finish() {
     NodeUsage claimed = NodeUsage.of(last);
     String finishReason = last.path("finish_reason").asText();
-    int completion = relayed.completionTokens(finishReason, d.admission().limits().maxCompletionTokens());
+    int completion =
+        relayed.completionTokens(finishReason, d.admission().limits().maxCompletionTokens());
     long releases =
         Math.min(
             d.reservation().releases(),
@@ -182,16 +183,18 @@ public final class HostedRelay {
               .call(
                   () -> {
                     Settlement.Settled s =
-                        owner.settlement().settle(
-                            d.requestId(),
-                            context(),
-                            RequestOutcome.COMPLETED,
-                            new Settlement.Counts(
-                                promptTokens,
-                                completion,
-                                completion,
-                                claimed.completionTokens()),
-                            OptionalLong.of(releases));
+                        owner
+                            .settlement()
+                            .settle(
+                                d.requestId(),
+                                context(),
+                                RequestOutcome.COMPLETED,
+                                new Settlement.Counts(
+                                    promptTokens,
+                                    completion,
+                                    completion,
+                                    claimed.completionTokens()),
+                                OptionalLong.of(releases));
                     owner.slots().giveWithTransaction(leases());
                     return s;
                   });
@@ -207,17 +210,16 @@ public final class HostedRelay {
   }
 
   /**
-   * Ends a request whose stream did not finish, billed for the text its client was sent: the
-   * prompt and the relayed tokens when any were relayed; the prompt alone when the client left
-   * after the node accepted the request; nothing when the node failed before its first piece. The
-   * reservation stays open for the node's report or the sweep ({@link UnreportedRequests}), which
-   * settle it within what was read from the node (which counts, for DP, the pieces the client
-   * never got). Closes the node's stream and gives back the slots.
+   * Ends a request whose stream did not finish, billed for the text its client was sent: the prompt
+   * and the relayed tokens when any were relayed; the prompt alone when the client left after the
+   * node accepted the request; nothing when the node failed before its first piece. The reservation
+   * stays open for the node's report or the sweep ({@link UnreportedRequests}), which settle it
+   * within what was read from the node (which counts, for DP, the pieces the client never got).
+   * Closes the node's stream and gives back the slots.
    */
   public void endEarly(RequestOutcome outcome) {
     try {
-      int completion =
-          Math.min(relayed.tokens(), d.admission().limits().maxCompletionTokens());
+      int completion = Math.min(relayed.tokens(), d.admission().limits().maxCompletionTokens());
       int prompt = completion > 0 || outcome == RequestOutcome.CLIENT_GONE ? promptTokens : 0;
       owner
           .settlement()
@@ -225,8 +227,7 @@ public final class HostedRelay {
               d.requestId(),
               context(),
               outcome,
-              new Settlement.Counts(
-                  prompt, completion, Math.max(completion, read.tokens()), -1),
+              new Settlement.Counts(prompt, completion, Math.max(completion, read.tokens()), -1),
               OptionalLong.empty());
       owner.metrics().ended(outcome, completion);
     } finally {

@@ -17,8 +17,8 @@ import java.util.OptionalLong;
 
 /**
  * The one place a request is billed and its DP reservation closed, hosted and private alike (ADR
- * 0026). A bill is always the marketplace's own count of what it relayed — the prompt it counted
- * or the frames it relayed, the completion text it passed on counted with the model's tokenizer —
+ * 0026). A bill is always the marketplace's own count of what it relayed — the prompt it counted or
+ * the frames it relayed, the completion text it passed on counted with the model's tokenizer —
  * never a node's or a client's word. Each request is ended once ({@code gateway_request.ended_at})
  * and charged at most once (by request id): a second end bills nothing.
  */
@@ -43,8 +43,8 @@ public class Settlement {
    * @param completionTokens billed: the completion its client received, as the marketplace counts
    *     it, ≥ 0
    * @param readCompletionTokens the completion tokens the gateway read from the node, ≥ {@code
-   *     completionTokens} (a piece read but not passed on, an answer cut short before it was
-   *     sent): what the node's DP bound counts
+   *     completionTokens} (a piece read but not passed on, an answer cut short before it was sent):
+   *     what the node's DP bound counts
    * @param nodeCompletionClaim the completion tokens the node claimed, kept beside the bill as a
    *     cross-check (shown per node to admins); -1 when it claimed none
    */
@@ -58,8 +58,8 @@ public class Settlement {
 
   /**
    * Ends {@code requestId} as {@code outcome}, bills {@code counts} (nothing when both billed
-   * counts are 0), and settles its reservation to {@code releases} (empty: left open for the
-   * node's report, or the sweep, to settle). Nothing happens when the request has ended already.
+   * counts are 0), and settles its reservation to {@code releases} (empty: left open for the node's
+   * report, or the sweep, to settle). Nothing happens when the request has ended already.
    *
    * @param releases DP releases made, already within the rule of {@code privacy.ReleaseCount}
    */
@@ -144,7 +144,9 @@ public class Settlement {
                     c.version(),
                     attemptId,
                     releases,
-                    mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
+                    mode == RequestMode.PRIVATE
+                        ? ReleaseKind.NOISED_SITE
+                        : ReleaseKind.NOISED_INPUT,
                     Instant.now());
                 budgets.settleToBound(attemptId, releases);
               });
@@ -212,7 +214,8 @@ public class Settlement {
           counts,
           OptionalLong.of(
               ReleaseCount.settled(claim.releases(), prompt, relayed, runAhead, releasesPerToken)));
-    } else if (settle(requestId, d.context(), RequestOutcome.GATEWAY_LOST, counts, OptionalLong.empty())
+    } else if (settle(
+            requestId, d.context(), RequestOutcome.GATEWAY_LOST, counts, OptionalLong.empty())
         .ended()) {
       budgets.settleToBound(
           requestId, ReleaseCount.bound(prompt, relayed, runAhead, releasesPerToken));
@@ -228,7 +231,9 @@ public class Settlement {
   /** The prompt tokens the node ran: the marketplace's count, else the bound reserved for. */
   private static long promptRun(GatewayRequests.Dispatched d) {
     GatewayRequests.Limits l = d.context().limits();
-    return l.promptTokens() >= 0 ? l.promptTokens() : Math.min(l.maxPromptTokens(), Integer.MAX_VALUE);
+    return l.promptTokens() >= 0
+        ? l.promptTokens()
+        : Math.min(l.maxPromptTokens(), Integer.MAX_VALUE);
   }
 
   private static NewCharge charge(

@@ -1,12 +1,11 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.gateway.HostedRelay;
-import io.tensafe.marketplace.gateway.Settlement;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.marketplace.billing.ChargeView;
+import io.tensafe.marketplace.gateway.HostedRelay;
+import io.tensafe.marketplace.gateway.Settlement;
 
 /**
  * The OpenAI-shaped bodies of a completion answer: the envelope ({@code id}, {@code object}, {@code
@@ -59,7 +58,9 @@ final class CompletionBodies {
     t.put("prompt_micros_per_1k_tokens", charge.promptMicrosPer1kTokens());
     t.put("completion_micros_per_1k_tokens", charge.completionMicrosPer1kTokens());
     t.put("amount_micros", charge.amountMicros());
-    t.put("epsilon_spent", settled.epsilonSpent() >= 0 ? settled.epsilonSpent() : s.reservation().epsilonSpent());
+    t.put(
+        "epsilon_spent",
+        settled.epsilonSpent() >= 0 ? settled.epsilonSpent() : s.reservation().epsilonSpent());
     t.put("epsilon_limit", s.reservation().epsilonLimit());
     JsonNode report = last.path("report");
     ObjectNode he = t.putObject("he");

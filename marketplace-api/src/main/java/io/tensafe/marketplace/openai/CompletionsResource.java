@@ -1,11 +1,10 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
+import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.gateway.GatewayMetrics;
@@ -37,11 +36,11 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * OpenAI-compatible {@code POST /v1/chat/completions} and {@code POST /v1/completions}, metered
- * ({@link HostedCompletions}), billed for what it relayed. Answers carry OpenAI's {@code usage} and a {@code tensafe} object:
- * the adapter and version that served, why (for {@code auto}), the price and amount charged in
- * micro-units, the ε spent of the client's budget, and the node's HE and DP statistics. Streaming
- * follows OpenAI's server-sent events, with a usage chunk when {@code stream_options.include_usage}
- * is set, then {@code [DONE]}.
+ * ({@link HostedCompletions}), billed for what it relayed. Answers carry OpenAI's {@code usage} and
+ * a {@code tensafe} object: the adapter and version that served, why (for {@code auto}), the price
+ * and amount charged in micro-units, the ε spent of the client's budget, and the node's HE and DP
+ * statistics. Streaming follows OpenAI's server-sent events, with a usage chunk when {@code
+ * stream_options.include_usage} is set, then {@code [DONE]}.
  */
 @Path("/v1")
 @PermitAll

@@ -2,7 +2,6 @@ package io.tensafe.marketplace.openai;
 
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
-
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.annotation.security.PermitAll;

@@ -1,10 +1,9 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.gateway.ModelResolver;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
-
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.gateway.ModelResolver;
 import io.tensafe.tgsp.routing.GateCandidate;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;

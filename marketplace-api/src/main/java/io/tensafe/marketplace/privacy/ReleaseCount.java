@@ -4,14 +4,14 @@ package io.tensafe.marketplace.privacy;
  * How many DP releases a generation made, from what the marketplace saw of it: the one rule every
  * settlement uses (hosted completions, private sessions, node reports, the sweep of unreported
  * requests). A node's model runs every prompt token once (prefill) and feeds back every generated
- * token but the last, and each token it runs releases the adapter's {@code releasesPerToken}
- * noised inputs (or noised sites, in private mode); so a generation with prompt P whose n ≥ 1
- * tokens were relayed made at least {@code (P + n − 1) × releasesPerToken} ({@link #implied}). A
- * node may run ahead of what was relayed before it notices its reader is gone, by at most {@code
- * runAhead} tokens, so it made at most {@code (P + n + runAhead) × releasesPerToken} ({@link
- * #bound}). A node's own count is settled only within those two: a node can neither make a
- * client's budget look less spent than the tokens relayed imply, nor spend more of it than what it
- * was seen to serve allows.
+ * token but the last, and each token it runs releases the adapter's {@code releasesPerToken} noised
+ * inputs (or noised sites, in private mode); so a generation with prompt P whose n ≥ 1 tokens were
+ * relayed made at least {@code (P + n − 1) × releasesPerToken} ({@link #implied}). A node may run
+ * ahead of what was relayed before it notices its reader is gone, by at most {@code runAhead}
+ * tokens, so it made at most {@code (P + n + runAhead) × releasesPerToken} ({@link #bound}). A
+ * node's own count is settled only within those two: a node can neither make a client's budget look
+ * less spent than the tokens relayed imply, nor spend more of it than what it was seen to serve
+ * allows.
  */
 public final class ReleaseCount {
   private ReleaseCount() {}

@@ -2,9 +2,9 @@ package io.tensafe.marketplace.privatemode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.common.annotation.Blocking;
-import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
+import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;

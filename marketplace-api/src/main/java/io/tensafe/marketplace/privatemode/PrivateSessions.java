@@ -3,7 +3,6 @@ package io.tensafe.marketplace.privatemode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.logging.Log;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeRefusal;
@@ -39,14 +38,14 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Private sessions from open to bill (ADR 0017, ADR 0024, ADR 0026). Opening takes one of the
- * key's request slots ({@link KeySlots}) and goes through the gateway's one admission and fail-over
+ * Private sessions from open to bill (ADR 0017, ADR 0024, ADR 0026). Opening takes one of the key's
+ * request slots ({@link KeySlots}) and goes through the gateway's one admission and fail-over
  * ({@link Dispatch}), as hosted requests do: the named version resolved, the request recorded (mode
  * {@code private}) and the DP budget reserved for {@code (max_prompt_tokens + max_tokens) × the
  * version's noised sites} releases of ρ = 1/(2z²); this class adds only the session protocol: the
- * node's plan, whose noised sites must be the version's.
- * Frames are relayed by {@link PrivateFrames}. Ending (the client's {@code DELETE}, the idle
- * timeout, or a node that fails) bills the counts once ({@link PrivateSettlement}).
+ * node's plan, whose noised sites must be the version's. Frames are relayed by {@link
+ * PrivateFrames}. Ending (the client's {@code DELETE}, the idle timeout, or a node that fails)
+ * bills the counts once ({@link PrivateSettlement}).
  *
  * <p>Liveness: a session is live on the replica that relays it while it is in {@link #live}; that
  * replica ends it when no frame was accepted for {@code tensafe.gateway.private-idle-timeout}
@@ -209,8 +208,7 @@ public class PrivateSessions {
           : null;
     }
 
-    private OnNode open(NodeTarget target, Admission a, UUID id, byte[] bytes)
-        throws IOException {
+    private OnNode open(NodeTarget target, Admission a, UUID id, byte[] bytes) throws IOException {
       JsonNode answer = link.open(target, bytes);
       SessionPlan plan;
       int chunk = answer.path("prefill_chunk_tokens").asInt(0);

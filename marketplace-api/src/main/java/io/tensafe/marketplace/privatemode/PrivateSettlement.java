@@ -3,8 +3,8 @@ package io.tensafe.marketplace.privatemode;
 import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.gateway.GatewayRequests;
 import io.tensafe.marketplace.gateway.RequestOutcome;
-import io.tensafe.marketplace.gateway.Settlement;
 import io.tensafe.marketplace.gateway.ServedVersions;
+import io.tensafe.marketplace.gateway.Settlement;
 import io.tensafe.marketplace.privacy.ReleaseCount;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -19,8 +19,8 @@ import java.util.UUID;
  * is the prefill's tokens, the completion 1 + the decode steps served, both at the one private
  * price per 1k tokens (ADR 0024). The DP reservation is settled to the releases those tokens made:
  * one per noised site (the version's, which its node's plan was checked to match at open) and token
- * run ({@link ReleaseCount#implied}), each of ρ = 1/(2z²) as reserved; or refunded when no frame was
- * served. A second end of the same session bills nothing more.
+ * run ({@link ReleaseCount#implied}), each of ρ = 1/(2z²) as reserved; or refunded when no frame
+ * was served. A second end of the same session bills nothing more.
  */
 @ApplicationScoped
 public class PrivateSettlement {

@@ -122,10 +122,7 @@ public class AdminPages {
     Map<String, DashboardQueries.NodeLoad> loads = dashboard.nodeLoads();
     List<NodeRow> rows =
         everyPage(nodes::all).stream()
-            .map(
-                n ->
-                    new NodeRow(
-                        n, loads.getOrDefault(n.id(), DashboardQueries.NodeLoad.NONE)))
+            .map(n -> new NodeRow(n, loads.getOrDefault(n.id(), DashboardQueries.NodeLoad.NONE)))
             .toList();
     return Templates.nodes(viewer.get(), "/admin/nodes", rows).render();
   }

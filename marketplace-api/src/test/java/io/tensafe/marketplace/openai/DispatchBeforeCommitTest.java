@@ -1,10 +1,5 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.gateway.GatewayRequests;
-import io.tensafe.marketplace.gateway.RequestMode;
-import io.tensafe.marketplace.gateway.ServedVersions;
-import io.tensafe.marketplace.gateway.UnreportedRequests;
-
 import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +9,8 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.gateway.GatewayRequests;
+import io.tensafe.marketplace.gateway.RequestMode;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.time.OffsetDateTime;

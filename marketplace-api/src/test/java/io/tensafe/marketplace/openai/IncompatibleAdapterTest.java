@@ -1,10 +1,5 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.gateway.GatewayRequests;
-import io.tensafe.marketplace.gateway.RequestMode;
-import io.tensafe.marketplace.gateway.ServedVersions;
-import io.tensafe.marketplace.gateway.UnreportedRequests;
-
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
@@ -13,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.gateway.ServedVersions;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import jakarta.inject.Inject;
@@ -212,10 +208,7 @@ class IncompatibleAdapterTest {
               0L,
               Math.min(FakeNode.userPromptTokens("hi") + 64, FakeNode.userPromptTokens("hi") + 8)
                   * perToken),
-          List.of(
-              row[0].toString(),
-              ((Number) row[1]).longValue(),
-              ((Number) row[2]).longValue()));
+          List.of(row[0].toString(), ((Number) row[1]).longValue(), ((Number) row[2]).longValue()));
     }
   }
 }

@@ -162,7 +162,8 @@ class LyingNodeTest {
       text.append('w').append(i).append(' ');
     }
     // The node ended on max_tokens ("length"): no end-of-turn token.
-    assertEquals(List.of(PROMPT, (long) Math.min(30, TOKENIZER.count(text.toString()))), charged(id));
+    assertEquals(
+        List.of(PROMPT, (long) Math.min(30, TOKENIZER.count(text.toString()))), charged(id));
   }
 
   @Test
@@ -276,8 +277,7 @@ class LyingNodeTest {
         .then()
         .statusCode(201);
     assertEquals(billed, charged(id));
-    long relayed =
-        single("SELECT delivered_completion_tokens FROM gateway_request", id);
+    long relayed = single("SELECT delivered_completion_tokens FROM gateway_request", id);
     assertEquals(relayed, (long) billed.get(1));
     assertTrue(relayed < 512, "billed " + relayed + " of a 512-token claim");
     // The budget: the node's claim of 600 within what was read from it and the run-ahead.
@@ -292,8 +292,7 @@ class LyingNodeTest {
     UUID nodeId = nodeId("node-1");
     Object[] key =
         (Object[])
-            em.createNativeQuery(
-                    "SELECT organisation_id, id FROM api_key WHERE prefix = ?1")
+            em.createNativeQuery("SELECT organisation_id, id FROM api_key WHERE prefix = ?1")
                 .setParameter(1, fixture.apiKey().substring(0, 16))
                 .getSingleResult();
     // A gateway admitted, dispatched and relayed 3 tokens, then died.

@@ -1,10 +1,5 @@
 package io.tensafe.marketplace.openai;
 
-import io.tensafe.marketplace.gateway.GatewayRequests;
-import io.tensafe.marketplace.gateway.RequestMode;
-import io.tensafe.marketplace.gateway.ServedVersions;
-import io.tensafe.marketplace.gateway.UnreportedRequests;
-
 import static io.restassured.RestAssured.given;
 import static io.tensafe.marketplace.testing.Calls.postJson;
 import static org.junit.jupiter.api.Assertions.assertEquals;
