@@ -92,16 +92,22 @@ run "$tensafe" up --detach
 check "up after the marketplace died starts it again" bash -c "[ $(rc) = 0 ] && grep -q 'node already running' '$err'"
 ids=$(for i in 1 2 3; do printf "'%s'," "$(request_id "$drill/m$i")"; done)
 ids=${ids%,}
-# The node's delivery backs off while the marketplace is down (up to a minute between tries).
+# The restarted marketplace takes the streams its previous life had open for lost at once (same
+# replica name); each is billed once, when the node's report arrives (its delivery backs off while
+# the marketplace is down, up to a minute between tries) or at the next sweep, for the prompt and
+# the completion tokens that previous life recorded as relayed, never the node's claim (ADR 0026).
 billed=""
-for i in $(seq 90); do
-  billed=$(sql "SELECT count(*) FROM charge c JOIN usage_event u ON u.request_id::text = c.request_id
-                WHERE c.request_id IN ($ids) AND c.completion_tokens = u.completion_tokens
-                AND c.prompt_tokens = u.prompt_tokens")
+for i in $(seq 120); do
+  billed=$(sql "SELECT count(*) FROM charge c JOIN gateway_request g ON g.request_id::text = c.request_id
+                WHERE c.request_id IN ($ids) AND g.outcome = 'gateway_lost'
+                AND c.completion_tokens = g.relayed_completion_tokens
+                AND c.prompt_tokens = g.prompt_tokens")
   [ "$billed" = 3 ] && break
   sleep 1
 done
-check "a marketplace killed under load: after its restart the node's reports bill all 3 streams, once each" \
+check "a marketplace killed under load: after its restart all 3 streams are billed once each, for what was relayed" \
   bash -c "[ '$billed' = 3 ] && [ \"\$(PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc \
-    \"SELECT count(*) FROM dp_budget_event WHERE request_id IN ($ids) AND kind = 'settle'\")\" = 3 ]"
+    \"SELECT count(*) FROM charge WHERE request_id IN ($ids)\")\" = 3 ] \
+    && [ \"\$(PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc \
+    \"SELECT count(*) FROM dp_budget_event WHERE request_id IN ($ids) AND kind IN ('settle', 'bound')\")\" = 3 ]"
 rm -rf "$drill"

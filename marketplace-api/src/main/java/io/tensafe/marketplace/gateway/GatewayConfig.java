@@ -12,6 +12,13 @@ import java.util.Optional;
  */
 @ConfigMapping(prefix = "tensafe.gateway")
 public interface GatewayConfig {
+  /**
+   * This replica's name, under which it records the hosted requests it relays; unset: the host's
+   * name and the HTTP port. A replica that starts again under the same name takes the requests it
+   * had open for lost at once (ADR 0026), so two live replicas must never share one.
+   */
+  Optional<String> replica();
+
   /** The adapter {@code auto} falls back to when no keyword matches; none refuses with 422. */
   Optional<String> defaultAdapter();
 

@@ -18,6 +18,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class GatewayRequests {
   @Inject EntityManager em;
+  @Inject LiveRelays live;
 
   /**
    * What a usage report needs to be charged.
@@ -104,14 +105,15 @@ public class GatewayRequests {
             """
             INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id,
                 adapter_ref, adapter_version, route_reason, started_at, node_id,
-                max_prompt_tokens, max_completion_tokens, prompt_tokens, mode, active_at)
+                max_prompt_tokens, max_completion_tokens, prompt_tokens, mode, active_at, replica)
             SELECT :r, :org, :key, :ref, :version, :reason, :started, :node, :maxPrompt,
                 :maxCompletion, NULLIF(:prompt, -1), :mode,
-                CASE WHEN :mode = 'private' THEN CAST(:started AS timestamptz) END
+                CASE WHEN :mode = 'private' THEN CAST(:started AS timestamptz) END, :replica
             FROM\s"""
                 + io.tensafe.marketplace.privacy.PrivacyBudgets.REQUEST_LOCK)
         .setParameter("lockedRequest", requestId)
         .setParameter("mode", mode.column())
+        .setParameter("replica", live.replica())
         .setParameter("prompt", c.limits().promptTokens())
         .setParameter("maxPrompt", c.limits().maxPromptTokens())
         .setParameter("maxCompletion", c.limits().maxCompletionTokens())
