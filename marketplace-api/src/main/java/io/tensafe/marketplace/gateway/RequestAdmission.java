@@ -17,7 +17,6 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class RequestAdmission {
-  @Inject GatewayRequests requests;
   @Inject PrivacyBudgets budgets;
 
   /**
@@ -63,16 +62,25 @@ public class RequestAdmission {
       long releases,
       RequestMode mode,
       Runnable beforeCommit) {
-    requests.open(requestId, context, firstNode, mode);
+    // One database call records the request (as GatewayRequests.open) and reserves (V28).
     Reservation reservation =
-        budgets.reserve(
+        budgets.admit(
             context.clientOrganisationId(),
             context.adapterRef(),
             context.version(),
             requestId,
             releases,
             mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
-            Instant.now());
+            Instant.now(),
+            new PrivacyBudgets.RequestRecord(
+                context.apiKeyId(),
+                context.routeReason(),
+                context.startedAt(),
+                firstNode,
+                context.limits().maxPromptTokens(),
+                context.limits().maxCompletionTokens(),
+                context.limits().promptTokens(),
+                mode.column()));
     beforeCommit.run();
     return reservation;
   }

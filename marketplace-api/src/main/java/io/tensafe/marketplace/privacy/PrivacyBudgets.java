@@ -119,15 +119,116 @@ public class PrivacyBudgets {
     Optional<BudgetRow> after = written.budget();
     if (after.isEmpty()) {
       // Rolled back with the transaction: the event above is not kept.
+      BudgetRow budget = table.budgetRow(clientOrganisationId, policy.adapterId(), start);
       throw exhausted(
           adapterRef,
           policy,
-          table.budgetRow(clientOrganisationId, policy.adapterId(), start),
-          requestId,
+          budget,
           releases,
-          cost);
+          cost,
+          table.reservedInFlight(budget.id(), requestId));
     }
     return reservation(requestId, releases, after.get());
+  }
+
+  /**
+   * The {@code gateway_request} columns recorded with a reservation by {@link #admit}: the
+   * gateway's request record, written by the same database call (the privacy package knows no
+   * gateway type, so the columns come as they are stored).
+   *
+   * @param mode {@code hosted} or {@code private}
+   * @param promptTokens the prompt's counted tokens, -1 when not counted
+   */
+  public record RequestRecord(
+      UUID apiKeyId,
+      String routeReason,
+      OffsetDateTime startedAt,
+      UUID node,
+      long maxPromptTokens,
+      int maxCompletionTokens,
+      int promptTokens,
+      String mode) {}
+
+  /** What {@code admit_request} (migration V28) answers. */
+  private record Admitted(
+      String outcome,
+      long releases,
+      UUID id,
+      BigDecimal rhoLimit,
+      BigDecimal rhoTopUp,
+      BigDecimal rhoSpent,
+      BigDecimal delta,
+      OffsetDateTime periodEnd,
+      BigDecimal inFlight) {
+    BudgetRow budget() {
+      return new BudgetRow(id, rhoLimit, rhoTopUp, rhoSpent, delta, periodEnd);
+    }
+  }
+
+  /**
+   * Records a request ({@code gateway_request}, under its lock {@link #REQUEST_LOCK}) and reserves
+   * its budget as {@link #reserve(UUID, String, String, String, long, ReleaseKind, Instant)} does,
+   * in one database call ({@code admit_request}, V28): the request lock, the record, the
+   * reservation's event and balance, and a period's first budget row. The arithmetic stays here
+   * (cost, period, ρ limit) and is passed in.
+   *
+   * @throws ApiProblem 429 when the budget cannot cover the request (the caller's transaction rolls
+   *     back the record and the event); 404 for an unknown version
+   */
+  @Transactional
+  public Reservation admit(
+      UUID clientOrganisationId,
+      String adapterRef,
+      String version,
+      String requestId,
+      long releases,
+      ReleaseKind kind,
+      Instant now,
+      RequestRecord record) {
+    if (releases < 1) {
+      throw ProblemTypes.validation("a reservation must cover at least 1 release");
+    }
+    requireRequestId(requestId);
+    BudgetPolicy policy = table.policy(adapterRef, version);
+    OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
+    BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases, kind);
+    Admitted a =
+        Rows.single(
+            em.createNativeQuery(
+                    """
+                    SELECT * FROM admit_request(CAST(:r AS text), CAST(:org AS uuid),
+                        CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
+                        CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
+                        CAST(:maxPrompt AS bigint), CAST(:maxCompletion AS integer),
+                        CAST(:prompt AS integer), CAST(:mode AS text), CAST(:adapter AS uuid),
+                        CAST(:start AS timestamptz), CAST(:end AS timestamptz),
+                        CAST(:delta AS numeric), CAST(:limit AS numeric), CAST(:n AS bigint),
+                        CAST(:cost AS numeric))
+                    """)
+                .setParameter("r", requestId)
+                .setParameter("org", clientOrganisationId)
+                .setParameter("key", record.apiKeyId())
+                .setParameter("ref", adapterRef)
+                .setParameter("version", version)
+                .setParameter("reason", record.routeReason())
+                .setParameter("started", record.startedAt())
+                .setParameter("node", record.node())
+                .setParameter("maxPrompt", record.maxPromptTokens())
+                .setParameter("maxCompletion", record.maxCompletionTokens())
+                .setParameter("prompt", record.promptTokens())
+                .setParameter("mode", record.mode())
+                .setParameter("adapter", policy.adapterId())
+                .setParameter("start", start)
+                .setParameter("end", start.plusDays(policy.days()))
+                .setParameter("delta", policy.delta())
+                .setParameter("limit", table.rhoLimit(policy))
+                .setParameter("n", releases)
+                .setParameter("cost", cost),
+            Admitted.class);
+    if (a.outcome().equals("refused")) {
+      throw exhausted(adapterRef, policy, a.budget(), releases, cost, a.inFlight());
+    }
+    return reservation(requestId, a.releases(), a.budget());
   }
 
   /**
@@ -165,19 +266,18 @@ public class PrivacyBudgets {
 
   /**
    * Why a reservation of {@code releases} (costing {@code cost}) does not fit {@code budget}, as
-   * one of three answers ({@link BudgetRefusal}): it never can, it must wait for requests in
-   * flight, or the period's budget is spent.
+   * one of three answers ({@link BudgetRefusal}): it never can, it must wait for requests in flight
+   * ({@code inFlight}: the ρ of the other open reservations), or the period's budget is spent.
    */
   private ApiProblem exhausted(
       String adapterRef,
       BudgetPolicy policy,
       BudgetRow budget,
-      String requestId,
       long releases,
-      BigDecimal cost) {
+      BigDecimal cost,
+      BigDecimal inFlight) {
     BigDecimal capacity = budget.capacity();
     BigDecimal spent = budget.rhoSpent();
-    BigDecimal inFlight = table.reservedInFlight(budget.id(), requestId);
     String figures =
         String.format(
             java.util.Locale.ROOT,
