@@ -1,32 +1,80 @@
--- The admission's record and reservation in one call (issue 34, ADR 0026): the request's lock, its
+-- The admission in one call (issue 34, ADR 0026): the request's node slots, its lock, its
 -- gateway_request row, its DP reservation (event and balance) and, on a budget's first request of
--- a period, the budget row. It replaces up to seven statements (INSERT request; reserve; on a
--- missing budget row: look for a replayed event, create the row, reserve again; on a refusal: read
--- the budget row and the ρ in flight) with one round trip. The arithmetic stays in Java: the cost
--- of the releases (BudgetMaths.cost), the period's bounds and a new budget's ρ limit
--- (BudgetMaths.rhoLimit) are passed in, so the figures are the ones PrivacyBudgets.reserve writes.
+-- a period, the budget row. It replaces the node query, one take_limit_lease per node, the
+-- request's INSERT and the reservation (and, on a missing budget row: the look for a replayed
+-- event, the row's creation and the reservation again; on a refusal: the budget row and the ρ in
+-- flight) with one round trip. The arithmetic stays in Java: the cost of the releases
+-- (BudgetMaths.cost), the period's bounds and a new budget's ρ limit (BudgetMaths.rhoLimit) are
+-- passed in, so the figures are the ones PrivacyBudgets.reserve writes.
+--
+-- Nodes: with p_fleet set (limits counted in the database, the shared scope) the function chooses
+-- them as NodeDispatcher.candidates does: fresh, not suspended, reachable, with an endpoint, of the
+-- fleet and serving p_model; those below their concurrency get a slot (take_limit_lease, in
+-- ascending node id, the lock order every transaction follows); the request is recorded on the
+-- best (adapter loaded first, then least loaded). With p_fleet null (slots counted in memory, the
+-- instance scope) the caller chose them and p_node is recorded.
 --
 -- Returns one row: outcome 'reserved' (the budget after the balance update), 'replayed' (this
--- request id had reserved already: its releases and the budget now) or 'refused' (the cost does
--- not fit: the budget as it stands and the ρ held by the other open reservations, for
--- BudgetRefusal). A refusal leaves the request row and the event written: the caller raises its
--- problem and the transaction rolls back, as it did when they were separate statements.
+-- request id had reserved already: its releases and the budget now), 'refused' (the cost does not
+-- fit: the budget as it stands and the ρ held by the other open reservations, for BudgetRefusal)
+-- or 'no_capacity' (no node slot: nothing recorded, nothing reserved); nodes: the slots taken, best
+-- first, as a JSON array. A refusal leaves the slots, the request row and the event written: the
+-- caller raises its problem and the transaction rolls back, as it did when they were separate
+-- statements.
 CREATE FUNCTION admit_request(
     p_request text, p_org uuid, p_key uuid, p_ref text, p_version text, p_reason text,
     p_started timestamptz, p_node uuid, p_max_prompt bigint, p_max_completion integer,
     p_prompt integer, p_mode text,
     p_adapter uuid, p_period_start timestamptz, p_period_end timestamptz, p_delta numeric,
-    p_rho_limit numeric, p_releases bigint, p_cost numeric)
+    p_rho_limit numeric, p_releases bigint, p_cost numeric,
+    p_fleet uuid, p_model text, p_fresh timestamptz, p_holder uuid, p_ttl_seconds double precision)
 RETURNS TABLE (outcome text, releases bigint, budget_id uuid, rho_limit numeric,
                rho_top_up numeric, rho_spent numeric, delta numeric, period_end timestamptz,
-               in_flight numeric)
+               in_flight numeric, nodes text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     written integer;
     b dp_budget%ROWTYPE;
     replayed bigint;
+    n record;
+    lease uuid;
+    taken jsonb := '[]'::jsonb;
+    chosen text;
 BEGIN
+    IF p_fleet IS NOT NULL THEN
+        FOR n IN
+            SELECT x.id, x.name, x.endpoint, x.dispatch_token, x.max_concurrency,
+                   p_ref = ANY (x.loaded_adapters) AS loaded,
+                   (SELECT count(*)::int FROM limit_lease l
+                    WHERE l.subject = x.id AND l.expires_at > now()) AS leased
+            FROM node x
+            WHERE x.fleet_id = p_fleet AND x.suspended_at IS NULL AND x.endpoint IS NOT NULL
+              AND x.unreachable_since IS NULL
+              AND x.last_heartbeat_at > p_fresh AND p_model = ANY (x.base_models)
+            ORDER BY x.id
+        LOOP
+            CONTINUE WHEN n.leased >= n.max_concurrency;
+            lease := gen_random_uuid();
+            IF take_limit_lease(lease, 'node', n.id, p_holder, p_ttl_seconds, n.max_concurrency) THEN
+                taken := taken || jsonb_build_object('id', n.id, 'name', n.name,
+                    'endpoint', n.endpoint, 'dispatchToken', n.dispatch_token,
+                    'hasAdapter', n.loaded, 'slot', lease,
+                    'load', n.leased::double precision / n.max_concurrency);
+            END IF;
+        END LOOP;
+        IF jsonb_array_length(taken) = 0 THEN
+            RETURN QUERY SELECT 'no_capacity'::text, p_releases, NULL::uuid, NULL::numeric,
+                NULL::numeric, NULL::numeric, NULL::numeric, NULL::timestamptz, NULL::numeric,
+                '[]'::text;
+            RETURN;
+        END IF;
+        SELECT jsonb_agg(t ORDER BY (t->>'hasAdapter')::boolean DESC,
+                         (t->>'load')::double precision)
+        INTO taken FROM jsonb_array_elements(taken) t;
+        p_node := (taken->0->>'id')::uuid;
+    END IF;
+    chosen := taken::text;
     -- PrivacyBudgets.REQUEST_LOCK: a node's report that overtakes this commit waits for it.
     PERFORM pg_advisory_xact_lock(hashtextextended(p_request, 7));
     INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id, adapter_ref,
@@ -62,7 +110,7 @@ BEGIN
             WHERE d.client_organisation_id = p_org AND d.adapter_id = p_adapter
               AND d.period_start = p_period_start;
             RETURN QUERY SELECT 'replayed'::text, replayed, b.id, b.rho_limit, b.rho_top_up,
-                b.rho_spent, b.delta, b.period_end, NULL::numeric;
+                b.rho_spent, b.delta, b.period_end, NULL::numeric, chosen;
             RETURN;
         END IF;
         INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start, period_end,
@@ -74,7 +122,7 @@ BEGIN
 
     IF b.id IS NOT NULL THEN
         RETURN QUERY SELECT 'reserved'::text, p_releases, b.id, b.rho_limit, b.rho_top_up,
-            b.rho_spent, b.delta, b.period_end, NULL::numeric;
+            b.rho_spent, b.delta, b.period_end, NULL::numeric, chosen;
         RETURN;
     END IF;
     SELECT * INTO b FROM dp_budget d
@@ -86,5 +134,6 @@ BEGIN
          WHERE r.budget_id = b.id AND r.kind = 'reserve' AND r.request_id <> p_request
            AND NOT EXISTS (SELECT 1 FROM dp_budget_event x
                            WHERE x.request_id = r.request_id
-                             AND x.kind IN ('settle', 'refund', 'bound')));
+                             AND x.kind IN ('settle', 'refund', 'bound'))),
+        chosen;
 END $$;

@@ -122,7 +122,8 @@ public class PrivacyBudgets {
       BudgetRow budget = table.budgetRow(clientOrganisationId, policy.adapterId(), start);
       throw exhausted(
           adapterRef,
-          policy,
+          policy.delta(),
+          policy.days(),
           budget,
           releases,
           cost,
@@ -132,28 +133,36 @@ public class PrivacyBudgets {
   }
 
   /**
-   * The {@code gateway_request} columns recorded with a reservation by {@link #admit}: the
-   * gateway's request record, written by the same database call (the privacy package knows no
-   * gateway type, so the columns come as they are stored).
+   * A reservation priced for the admission's one database call ({@code admit_request}, migration
+   * V28), which records the request and reserves in one round trip: the figures {@link #reserve}
+   * computes before its statements, passed in as they are.
    *
-   * @param mode {@code hosted} or {@code private}
-   * @param promptTokens the prompt's counted tokens, -1 when not counted
+   * @param periodStart the start of the budget's period containing the admission's time
+   * @param rhoLimit a new budget row's ρ limit under the version's policy
+   * @param cost the ρ of {@code releases}, rounded up ({@link BudgetMaths#cost})
    */
-  public record RequestRecord(
-      UUID apiKeyId,
-      String routeReason,
-      OffsetDateTime startedAt,
-      UUID node,
-      long maxPromptTokens,
-      int maxCompletionTokens,
-      int promptTokens,
-      String mode) {}
+  public record Priced(
+      String requestId,
+      String adapterRef,
+      UUID adapterId,
+      OffsetDateTime periodStart,
+      OffsetDateTime periodEnd,
+      BigDecimal delta,
+      int days,
+      BigDecimal rhoLimit,
+      long releases,
+      BigDecimal cost) {}
 
-  /** What {@code admit_request} (migration V28) answers. */
-  private record Admitted(
+  /**
+   * What {@code admit_request} answers about the budget.
+   *
+   * @param outcome {@code reserved}, {@code replayed} or {@code refused}
+   * @param inFlight for a refusal, the ρ of the budget's other open reservations
+   */
+  public record Answer(
       String outcome,
       long releases,
-      UUID id,
+      UUID budgetId,
       BigDecimal rhoLimit,
       BigDecimal rhoTopUp,
       BigDecimal rhoSpent,
@@ -161,74 +170,62 @@ public class PrivacyBudgets {
       OffsetDateTime periodEnd,
       BigDecimal inFlight) {
     BudgetRow budget() {
-      return new BudgetRow(id, rhoLimit, rhoTopUp, rhoSpent, delta, periodEnd);
+      return new BudgetRow(budgetId, rhoLimit, rhoTopUp, rhoSpent, delta, periodEnd);
     }
   }
 
   /**
-   * Records a request ({@code gateway_request}, under its lock {@link #REQUEST_LOCK}) and reserves
-   * its budget as {@link #reserve(UUID, String, String, String, long, ReleaseKind, Instant)} does,
-   * in one database call ({@code admit_request}, V28): the request lock, the record, the
-   * reservation's event and balance, and a period's first budget row. The arithmetic stays here
-   * (cost, period, ρ limit) and is passed in.
+   * Prices a reservation of {@code releases} releases of {@code kind} of the budget of {@code
+   * clientOrganisationId} for {@code adapterRef@version} at {@code now}, as {@link #reserve(UUID,
+   * String, String, String, long, ReleaseKind, Instant)} does before it writes, for {@code
+   * admit_request} to write it.
    *
-   * @throws ApiProblem 429 when the budget cannot cover the request (the caller's transaction rolls
-   *     back the record and the event); 404 for an unknown version
+   * @throws ApiProblem 400 for fewer than 1 release or a bad request id; 404 for an unknown version
    */
-  @Transactional
-  public Reservation admit(
-      UUID clientOrganisationId,
+  public Priced price(
       String adapterRef,
       String version,
       String requestId,
       long releases,
       ReleaseKind kind,
-      Instant now,
-      RequestRecord record) {
+      Instant now) {
     if (releases < 1) {
       throw ProblemTypes.validation("a reservation must cover at least 1 release");
     }
     requireRequestId(requestId);
     BudgetPolicy policy = table.policy(adapterRef, version);
     OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
-    BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases, kind);
-    Admitted a =
-        Rows.single(
-            em.createNativeQuery(
-                    """
-                    SELECT * FROM admit_request(CAST(:r AS text), CAST(:org AS uuid),
-                        CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
-                        CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
-                        CAST(:maxPrompt AS bigint), CAST(:maxCompletion AS integer),
-                        CAST(:prompt AS integer), CAST(:mode AS text), CAST(:adapter AS uuid),
-                        CAST(:start AS timestamptz), CAST(:end AS timestamptz),
-                        CAST(:delta AS numeric), CAST(:limit AS numeric), CAST(:n AS bigint),
-                        CAST(:cost AS numeric))
-                    """)
-                .setParameter("r", requestId)
-                .setParameter("org", clientOrganisationId)
-                .setParameter("key", record.apiKeyId())
-                .setParameter("ref", adapterRef)
-                .setParameter("version", version)
-                .setParameter("reason", record.routeReason())
-                .setParameter("started", record.startedAt())
-                .setParameter("node", record.node())
-                .setParameter("maxPrompt", record.maxPromptTokens())
-                .setParameter("maxCompletion", record.maxCompletionTokens())
-                .setParameter("prompt", record.promptTokens())
-                .setParameter("mode", record.mode())
-                .setParameter("adapter", policy.adapterId())
-                .setParameter("start", start)
-                .setParameter("end", start.plusDays(policy.days()))
-                .setParameter("delta", policy.delta())
-                .setParameter("limit", table.rhoLimit(policy))
-                .setParameter("n", releases)
-                .setParameter("cost", cost),
-            Admitted.class);
-    if (a.outcome().equals("refused")) {
-      throw exhausted(adapterRef, policy, a.budget(), releases, cost, a.inFlight());
+    return new Priced(
+        requestId,
+        adapterRef,
+        policy.adapterId(),
+        start,
+        start.plusDays(policy.days()),
+        policy.delta(),
+        policy.days(),
+        table.rhoLimit(policy),
+        releases,
+        BudgetMaths.cost(policy.noiseMultiplier(), releases, kind));
+  }
+
+  /**
+   * The reservation {@code admit_request} made for {@code priced}.
+   *
+   * @throws ApiProblem 429 (or 422) as {@link #reserve} refuses, when the budget could not cover it
+   *     (the caller's transaction then rolls back the record and the event)
+   */
+  public Reservation reservation(Priced priced, Answer answer) {
+    if (answer.outcome().equals("refused")) {
+      throw exhausted(
+          priced.adapterRef(),
+          priced.delta(),
+          priced.days(),
+          answer.budget(),
+          priced.releases(),
+          priced.cost(),
+          answer.inFlight());
     }
-    return reservation(requestId, a.releases(), a.budget());
+    return reservation(priced.requestId(), answer.releases(), answer.budget());
   }
 
   /**
@@ -271,7 +268,8 @@ public class PrivacyBudgets {
    */
   private ApiProblem exhausted(
       String adapterRef,
-      BudgetPolicy policy,
+      BigDecimal delta,
+      int days,
       BudgetRow budget,
       long releases,
       BigDecimal cost,
@@ -286,8 +284,8 @@ public class PrivacyBudgets {
                 + " this request may make",
             adapterRef,
             budget.epsilon(capacity),
-            policy.delta().toPlainString(),
-            policy.days(),
+            delta.toPlainString(),
+            days,
             budget.epsilon(spent),
             releases);
     return BudgetRefusal.of(cost, capacity, spent, inFlight)
