@@ -20,8 +20,10 @@ import java.util.function.Consumer;
 /**
  * Admits a routed request in one transaction: records it ({@code gateway_request}, assigned to the
  * node it goes to first) and reserves its DP budget. Either both happen or neither: a request the
- * budget cannot cover leaves no record and no reservation. One commit before dispatch keeps the
- * latency the gateway adds low (see {@code ./tensafe bench gateway}).
+ * budget cannot cover leaves no record and no reservation. Both are one database call, {@code
+ * admit_request} (migration V28), which also chooses the nodes and takes their slots when slots are
+ * counted in the database (ADR 0026); one call and one commit before dispatch keep the latency the
+ * gateway adds low (see {@code ./tensafe bench gateway}).
  */
 @ApplicationScoped
 public class RequestAdmission {
