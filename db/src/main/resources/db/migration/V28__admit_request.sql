@@ -47,7 +47,8 @@ BEGIN
             SELECT x.id, x.name, x.endpoint, x.dispatch_token, x.max_concurrency,
                    p_ref = ANY (x.loaded_adapters) AS loaded,
                    (SELECT count(*)::int FROM limit_lease l
-                    WHERE l.subject = x.id AND l.expires_at > now()) AS leased
+                    WHERE l.subject = x.id AND l.expires_at > now()) AS leased,
+                   row_number() OVER () AS pos
             FROM node x
             WHERE x.fleet_id = p_fleet AND x.suspended_at IS NULL AND x.endpoint IS NOT NULL
               AND x.unreachable_since IS NULL
@@ -60,7 +61,7 @@ BEGIN
                 taken := taken || jsonb_build_object('id', n.id, 'name', n.name,
                     'endpoint', n.endpoint, 'dispatchToken', n.dispatch_token,
                     'hasAdapter', n.loaded, 'slot', lease,
-                    'load', n.leased::double precision / n.max_concurrency);
+                    'load', n.leased::double precision / n.max_concurrency, 'pos', n.pos);
             END IF;
         END LOOP;
         IF jsonb_array_length(taken) = 0 THEN
@@ -69,8 +70,10 @@ BEGIN
                 '[]'::text;
             RETURN;
         END IF;
+        -- Best first; ties in the order the nodes were read, as the Java sort, which is stable,
+        -- kept them.
         SELECT jsonb_agg(t ORDER BY (t->>'hasAdapter')::boolean DESC,
-                         (t->>'load')::double precision)
+                         (t->>'load')::double precision, (t->>'pos')::bigint)
         INTO taken FROM jsonb_array_elements(taken) t;
         p_node := (taken->0->>'id')::uuid;
     END IF;
