@@ -112,6 +112,83 @@ public class NodeDispatcher {
   }
 
   /**
+   * What the admission's one database call ({@code admit_request}, migration V28) needs to choose
+   * the nodes itself, as {@link #candidates} would: the fleet and base model, the oldest heartbeat
+   * still fresh, and this replica's lease holder id and lease time.
+   */
+  public record NodeChoice(
+      UUID fleetId, String baseModel, OffsetDateTime freshSince, UUID holder, double ttlSeconds) {}
+
+  /**
+   * The node choice for the admission's database call when slots are counted in the database (the
+   * shared scope); empty when they are counted in memory, and {@link #candidates} chooses.
+   */
+  public Optional<NodeChoice> inTheAdmission(UUID fleetId, String baseModel) {
+    if (limits.scope() != io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new NodeChoice(
+            fleetId,
+            baseModel,
+            OffsetDateTime.now().minus(nodes.heartbeatTimeout()),
+            limits.holder(),
+            limits.leaseTtl().toSeconds()));
+  }
+
+  /** A node whose slot the admission's database call took, as it lists them (JSON). */
+  record ChosenNode(
+      UUID id,
+      String name,
+      String endpoint,
+      String dispatchToken,
+      boolean hasAdapter,
+      UUID slot,
+      double load) {}
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .configure(
+              com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES,
+              false);
+
+  /**
+   * The targets, best first, of the slots the admission's database call took ({@code json}, as it
+   * lists them): a node whose endpoint is not usable is skipped as {@link #candidates} skips it,
+   * and its slot given back in the caller's transaction.
+   */
+  public Chosen chosen(String json) {
+    ChosenNode[] chosen;
+    try {
+      chosen = JSON.readValue(json, ChosenNode[].class);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("admit_request listed its nodes unreadably", e);
+    }
+    List<NodeTarget> targets = new ArrayList<>();
+    for (ChosenNode n : chosen) {
+      StringBuilder why = new StringBuilder();
+      Optional<URI> endpoint = NodeEndpoint.parse(n.endpoint(), why);
+      if (endpoint.isEmpty()) {
+        Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n.name(), why);
+        limits.slots().giveAllWithTransaction(List.of(n.slot()));
+        continue;
+      }
+      targets.add(
+          new NodeTarget(
+              n.id(), n.name(), endpoint.get(), n.hasAdapter(), n.dispatchToken(), n.slot()));
+    }
+    return new Chosen(chosen.length == 0 ? null : chosen[0].id(), targets);
+  }
+
+  /**
+   * The slots the admission's database call took.
+   *
+   * @param recorded the node it recorded the request on (the first it listed), null when none
+   * @param targets the usable ones, best first
+   */
+  public record Chosen(UUID recorded, List<NodeTarget> targets) {}
+
+  /**
    * Marks {@code target} unhealthy at once because a connection to it failed: no request is sent to
    * it until it registers or beats again (it then proves it is back). Its own transaction, so the
    * mark stays whatever the request does next.

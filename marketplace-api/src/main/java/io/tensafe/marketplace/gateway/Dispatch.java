@@ -83,19 +83,30 @@ public class Dispatch {
                     admitted.set(a);
                     long releases = a.releases();
                     ServedVersion v = a.version();
-                    claimed.addAll(
-                        dispatcher.candidates(v.fleetId(), v.baseModel(), v.adapterId()));
-                    if (claimed.isEmpty()) {
+                    // Slots counted in the database: the admission's one call chooses the nodes
+                    // too; counted in memory: chosen here first.
+                    NodeDispatcher.NodeChoice choice =
+                        dispatcher.inTheAdmission(v.fleetId(), v.baseModel()).orElse(null);
+                    if (choice == null) {
+                      claimed.addAll(
+                          dispatcher.candidates(v.fleetId(), v.baseModel(), v.adapterId()));
+                      if (claimed.isEmpty()) {
+                        throw noCapacity(v);
+                      }
+                    }
+                    Reservation r =
+                        admission.admit(
+                            requestId,
+                            context(key, a, started),
+                            choice,
+                            claimed,
+                            releases,
+                            a.mode(),
+                            first -> sent.set(attempt.start(first, a, requestId)));
+                    if (r == null) {
                       throw noCapacity(v);
                     }
-                    NodeTarget first = claimed.getFirst();
-                    return admission.admit(
-                        requestId,
-                        context(key, a, started),
-                        first.id(),
-                        releases,
-                        a.mode(),
-                        () -> sent.set(attempt.start(first, a, requestId)));
+                    return r;
                   });
     } catch (RuntimeException e) {
       if (sent.get() != null) {

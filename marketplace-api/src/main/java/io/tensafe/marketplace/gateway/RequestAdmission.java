@@ -1,24 +1,36 @@
 package io.tensafe.marketplace.gateway;
 
+import io.tensafe.marketplace.fleet.NodeDispatcher;
+import io.tensafe.marketplace.fleet.NodeTarget;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseKind;
 import io.tensafe.marketplace.privacy.Reservation;
+import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import java.math.BigDecimal;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * Admits a routed request in one transaction: records it ({@code gateway_request}, assigned to the
  * node it goes to first) and reserves its DP budget. Either both happen or neither: a request the
- * budget cannot cover leaves no record and no reservation. One commit before dispatch keeps the
- * latency the gateway adds low (see {@code ./tensafe bench gateway}).
+ * budget cannot cover leaves no record and no reservation. Both are one database call, {@code
+ * admit_request} (migration V28), which also chooses the nodes and takes their slots when slots are
+ * counted in the database (ADR 0026); one call and one commit before dispatch keep the latency the
+ * gateway adds low (see {@code ./tensafe bench gateway}).
  */
 @ApplicationScoped
 public class RequestAdmission {
-  @Inject GatewayRequests requests;
   @Inject PrivacyBudgets budgets;
+  @Inject GatewayRequests requests;
+  @Inject NodeDispatcher nodes;
+  @Inject EntityManager em;
 
   /**
    * Records and reserves.
@@ -63,17 +75,139 @@ public class RequestAdmission {
       long releases,
       RequestMode mode,
       Runnable beforeCommit) {
-    requests.open(requestId, context, firstNode, mode);
-    Reservation reservation =
-        budgets.reserve(
-            context.clientOrganisationId(),
-            context.adapterRef(),
-            context.version(),
+    Called called = call(requestId, context, firstNode, null, releases, mode);
+    Reservation reservation = budgets.reservation(called.priced(), called.answer());
+    beforeCommit.run();
+    return reservation;
+  }
+
+  /**
+   * Admits a request in one database call ({@code admit_request}, migration V28): with {@code
+   * choice} (slots counted in the database) the call also chooses the nodes and takes their slots,
+   * which are added to {@code claimed} best first; without it {@code claimed} holds the slots
+   * already taken. The request is recorded on the first of {@code claimed} and its budget reserved;
+   * then {@code beforeCommit} is given that first node (see {@link #admit(String,
+   * GatewayRequests.Context, UUID, long, RequestMode, Runnable)}).
+   *
+   * @return the reservation; null when no node has a free slot (nothing recorded or reserved: the
+   *     caller refuses the request, rolling the transaction back)
+   * @throws io.tensafe.marketplace.problem.ApiProblem 429 (or 422) when the budget cannot cover
+   *     {@code releases}
+   */
+  @Transactional
+  public Reservation admit(
+      String requestId,
+      GatewayRequests.Context context,
+      NodeDispatcher.NodeChoice choice,
+      List<NodeTarget> claimed,
+      long releases,
+      RequestMode mode,
+      Consumer<NodeTarget> beforeCommit) {
+    UUID recorded = choice == null ? claimed.getFirst().id() : null;
+    Called called = call(requestId, context, recorded, choice, releases, mode);
+    if (called.answer().outcome().equals("no_capacity")) {
+      return null;
+    }
+    UUID onNode = recorded;
+    if (choice != null) {
+      NodeDispatcher.Chosen chosen = nodes.chosen(called.nodes());
+      claimed.addAll(chosen.targets());
+      onNode = chosen.recorded();
+      if (claimed.isEmpty()) {
+        return null;
+      }
+    }
+    Reservation reservation = budgets.reservation(called.priced(), called.answer());
+    if (!claimed.getFirst().id().equals(onNode)) {
+      // The node the call recorded the request on has an endpoint that cannot be used.
+      requests.assign(requestId, claimed.getFirst().id());
+    }
+    beforeCommit.accept(claimed.getFirst());
+    return reservation;
+  }
+
+  /** The call's answer: the budget's, and the nodes it chose (JSON). */
+  private record Called(PrivacyBudgets.Priced priced, PrivacyBudgets.Answer answer, String nodes) {}
+
+  /** The columns {@code admit_request} returns: the budget's answer, then its nodes. */
+  private record Row(
+      String outcome,
+      long releases,
+      UUID budgetId,
+      BigDecimal rhoLimit,
+      BigDecimal rhoTopUp,
+      BigDecimal rhoSpent,
+      BigDecimal delta,
+      OffsetDateTime periodEnd,
+      BigDecimal inFlight,
+      String nodes) {}
+
+  private Called call(
+      String requestId,
+      GatewayRequests.Context c,
+      UUID node,
+      NodeDispatcher.NodeChoice choice,
+      long releases,
+      RequestMode mode) {
+    PrivacyBudgets.Priced p =
+        budgets.price(
+            c.adapterRef(),
+            c.version(),
             requestId,
             releases,
             mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
             Instant.now());
-    beforeCommit.run();
-    return reservation;
+    Row r =
+        Rows.single(
+            em.createNativeQuery(
+                    """
+                    SELECT * FROM admit_request(CAST(:r AS text), CAST(:org AS uuid),
+                        CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
+                        CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
+                        CAST(:maxPrompt AS bigint), CAST(:maxCompletion AS integer),
+                        CAST(:prompt AS integer), CAST(:mode AS text), CAST(:adapter AS uuid),
+                        CAST(:start AS timestamptz), CAST(:end AS timestamptz),
+                        CAST(:delta AS numeric), CAST(:limit AS numeric), CAST(:n AS bigint),
+                        CAST(:cost AS numeric), CAST(:fleet AS uuid), CAST(:model AS text),
+                        CAST(:fresh AS timestamptz), CAST(:holder AS uuid),
+                        CAST(:ttl AS double precision))
+                    """)
+                .setParameter("r", requestId)
+                .setParameter("org", c.clientOrganisationId())
+                .setParameter("key", c.apiKeyId())
+                .setParameter("ref", c.adapterRef())
+                .setParameter("version", c.version())
+                .setParameter("reason", c.routeReason())
+                .setParameter("started", c.startedAt())
+                .setParameter("node", node)
+                .setParameter("maxPrompt", c.limits().maxPromptTokens())
+                .setParameter("maxCompletion", c.limits().maxCompletionTokens())
+                .setParameter("prompt", c.limits().promptTokens())
+                .setParameter("mode", mode.column())
+                .setParameter("adapter", p.adapterId())
+                .setParameter("start", p.periodStart())
+                .setParameter("end", p.periodEnd())
+                .setParameter("delta", p.delta())
+                .setParameter("limit", p.rhoLimit())
+                .setParameter("n", p.releases())
+                .setParameter("cost", p.cost())
+                .setParameter("fleet", choice == null ? null : choice.fleetId())
+                .setParameter("model", choice == null ? null : choice.baseModel())
+                .setParameter("fresh", choice == null ? null : choice.freshSince())
+                .setParameter("holder", choice == null ? null : choice.holder())
+                .setParameter("ttl", choice == null ? null : choice.ttlSeconds()),
+            Row.class);
+    PrivacyBudgets.Answer answer =
+        new PrivacyBudgets.Answer(
+            r.outcome(),
+            r.releases(),
+            r.budgetId(),
+            r.rhoLimit(),
+            r.rhoTopUp(),
+            r.rhoSpent(),
+            r.delta(),
+            r.periodEnd(),
+            r.inFlight());
+    return new Called(p, answer, r.nodes());
   }
 }

@@ -84,6 +84,16 @@ public class Limits {
     return chosen().scope();
   }
 
+  /** This replica's id in the leases it holds ({@code limit_lease.holder}). */
+  public UUID holder() {
+    return replica;
+  }
+
+  /** How long a lease lives without renewal. */
+  public java.time.Duration leaseTtl() {
+    return config.leaseTtl();
+  }
+
   /** Requests an API key may start per minute. */
   public int requestsPerMinute() {
     return keyRate.requestsPerMinutePerKey();

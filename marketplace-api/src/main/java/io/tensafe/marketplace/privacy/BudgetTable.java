@@ -41,9 +41,7 @@ public class BudgetTable {
         .setParameter("start", start)
         .setParameter("end", end)
         .setParameter("delta", policy.delta())
-        .setParameter(
-            "limit",
-            BudgetMaths.rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue()))
+        .setParameter("limit", rhoLimit(policy))
         .executeUpdate();
     return start;
   }
@@ -114,6 +112,29 @@ public class BudgetTable {
     policies.put(key, read);
     return read;
   }
+
+  /**
+   * A period's ρ limit under {@code policy} ({@link BudgetMaths#rhoLimit}, a bisection), computed
+   * once per policy.
+   */
+  BigDecimal rhoLimit(BudgetPolicy policy) {
+    String key = policy.epsilon().toPlainString() + "/" + policy.delta().toPlainString();
+    BigDecimal known = limits.get(key);
+    if (known != null) {
+      return known;
+    }
+    BigDecimal limit =
+        BudgetMaths.rhoLimit(policy.epsilon().doubleValue(), policy.delta().doubleValue());
+    if (limits.size() >= MAX_CACHED_POLICIES) {
+      limits.clear();
+    }
+    limits.put(key, limit);
+    return limit;
+  }
+
+  /** ρ limits by {@code ε/δ}: a function of the two alone. */
+  private final java.util.concurrent.ConcurrentHashMap<String, BigDecimal> limits =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** At most this many policies are kept; past it the cache starts again. */
   private static final int MAX_CACHED_POLICIES = 10_000;

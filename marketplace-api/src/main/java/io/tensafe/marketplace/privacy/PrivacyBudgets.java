@@ -119,15 +119,113 @@ public class PrivacyBudgets {
     Optional<BudgetRow> after = written.budget();
     if (after.isEmpty()) {
       // Rolled back with the transaction: the event above is not kept.
+      BudgetRow budget = table.budgetRow(clientOrganisationId, policy.adapterId(), start);
       throw exhausted(
           adapterRef,
-          policy,
-          table.budgetRow(clientOrganisationId, policy.adapterId(), start),
-          requestId,
+          policy.delta(),
+          policy.days(),
+          budget,
           releases,
-          cost);
+          cost,
+          table.reservedInFlight(budget.id(), requestId));
     }
     return reservation(requestId, releases, after.get());
+  }
+
+  /**
+   * A reservation priced for the admission's one database call ({@code admit_request}, migration
+   * V28), which records the request and reserves in one round trip: the figures {@link #reserve}
+   * computes before its statements, passed in as they are.
+   *
+   * @param periodStart the start of the budget's period containing the admission's time
+   * @param rhoLimit a new budget row's ρ limit under the version's policy
+   * @param cost the ρ of {@code releases}, rounded up ({@link BudgetMaths#cost})
+   */
+  public record Priced(
+      String requestId,
+      String adapterRef,
+      UUID adapterId,
+      OffsetDateTime periodStart,
+      OffsetDateTime periodEnd,
+      BigDecimal delta,
+      int days,
+      BigDecimal rhoLimit,
+      long releases,
+      BigDecimal cost) {}
+
+  /**
+   * What {@code admit_request} answers about the budget.
+   *
+   * @param outcome {@code reserved}, {@code replayed} or {@code refused}
+   * @param inFlight for a refusal, the ρ of the budget's other open reservations
+   */
+  public record Answer(
+      String outcome,
+      long releases,
+      UUID budgetId,
+      BigDecimal rhoLimit,
+      BigDecimal rhoTopUp,
+      BigDecimal rhoSpent,
+      BigDecimal delta,
+      OffsetDateTime periodEnd,
+      BigDecimal inFlight) {
+    BudgetRow budget() {
+      return new BudgetRow(budgetId, rhoLimit, rhoTopUp, rhoSpent, delta, periodEnd);
+    }
+  }
+
+  /**
+   * Prices a reservation of {@code releases} releases of {@code kind} of the budget of {@code
+   * clientOrganisationId} for {@code adapterRef@version} at {@code now}, as {@link #reserve(UUID,
+   * String, String, String, long, ReleaseKind, Instant)} does before it writes, for {@code
+   * admit_request} to write it.
+   *
+   * @throws ApiProblem 400 for fewer than 1 release or a bad request id; 404 for an unknown version
+   */
+  public Priced price(
+      String adapterRef,
+      String version,
+      String requestId,
+      long releases,
+      ReleaseKind kind,
+      Instant now) {
+    if (releases < 1) {
+      throw ProblemTypes.validation("a reservation must cover at least 1 release");
+    }
+    requireRequestId(requestId);
+    BudgetPolicy policy = table.policy(adapterRef, version);
+    OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
+    return new Priced(
+        requestId,
+        adapterRef,
+        policy.adapterId(),
+        start,
+        start.plusDays(policy.days()),
+        policy.delta(),
+        policy.days(),
+        table.rhoLimit(policy),
+        releases,
+        BudgetMaths.cost(policy.noiseMultiplier(), releases, kind));
+  }
+
+  /**
+   * The reservation {@code admit_request} made for {@code priced}.
+   *
+   * @throws ApiProblem 429 (or 422) as {@link #reserve} refuses, when the budget could not cover it
+   *     (the caller's transaction then rolls back the record and the event)
+   */
+  public Reservation reservation(Priced priced, Answer answer) {
+    if (answer.outcome().equals("refused")) {
+      throw exhausted(
+          priced.adapterRef(),
+          priced.delta(),
+          priced.days(),
+          answer.budget(),
+          priced.releases(),
+          priced.cost(),
+          answer.inFlight());
+    }
+    return reservation(priced.requestId(), answer.releases(), answer.budget());
   }
 
   /**
@@ -165,19 +263,19 @@ public class PrivacyBudgets {
 
   /**
    * Why a reservation of {@code releases} (costing {@code cost}) does not fit {@code budget}, as
-   * one of three answers ({@link BudgetRefusal}): it never can, it must wait for requests in
-   * flight, or the period's budget is spent.
+   * one of three answers ({@link BudgetRefusal}): it never can, it must wait for requests in flight
+   * ({@code inFlight}: the ρ of the other open reservations), or the period's budget is spent.
    */
   private ApiProblem exhausted(
       String adapterRef,
-      BudgetPolicy policy,
+      BigDecimal delta,
+      int days,
       BudgetRow budget,
-      String requestId,
       long releases,
-      BigDecimal cost) {
+      BigDecimal cost,
+      BigDecimal inFlight) {
     BigDecimal capacity = budget.capacity();
     BigDecimal spent = budget.rhoSpent();
-    BigDecimal inFlight = table.reservedInFlight(budget.id(), requestId);
     String figures =
         String.format(
             java.util.Locale.ROOT,
@@ -186,8 +284,8 @@ public class PrivacyBudgets {
                 + " this request may make",
             adapterRef,
             budget.epsilon(capacity),
-            policy.delta().toPlainString(),
-            policy.days(),
+            delta.toPlainString(),
+            days,
             budget.epsilon(spent),
             releases);
     return BudgetRefusal.of(cost, capacity, spent, inFlight)

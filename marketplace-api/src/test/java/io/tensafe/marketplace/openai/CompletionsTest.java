@@ -260,6 +260,67 @@ class CompletionsTest {
     }
   }
 
+  @Inject io.tensafe.marketplace.limits.Limits limits;
+
+  private long count(String sql, Object param) {
+    return num(em.createNativeQuery(sql).setParameter(1, param).getSingleResult());
+  }
+
+  @Test
+  void aNodeWhoseEndpointTurnedUnusable_isSkipped_itsSlotGivenBack_andTheRequestRecordedOnTheNext()
+      throws Exception {
+    // The admission's one database call (V28) takes the slots of every node with room; the
+    // gateway then skips a node whose endpoint it cannot use, as it did when it chose in Java.
+    register("node-0-unusable", "http://127.0.0.1:9", List.of(adapterId));
+    Object unusable =
+        em.createNativeQuery(
+                "SELECT u.id FROM node u JOIN node n ON n.fleet_id = u.fleet_id"
+                    + " WHERE u.name = 'node-0-unusable' AND n.name = 'node-1' AND rtrim(n.endpoint, '/') = ?1")
+            .setParameter(1, node.url())
+            .getSingleResult();
+    io.quarkus.narayana.jta.QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        "UPDATE node SET endpoint = 'http://127.0.0.1:9/a-path' WHERE id = ?1")
+                    .setParameter(1, unusable)
+                    .executeUpdate());
+    String requestId =
+        chat(message(adapterId, "hi", ""))
+            .then()
+            .statusCode(200)
+            .body("tensafe.node", equalTo("node-1"))
+            .extract()
+            .jsonPath()
+            .getString("tensafe.request_id");
+    assertEquals(
+        1,
+        count(
+            "SELECT count(*) FROM gateway_request g JOIN node n ON n.id = g.node_id"
+                + " WHERE g.request_id = CAST(?1 AS uuid) AND n.name = 'node-1'",
+            requestId));
+    assertEquals(0, count("SELECT count(*) FROM limit_lease WHERE subject = ?1", unusable));
+  }
+
+  @Test
+  void withSlotsCountedInMemory_theNodesAreChosenFirst_andTheAdmissionIsOneCallStill() {
+    limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.INSTANCE);
+    try {
+      String requestId =
+          chat(message(adapterId, "hi", ""))
+              .then()
+              .statusCode(200)
+              .body("tensafe.node", equalTo("node-1"))
+              .extract()
+              .jsonPath()
+              .getString("tensafe.request_id");
+      assertEquals(1, charges(requestId));
+      assertTrue(releases(requestId, "reserve") > 0);
+    } finally {
+      limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED);
+    }
+  }
+
   @Test
   void aDeadNodeBeforeTheFirstToken_failsOverToAnother() throws Exception {
     register("node-0-dead", "http://127.0.0.1:9", List.of(adapterId));
