@@ -1,3 +1,11 @@
+-- Issue 34 (ADR 0026), first: which marketplace replica relays each hosted request. A replica that
+-- starts again under the same name (tensafe.gateway.replica, else host:port) relays none of the requests
+-- it had open before: at start it marks them as no longer vouched for, so a node's report or the
+-- sweep ends them as gateway_lost at once, instead of after the report deadline.
+ALTER TABLE gateway_request ADD COLUMN replica text;
+CREATE INDEX gateway_request_open_by_replica ON gateway_request (replica)
+    WHERE ended_at IS NULL AND mode = 'hosted';
+
 -- The admission in one call (issue 34, ADR 0026): the request's node slots, its lock, its
 -- gateway_request row, its DP reservation (event and balance) and, on a budget's first request of
 -- a period, the budget row. It replaces the node query, one take_limit_lease per node, the
@@ -27,7 +35,8 @@ CREATE FUNCTION admit_request(
     p_prompt integer, p_mode text,
     p_adapter uuid, p_period_start timestamptz, p_period_end timestamptz, p_delta numeric,
     p_rho_limit numeric, p_releases bigint, p_cost numeric,
-    p_fleet uuid, p_model text, p_fresh timestamptz, p_holder uuid, p_ttl_seconds double precision)
+    p_fleet uuid, p_model text, p_fresh timestamptz, p_holder uuid, p_ttl_seconds double precision,
+    p_replica text)
 RETURNS TABLE (outcome text, releases bigint, budget_id uuid, rho_limit numeric,
                rho_top_up numeric, rho_spent numeric, delta numeric, period_end timestamptz,
                in_flight numeric, nodes text)
@@ -82,10 +91,10 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended(p_request, 7));
     INSERT INTO gateway_request (request_id, client_organisation_id, api_key_id, adapter_ref,
         adapter_version, route_reason, started_at, node_id, max_prompt_tokens,
-        max_completion_tokens, prompt_tokens, mode, active_at)
+        max_completion_tokens, prompt_tokens, mode, active_at, replica)
     VALUES (p_request::uuid, p_org, p_key, p_ref, p_version, p_reason, p_started, p_node,
         p_max_prompt, p_max_completion, NULLIF(p_prompt, -1), p_mode,
-        CASE WHEN p_mode = 'private' THEN p_started END);
+        CASE WHEN p_mode = 'private' THEN p_started END, p_replica);
 
     FOR attempt IN 1..2 LOOP
         WITH event AS (

@@ -31,6 +31,7 @@ public class RequestAdmission {
   @Inject GatewayRequests requests;
   @Inject NodeDispatcher nodes;
   @Inject EntityManager em;
+  @Inject LiveRelays live;
 
   /**
    * Records and reserves.
@@ -170,7 +171,7 @@ public class RequestAdmission {
                         CAST(:delta AS numeric), CAST(:limit AS numeric), CAST(:n AS bigint),
                         CAST(:cost AS numeric), CAST(:fleet AS uuid), CAST(:model AS text),
                         CAST(:fresh AS timestamptz), CAST(:holder AS uuid),
-                        CAST(:ttl AS double precision))
+                        CAST(:ttl AS double precision), CAST(:replica AS text))
                     """)
                 .setParameter("r", requestId)
                 .setParameter("org", c.clientOrganisationId())
@@ -195,7 +196,8 @@ public class RequestAdmission {
                 .setParameter("model", choice == null ? null : choice.baseModel())
                 .setParameter("fresh", choice == null ? null : choice.freshSince())
                 .setParameter("holder", choice == null ? null : choice.holder())
-                .setParameter("ttl", choice == null ? null : choice.ttlSeconds()),
+                .setParameter("ttl", choice == null ? null : choice.ttlSeconds())
+                .setParameter("replica", live.replica()),
             Row.class);
     PrivacyBudgets.Answer answer =
         new PrivacyBudgets.Answer(
