@@ -97,7 +97,7 @@ public class Dispatch {
                     Reservation r =
                         admission.admit(
                             requestId,
-                            context(key, a, started),
+                            a.context(key, started),
                             choice,
                             claimed,
                             releases,
@@ -122,24 +122,22 @@ public class Dispatch {
         attempt);
   }
 
-  private static GatewayRequests.Context context(
-      ApiKeyPrincipal key, Admission a, OffsetDateTime started) {
-    return a.context(key, started);
-  }
-
   private record Admitted(
       ApiKeyPrincipal key,
       Admission admission,
       String requestId,
       OffsetDateTime started,
       Reservation reservation,
-      List<NodeTarget> targets) {}
+      List<NodeTarget> targets) {
+    GatewayRequests.Context context() {
+      return admission.context(key, started);
+    }
+  }
 
   private <T> Dispatched<T> failOver(
       Admitted a, NodeAttempt.Pending<T> firstCall, NodeAttempt<T> attempt) {
     List<NodeTarget> targets = a.targets();
     String requestId = a.requestId();
-    GatewayRequests.Context context = context(a.key(), a.admission(), a.started());
     int i = 0;
     try {
       for (; i < targets.size(); i++) {
@@ -168,7 +166,7 @@ public class Dispatch {
               requestId, target.name(), gateway.firstByteTimeout());
           releaseFrom(targets, i);
           i = targets.size();
-          settlement.endUnbilled(requestId, context, RequestOutcome.NODE_TIMEOUT);
+          settlement.endUnbilled(requestId, RequestOutcome.NODE_TIMEOUT);
           throw new ApiProblem(
               ProblemKind.HTTP,
               504,
@@ -225,7 +223,7 @@ public class Dispatch {
     long bound = failedAttemptBound(a.admission());
     if (settlement.spendFailedAttempt(
         a.requestId() + "/attempt-" + (attemptIndex + 1),
-        context(a.key(), a.admission(), a.started()),
+        a.context(),
         a.admission().mode(),
         bound)) {
       return true;
@@ -233,8 +231,7 @@ public class Dispatch {
     Log.warnf(
         "request %s: the budget cannot cover another attempt after node %s failed; ending it",
         a.requestId(), target.name());
-    settlement.endUnservedAtBound(
-        a.requestId(), context(a.key(), a.admission(), a.started()), bound);
+    settlement.endUnservedAtBound(a.requestId(), bound, RequestOutcome.NODE_FAILED);
     return false;
   }
 
@@ -251,11 +248,10 @@ public class Dispatch {
    * is unaccounted for ({@code lastReceived} false), else it is settled to the last node's bound.
    */
   private void endUnserved(Admitted a, RequestOutcome outcome, boolean lastReceived) {
-    GatewayRequests.Context c = context(a.key(), a.admission(), a.started());
     if (lastReceived && a.admission().inputsAtOpen()) {
-      settlement.endUnservedAtBound(a.requestId(), c, failedAttemptBound(a.admission()), outcome);
+      settlement.endUnservedAtBound(a.requestId(), failedAttemptBound(a.admission()), outcome);
     } else {
-      settlement.endUnserved(a.requestId(), c, outcome);
+      settlement.endUnserved(a.requestId(), outcome);
     }
   }
 

@@ -50,26 +50,11 @@ public class GatewayRequests {
   public record Limits(long maxPromptTokens, int maxCompletionTokens, int promptTokens) {
     /** No bound recorded (rows from before the gateway kept them). */
     public static final Limits NONE = new Limits(Long.MAX_VALUE, Integer.MAX_VALUE, -1);
-
-    /**
-     * The prompt tokens to bill for a node's claim: the marketplace's own count when it has one,
-     * else the claim bounded by {@link #maxPromptTokens}.
-     */
-    public int prompt(int claimed) {
-      return promptTokens >= 0 ? promptTokens : (int) Math.min(claimed, maxPromptTokens);
-    }
-
-    /** {@code completionTokens} bounded by {@link #maxCompletionTokens}. */
-    public int completion(int completionTokens) {
-      return Math.min(completionTokens, maxCompletionTokens);
-    }
   }
 
   /**
    * Where a dispatched request was sent, and how far the gateway got with it.
    *
-   * @param outcome the {@code gateway_request.outcome} ({@code client_gone}, ...), null while open
-   * @param billedCompletionTokens the completion tokens the gateway billed, 0 while open
    * @param relayedCompletionTokens the completion tokens the gateway recorded as relayed while it
    *     streamed, and as read from the node at its end, ≥ 0
    * @param relayedAny whether the gateway recorded any relayed count (it does at the first piece it
@@ -81,17 +66,9 @@ public class GatewayRequests {
       Context context,
       UUID nodeId,
       RequestMode mode,
-      String outcome,
-      int billedCompletionTokens,
       int relayedCompletionTokens,
       boolean relayedAny,
       boolean gatewayLost) {}
-
-  /** Records a hosted request about to be dispatched to {@code node}. */
-  @Transactional
-  public void open(String requestId, Context c, UUID node) {
-    open(requestId, c, node, RequestMode.HOSTED);
-  }
 
   /**
    * Records a request of {@code mode} about to be dispatched to {@code node}, holding the request's
@@ -257,8 +234,8 @@ public class GatewayRequests {
             em.createNativeQuery(
                     "SELECT client_organisation_id, api_key_id, adapter_ref, adapter_version,"
                         + " route_reason, started_at, ended_at IS NOT NULL, max_prompt_tokens,"
-                        + " max_completion_tokens, prompt_tokens, node_id, mode, outcome,"
-                        + " delivered_completion_tokens, relayed_completion_tokens,"
+                        + " max_completion_tokens, prompt_tokens, node_id, mode,"
+                        + " relayed_completion_tokens,"
                         + " ended_at IS NULL AND coalesce(active_at, started_at) < :lost"
                         + " FROM gateway_request WHERE request_id = :r")
                 .setParameter("r", UUID.fromString(requestId))
@@ -269,8 +246,8 @@ public class GatewayRequests {
 
   /**
    * A {@code gateway_request} row. The limits are null on rows from before the gateway kept them
-   * ({@code promptTokens} also when it did not count the prompt); the outcome and billed count are
-   * null until the request ends, the relayed count until the gateway first wrote it.
+   * ({@code promptTokens} also when it did not count the prompt); the relayed count is null until
+   * the gateway first wrote it.
    */
   private record Stored(
       UUID clientOrganisationId,
@@ -285,8 +262,6 @@ public class GatewayRequests {
       Integer promptTokens,
       UUID nodeId,
       String mode,
-      String outcome,
-      Integer billedCompletionTokens,
       Integer relayedCompletionTokens,
       boolean gatewayLost) {
 
@@ -308,8 +283,6 @@ public class GatewayRequests {
               limits),
           nodeId,
           RequestMode.of(mode),
-          outcome,
-          billedCompletionTokens == null ? 0 : billedCompletionTokens,
           relayedCompletionTokens == null ? 0 : relayedCompletionTokens,
           relayedCompletionTokens != null,
           gatewayLost);

@@ -67,7 +67,6 @@ public class HostedCompletions {
           slot,
           d,
           prompt,
-          new RelayedText(tokenizer),
           new RelayedText(tokenizer));
     } catch (RuntimeException e) {
       slots.give(slot);

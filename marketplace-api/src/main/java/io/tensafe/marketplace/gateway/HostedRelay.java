@@ -33,10 +33,9 @@ public final class HostedRelay {
   private final UUID keySlot;
   private final Dispatched<NodeCall> d;
   private final int promptTokens;
-  private final RelayedText relayed;
 
-  /** Everything read from the node: its DP bound counts this, not only what was passed on. */
-  private final RelayedText read;
+  /** What was read from the node and how much of it was passed on. */
+  private final RelayedText relayed;
 
   private JsonNode last;
   private int piecesRead;
@@ -64,15 +63,13 @@ public final class HostedRelay {
       UUID keySlot,
       Dispatched<NodeCall> d,
       int promptTokens,
-      RelayedText relayed,
-      RelayedText read) {
+      RelayedText relayed) {
     this.owner = owner;
     this.key = key;
     this.keySlot = keySlot;
     this.d = d;
     this.promptTokens = promptTokens;
     this.relayed = relayed;
-    this.read = read;
   }
 
   /** What a finished request was billed, and its node's final event (HE and DP statistics). */
@@ -97,7 +94,7 @@ public final class HostedRelay {
           throw new IOException(
               "the node sent more than the request's max_tokens (" + maxTokens + ") allows");
         }
-        read.add(piece);
+        relayed.read(piece);
         return piece;
       } else if (event.has("usage")) {
         last = event;
@@ -109,18 +106,29 @@ public final class HostedRelay {
     throw new IOException("the node's stream ended without its final usage event");
   }
 
+  /**
+   * Reads the node's stream to its final event (an answer that is not streamed).
+   *
+   * @throws IOException as {@link #nextDelta}
+   */
+  public void readToEnd() throws IOException {
+    while (nextDelta() != null) {
+      // each piece is kept; none is passed on yet
+    }
+  }
+
   /** The node's final event; null before {@link #nextDelta} returned null. */
   public JsonNode finalEvent() {
     return last;
   }
 
   /**
-   * Records that {@code piece} reached the client. At the first piece and every {@value
-   * #PERSIST_EVERY} after, the relayed count is written to the request's record (best effort: a
-   * failed write is logged, and the next one catches up).
+   * Records that the piece {@link #nextDelta} last returned reached the client. At the first piece
+   * and every {@value #PERSIST_EVERY} after, the relayed count is written to the request's record
+   * (best effort: a failed write is logged, and the next one catches up).
    */
-  public void relayed(String piece) {
-    relayed.add(piece);
+  public void relayed() {
+    relayed.relayedAll();
     if (relayed.pieces() == 1 || relayed.pieces() % PERSIST_EVERY == 0) {
       try {
         owner.requests().relayed(d.requestId(), relayed.tokens());
@@ -131,11 +139,14 @@ public final class HostedRelay {
   }
 
   /**
-   * Records that the whole completion {@code text} reached the client at once (an answer that is
-   * not streamed: its client gets nothing before the end, so nothing is recorded before).
+   * Records that the whole completion read reached the client at once (an answer that is not
+   * streamed: its client gets nothing before the end, so nothing is recorded before).
+   *
+   * @return the completion text
    */
-  public void relayedWhole(String text) {
-    relayed.add(text);
+  public String relayedWhole() {
+    relayed.relayedAll();
+    return relayed.text();
   }
 
   /** Pieces relayed so far. */
@@ -227,7 +238,8 @@ public final class HostedRelay {
               d.requestId(),
               context(),
               outcome,
-              new Settlement.Counts(prompt, completion, Math.max(completion, read.tokens()), -1),
+              new Settlement.Counts(
+                  prompt, completion, Math.max(completion, relayed.readTokens()), -1),
               OptionalLong.empty());
       owner.metrics().ended(outcome, completion);
     } finally {

@@ -3,34 +3,51 @@ package io.tensafe.marketplace.gateway;
 import io.tensafe.marketplace.tokens.PromptTokenizer;
 
 /**
- * The completion text the gateway passed on to a client, and its tokens as the marketplace counts
- * them: the model's own tokenizer over the concatenated text, as the text's publisher would. So a
- * request is billed for what the client was sent, whatever the node claims. Thread-confined to the
- * request's thread.
+ * The completion text the gateway read from a node, how much of it reached the client, and their
+ * tokens as the marketplace counts them: the model's own tokenizer over the concatenated text, as
+ * the text's publisher would. So a request is billed for what the client was sent, whatever the
+ * node claims, and its DP bound counts everything read. What was relayed is always a prefix of what
+ * was read (a piece is passed on after it is read). Thread-confined to the request's thread.
  */
 final class RelayedText {
   private final PromptTokenizer tokenizer;
   private final StringBuilder text = new StringBuilder();
-  private int pieces;
+  private int relayedChars;
+  private int relayedPieces;
 
   RelayedText(PromptTokenizer tokenizer) {
     this.tokenizer = tokenizer;
   }
 
-  /** Records that {@code piece} reached the client. */
-  void add(String piece) {
+  /** Records a piece read from the node. */
+  void read(String piece) {
     text.append(piece);
-    pieces++;
   }
 
-  /** Pieces recorded so far. */
+  /** Records that everything read so far reached the client, as one more piece. */
+  void relayedAll() {
+    relayedChars = text.length();
+    relayedPieces++;
+  }
+
+  /** Pieces relayed so far. */
   int pieces() {
-    return pieces;
+    return relayedPieces;
+  }
+
+  /** Everything read so far. */
+  String text() {
+    return text.toString();
   }
 
   /** Tokens of the text relayed so far; 0..its UTF-8 bytes. */
   int tokens() {
-    return text.isEmpty() ? 0 : tokenizer.count(text.toString());
+    return relayedChars == 0 ? 0 : tokenizer.count(text.substring(0, relayedChars));
+  }
+
+  /** Tokens of everything read, ≥ {@link #tokens}. */
+  int readTokens() {
+    return relayedChars == text.length() ? tokens() : tokenizer.count(text.toString());
   }
 
   /**

@@ -34,61 +34,15 @@ public class RequestAdmission {
   @Inject LiveRelays live;
 
   /**
-   * Records and reserves.
-   *
-   * @param releases the most DP releases the request can make (at least 1): noised inputs for a
-   *     hosted request, noised site outputs for a private session ({@link ReleaseKind})
-   * @throws io.tensafe.marketplace.problem.ApiProblem 429 when the budget cannot cover {@code
-   *     releases}
-   */
-  @Transactional
-  public Reservation admit(
-      String requestId, GatewayRequests.Context context, UUID firstNode, long releases) {
-    return admit(requestId, context, firstNode, releases, RequestMode.HOSTED);
-  }
-
-  /**
-   * As {@link #admit(String, GatewayRequests.Context, UUID, long)}, for a request of {@code mode}.
-   */
-  @Transactional
-  public Reservation admit(
-      String requestId,
-      GatewayRequests.Context context,
-      UUID firstNode,
-      long releases,
-      RequestMode mode) {
-    return admit(requestId, context, firstNode, releases, mode, () -> {});
-  }
-
-  /**
-   * Records, reserves, then runs {@code beforeCommit}, which may send the request to its node so
-   * that the node starts while the transaction commits: by then the request's record and lock are
-   * in place (a report from the node waits for this transaction's end) and its reservation is made
-   * (a request the budget refuses never reaches a node). Nothing reaches the client before the
-   * caller has the commit; if the commit fails, the caller abandons what it sent (the node cancels,
-   * and its report, finding no request, bills nothing).
-   */
-  @Transactional
-  public Reservation admit(
-      String requestId,
-      GatewayRequests.Context context,
-      UUID firstNode,
-      long releases,
-      RequestMode mode,
-      Runnable beforeCommit) {
-    Called called = call(requestId, context, firstNode, null, releases, mode);
-    Reservation reservation = budgets.reservation(called.priced(), called.answer());
-    beforeCommit.run();
-    return reservation;
-  }
-
-  /**
    * Admits a request in one database call ({@code admit_request}, migration V28): with {@code
    * choice} (slots counted in the database) the call also chooses the nodes and takes their slots,
    * which are added to {@code claimed} best first; without it {@code claimed} holds the slots
    * already taken. The request is recorded on the first of {@code claimed} and its budget reserved;
-   * then {@code beforeCommit} is given that first node (see {@link #admit(String,
-   * GatewayRequests.Context, UUID, long, RequestMode, Runnable)}).
+   * then {@code beforeCommit} is given that first node, which it may send the request so that the
+   * node starts while the transaction commits: by then the request's record and lock are in place
+   * (a report from the node waits for this transaction's end) and its reservation is made (a
+   * request the budget refuses never reaches a node). Nothing reaches the client before the caller
+   * has the commit; if the commit fails, the caller abandons what it sent.
    *
    * @return the reservation; null when no node has a free slot (nothing recorded or reserved: the
    *     caller refuses the request, rolling the transaction back)

@@ -93,7 +93,7 @@ public class Settlement {
    * node received the client's inputs).
    */
   @Transactional
-  public void endUnserved(String requestId, GatewayRequests.Context c, RequestOutcome outcome) {
+  public void endUnserved(String requestId, RequestOutcome outcome) {
     if (requests.end(requestId, outcome, 0, 0)) {
       budgets.refund(requestId);
     }
@@ -101,16 +101,10 @@ public class Settlement {
 
   /**
    * Ends a request that no node served, with nothing billed, after a node that received its inputs
-   * failed: its reservation is settled to that node's bound ({@code releases}).
+   * failed or refused: its reservation is settled to that node's bound ({@code releases}).
    */
-  public void endUnservedAtBound(String requestId, GatewayRequests.Context c, long releases) {
-    endUnservedAtBound(requestId, c, releases, RequestOutcome.NODE_FAILED);
-  }
-
-  /** As {@link #endUnservedAtBound(String, GatewayRequests.Context, long)}, as {@code outcome}. */
   @Transactional
-  public void endUnservedAtBound(
-      String requestId, GatewayRequests.Context c, long releases, RequestOutcome outcome) {
+  public void endUnservedAtBound(String requestId, long releases, RequestOutcome outcome) {
     if (requests.end(requestId, outcome, 0, 0)) {
       budgets.settleToBound(requestId, releases);
     }
@@ -121,7 +115,7 @@ public class Settlement {
    * sweep ({@link UnreportedRequests}).
    */
   @Transactional
-  public void endUnbilled(String requestId, GatewayRequests.Context c, RequestOutcome outcome) {
+  public void endUnbilled(String requestId, RequestOutcome outcome) {
     requests.end(requestId, outcome, 0, 0);
   }
 
@@ -223,8 +217,8 @@ public class Settlement {
   }
 
   /**
-   * A node's own account of a request, from its usage report: never billed as such, only used to
-   * lower what the marketplace saw.
+   * A node's own account of a request, from its usage report: never billed; its releases are
+   * settled within what was relayed, and its completion count is kept as the cross-check.
    */
   public record NodeClaim(int promptTokens, int completionTokens, long releases) {}
 

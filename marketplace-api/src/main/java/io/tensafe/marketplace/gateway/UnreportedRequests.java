@@ -100,26 +100,33 @@ public class UnreportedRequests {
     QuarkusTransaction.requiringNew().run(() -> requests.vouch(live.ids()));
     for (Lost lost : QuarkusTransaction.requiringNew().call(() -> lost(before))) {
       String id = lost.requestId().toString();
-      QuarkusTransaction.requiringNew()
-          .run(
-              () ->
-                  requests
-                      .find(id, before)
-                      .filter(GatewayRequests.Dispatched::gatewayLost)
-                      .ifPresent(
-                          d ->
-                              settlement.settleLost(
-                                  id,
-                                  d,
-                                  lost.claimed()
-                                      ? new Settlement.NodeClaim(
-                                          lost.claimedPrompt(),
-                                          lost.claimedCompletion(),
-                                          lost.claimedReleases())
-                                      : null,
-                                  versions.releasesPerToken(
-                                      d.context().adapterRef(), d.context().version()))));
-      settled++;
+      Settlement.NodeClaim claim =
+          lost.claimed()
+              ? new Settlement.NodeClaim(
+                  lost.claimedPrompt(), lost.claimedCompletion(), lost.claimedReleases())
+              : null;
+      // Looked up again in the settling transaction: it may have ended or been vouched for since.
+      boolean ended =
+          QuarkusTransaction.requiringNew()
+              .call(
+                  () ->
+                      requests
+                          .find(id, before)
+                          .filter(GatewayRequests.Dispatched::gatewayLost)
+                          .map(
+                              d -> {
+                                settlement.settleLost(
+                                    id,
+                                    d,
+                                    claim,
+                                    versions.releasesPerToken(
+                                        d.context().adapterRef(), d.context().version()));
+                                return true;
+                              })
+                          .orElse(false));
+      if (ended) {
+        settled++;
+      }
     }
     return settled;
   }

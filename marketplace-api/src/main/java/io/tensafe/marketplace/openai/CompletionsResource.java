@@ -138,11 +138,8 @@ public class CompletionsResource {
           .header("X-Request-Id", s.requestId())
           .build();
     }
-    StringBuilder text = new StringBuilder();
     try {
-      for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
-        text.append(delta);
-      }
+      s.readToEnd();
     } catch (IOException | RuntimeException e) {
       // Nothing reached the client: nothing is billed; the node's report settles the reservation.
       s.endEarly(RequestOutcome.NODE_FAILED);
@@ -152,15 +149,15 @@ public class CompletionsResource {
           "Node failed",
           "the node failed mid-generation: " + Causes.describe(e));
     }
-    s.relayedWhole(text.toString()); // passed on below, with the bill
+    String text = s.relayedWhole(); // passed on below, with the bill
     HostedRelay.Finished billed = s.finish();
     ObjectNode answer = bodies.envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
     if (r.chat()) {
-      choice.putObject("message").put("role", "assistant").put("content", text.toString());
+      choice.putObject("message").put("role", "assistant").put("content", text);
     } else {
-      choice.put("text", text.toString());
+      choice.put("text", text);
       choice.putNull("logprobs");
     }
     choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
@@ -200,7 +197,7 @@ public class CompletionsResource {
         if (s.relayedPieces() == 0) {
           metrics.firstToken(System.nanoTime() - arrivedNanos);
         }
-        s.relayed(delta);
+        s.relayed();
       }
       HostedRelay.Finished billed = s.finish();
       finished = true;

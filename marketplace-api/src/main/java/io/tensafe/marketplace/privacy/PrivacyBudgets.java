@@ -94,13 +94,10 @@ public class PrivacyBudgets {
       long releases,
       ReleaseKind kind,
       Instant now) {
-    if (releases < 1) {
-      throw ProblemTypes.validation("a reservation must cover at least 1 release");
-    }
-    requireRequestId(requestId);
-    BudgetPolicy policy = table.policy(adapterRef, version);
-    OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
-    BigDecimal cost = BudgetMaths.cost(policy.noiseMultiplier(), releases, kind);
+    Quote q = quote(adapterRef, version, requestId, releases, kind, now);
+    BudgetPolicy policy = q.policy();
+    OffsetDateTime start = q.start();
+    BigDecimal cost = q.cost();
     Reserved written =
         reserveStatement(clientOrganisationId, policy, start, requestId, releases, cost);
     if (written.events() == 0) {
@@ -189,22 +186,45 @@ public class PrivacyBudgets {
       long releases,
       ReleaseKind kind,
       Instant now) {
+    Quote q = quote(adapterRef, version, requestId, releases, kind, now);
+    BudgetPolicy policy = q.policy();
+    return new Priced(
+        requestId,
+        adapterRef,
+        policy.adapterId(),
+        q.start(),
+        q.start().plusDays(policy.days()),
+        policy.delta(),
+        policy.days(),
+        table.rhoLimit(policy),
+        releases,
+        q.cost());
+  }
+
+  /** A reservation's policy, period start and ρ cost, before anything is written. */
+  private record Quote(BudgetPolicy policy, OffsetDateTime start, BigDecimal cost) {}
+
+  /**
+   * Checks and prices a reservation of {@code releases} of {@code kind} for {@code
+   * adapterRef@version} at {@code now}: the figures {@link #reserve} and {@link #price} share.
+   *
+   * @throws ApiProblem 400 for fewer than 1 release or a bad request id; 404 for an unknown version
+   */
+  private Quote quote(
+      String adapterRef,
+      String version,
+      String requestId,
+      long releases,
+      ReleaseKind kind,
+      Instant now) {
     if (releases < 1) {
       throw ProblemTypes.validation("a reservation must cover at least 1 release");
     }
     requireRequestId(requestId);
     BudgetPolicy policy = table.policy(adapterRef, version);
-    OffsetDateTime start = BudgetMaths.periodStart(policy.days(), now);
-    return new Priced(
-        requestId,
-        adapterRef,
-        policy.adapterId(),
-        start,
-        start.plusDays(policy.days()),
-        policy.delta(),
-        policy.days(),
-        table.rhoLimit(policy),
-        releases,
+    return new Quote(
+        policy,
+        BudgetMaths.periodStart(policy.days(), now),
         BudgetMaths.cost(policy.noiseMultiplier(), releases, kind));
   }
 

@@ -41,6 +41,10 @@ public class PrivateSettlement {
   @Transactional
   public SessionBill settle(Served s, RequestOutcome outcome) {
     String id = s.requestId().toString();
+    if (s.promptTokens() == 0 && s.completionTokens() == 0) {
+      settlement.endUnserved(id, outcome);
+      return new SessionBill(0, 0, 0, null, -1);
+    }
     GatewayRequests.Context c =
         new GatewayRequests.Context(
             s.organisationId(),
@@ -51,10 +55,6 @@ public class PrivateSettlement {
             s.startedAt(),
             false,
             GatewayRequests.Limits.NONE);
-    if (s.promptTokens() == 0 && s.completionTokens() == 0) {
-      settlement.endUnserved(id, c, outcome);
-      return new SessionBill(0, 0, 0, null, -1);
-    }
     long releases =
         ReleaseCount.implied(
             s.promptTokens(),
