@@ -16,14 +16,43 @@ import java.util.regex.Pattern;
 /**
  * Checks a presented API key: well-formed, known prefix, SHA-256 equal in constant time, not
  * revoked, not suspended, the user who created it not suspended, and at least one member of its
- * organisation not suspended. Reads the database on every call, so a revocation or a suspension
- * takes effect on the very next request.
+ * organisation not suspended (the database function {@code api_key_usable}, migration V29, the one
+ * place that rule is written). {@link #verify} reads the database on every call, so a revocation or
+ * a suspension takes effect on the very next request; {@link #verifyRemembered} may answer from
+ * {@link RememberedKeys}, for endpoints whose every success passes the admission's database call,
+ * which checks the key again ({@link KeyConfirmedAtAdmission}).
  */
 @ApplicationScoped
 public class ApiKeyVerifier {
   private static final Pattern FORMAT = Pattern.compile("tsk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}");
 
   @Inject AgroalDataSource dataSource;
+  @Inject RememberedKeys remembered;
+
+  /**
+   * A verified key, and whether it was verified from memory ({@code remembered}: the database was
+   * not read, so a revocation since it was remembered is not seen yet).
+   */
+  public record Verified(ApiKeyPrincipal key, boolean remembered) {}
+
+  /**
+   * The key's principal as {@link #verify} decides, or from {@link RememberedKeys} when it was
+   * verified there within their lifetime and {@code presented} hashes to the same secret; a key
+   * read from the database is remembered.
+   */
+  public Optional<Verified> verifyRemembered(String presented) {
+    if (presented == null || !FORMAT.matcher(presented).matches()) {
+      return Optional.empty();
+    }
+    byte[] sha256 = ApiKeyService.sha256(presented);
+    Optional<ApiKeyPrincipal> known = remembered.recall(presented.substring(0, 16), sha256);
+    if (known.isPresent()) {
+      return Optional.of(new Verified(known.get(), true));
+    }
+    Optional<ApiKeyPrincipal> read = verify(presented);
+    read.ifPresent(k -> remembered.remember(k, sha256));
+    return read.map(k -> new Verified(k, false));
+  }
 
   /**
    * The key's principal, or empty when {@code presented} is not a valid, usable key. One read on a
@@ -59,14 +88,7 @@ public class ApiKeyVerifier {
 
   private static final String KEY_BY_PREFIX =
       """
-      SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256,
-             k.revoked_at IS NULL AND k.suspended_at IS NULL
-               AND NOT EXISTS (SELECT 1 FROM app_user u
-                               WHERE u.id = k.created_by AND u.suspended_at IS NOT NULL)
-               AND EXISTS (SELECT 1 FROM organisation_member m
-                           JOIN app_user u ON u.id = m.user_id
-                           WHERE m.organisation_id = k.organisation_id
-                             AND u.suspended_at IS NULL),
+      SELECT k.id, k.prefix, k.organisation_id, k.secret_sha256, api_key_usable(k.id),
              (SELECT coalesce(string_agg(s.adapter_id::text, ','), '')
               FROM api_key_adapter s WHERE s.api_key_id = k.id),
              k.max_price_currency, k.max_prompt_micros_per_1k_tokens,

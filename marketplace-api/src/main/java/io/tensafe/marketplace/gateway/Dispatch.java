@@ -21,7 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Admission, dispatch and fail-over, for hosted requests and private sessions alike (ADR 0026).
@@ -57,31 +58,75 @@ public class Dispatch {
   @Inject GatewayRequests requests;
   @Inject Settlement settlement;
   @Inject GatewayConfig gateway;
+  @Inject KeySlots keySlots;
+  @Inject ServedCatalogue catalogue;
+  @Inject io.tensafe.marketplace.apikey.RememberedKeys remembered;
 
   /**
    * Admits and dispatches a request of {@code key}.
    *
-   * @param route resolves the request's version and limits; runs inside the admission's transaction
-   * @throws ApiProblem as the routing, the budget (429) and the nodes decide: 503 with Retry-After
-   *     when no node has a free slot or none answered, 504 when the node timed out, 422 when it
-   *     refused the adapter
+   * @param route resolves the request's version and limits from a copy of the served catalogue
+   *     (before any database call: a refusal from an out-of-date copy is given only after the copy
+   *     is read again)
+   * @throws ApiProblem as the routing, the key's limits (429), the budget (429) and the nodes
+   *     decide: 503 with Retry-After when no node has a free slot or none answered, 504 when the
+   *     node timed out, 422 when it refused the adapter; 401 when the key is no longer usable
    */
   public <T> Dispatched<T> dispatch(
-      ApiKeyPrincipal key, Supplier<Admission> route, NodeAttempt<T> attempt) {
+      ApiKeyPrincipal key, Function<ServedCatalogue.Copy, Admission> route, NodeAttempt<T> attempt) {
+    ServedCatalogue.Copy at = catalogue.copy();
+    for (int reads = 1; ; reads++) {
+      Admission a = routed(key, route, at);
+      Optional<Dispatched<T>> d = admitted(key, a, at.revision(), attempt);
+      if (d.isPresent()) {
+        return d.get();
+      }
+      if (reads == MAX_CATALOGUE_READS) {
+        throw noNodeAnswered("the catalogue kept changing while this request was admitted");
+      }
+      at = catalogue.reloadAfter(at.revision());
+    }
+  }
+
+  /** How many times one admission reads the catalogue again because it changed meanwhile. */
+  private static final int MAX_CATALOGUE_READS = 4;
+
+  /**
+   * The request routed from the copy {@code at}; a refusal only from a current copy, after it spent
+   * one request of the key's rate (a 429 answers instead when the rate is spent).
+   */
+  private Admission routed(
+      ApiKeyPrincipal key, Function<ServedCatalogue.Copy, Admission> route, ServedCatalogue.Copy at) {
+    try {
+      return route.apply(at);
+    } catch (ApiProblem refused) {
+      ServedCatalogue.Copy now = catalogue.current();
+      if (now.revision() != at.revision()) {
+        return routed(key, route, now);
+      }
+      keySlots.spendRefused(key);
+      throw refused;
+    }
+  }
+
+  /**
+   * Admits {@code a} in one transaction and dispatches it; empty when the catalogue changed since
+   * the copy at {@code catalogue} was read (nothing taken, written or reserved).
+   */
+  private <T> Optional<Dispatched<T>> admitted(
+      ApiKeyPrincipal key, Admission a, long catalogue, NodeAttempt<T> attempt) {
+    KeySlots.InTheAdmission keyInCall = keySlots.inTheAdmission();
+    UUID keySlot = keyInCall == null ? keySlots.take(key) : keyInCall.lease();
     List<NodeTarget> claimed = new ArrayList<>();
     AtomicReference<NodeAttempt.Pending<T>> sent = new AtomicReference<>();
-    AtomicReference<Admission> admitted = new AtomicReference<>();
     String requestId = UUID.randomUUID().toString();
     OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
-    Reservation reservation;
+    RequestAdmission.Answer answer;
     try {
-      reservation =
+      answer =
           QuarkusTransaction.requiringNew()
               .call(
                   () -> {
-                    Admission a = route.get();
-                    admitted.set(a);
-                    long releases = a.releases();
                     ServedVersion v = a.version();
                     // Slots counted in the database: the admission's one call chooses the nodes
                     // too; counted in memory: chosen here first.
@@ -91,35 +136,63 @@ public class Dispatch {
                       claimed.addAll(
                           dispatcher.candidates(v.fleetId(), v.baseModel(), v.adapterId()));
                       if (claimed.isEmpty()) {
-                        throw noCapacity(v);
+                        return RequestAdmission.Answer.NO_CAPACITY;
                       }
                     }
-                    Reservation r =
-                        admission.admit(
-                            requestId,
-                            a.context(key, started),
-                            choice,
-                            claimed,
-                            releases,
-                            a.mode(),
-                            first -> sent.set(attempt.start(first, a, requestId)));
-                    if (r == null) {
-                      throw noCapacity(v);
-                    }
-                    return r;
+                    return admission.admit(
+                        requestId,
+                        a.context(key, started),
+                        catalogue,
+                        keyInCall,
+                        choice,
+                        claimed,
+                        a.releases(),
+                        a.mode(),
+                        first -> sent.set(attempt.start(first, a, requestId)));
                   });
+    } catch (RequestAdmission.NoUsableNode e) {
+      claimed.forEach(dispatcher::release);
+      giveBack(keyInCall, keySlot);
+      throw noCapacity(a.version());
     } catch (RuntimeException e) {
       if (sent.get() != null) {
         sent.get().abandon();
       }
       claimed.forEach(dispatcher::release);
+      giveBack(keyInCall, keySlot);
       throw e;
     }
-    Admission a = admitted.get();
-    return failOver(
-        new Admitted(key, a, requestId, started, reservation, List.copyOf(claimed)),
-        sent.get(),
-        attempt);
+    if (answer.reservation() == null) {
+      claimed.forEach(dispatcher::release);
+      if (keyInCall == null) {
+        keySlots.give(keySlot); // taken in memory; the call took none
+      }
+      if (answer.catalogueChanged()) {
+        return Optional.empty();
+      }
+      if (answer.refusal() != null) {
+        if (answer.refusal().status() == 401) {
+          remembered.forget(key);
+        }
+        throw answer.refusal();
+      }
+      throw noCapacity(a.version());
+    }
+    return Optional.of(
+        failOver(
+            new Admitted(key, a, requestId, started, answer.reservation(), List.copyOf(claimed)),
+            sent.get(),
+            attempt,
+            keySlot));
+  }
+
+  /**
+   * Gives back the key's slot after the admission's transaction failed: one taken in memory, or one
+   * the call may have taken (its lease id is known before the call; deleting a lease that was never
+   * written deletes nothing).
+   */
+  private void giveBack(KeySlots.InTheAdmission keyInCall, UUID keySlot) {
+    keySlots.give(keyInCall == null ? keySlot : keyInCall.lease());
   }
 
   private record Admitted(
@@ -131,6 +204,17 @@ public class Dispatch {
       List<NodeTarget> targets) {
     GatewayRequests.Context context() {
       return admission.context(key, started);
+    }
+  }
+
+  private <T> Dispatched<T> failOver(
+      Admitted a, NodeAttempt.Pending<T> firstCall, NodeAttempt<T> attempt, UUID keySlot) {
+    try {
+      return failOver(a, firstCall, attempt)
+          .withKeySlot(keySlot);
+    } catch (RuntimeException e) {
+      keySlots.give(keySlot);
+      throw e;
     }
   }
 
@@ -154,7 +238,7 @@ public class Dispatch {
           releaseFrom(targets, i + 1);
           i = targets.size(); // every other slot is given back; this one is the request's now
           return new Dispatched<>(
-              requestId, a.started(), a.admission(), a.reservation(), target, call);
+              requestId, a.started(), a.admission(), a.reservation(), target, call, null);
         } catch (HttpTimeoutException e) {
           if (e instanceof HttpConnectTimeoutException) {
             failedBeforeAnswering(target, requestId, e);

@@ -8,7 +8,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.util.UUID;
 
 /**
  * Hosted completions, metered (ADR 0026): the prompt counted with the model's tokenizer, a key slot
@@ -38,40 +37,34 @@ public class HostedCompletions {
   /**
    * Routes, records, reserves and dispatches {@code r} for {@code key}.
    *
-   * @throws io.tensafe.marketplace.problem.ApiProblem as {@link KeySlots#take} and {@link
-   *     Dispatch#dispatch} decide
+   * @throws io.tensafe.marketplace.problem.ApiProblem as {@link Dispatch#dispatch} decides
    */
   public HostedRelay start(ApiKeyPrincipal key, HostedRequest r) {
-    UUID slot = slots.take(key);
-    try {
-      // Counted before the transaction: tokenizing a long prompt holds no connection.
-      int prompt = tokenizer.count(r.renderedPrompt());
-      Dispatched<NodeCall> d =
-          dispatch.dispatch(
-              key,
-              () -> {
-                ModelResolver.Resolved resolved = resolver.resolve(key, r.model(), r.routing());
-                ServedVersion v = resolved.version();
-                return new Admission(
-                    v,
-                    resolved.reason(),
-                    RequestMode.HOSTED,
-                    new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
-                    v.releasesPerToken());
-              },
-              new Streaming(r));
-      live.add(d.requestId());
-      return new HostedRelay(
-          new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
-          key,
-          slot,
-          d,
-          prompt,
-          new RelayedText(tokenizer));
-    } catch (RuntimeException e) {
-      slots.give(slot);
-      throw e;
-    }
+    // Counted before the transaction: tokenizing a long prompt holds no connection.
+    int prompt = tokenizer.count(r.renderedPrompt());
+    Dispatched<NodeCall> d =
+        dispatch.dispatch(
+            key,
+            catalogue -> {
+              ModelResolver.Resolved resolved =
+                  resolver.resolve(key, r.model(), r.routing(), catalogue);
+              ServedVersion v = resolved.version();
+              return new Admission(
+                  v,
+                  resolved.reason(),
+                  RequestMode.HOSTED,
+                  new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
+                  v.releasesPerToken());
+            },
+            new Streaming(r));
+    live.add(d.requestId());
+    return new HostedRelay(
+        new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
+        key,
+        d.keySlot(),
+        d,
+        prompt,
+        new RelayedText(tokenizer));
   }
 
   /**

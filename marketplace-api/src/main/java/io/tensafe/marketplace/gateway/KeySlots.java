@@ -2,6 +2,7 @@ package io.tensafe.marketplace.gateway;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.limits.Limits;
+import io.tensafe.marketplace.limits.LimitsConfig;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,12 +12,28 @@ import java.util.UUID;
 /**
  * An API key's request slots, hosted requests and private sessions alike: its rate per minute and
  * its requests in flight, counted for every replica together unless {@code tensafe.limits.scope}
- * says otherwise. Every slot taken is given back once, by whoever ends the request.
+ * says otherwise. Counted in the database, a request's slot is taken by the admission's one call
+ * ({@link #inTheAdmission}); counted in memory, by {@link #take}. Every slot taken is given back
+ * once, by whoever ends the request.
  */
 @ApplicationScoped
 public class KeySlots {
   @Inject GatewayConfig gateway;
   @Inject Limits limits;
+
+  /**
+   * What the admission's database call needs to take the key's rate and slot itself, when they are
+   * counted in the database: a new lease id, the rate per minute and the slots per key.
+   */
+  public record InTheAdmission(UUID lease, int perMinute, int maxInFlight) {}
+
+  /** The key's slot for the admission's call to take, or null when {@link #take} takes it. */
+  InTheAdmission inTheAdmission() {
+    return limits.scope() == LimitsConfig.Scope.SHARED
+        ? new InTheAdmission(
+            UUID.randomUUID(), limits.requestsPerMinute(), gateway.maxConcurrencyPerKey())
+        : null;
+  }
 
   /**
    * Takes one of {@code key}'s slots.
@@ -31,15 +48,30 @@ public class KeySlots {
     if (admission.lease() != null) {
       return admission.lease();
     }
-    throw new ApiProblem(
-        ProblemKind.RATE_LIMITED,
-        admission.rateLimited()
-            ? "this API key may start " + limits.requestsPerMinute() + " requests per minute"
-            : "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
-        admission.retryAfterSeconds());
+    throw refusal(admission.rateLimited(), admission.retryAfterSeconds());
   }
 
-  /** Gives back a slot {@link #take} took. */
+  /**
+   * Spends one request of {@code key}'s rate for a request refused before its admission (a refused
+   * request counts against the rate, as it did when the rate was taken first).
+   *
+   * @throws ApiProblem 429 as {@link #take}, which then answers instead of the refusal
+   */
+  void spendRefused(ApiKeyPrincipal key) {
+    give(take(key));
+  }
+
+  /** The 429 a key over its rate ({@code rateLimited}) or its slots gets. */
+  ApiProblem refusal(boolean rateLimited, int retryAfterSeconds) {
+    return new ApiProblem(
+        ProblemKind.RATE_LIMITED,
+        rateLimited
+            ? "this API key may start " + limits.requestsPerMinute() + " requests per minute"
+            : "this API key already has " + gateway.maxConcurrencyPerKey() + " requests in flight",
+        Math.max(1, retryAfterSeconds));
+  }
+
+  /** Gives back a slot {@link #take} or the admission took. */
   public void give(UUID lease) {
     limits.slots().give(lease);
   }

@@ -37,8 +37,11 @@ public class ModelResolver {
    * @throws ApiProblem 404 for a model the key may not use, 422 price-above-cap for one priced
    *     above the key's cap, 422 when {@code auto} matched nothing and no default serves
    */
-  public Resolved resolve(ApiKeyPrincipal key, String model, List<RoutedText> routing) {
-    return model.equals("auto") ? route(key, routing) : new Resolved(resolve(key, model), null);
+  public Resolved resolve(
+      ApiKeyPrincipal key, String model, List<RoutedText> routing, ServedCatalogue.Copy at) {
+    return model.equals("auto")
+        ? route(key, routing, at)
+        : new Resolved(resolve(key, model, at), null);
   }
 
   /**
@@ -46,7 +49,11 @@ public class ModelResolver {
    * adapter it may use, within its price cap, with the manifest's keywords and the price now.
    */
   public List<GateCandidate> candidates(ApiKeyPrincipal key) {
-    return versions.newestForKey(key).stream()
+    return candidates(key, versions.newestForKey(key));
+  }
+
+  private static List<GateCandidate> candidates(ApiKeyPrincipal key, List<ServedVersion> newest) {
+    return newest.stream()
         .filter(v -> v.withinCap(key.maxPrice()))
         .map(
             v ->
@@ -64,9 +71,9 @@ public class ModelResolver {
     return gateway.defaultAdapter();
   }
 
-  private Resolved route(ApiKeyPrincipal key, List<RoutedText> routing) {
+  private Resolved route(ApiKeyPrincipal key, List<RoutedText> routing, ServedCatalogue.Copy at) {
     // Routing never picks an adapter priced above the key's cap.
-    List<GateCandidate> candidates = candidates(key);
+    List<GateCandidate> candidates = candidates(key, versions.newestForKey(key, at));
     RouteDecision decision =
         StepGate.route(
             routing,
@@ -76,7 +83,7 @@ public class ModelResolver {
     String reason =
         decision.reason().name().toLowerCase(Locale.ROOT) + ": " + decision.explanation();
     if (decision.reason() != RouteDecision.Reason.NO_MATCH) {
-      return new Resolved(resolve(key, decision.adapterId() + "@" + decision.version()), reason);
+      return new Resolved(resolve(key, decision.adapterId() + "@" + decision.version(), at), reason);
     }
     String nothing =
         "no keyword of the "
@@ -86,7 +93,7 @@ public class ModelResolver {
       throw noMatch(nothing + ", and no default adapter is configured; name a model");
     }
     try {
-      return new Resolved(resolve(key, gateway.defaultAdapter().get()), reason);
+      return new Resolved(resolve(key, gateway.defaultAdapter().get(), at), reason);
     } catch (ApiProblem unavailable) {
       // Not the client's model: do not answer as if it had asked for the default by name.
       throw noMatch(
@@ -111,19 +118,19 @@ public class ModelResolver {
    * The version {@code model} names ({@code id} or {@code id@x.y.z}) for this key; never {@code
    * auto} (the caller routes first).
    *
-   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, String, List)}
+   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, String, List, ServedCatalogue.Copy)}
    */
-  public ServedVersion named(ApiKeyPrincipal key, String model) {
-    return resolve(key, model);
+  public ServedVersion named(ApiKeyPrincipal key, String model, ServedCatalogue.Copy at) {
+    return resolve(key, model, at);
   }
 
-  private ServedVersion resolve(ApiKeyPrincipal key, String model) {
-    int at = model.indexOf('@');
-    String id = at < 0 ? model : model.substring(0, at);
-    String version = at < 0 ? null : model.substring(at + 1);
+  private ServedVersion resolve(ApiKeyPrincipal key, String model, ServedCatalogue.Copy at) {
+    int sign = model.indexOf('@');
+    String id = sign < 0 ? model : model.substring(0, sign);
+    String version = sign < 0 ? null : model.substring(sign + 1);
     ServedVersion found =
         versions
-            .find(key, id, version)
+            .find(key, id, version, at)
             .orElseThrow(
                 () ->
                     new ApiProblem(

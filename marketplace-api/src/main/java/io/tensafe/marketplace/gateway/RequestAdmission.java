@@ -5,6 +5,8 @@ import io.tensafe.marketplace.fleet.NodeTarget;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseKind;
 import io.tensafe.marketplace.privacy.Reservation;
+import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -18,10 +20,11 @@ import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
- * Admits a routed request in one transaction: records it ({@code gateway_request}, assigned to the
+ * Admits a routed request in one transaction: confirms the key and the catalogue it was routed
+ * from, takes the key's rate and slot, records it ({@code gateway_request}, assigned to the
  * node it goes to first) and reserves its DP budget. Either both happen or neither: a request the
  * budget cannot cover leaves no record and no reservation. Both are one database call, {@code
- * admit_request} (migration V28), which also chooses the nodes and takes their slots when slots are
+ * admit} (migration V29), which also chooses the nodes and takes their slots when slots are
  * counted in the database (ADR 0026); one call and one commit before dispatch keep the latency the
  * gateway adds low (see {@code ./tensafe bench gateway}).
  */
@@ -32,36 +35,84 @@ public class RequestAdmission {
   @Inject NodeDispatcher nodes;
   @Inject EntityManager em;
   @Inject LiveRelays live;
+  @Inject KeySlots slots;
 
   /**
-   * Admits a request in one database call ({@code admit_request}, migration V28): with {@code
-   * choice} (slots counted in the database) the call also chooses the nodes and takes their slots,
-   * which are added to {@code claimed} best first; without it {@code claimed} holds the slots
-   * already taken. The request is recorded on the first of {@code claimed} and its budget reserved;
-   * then {@code beforeCommit} is given that first node, which it may send the request so that the
-   * node starts while the transaction commits: by then the request's record and lock are in place
-   * (a report from the node waits for this transaction's end) and its reservation is made (a
-   * request the budget refuses never reaches a node). Nothing reaches the client before the caller
-   * has the commit; if the commit fails, the caller abandons what it sent.
+   * What the admission's call decided: a {@code reservation}, or a {@code refusal} to answer once
+   * the transaction has committed (the key's rate stays spent), or that the catalogue's copy was out
+   * of date ({@code catalogueChanged}: nothing was taken, written or reserved).
    *
-   * @return the reservation; null when no node has a free slot (nothing recorded or reserved: the
-   *     caller refuses the request, rolling the transaction back)
-   * @throws io.tensafe.marketplace.problem.ApiProblem 429 (or 422) when the budget cannot cover
-   *     {@code releases}
+   * @param refusal null when admitted; 401 for a key no longer usable, 429 for its rate or slots or
+   *     the budget, 422 for a budget that can never cover it; a 503 for no node slot is left to the
+   *     caller ({@code noCapacity}, with {@code reservation} and {@code refusal} both null)
+   */
+  public record Answer(Reservation reservation, ApiProblem refusal, boolean catalogueChanged) {
+    static final Answer CATALOGUE_CHANGED = new Answer(null, null, true);
+    static final Answer NO_CAPACITY = new Answer(null, null, false);
+
+    static Answer refused(ApiProblem refusal) {
+      return new Answer(null, refusal, false);
+    }
+  }
+
+  /**
+   * Admits a request in one database call ({@code admit}, migration V29): it checks the key is
+   * still usable and the catalogue's copy it was routed from ({@code catalogue}) is current, takes
+   * the key's rate and slot when {@code keySlot} is given (limits counted in the database), and then
+   * as {@code admit_request} (V28): with {@code choice} (slots counted in the database) chooses the
+   * nodes and takes their slots, which are added to {@code claimed} best first; without it {@code
+   * claimed} holds the slots already taken. The request is recorded on the first of {@code claimed}
+   * and its budget reserved; then {@code beforeCommit} is given that first node, which it may send
+   * the request so that the node starts while the transaction commits: by then the request's record
+   * and lock are in place (a report from the node waits for this transaction's end) and its
+   * reservation is made (a request the budget refuses never reaches a node). Nothing reaches the
+   * client before the caller has the commit; if the commit fails, the caller abandons what it sent.
+   * On a refusal the call has undone every slot, record and event but the key's spent rate, and the
+   * caller commits before it answers.
    */
   @Transactional
-  public Reservation admit(
+  public Answer admit(
       String requestId,
       GatewayRequests.Context context,
+      long catalogue,
+      KeySlots.InTheAdmission keySlot,
       NodeDispatcher.NodeChoice choice,
       List<NodeTarget> claimed,
       long releases,
       RequestMode mode,
       Consumer<NodeTarget> beforeCommit) {
     UUID recorded = choice == null ? claimed.getFirst().id() : null;
-    Called called = call(requestId, context, recorded, choice, releases, mode);
-    if (called.answer().outcome().equals("no_capacity")) {
-      return null;
+    Called called = call(requestId, context, catalogue, keySlot, recorded, choice, releases, mode);
+    switch (called.answer().outcome()) {
+      case "key_unusable" -> {
+        return Answer.refused(
+            new ApiProblem(
+                ProblemKind.UNAUTHORIZED,
+                "a valid, unrevoked API key is required as 'Authorization: Bearer tsk_...'"));
+      }
+      case "catalogue_changed" -> {
+        return Answer.CATALOGUE_CHANGED;
+      }
+      case "rate_limited" -> {
+        return Answer.refused(slots.refusal(true, called.retryAfter()));
+      }
+      case "key_busy" -> {
+        return Answer.refused(slots.refusal(false, 1));
+      }
+      case "no_capacity" -> {
+        return Answer.NO_CAPACITY;
+      }
+      case "refused" -> {
+        try {
+          budgets.reservation(called.priced(), called.answer());
+        } catch (ApiProblem refusal) {
+          return Answer.refused(refusal);
+        }
+        throw new IllegalStateException("a budget's refusal was not refused");
+      }
+      default -> {
+        // reserved or replayed: admitted
+      }
     }
     UUID onNode = recorded;
     if (choice != null) {
@@ -69,7 +120,8 @@ public class RequestAdmission {
       claimed.addAll(chosen.targets());
       onNode = chosen.recorded();
       if (claimed.isEmpty()) {
-        return null;
+        // Every node it took has an endpoint this replica cannot use: undo as for no capacity.
+        throw new NoUsableNode();
       }
     }
     Reservation reservation = budgets.reservation(called.priced(), called.answer());
@@ -78,13 +130,24 @@ public class RequestAdmission {
       requests.assign(requestId, claimed.getFirst().id());
     }
     beforeCommit.accept(claimed.getFirst());
-    return reservation;
+    return new Answer(reservation, null, false);
+  }
+
+  /**
+   * Thrown when every node the call chose has an endpoint this replica cannot use, to roll the
+   * admission back: the caller answers as for no capacity.
+   */
+  public static final class NoUsableNode extends RuntimeException {
+    NoUsableNode() {
+      super("no node with a usable endpoint", null, false, false);
+    }
   }
 
   /** The call's answer: the budget's, and the nodes it chose (JSON). */
-  private record Called(PrivacyBudgets.Priced priced, PrivacyBudgets.Answer answer, String nodes) {}
+  private record Called(
+      PrivacyBudgets.Priced priced, PrivacyBudgets.Answer answer, String nodes, int retryAfter) {}
 
-  /** The columns {@code admit_request} returns: the budget's answer, then its nodes. */
+  /** The columns {@code admit} returns: the budget's answer, its nodes, the key's wait. */
   private record Row(
       String outcome,
       long releases,
@@ -95,11 +158,14 @@ public class RequestAdmission {
       BigDecimal delta,
       OffsetDateTime periodEnd,
       BigDecimal inFlight,
-      String nodes) {}
+      String nodes,
+      int retryAfter) {}
 
   private Called call(
       String requestId,
       GatewayRequests.Context c,
+      long catalogue,
+      KeySlots.InTheAdmission keySlot,
       UUID node,
       NodeDispatcher.NodeChoice choice,
       long releases,
@@ -116,7 +182,9 @@ public class RequestAdmission {
         Rows.single(
             em.createNativeQuery(
                     """
-                    SELECT * FROM admit_request(CAST(:r AS text), CAST(:org AS uuid),
+                    SELECT * FROM admit(true, CAST(:catalogue AS bigint),
+                        CAST(:keyLease AS uuid), CAST(:perMinute AS double precision),
+                        CAST(:keyMax AS integer), CAST(:r AS text), CAST(:org AS uuid),
                         CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
                         CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
                         CAST(:maxPrompt AS bigint), CAST(:maxCompletion AS integer),
@@ -127,6 +195,10 @@ public class RequestAdmission {
                         CAST(:fresh AS timestamptz), CAST(:holder AS uuid),
                         CAST(:ttl AS double precision), CAST(:replica AS text))
                     """)
+                .setParameter("catalogue", catalogue)
+                .setParameter("keyLease", keySlot == null ? null : keySlot.lease())
+                .setParameter("perMinute", keySlot == null ? null : (double) keySlot.perMinute())
+                .setParameter("keyMax", keySlot == null ? null : keySlot.maxInFlight())
                 .setParameter("r", requestId)
                 .setParameter("org", c.clientOrganisationId())
                 .setParameter("key", c.apiKeyId())
@@ -164,6 +236,6 @@ public class RequestAdmission {
             r.delta(),
             r.periodEnd(),
             r.inFlight());
-    return new Called(p, answer, r.nodes());
+    return new Called(p, answer, r.nodes(), r.retryAfter());
   }
 }

@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,96 +18,76 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The published versions an API key may use: adapters in its scope (all when unscoped), neither the
  * adapter, its creator nor the version suspended. An adapter named without a version resolves to
- * its newest published version. Each lookup is its own short transaction, so the connection is
- * released at once rather than held for the rest of a streamed request.
+ * its newest published version. Versions and prices come from the catalogue's copy in memory
+ * ({@link ServedCatalogue}), which the admission's database call checks is current; the other
+ * lookups are each their own short transaction, so the connection is released at once rather than
+ * held for the rest of a streamed request.
  */
 @ApplicationScoped
 public class ServedVersions {
   @Inject EntityManager em;
   @Inject io.tensafe.marketplace.fleet.NodeService nodes;
+  @Inject ServedCatalogue catalogue;
 
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
   private final Map<UUID, Integer> noisedSites = new ConcurrentHashMap<>();
 
-  private static final String SELECT =
-      """
-      SELECT a.adapter_ref, a.id, v.version, v.fleet_id, v.base_model,
-             array_to_json(v.keywords)::text, v.id, p.currency, p.prompt_micros_per_1k_tokens,
-             p.completion_micros_per_1k_tokens
-      FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id JOIN creator c ON c.id = a.creator_id
-      JOIN LATERAL (SELECT * FROM adapter_price p WHERE p.adapter_version_id = v.id
-                    AND p.effective_from <= now() ORDER BY p.effective_from DESC LIMIT 1) p ON true
-      WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL
-      """;
-
   /** The newest published version of every adapter the key may use, oldest adapter first. */
   @Transactional
   public List<ServedVersion> newestForKey(ApiKeyPrincipal key) {
+    return newestForKey(key, catalogue.current());
+  }
+
+  /**
+   * As {@link #newestForKey(ApiKeyPrincipal)}, from the catalogue's copy at {@code at} (the copy
+   * {@link #find} resolves from).
+   */
+  @Transactional
+  public List<ServedVersion> newestForKey(ApiKeyPrincipal key, ServedCatalogue.Copy at) {
+    Instant now = Instant.now();
     List<ServedVersion> all = new ArrayList<>();
-    String sql =
-        SELECT
-            + " AND NOT EXISTS (SELECT 1 FROM adapter_version n WHERE n.adapter_id = v.adapter_id"
-            + " AND n.state = 'published' AND (n.version_major, n.version_minor, n.version_patch)"
-            + " > (v.version_major, v.version_minor, v.version_patch))"
-            + " ORDER BY a.created_at, a.adapter_ref";
-    for (Published r : Rows.list(em.createNativeQuery(sql), Published.class)) {
-      if (allowed(key, r.adapterUuid())) {
-        all.add(of(r));
+    for (List<ServedCatalogue.Entry> versions : at.byAdapter().values()) {
+      ServedCatalogue.Entry newest =
+          versions.stream().max(ServedCatalogue.Entry.BY_VERSION).orElseThrow();
+      if (allowed(key, newest.adapterUuid())) {
+        newest.priceAt(now).ifPresent(p -> all.add(of(newest, p)));
       }
     }
     return all;
   }
 
-  /** {@code adapterId}'s version {@code version} (newest published when null), if the key may. */
+  /**
+   * {@code adapterId}'s version {@code version} (newest published with a price in force when null),
+   * if the key may use it, from the catalogue's copy {@code at}.
+   */
   @Transactional
-  public Optional<ServedVersion> find(ApiKeyPrincipal key, String adapterId, String version) {
-    return newestOrExact(adapterId, version).filter(v -> allowed(key, v.adapterUuid()));
-  }
-
-  private Optional<ServedVersion> newestOrExact(String adapterId, String version) {
-    var query =
-        em.createNativeQuery(
-                SELECT
-                    + " AND a.adapter_ref = :ref"
-                    + (version == null ? "" : " AND v.version = :version")
-                    + " ORDER BY v.version_major DESC, v.version_minor DESC, v.version_patch DESC"
-                    + " LIMIT 1")
-            .setParameter("ref", adapterId);
-    if (version != null) {
-      query.setParameter("version", version);
-    }
-    return Rows.first(query, Published.class).map(this::of);
+  public Optional<ServedVersion> find(
+      ApiKeyPrincipal key, String adapterId, String version, ServedCatalogue.Copy at) {
+    Instant now = Instant.now();
+    return at.byAdapter().getOrDefault(adapterId, List.of()).stream()
+        .filter(v -> version == null || v.version().equals(version))
+        .filter(v -> v.priceAt(now).isPresent())
+        .max(ServedCatalogue.Entry.BY_VERSION)
+        .filter(v -> allowed(key, v.adapterUuid()))
+        .map(v -> of(v, v.priceAt(now).orElseThrow()));
   }
 
   private static boolean allowed(ApiKeyPrincipal key, UUID adapter) {
     return key.adapterIds().isEmpty() || key.adapterIds().contains(adapter);
   }
 
-  /** A published version with its price in force, as {@link #SELECT} reads it. */
-  private record Published(
-      String adapterId,
-      UUID adapterUuid,
-      String version,
-      UUID fleetId,
-      String baseModel,
-      String keywordsJson,
-      UUID versionId,
-      String currency,
-      long promptMicrosPer1kTokens,
-      long completionMicrosPer1kTokens) {}
-
-  private ServedVersion of(Published r) {
+  private ServedVersion of(ServedCatalogue.Entry v, ServedCatalogue.Price p) {
     return new ServedVersion(
-        r.adapterId(),
-        r.adapterUuid(),
-        r.version(),
-        r.fleetId(),
-        r.baseModel(),
-        keywords(r.keywordsJson()),
-        releasesPerToken(r.versionId()),
-        r.currency().trim(),
-        r.promptMicrosPer1kTokens(),
-        r.completionMicrosPer1kTokens());
+        v.adapterRef(),
+        v.adapterUuid(),
+        v.version(),
+        v.fleetId(),
+        v.baseModel(),
+        keywords(v.keywordsJson()),
+        releasesPerToken(v.versionId()),
+        p.currency(),
+        p.promptMicros(),
+        p.completionMicros());
   }
 
   /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
+import io.tensafe.marketplace.apikey.KeyConfirmedAtAdmission;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.gateway.GatewayMetrics;
@@ -69,6 +70,7 @@ public class CompletionsResource {
               mediaType = "application/json",
               schema =
                   @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
+  @KeyConfirmedAtAdmission
   @POST
   @Path("/chat/completions")
   @Consumes(MediaType.APPLICATION_JSON)
@@ -89,6 +91,7 @@ public class CompletionsResource {
               mediaType = "application/json",
               schema =
                   @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
+  @KeyConfirmedAtAdmission
   @POST
   @Path("/completions")
   @Consumes(MediaType.APPLICATION_JSON)

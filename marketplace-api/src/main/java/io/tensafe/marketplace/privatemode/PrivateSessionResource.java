@@ -3,6 +3,7 @@ package io.tensafe.marketplace.privatemode;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.common.annotation.Blocking;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
+import io.tensafe.marketplace.apikey.KeyConfirmedAtAdmission;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.gateway.GatewayConfig;
@@ -54,6 +55,7 @@ public class PrivateSessionResource {
       value = OpenedSession.class,
       responseCode = "201",
       responseDescription = "The session is open; send its frames")
+  @KeyConfirmedAtAdmission
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)

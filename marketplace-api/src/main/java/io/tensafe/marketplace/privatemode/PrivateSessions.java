@@ -101,22 +101,21 @@ public class PrivateSessions {
    */
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
     SessionBounds c = SessionBounds.of(r);
-    UUID slot = slots.take(key);
+    Dispatched<OnNode> d =
+        dispatch.dispatch(
+            key,
+            catalogue -> {
+              ServedVersion version = resolver.named(key, r.model(), catalogue);
+              requirePrivatePriceWithinCap(key, version);
+              return new Admission(
+                  version,
+                  null,
+                  RequestMode.PRIVATE,
+                  new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
+                  versions.noisedSitesPerToken(version.adapterId(), version.version()));
+            },
+            new Opening(r, c));
     try {
-      Dispatched<OnNode> d =
-          dispatch.dispatch(
-              key,
-              () -> {
-                ServedVersion version = resolver.named(key, r.model());
-                requirePrivatePriceWithinCap(key, version);
-                return new Admission(
-                    version,
-                    null,
-                    RequestMode.PRIVATE,
-                    new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
-                    versions.noisedSitesPerToken(version.adapterId(), version.version()));
-              },
-              new Opening(r, c));
       UUID id = UUID.fromString(d.requestId());
       ServedVersion version = d.admission().version();
       live.put(
@@ -124,7 +123,7 @@ public class PrivateSessions {
           new LiveSession(
               id,
               key,
-              slot,
+              d.keySlot(),
               version,
               d.node(),
               d.startedAt(),
@@ -136,7 +135,7 @@ public class PrivateSessions {
           d.call().answer(),
           versions.baseModelConfigSha256(version.adapterId(), version.version()).orElse(null));
     } catch (RuntimeException e) {
-      slots.give(slot);
+      slots.give(d.keySlot());
       throw e;
     }
   }

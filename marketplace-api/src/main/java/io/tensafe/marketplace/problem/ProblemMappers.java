@@ -26,6 +26,9 @@ public final class ProblemMappers {
   @ServerExceptionMapper
   public Response api(ApiProblem p) {
     Response r = response(p.kind(), p.status(), p.title(), p.getMessage(), p.param(), null);
+    if (p.status() == 401) {
+      return Response.fromResponse(r).header("WWW-Authenticate", "Bearer").build();
+    }
     if (p.retryAfterSeconds() > 0) {
       return Response.fromResponse(r).header("Retry-After", p.retryAfterSeconds()).build();
     }

@@ -1,0 +1,182 @@
+package io.tensafe.marketplace.gateway;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.tensafe.marketplace.sql.Rows;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * This replica's copy of the served catalogue: every published version of an adapter whose adapter
+ * and creator are not suspended, with its whole price history, and the {@code catalogue_revision}
+ * (migration V29) it was read at. The gateway resolves a request's version from this copy; the
+ * admission's database call refuses to admit from a copy older than the revision now, and the copy
+ * is then read again ({@link #reload}). Thread-safe; a copy is immutable once read.
+ */
+@ApplicationScoped
+public class ServedCatalogue {
+  @Inject EntityManager em;
+
+  private volatile Copy copy;
+
+  /** A price row: in force from {@code effectiveFrom} until the next row's. */
+  record Price(Instant effectiveFrom, String currency, long promptMicros, long completionMicros) {}
+
+  /**
+   * A published version, with its prices by ascending {@code effective_from}. */
+  record Entry(
+      String adapterRef,
+      UUID adapterUuid,
+      String version,
+      int major,
+      int minor,
+      int patch,
+      UUID fleetId,
+      String baseModel,
+      String keywordsJson,
+      UUID versionId,
+      List<Price> prices) {
+
+    /** The price in force at {@code at}, if one is. */
+    Optional<Price> priceAt(Instant at) {
+      Price found = null;
+      for (Price p : prices) {
+        if (p.effectiveFrom().isAfter(at)) {
+          break;
+        }
+        found = p;
+      }
+      return Optional.ofNullable(found);
+    }
+
+    static final Comparator<Entry> BY_VERSION =
+        Comparator.comparingInt(Entry::major)
+            .thenComparingInt(Entry::minor)
+            .thenComparingInt(Entry::patch);
+  }
+
+  /** A copy: the revision it was read at, and its versions by adapter id, oldest adapter first. */
+  public record Copy(long revision, Map<String, List<Entry>> byAdapter) {}
+
+  /** The copy in memory, read first if there is none. */
+  Copy copy() {
+    Copy c = copy;
+    return c != null ? c : reload();
+  }
+
+  /** Reads the catalogue (two statements in one transaction of its own). */
+  synchronized Copy reload() {
+    Copy c = QuarkusTransaction.requiringNew().call(this::read);
+    copy = c;
+    return c;
+  }
+
+  /**
+   * Reads the catalogue again after an admission found the copy read at {@code stale} out of date,
+   * unless another thread has already done so.
+   */
+  synchronized Copy reloadAfter(long stale) {
+    Copy c = copy;
+    return c != null && c.revision() != stale ? c : reload();
+  }
+
+  /**
+   * Reads the catalogue again only if it changed since the copy was read: one statement when it did
+   * not. For answers that list it ({@code /v1/models}, the routing candidates).
+   */
+  Copy current() {
+    Copy c = copy;
+    if (c == null) {
+      return reload();
+    }
+    long now =
+        QuarkusTransaction.requiringNew()
+            .call(
+                () ->
+                    ((Number)
+                            em.createNativeQuery("SELECT revision FROM catalogue_revision")
+                                .getSingleResult())
+                        .longValue());
+    return now == c.revision() ? c : reload();
+  }
+
+  private static final String ROWS =
+      """
+      SELECT a.adapter_ref, a.id, v.version, v.version_major, v.version_minor, v.version_patch,
+             v.fleet_id, v.base_model, array_to_json(v.keywords)::text, v.id,
+             p.effective_from, p.currency, p.prompt_micros_per_1k_tokens,
+             p.completion_micros_per_1k_tokens
+      FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
+      JOIN creator c ON c.id = a.creator_id
+      LEFT JOIN adapter_price p ON p.adapter_version_id = v.id
+      WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS NULL
+      ORDER BY a.created_at, a.adapter_ref, v.id, p.effective_from
+      """;
+
+  /** A row of {@link #ROWS}: a version and one of its prices (all null when it has none). */
+  private record Row(
+      String adapterRef,
+      UUID adapterUuid,
+      String version,
+      int major,
+      int minor,
+      int patch,
+      UUID fleetId,
+      String baseModel,
+      String keywordsJson,
+      UUID versionId,
+      OffsetDateTime effectiveFrom,
+      String currency,
+      Long promptMicros,
+      Long completionMicros) {}
+
+  private Copy read() {
+    // The revision first: a write between the two statements leaves a copy newer than its revision,
+    // which costs one more read, never an admission from an older copy.
+    long revision =
+        ((Number) em.createNativeQuery("SELECT revision FROM catalogue_revision").getSingleResult())
+            .longValue();
+    Map<UUID, List<Price>> prices = new LinkedHashMap<>();
+    Map<UUID, Row> versions = new LinkedHashMap<>();
+    for (Row r : Rows.list(em.createNativeQuery(ROWS), Row.class)) {
+      versions.putIfAbsent(r.versionId(), r);
+      List<Price> list = prices.computeIfAbsent(r.versionId(), id -> new ArrayList<>());
+      if (r.effectiveFrom() != null) {
+        list.add(
+            new Price(
+                r.effectiveFrom().toInstant(),
+                r.currency().trim(),
+                r.promptMicros(),
+                r.completionMicros()));
+      }
+    }
+    Map<String, List<Entry>> byAdapter = new LinkedHashMap<>();
+    for (Row r : versions.values()) {
+      List<Entry> entries = byAdapter.computeIfAbsent(r.adapterRef(), ref -> new ArrayList<>());
+      entries.add(
+          new Entry(
+              r.adapterRef(),
+              r.adapterUuid(),
+              r.version(),
+              r.major(),
+              r.minor(),
+              r.patch(),
+              r.fleetId(),
+              r.baseModel(),
+              r.keywordsJson(),
+              r.versionId(),
+              List.copyOf(prices.get(r.versionId()))));
+    }
+    byAdapter.replaceAll((ref, list) -> List.copyOf(list));
+    return new Copy(revision, java.util.Collections.unmodifiableMap(byAdapter));
+  }
+}
