@@ -19,9 +19,9 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -65,7 +65,7 @@ public class Dispatch {
   /**
    * Admits and dispatches a request of {@code key}.
    *
-   * @param route resolves the request's version and limits from a copy of the served catalogue
+   * @param route resolves the request's version and limits from a snapshot of the served catalogue
    *     (before any database call: a refusal from an out-of-date copy is given only after the copy
    *     is read again)
    * @throws ApiProblem as the routing, the key's limits (429), the budget (429) and the nodes
@@ -73,54 +73,98 @@ public class Dispatch {
    *     node timed out, 422 when it refused the adapter; 401 when the key is no longer usable
    */
   public <T> Dispatched<T> dispatch(
-      ApiKeyPrincipal key, Function<ServedCatalogue.Copy, Admission> route, NodeAttempt<T> attempt) {
-    ServedCatalogue.Copy at = catalogue.copy();
-    for (int reads = 1; ; reads++) {
-      Admission a = routed(key, route, at);
-      Optional<Dispatched<T>> d = admitted(key, a, at.revision(), attempt);
-      if (d.isPresent()) {
-        return d.get();
+      ApiKeyPrincipal key,
+      Function<ServedCatalogue.Snapshot, Admission> route,
+      NodeAttempt<T> attempt) {
+    OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
+    Routed routed =
+        routed(
+            key, route, new ServedCatalogue.Snapshot(catalogue.copy(), started.toInstant()), true);
+    KeySlots.InTheAdmission keyInCall = keySlots.inTheAdmission();
+    UUID keySlot = keyInCall == null ? keySlots.take(key) : keyInCall.lease();
+    try {
+      for (int routings = 1; ; routings++) {
+        Optional<Dispatched<T>> d =
+            admitted(key, routed.admission(), started, keyInCall, keySlot, attempt);
+        if (d.isPresent()) {
+          keySlots.held(key.keyId(), keySlot);
+          return d.get();
+        }
+        // The version changed since the copy was read: route again from a fresh one.
+        if (routings == MAX_ROUTINGS) {
+          throw noNodeAnswered(
+              "the adapter's versions kept changing while this request was admitted");
+        }
+        ServedCatalogue.Copy fresh = catalogue.reloadAfter(routed.from().copy().revision());
+        // With limits in memory the key's rate was spent when its slot was taken above.
+        routed =
+            routed(
+                key,
+                route,
+                new ServedCatalogue.Snapshot(fresh, started.toInstant()),
+                keyInCall != null);
       }
-      if (reads == MAX_CATALOGUE_READS) {
-        throw noNodeAnswered("the catalogue kept changing while this request was admitted");
-      }
-      at = catalogue.reloadAfter(at.revision());
+    } catch (RuntimeException e) {
+      keySlots.give(keySlot); // given back once; giving back a lease again does nothing
+      throw e;
     }
   }
 
-  /** How many times one admission reads the catalogue again because it changed meanwhile. */
-  private static final int MAX_CATALOGUE_READS = 4;
+  /** How many times one request is routed when its version keeps changing meanwhile. */
+  private static final int MAX_ROUTINGS = 3;
+
+  /** A request routed, and the snapshot it was routed from. */
+  private record Routed(Admission admission, ServedCatalogue.Snapshot from) {}
 
   /**
-   * The request routed from the copy {@code at}; a refusal only from a current copy, after it spent
-   * one request of the key's rate (a 429 answers instead when the rate is spent).
+   * The request routed from {@code at}; a refusal only from a current copy (read again once if it
+   * changed), after it spent one request of the key's rate when {@code spendOnRefusal} (a 429
+   * answers instead when the rate is spent).
    */
-  private Admission routed(
-      ApiKeyPrincipal key, Function<ServedCatalogue.Copy, Admission> route, ServedCatalogue.Copy at) {
+  private Routed routed(
+      ApiKeyPrincipal key,
+      Function<ServedCatalogue.Snapshot, Admission> route,
+      ServedCatalogue.Snapshot at,
+      boolean spendOnRefusal) {
     try {
-      return route.apply(at);
+      return new Routed(route.apply(at), at);
     } catch (ApiProblem refused) {
       ServedCatalogue.Copy now = catalogue.current();
-      if (now.revision() != at.revision()) {
-        return routed(key, route, now);
+      if (now.revision() != at.copy().revision()) {
+        ServedCatalogue.Snapshot fresh = new ServedCatalogue.Snapshot(now, at.at());
+        try {
+          return new Routed(route.apply(fresh), fresh);
+        } catch (ApiProblem stillRefused) {
+          spendRefused(key, spendOnRefusal);
+          throw stillRefused;
+        }
       }
-      keySlots.spendRefused(key);
+      spendRefused(key, spendOnRefusal);
       throw refused;
     }
   }
 
+  private void spendRefused(ApiKeyPrincipal key, boolean spend) {
+    if (spend) {
+      keySlots.spendRefused(key);
+    }
+  }
+
   /**
-   * Admits {@code a} in one transaction and dispatches it; empty when the catalogue changed since
-   * the copy at {@code catalogue} was read (nothing taken, written or reserved).
+   * Admits {@code a} in one transaction and dispatches it; empty when its version is no longer
+   * served as it was routed (nothing taken, written or reserved). On a refusal or failure the key's
+   * slot is given back.
    */
   private <T> Optional<Dispatched<T>> admitted(
-      ApiKeyPrincipal key, Admission a, long catalogue, NodeAttempt<T> attempt) {
-    KeySlots.InTheAdmission keyInCall = keySlots.inTheAdmission();
-    UUID keySlot = keyInCall == null ? keySlots.take(key) : keyInCall.lease();
+      ApiKeyPrincipal key,
+      Admission a,
+      OffsetDateTime started,
+      KeySlots.InTheAdmission keyInCall,
+      UUID keySlot,
+      NodeAttempt<T> attempt) {
     List<NodeTarget> claimed = new ArrayList<>();
     AtomicReference<NodeAttempt.Pending<T>> sent = new AtomicReference<>();
     String requestId = UUID.randomUUID().toString();
-    OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
     RequestAdmission.Answer answer;
     try {
       answer =
@@ -142,7 +186,7 @@ public class Dispatch {
                     return admission.admit(
                         requestId,
                         a.context(key, started),
-                        catalogue,
+                        v,
                         keyInCall,
                         choice,
                         claimed,
@@ -152,24 +196,25 @@ public class Dispatch {
                   });
     } catch (RequestAdmission.NoUsableNode e) {
       claimed.forEach(dispatcher::release);
-      giveBack(keyInCall, keySlot);
+      keySlots.give(keySlot);
+      // Rolled back with the rate the call spent: spend it again, as for any refused request.
+      keySlots.spendRefused(key);
       throw noCapacity(a.version());
     } catch (RuntimeException e) {
       if (sent.get() != null) {
         sent.get().abandon();
       }
       claimed.forEach(dispatcher::release);
-      giveBack(keyInCall, keySlot);
+      keySlots.give(keySlot);
       throw e;
     }
+    catalogue.noteRevision(answer.revision());
     if (answer.reservation() == null) {
       claimed.forEach(dispatcher::release);
-      if (keyInCall == null) {
-        keySlots.give(keySlot); // taken in memory; the call took none
+      if (answer.versionChanged()) {
+        return Optional.empty(); // the call took nothing; the caller routes again
       }
-      if (answer.catalogueChanged()) {
-        return Optional.empty();
-      }
+      keySlots.give(keySlot);
       if (answer.refusal() != null) {
         if (answer.refusal().status() == 401) {
           remembered.forget(key);
@@ -184,15 +229,6 @@ public class Dispatch {
             sent.get(),
             attempt,
             keySlot));
-  }
-
-  /**
-   * Gives back the key's slot after the admission's transaction failed: one taken in memory, or one
-   * the call may have taken (its lease id is known before the call; deleting a lease that was never
-   * written deletes nothing).
-   */
-  private void giveBack(KeySlots.InTheAdmission keyInCall, UUID keySlot) {
-    keySlots.give(keyInCall == null ? keySlot : keyInCall.lease());
   }
 
   private record Admitted(
@@ -210,8 +246,7 @@ public class Dispatch {
   private <T> Dispatched<T> failOver(
       Admitted a, NodeAttempt.Pending<T> firstCall, NodeAttempt<T> attempt, UUID keySlot) {
     try {
-      return failOver(a, firstCall, attempt)
-          .withKeySlot(keySlot);
+      return failOver(a, firstCall, attempt).withKeySlot(keySlot);
     } catch (RuntimeException e) {
       keySlots.give(keySlot);
       throw e;

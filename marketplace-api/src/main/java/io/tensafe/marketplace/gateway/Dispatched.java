@@ -5,8 +5,8 @@ import io.tensafe.marketplace.privacy.Reservation;
 import java.time.OffsetDateTime;
 
 /**
- * A request admitted, reserved and answered by a node: the node's slot, the key's slot and the
- * call are the request's now, to be given back when it ends.
+ * A request admitted, reserved and answered by a node: the node's slot, the key's slot and the call
+ * are the request's now, to be given back when it ends.
  *
  * @param requestId the request's id (also the private session's id)
  * @param startedAt when it was admitted (UTC)

@@ -10,11 +10,11 @@ import java.net.http.HttpClient;
 import java.time.Duration;
 
 /**
- * Hosted completions, metered (ADR 0026): the prompt counted with the model's tokenizer, a key slot
- * taken ({@link KeySlots}), the request routed, admitted with a DP reservation of (counted prompt +
- * {@code max_tokens}) × the version's releases per token, and dispatched with fail-over ({@link
- * Dispatch}); its events are then read through a {@link HostedRelay}, which bills what it relayed
- * when the request ends.
+ * Hosted completions, metered (ADR 0026): the key entered ({@link KeySlots#enter}), the prompt
+ * counted with the model's tokenizer, the request routed, admitted with a DP reservation of
+ * (counted prompt + {@code max_tokens}) × the version's releases per token, and dispatched with
+ * fail-over ({@link Dispatch}); its events are then read through a {@link HostedRelay}, which bills
+ * what it relayed when the request ends.
  */
 @ApplicationScoped
 public class HostedCompletions {
@@ -40,31 +40,34 @@ public class HostedCompletions {
    * @throws io.tensafe.marketplace.problem.ApiProblem as {@link Dispatch#dispatch} decides
    */
   public HostedRelay start(ApiKeyPrincipal key, HostedRequest r) {
-    // Counted before the transaction: tokenizing a long prompt holds no connection.
-    int prompt = tokenizer.count(r.renderedPrompt());
-    Dispatched<NodeCall> d =
-        dispatch.dispatch(
-            key,
-            catalogue -> {
-              ModelResolver.Resolved resolved =
-                  resolver.resolve(key, r.model(), r.routing(), catalogue);
-              ServedVersion v = resolved.version();
-              return new Admission(
-                  v,
-                  resolved.reason(),
-                  RequestMode.HOSTED,
-                  new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
-                  v.releasesPerToken());
-            },
-            new Streaming(r));
-    live.add(d.requestId());
-    return new HostedRelay(
-        new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
-        key,
-        d.keySlot(),
-        d,
-        prompt,
-        new RelayedText(tokenizer));
+    // Entered first: a key this replica knows to be over its limits costs no tokenizing.
+    try (KeySlots.Entered entered = slots.enter(key)) {
+      // Counted before the transaction: tokenizing a long prompt holds no connection.
+      int prompt = tokenizer.count(r.renderedPrompt());
+      Dispatched<NodeCall> d =
+          dispatch.dispatch(
+              key,
+              catalogue -> {
+                ModelResolver.Resolved resolved =
+                    resolver.resolve(key, r.model(), r.routing(), catalogue);
+                ServedVersion v = resolved.version();
+                return new Admission(
+                    v,
+                    resolved.reason(),
+                    RequestMode.HOSTED,
+                    new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
+                    v.releasesPerToken());
+              },
+              new Streaming(r));
+      live.add(d.requestId());
+      return new HostedRelay(
+          new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
+          key,
+          d.keySlot(),
+          d,
+          prompt,
+          new RelayedText(tokenizer));
+    }
   }
 
   /**

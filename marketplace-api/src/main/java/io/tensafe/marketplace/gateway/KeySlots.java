@@ -8,18 +8,126 @@ import io.tensafe.marketplace.problem.ProblemKind;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An API key's request slots, hosted requests and private sessions alike: its rate per minute and
  * its requests in flight, counted for every replica together unless {@code tensafe.limits.scope}
  * says otherwise. Counted in the database, a request's slot is taken by the admission's one call
  * ({@link #inTheAdmission}); counted in memory, by {@link #take}. Every slot taken is given back
- * once, by whoever ends the request.
+ * once, by whoever ends the request. Before either, {@link #enter} refuses a key this replica
+ * already knows to be over its limits, so that such a key costs no work.
  */
 @ApplicationScoped
 public class KeySlots {
   @Inject GatewayConfig gateway;
   @Inject Limits limits;
+
+  /**
+   * Per key, this replica's requests between {@link #enter} and their admission, plus the slots it
+   * holds for the key: never more than the database counts for it, so a key this count already
+   * holds full is refused before any work is done for it.
+   */
+  private final ConcurrentHashMap<UUID, Integer> local = new ConcurrentHashMap<>();
+
+  /** The key of each slot this replica holds, to count it down when it is given back. */
+  private final ConcurrentHashMap<UUID, UUID> heldFor = new ConcurrentHashMap<>();
+
+  /**
+   * Per key, until when ({@code System.nanoTime()}) its bucket was last found empty: the database's
+   * own wait, rounded up to whole seconds as its Retry-After says.
+   */
+  private final ConcurrentHashMap<UUID, Long> emptyUntil = new ConcurrentHashMap<>();
+
+  /**
+   * Per key, until when ({@code System.nanoTime()}) the database last found every one of its slots
+   * held (by any replica): one second, its Retry-After, or until this replica gives one of them
+   * back.
+   */
+  private final ConcurrentHashMap<UUID, Long> fullUntil = new ConcurrentHashMap<>();
+
+  /**
+   * Enters a request of {@code key} before any work is done for it (counting its prompt, routing
+   * it): a key this replica already knows to be over its rate, or holding every one of its slots
+   * here, is refused at once, as the admission's call would refuse it, without that work. Close the
+   * answer when the request is admitted or refused.
+   *
+   * @throws ApiProblem 429 with Retry-After
+   */
+  public Entered enter(ApiKeyPrincipal key) {
+    UUID id = key.keyId();
+    Long until = emptyUntil.get(id);
+    if (until != null) {
+      long left = until - System.nanoTime();
+      if (left > 0) {
+        throw refusal(true, (int) Math.ceil(left / 1e9));
+      }
+      emptyUntil.remove(id, until);
+    }
+    Long full = fullUntil.get(id);
+    if (full != null) {
+      if (full - System.nanoTime() > 0) {
+        throw refusal(false, 1);
+      }
+      fullUntil.remove(id, full);
+    }
+    int n = local.merge(id, 1, Integer::sum);
+    if (n > gateway.maxConcurrencyPerKey()) {
+      countDown(id);
+      throw refusal(false, 1);
+    }
+    return new Entered(id);
+  }
+
+  /** A request entered by {@link #enter}; closing it counts it out. */
+  public final class Entered implements AutoCloseable {
+    private final UUID key;
+    private boolean closed;
+
+    private Entered(UUID key) {
+      this.key = key;
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        countDown(key);
+      }
+    }
+  }
+
+  private void countDown(UUID key) {
+    local.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
+  }
+
+  /**
+   * Counts {@code lease}, now held by an admitted request of {@code key}, until it is given back.
+   */
+  void held(UUID key, UUID lease) {
+    local.merge(key, 1, Integer::sum);
+    heldFor.put(lease, key);
+  }
+
+  /** Notes that every one of {@code key}'s slots is held, for the second its Retry-After says. */
+  void full(UUID key) {
+    fullUntil.put(key, System.nanoTime() + 1_000_000_000L);
+  }
+
+  /** Notes that {@code key}'s bucket is empty for {@code seconds}. */
+  void rateLimited(UUID key, int seconds) {
+    emptyUntil.put(key, System.nanoTime() + seconds * 1_000_000_000L);
+  }
+
+  private void givenBack(java.util.Collection<UUID> leases) {
+    for (UUID lease : leases) {
+      UUID key = heldFor.remove(lease);
+      if (key != null) {
+        countDown(key);
+        fullUntil.remove(key);
+      }
+    }
+  }
 
   /**
    * What the admission's database call needs to take the key's rate and slot itself, when they are
@@ -48,6 +156,11 @@ public class KeySlots {
     if (admission.lease() != null) {
       return admission.lease();
     }
+    if (admission.rateLimited()) {
+      rateLimited(key.keyId(), admission.retryAfterSeconds());
+    } else {
+      full(key.keyId());
+    }
     throw refusal(admission.rateLimited(), admission.retryAfterSeconds());
   }
 
@@ -74,15 +187,18 @@ public class KeySlots {
   /** Gives back a slot {@link #take} or the admission took. */
   public void give(UUID lease) {
     limits.slots().give(lease);
+    givenBack(java.util.List.of(lease));
   }
 
   /** Gives back leases (a node's and a key's slot) with the current transaction's commit. */
   void giveWithTransaction(java.util.List<UUID> leases) {
     limits.slots().giveAllWithTransaction(leases);
+    givenBack(leases);
   }
 
   /** Gives back leases now. */
   void giveAll(java.util.List<UUID> leases) {
     limits.slots().giveAll(leases);
+    givenBack(leases);
   }
 }

@@ -38,7 +38,7 @@ public class ModelResolver {
    *     above the key's cap, 422 when {@code auto} matched nothing and no default serves
    */
   public Resolved resolve(
-      ApiKeyPrincipal key, String model, List<RoutedText> routing, ServedCatalogue.Copy at) {
+      ApiKeyPrincipal key, String model, List<RoutedText> routing, ServedCatalogue.Snapshot at) {
     return model.equals("auto")
         ? route(key, routing, at)
         : new Resolved(resolve(key, model, at), null);
@@ -71,7 +71,8 @@ public class ModelResolver {
     return gateway.defaultAdapter();
   }
 
-  private Resolved route(ApiKeyPrincipal key, List<RoutedText> routing, ServedCatalogue.Copy at) {
+  private Resolved route(
+      ApiKeyPrincipal key, List<RoutedText> routing, ServedCatalogue.Snapshot at) {
     // Routing never picks an adapter priced above the key's cap.
     List<GateCandidate> candidates = candidates(key, versions.newestForKey(key, at));
     RouteDecision decision =
@@ -83,7 +84,8 @@ public class ModelResolver {
     String reason =
         decision.reason().name().toLowerCase(Locale.ROOT) + ": " + decision.explanation();
     if (decision.reason() != RouteDecision.Reason.NO_MATCH) {
-      return new Resolved(resolve(key, decision.adapterId() + "@" + decision.version(), at), reason);
+      return new Resolved(
+          resolve(key, decision.adapterId() + "@" + decision.version(), at), reason);
     }
     String nothing =
         "no keyword of the "
@@ -118,13 +120,13 @@ public class ModelResolver {
    * The version {@code model} names ({@code id} or {@code id@x.y.z}) for this key; never {@code
    * auto} (the caller routes first).
    *
-   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, String, List, ServedCatalogue.Copy)}
+   * @throws ApiProblem as {@link #resolve(ApiKeyPrincipal, String, List, ServedCatalogue.Snapshot)}
    */
-  public ServedVersion named(ApiKeyPrincipal key, String model, ServedCatalogue.Copy at) {
+  public ServedVersion named(ApiKeyPrincipal key, String model, ServedCatalogue.Snapshot at) {
     return resolve(key, model, at);
   }
 
-  private ServedVersion resolve(ApiKeyPrincipal key, String model, ServedCatalogue.Copy at) {
+  private ServedVersion resolve(ApiKeyPrincipal key, String model, ServedCatalogue.Snapshot at) {
     int sign = model.indexOf('@');
     String id = sign < 0 ? model : model.substring(0, sign);
     String version = sign < 0 ? null : model.substring(sign + 1);

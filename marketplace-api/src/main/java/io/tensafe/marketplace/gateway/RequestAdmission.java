@@ -20,13 +20,13 @@ import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
- * Admits a routed request in one transaction: confirms the key and the catalogue it was routed
- * from, takes the key's rate and slot, records it ({@code gateway_request}, assigned to the
- * node it goes to first) and reserves its DP budget. Either both happen or neither: a request the
- * budget cannot cover leaves no record and no reservation. Both are one database call, {@code
- * admit} (migration V29), which also chooses the nodes and takes their slots when slots are
- * counted in the database (ADR 0026); one call and one commit before dispatch keep the latency the
- * gateway adds low (see {@code ./tensafe bench gateway}).
+ * Admits a routed request in one transaction: confirms the key and the version it was routed to,
+ * takes the key's rate and slot, records it ({@code gateway_request}, assigned to the node it goes
+ * to first) and reserves its DP budget. Either both happen or neither: a request the budget cannot
+ * cover leaves no record and no reservation. Both are one database call, {@code admit} (migration
+ * V29), which also chooses the nodes and takes their slots when slots are counted in the database
+ * (ADR 0026); one call and one commit before dispatch keep the latency the gateway adds low (see
+ * {@code ./tensafe bench gateway}).
  */
 @ApplicationScoped
 public class RequestAdmission {
@@ -39,27 +39,26 @@ public class RequestAdmission {
 
   /**
    * What the admission's call decided: a {@code reservation}, or a {@code refusal} to answer once
-   * the transaction has committed (the key's rate stays spent), or that the catalogue's copy was out
-   * of date ({@code catalogueChanged}: nothing was taken, written or reserved).
+   * the transaction has committed (the key's rate stays spent), or that the version is no longer
+   * served as it was routed ({@code versionChanged}: nothing was taken, written or reserved); and
+   * the catalogue's revision now ({@code revision}).
    *
    * @param refusal null when admitted; 401 for a key no longer usable, 429 for its rate or slots or
    *     the budget, 422 for a budget that can never cover it; a 503 for no node slot is left to the
    *     caller ({@code noCapacity}, with {@code reservation} and {@code refusal} both null)
    */
-  public record Answer(Reservation reservation, ApiProblem refusal, boolean catalogueChanged) {
-    static final Answer CATALOGUE_CHANGED = new Answer(null, null, true);
-    static final Answer NO_CAPACITY = new Answer(null, null, false);
-
-    static Answer refused(ApiProblem refusal) {
-      return new Answer(null, refusal, false);
-    }
+  public record Answer(
+      Reservation reservation, ApiProblem refusal, boolean versionChanged, long revision) {
+    /** No node had a free slot ({@code revision} 0: not asked). */
+    static final Answer NO_CAPACITY = new Answer(null, null, false, 0);
   }
 
   /**
    * Admits a request in one database call ({@code admit}, migration V29): it checks the key is
-   * still usable and the catalogue's copy it was routed from ({@code catalogue}) is current, takes
-   * the key's rate and slot when {@code keySlot} is given (limits counted in the database), and then
-   * as {@code admit_request} (V28): with {@code choice} (slots counted in the database) chooses the
+   * still usable and the context's version is still served as it was routed (its price row in force
+   * at the request's start, and still its adapter's newest when it was resolved as such), takes the
+   * key's rate and slot when {@code keySlot} is given (limits counted in the database), and then as
+   * {@code admit_request} (V28): with {@code choice} (slots counted in the database) chooses the
    * nodes and takes their slots, which are added to {@code claimed} best first; without it {@code
    * claimed} holds the slots already taken. The request is recorded on the first of {@code claimed}
    * and its budget reserved; then {@code beforeCommit} is given that first node, which it may send
@@ -74,7 +73,7 @@ public class RequestAdmission {
   public Answer admit(
       String requestId,
       GatewayRequests.Context context,
-      long catalogue,
+      ServedVersion version,
       KeySlots.InTheAdmission keySlot,
       NodeDispatcher.NodeChoice choice,
       List<NodeTarget> claimed,
@@ -82,31 +81,35 @@ public class RequestAdmission {
       RequestMode mode,
       Consumer<NodeTarget> beforeCommit) {
     UUID recorded = choice == null ? claimed.getFirst().id() : null;
-    Called called = call(requestId, context, catalogue, keySlot, recorded, choice, releases, mode);
+    Called called = call(requestId, context, version, keySlot, recorded, choice, releases, mode);
+    long revision = called.revision();
     switch (called.answer().outcome()) {
       case "key_unusable" -> {
-        return Answer.refused(
+        return refused(
             new ApiProblem(
                 ProblemKind.UNAUTHORIZED,
-                "a valid, unrevoked API key is required as 'Authorization: Bearer tsk_...'"));
+                "a valid, unrevoked API key is required as 'Authorization: Bearer tsk_...'"),
+            revision);
       }
-      case "catalogue_changed" -> {
-        return Answer.CATALOGUE_CHANGED;
+      case "version_changed" -> {
+        return new Answer(null, null, true, revision);
       }
       case "rate_limited" -> {
-        return Answer.refused(slots.refusal(true, called.retryAfter()));
+        slots.rateLimited(context.apiKeyId(), called.retryAfter());
+        return refused(slots.refusal(true, called.retryAfter()), revision);
       }
       case "key_busy" -> {
-        return Answer.refused(slots.refusal(false, 1));
+        slots.full(context.apiKeyId());
+        return refused(slots.refusal(false, 1), revision);
       }
       case "no_capacity" -> {
-        return Answer.NO_CAPACITY;
+        return new Answer(null, null, false, revision);
       }
       case "refused" -> {
         try {
           budgets.reservation(called.priced(), called.answer());
         } catch (ApiProblem refusal) {
-          return Answer.refused(refusal);
+          return refused(refusal, revision);
         }
         throw new IllegalStateException("a budget's refusal was not refused");
       }
@@ -130,7 +133,11 @@ public class RequestAdmission {
       requests.assign(requestId, claimed.getFirst().id());
     }
     beforeCommit.accept(claimed.getFirst());
-    return new Answer(reservation, null, false);
+    return new Answer(reservation, null, false, revision);
+  }
+
+  private static Answer refused(ApiProblem refusal, long revision) {
+    return new Answer(null, refusal, false, revision);
   }
 
   /**
@@ -145,7 +152,11 @@ public class RequestAdmission {
 
   /** The call's answer: the budget's, and the nodes it chose (JSON). */
   private record Called(
-      PrivacyBudgets.Priced priced, PrivacyBudgets.Answer answer, String nodes, int retryAfter) {}
+      PrivacyBudgets.Priced priced,
+      PrivacyBudgets.Answer answer,
+      String nodes,
+      int retryAfter,
+      long revision) {}
 
   /** The columns {@code admit} returns: the budget's answer, its nodes, the key's wait. */
   private record Row(
@@ -159,12 +170,13 @@ public class RequestAdmission {
       OffsetDateTime periodEnd,
       BigDecimal inFlight,
       String nodes,
-      int retryAfter) {}
+      int retryAfter,
+      long revision) {}
 
   private Called call(
       String requestId,
       GatewayRequests.Context c,
-      long catalogue,
+      ServedVersion version,
       KeySlots.InTheAdmission keySlot,
       UUID node,
       NodeDispatcher.NodeChoice choice,
@@ -182,8 +194,8 @@ public class RequestAdmission {
         Rows.single(
             em.createNativeQuery(
                     """
-                    SELECT * FROM admit(true, CAST(:catalogue AS bigint),
-                        CAST(:keyLease AS uuid), CAST(:perMinute AS double precision),
+                    SELECT * FROM admit(true, CAST(:versionId AS uuid),
+                        CAST(:newest AS boolean), CAST(:price AS bigint), CAST(:keyLease AS uuid), CAST(:perMinute AS double precision),
                         CAST(:keyMax AS integer), CAST(:r AS text), CAST(:org AS uuid),
                         CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
                         CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
@@ -195,7 +207,9 @@ public class RequestAdmission {
                         CAST(:fresh AS timestamptz), CAST(:holder AS uuid),
                         CAST(:ttl AS double precision), CAST(:replica AS text))
                     """)
-                .setParameter("catalogue", catalogue)
+                .setParameter("versionId", version.versionId())
+                .setParameter("newest", version.newest())
+                .setParameter("price", version.priceId())
                 .setParameter("keyLease", keySlot == null ? null : keySlot.lease())
                 .setParameter("perMinute", keySlot == null ? null : (double) keySlot.perMinute())
                 .setParameter("keyMax", keySlot == null ? null : keySlot.maxInFlight())
@@ -236,6 +250,6 @@ public class RequestAdmission {
             r.delta(),
             r.periodEnd(),
             r.inFlight());
-    return new Called(p, answer, r.nodes(), r.retryAfter());
+    return new Called(p, answer, r.nodes(), r.retryAfter(), r.revision());
   }
 }

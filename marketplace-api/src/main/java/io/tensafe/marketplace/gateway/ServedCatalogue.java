@@ -19,8 +19,10 @@ import java.util.UUID;
  * This replica's copy of the served catalogue: every published version of an adapter whose adapter
  * and creator are not suspended, with its whole price history, and the {@code catalogue_revision}
  * (migration V29) it was read at. The gateway resolves a request's version from this copy; the
- * admission's database call refuses to admit from a copy older than the revision now, and the copy
- * is then read again ({@link #reload}). Thread-safe; a copy is immutable once read.
+ * admission's database call checks that the version is still served at the price it was routed at
+ * ({@code version_still_served}) and answers the revision now, and an older copy is read again in
+ * the background ({@link #noteRevision}), or at once when the request's own version changed ({@link
+ * #reloadAfter}). Thread-safe; a copy is immutable once read.
  */
 @ApplicationScoped
 public class ServedCatalogue {
@@ -28,11 +30,11 @@ public class ServedCatalogue {
 
   private volatile Copy copy;
 
-  /** A price row: in force from {@code effectiveFrom} until the next row's. */
-  record Price(Instant effectiveFrom, String currency, long promptMicros, long completionMicros) {}
+  /** A price row ({@code id}): in force from {@code effectiveFrom} until the next row's. */
+  record Price(
+      long id, Instant effectiveFrom, String currency, long promptMicros, long completionMicros) {}
 
-  /**
-   * A published version, with its prices by ascending {@code effective_from}. */
+  /** A published version, with its prices by ascending {@code effective_from}. */
   record Entry(
       String adapterRef,
       UUID adapterUuid,
@@ -67,15 +69,63 @@ public class ServedCatalogue {
   /** A copy: the revision it was read at, and its versions by adapter id, oldest adapter first. */
   public record Copy(long revision, Map<String, List<Entry>> byAdapter) {}
 
+  /**
+   * What a request is routed from: a copy, and the time whose prices apply (the request's start,
+   * which its bill and the admission's check use too).
+   */
+  public record Snapshot(Copy copy, Instant at) {}
+
   /** The copy in memory, read first if there is none. */
   Copy copy() {
     Copy c = copy;
     return c != null ? c : reload();
   }
 
+  /**
+   * Notes that the catalogue is at {@code revision} now (as the admission's call answered): a copy
+   * older than that is read again in the background, at most once per {@link #MIN_RELOAD_NANOS}, so
+   * that a creator who writes in a loop costs each replica a few reads a second, not one per
+   * request.
+   */
+  void noteRevision(long revision) {
+    Copy c = copy;
+    if (c == null || revision <= c.revision() || !refreshing.compareAndSet(false, true)) {
+      return;
+    }
+    long wait = Math.max(0, lastReadNanos + MIN_RELOAD_NANOS - System.nanoTime());
+    refresher.schedule(
+        () -> {
+          try {
+            reload();
+          } catch (RuntimeException e) {
+            io.quarkus.logging.Log.warnf("reading the catalogue again failed: %s", e.toString());
+          } finally {
+            refreshing.set(false);
+          }
+        },
+        wait,
+        java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /** The least time between two background reads: 250 ms. */
+  private static final long MIN_RELOAD_NANOS = 250_000_000L;
+
+  private final java.util.concurrent.atomic.AtomicBoolean refreshing =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile long lastReadNanos = System.nanoTime() - MIN_RELOAD_NANOS;
+  private final java.util.concurrent.ScheduledExecutorService refresher =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().name("catalogue-refresh").daemon().unstarted(r));
+
+  @jakarta.annotation.PreDestroy
+  void stop() {
+    refresher.shutdownNow();
+  }
+
   /** Reads the catalogue (two statements in one transaction of its own). */
   synchronized Copy reload() {
     Copy c = QuarkusTransaction.requiringNew().call(this::read);
+    lastReadNanos = System.nanoTime();
     copy = c;
     return c;
   }
@@ -113,7 +163,7 @@ public class ServedCatalogue {
       """
       SELECT a.adapter_ref, a.id, v.version, v.version_major, v.version_minor, v.version_patch,
              v.fleet_id, v.base_model, array_to_json(v.keywords)::text, v.id,
-             p.effective_from, p.currency, p.prompt_micros_per_1k_tokens,
+             p.id, p.effective_from, p.currency, p.prompt_micros_per_1k_tokens,
              p.completion_micros_per_1k_tokens
       FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
       JOIN creator c ON c.id = a.creator_id
@@ -134,6 +184,7 @@ public class ServedCatalogue {
       String baseModel,
       String keywordsJson,
       UUID versionId,
+      Long priceId,
       OffsetDateTime effectiveFrom,
       String currency,
       Long promptMicros,
@@ -153,6 +204,7 @@ public class ServedCatalogue {
       if (r.effectiveFrom() != null) {
         list.add(
             new Price(
+                r.priceId(),
                 r.effectiveFrom().toInstant(),
                 r.currency().trim(),
                 r.promptMicros(),

@@ -14,9 +14,13 @@ import java.util.UUID;
  * @param keywords the step-gate keywords from its manifest
  * @param releasesPerToken DP releases (distinct noised LoRA inputs) per token the model processes,
  *     from the manifest's tensors ({@code LoraInputs}); at least 1
- * @param currency the currency of its price in force now
+ * @param currency the currency of its price in force when it was resolved
  * @param promptMicrosPer1kTokens its prompt price in force now
  * @param completionMicrosPer1kTokens its completion price in force now
+ * @param versionId its row id
+ * @param priceId the id of its price row in force when it was resolved
+ * @param newest whether it was resolved as its adapter's newest version (named without one), which
+ *     the admission checks it still is
  */
 public record ServedVersion(
     String adapterId,
@@ -28,7 +32,10 @@ public record ServedVersion(
     int releasesPerToken,
     String currency,
     long promptMicrosPer1kTokens,
-    long completionMicrosPer1kTokens) {
+    long completionMicrosPer1kTokens,
+    UUID versionId,
+    long priceId,
+    boolean newest) {
   /** Whether {@code cap} (null: none) allows this version's price. */
   public boolean withinCap(io.tensafe.marketplace.apikey.PriceCap cap) {
     return cap == null

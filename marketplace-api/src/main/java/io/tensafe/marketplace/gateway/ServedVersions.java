@@ -35,22 +35,22 @@ public class ServedVersions {
   /** The newest published version of every adapter the key may use, oldest adapter first. */
   @Transactional
   public List<ServedVersion> newestForKey(ApiKeyPrincipal key) {
-    return newestForKey(key, catalogue.current());
+    return newestForKey(key, new ServedCatalogue.Snapshot(catalogue.current(), Instant.now()));
   }
 
   /**
-   * As {@link #newestForKey(ApiKeyPrincipal)}, from the catalogue's copy at {@code at} (the copy
-   * {@link #find} resolves from).
+   * As {@link #newestForKey(ApiKeyPrincipal)}, from the snapshot {@code at} (the one {@link #find}
+   * resolves from), with the prices in force at its time.
    */
   @Transactional
-  public List<ServedVersion> newestForKey(ApiKeyPrincipal key, ServedCatalogue.Copy at) {
-    Instant now = Instant.now();
+  public List<ServedVersion> newestForKey(ApiKeyPrincipal key, ServedCatalogue.Snapshot at) {
+    Instant now = at.at();
     List<ServedVersion> all = new ArrayList<>();
-    for (List<ServedCatalogue.Entry> versions : at.byAdapter().values()) {
+    for (List<ServedCatalogue.Entry> versions : at.copy().byAdapter().values()) {
       ServedCatalogue.Entry newest =
           versions.stream().max(ServedCatalogue.Entry.BY_VERSION).orElseThrow();
       if (allowed(key, newest.adapterUuid())) {
-        newest.priceAt(now).ifPresent(p -> all.add(of(newest, p)));
+        newest.priceAt(now).ifPresent(p -> all.add(of(newest, p, true)));
       }
     }
     return all;
@@ -58,25 +58,25 @@ public class ServedVersions {
 
   /**
    * {@code adapterId}'s version {@code version} (newest published with a price in force when null),
-   * if the key may use it, from the catalogue's copy {@code at}.
+   * if the key may use it, from the snapshot {@code at}, with the price in force at its time.
    */
   @Transactional
   public Optional<ServedVersion> find(
-      ApiKeyPrincipal key, String adapterId, String version, ServedCatalogue.Copy at) {
-    Instant now = Instant.now();
-    return at.byAdapter().getOrDefault(adapterId, List.of()).stream()
+      ApiKeyPrincipal key, String adapterId, String version, ServedCatalogue.Snapshot at) {
+    Instant now = at.at();
+    return at.copy().byAdapter().getOrDefault(adapterId, List.of()).stream()
         .filter(v -> version == null || v.version().equals(version))
         .filter(v -> v.priceAt(now).isPresent())
         .max(ServedCatalogue.Entry.BY_VERSION)
         .filter(v -> allowed(key, v.adapterUuid()))
-        .map(v -> of(v, v.priceAt(now).orElseThrow()));
+        .map(v -> of(v, v.priceAt(now).orElseThrow(), version == null));
   }
 
   private static boolean allowed(ApiKeyPrincipal key, UUID adapter) {
     return key.adapterIds().isEmpty() || key.adapterIds().contains(adapter);
   }
 
-  private ServedVersion of(ServedCatalogue.Entry v, ServedCatalogue.Price p) {
+  private ServedVersion of(ServedCatalogue.Entry v, ServedCatalogue.Price p, boolean newest) {
     return new ServedVersion(
         v.adapterRef(),
         v.adapterUuid(),
@@ -87,7 +87,10 @@ public class ServedVersions {
         releasesPerToken(v.versionId()),
         p.currency(),
         p.promptMicros(),
-        p.completionMicros());
+        p.completionMicros(),
+        v.versionId(),
+        p.id(),
+        newest);
   }
 
   /**

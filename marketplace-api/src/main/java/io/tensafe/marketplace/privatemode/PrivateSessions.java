@@ -101,20 +101,23 @@ public class PrivateSessions {
    */
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
     SessionBounds c = SessionBounds.of(r);
-    Dispatched<OnNode> d =
-        dispatch.dispatch(
-            key,
-            catalogue -> {
-              ServedVersion version = resolver.named(key, r.model(), catalogue);
-              requirePrivatePriceWithinCap(key, version);
-              return new Admission(
-                  version,
-                  null,
-                  RequestMode.PRIVATE,
-                  new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
-                  versions.noisedSitesPerToken(version.adapterId(), version.version()));
-            },
-            new Opening(r, c));
+    Dispatched<OnNode> d;
+    try (KeySlots.Entered entered = slots.enter(key)) {
+      d =
+          dispatch.dispatch(
+              key,
+              catalogue -> {
+                ServedVersion version = resolver.named(key, r.model(), catalogue);
+                requirePrivatePriceWithinCap(key, version);
+                return new Admission(
+                    version,
+                    null,
+                    RequestMode.PRIVATE,
+                    new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
+                    versions.noisedSitesPerToken(version.adapterId(), version.version()));
+              },
+              new Opening(r, c));
+    }
     try {
       UUID id = UUID.fromString(d.requestId());
       ServedVersion version = d.admission().version();

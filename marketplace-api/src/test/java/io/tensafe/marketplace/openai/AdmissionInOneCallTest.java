@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.tokens.PromptTokenizer;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -35,7 +39,8 @@ class AdmissionInOneCallTest {
   void aRequestWithARememberedKeyAndCatalogue_makesOneRoundTripBeforeItsCommit() throws Exception {
     GatewayFixture f = GatewayFixture.create();
     try (FakeNode node = new FakeNode()) {
-      f.registerNode("node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
+      f.registerNode(
+          "node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
       f.chat("hello").then().statusCode(200); // the key and the catalogue are now in memory
       List<String> trips;
       List<String> beforeAdmission;
@@ -66,7 +71,8 @@ class AdmissionInOneCallTest {
       throws Exception {
     GatewayFixture f = GatewayFixture.create();
     try (FakeNode node = new FakeNode()) {
-      f.registerNode("node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
+      f.registerNode(
+          "node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
       f.chat("hello").then().statusCode(200);
       // Revoked behind the gateway's back: only the admission's call can see it.
       sql("UPDATE api_key SET revoked_at = now() WHERE prefix = '" + prefix(f) + "'");
@@ -77,10 +83,20 @@ class AdmissionInOneCallTest {
           .contentType("application/problem+json")
           .header("WWW-Authenticate", "Bearer");
       assertEquals(before, node.requests.size(), "no node may see the request");
-      assertEquals(1L, count("SELECT count(*) FROM gateway_request r JOIN api_key k"
-          + " ON k.id = r.api_key_id WHERE k.prefix = '" + prefix(f) + "'"));
-      assertEquals(0L, count("SELECT count(*) FROM limit_lease l JOIN api_key k ON k.id = l.subject"
-          + " WHERE k.prefix = '" + prefix(f) + "'"));
+      assertEquals(
+          1L,
+          count(
+              "SELECT count(*) FROM gateway_request r JOIN api_key k"
+                  + " ON k.id = r.api_key_id WHERE k.prefix = '"
+                  + prefix(f)
+                  + "'"));
+      assertEquals(
+          0L,
+          count(
+              "SELECT count(*) FROM limit_lease l JOIN api_key k ON k.id = l.subject"
+                  + " WHERE k.prefix = '"
+                  + prefix(f)
+                  + "'"));
     }
   }
 
@@ -88,7 +104,8 @@ class AdmissionInOneCallTest {
   void aRevokedRememberedKeysMalformedRequest_isAnswered401_not400() throws Exception {
     GatewayFixture f = GatewayFixture.create();
     try (FakeNode node = new FakeNode()) {
-      f.registerNode("node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
+      f.registerNode(
+          "node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
       f.chat("hello").then().statusCode(200);
       sql("UPDATE api_key SET revoked_at = now() WHERE prefix = '" + prefix(f) + "'");
       given()
@@ -102,7 +119,8 @@ class AdmissionInOneCallTest {
       given()
           .header("Authorization", "Bearer " + f.apiKey())
           .contentType("application/json")
-          .body("{\"model\":\"no-such-adapter\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}")
+          .body(
+              "{\"model\":\"no-such-adapter\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}")
           .post("/v1/chat/completions")
           .then()
           .statusCode(401);
@@ -114,7 +132,8 @@ class AdmissionInOneCallTest {
       throws Exception {
     GatewayFixture f = GatewayFixture.create();
     try (FakeNode node = new FakeNode()) {
-      f.registerNode("node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
+      f.registerNode(
+          "node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
       f.chat("hello").then().statusCode(200);
       int before = node.requests.size();
       sql("UPDATE adapter SET suspended_at = now() WHERE adapter_ref = '" + f.adapterId() + "'");
@@ -133,14 +152,114 @@ class AdmissionInOneCallTest {
       tight.registerNode("node-" + tight.suffix(), node.url(), List.of(), 4, node.dispatchToken);
       tight.chat("hi").then().statusCode(422);
       String key = "(SELECT id FROM api_key WHERE prefix = '" + prefix(tight) + "')";
-      assertEquals(1L, count("SELECT count(*) FROM rate_bucket WHERE key_id = " + key),
+      assertEquals(
+          1L,
+          count("SELECT count(*) FROM rate_bucket WHERE key_id = " + key),
           "the refused request spent one of the key's rate");
       assertEquals(0L, count("SELECT count(*) FROM limit_lease WHERE subject = " + key));
       assertEquals(0L, count("SELECT count(*) FROM gateway_request WHERE api_key_id = " + key));
-      assertEquals(0L, count("SELECT count(*) FROM limit_lease l JOIN node n ON n.id = l.subject"
-          + " WHERE n.name = 'node-" + tight.suffix() + "'"));
+      assertEquals(
+          0L,
+          count(
+              "SELECT count(*) FROM limit_lease l JOIN node n ON n.id = l.subject"
+                  + " WHERE n.name = 'node-"
+                  + tight.suffix()
+                  + "'"));
       assertTrue(node.requests.isEmpty(), "nothing may be generated");
     }
+  }
+
+  @Test
+  void aKeyWhoseSlotsAreAllHeldElsewhere_costsNoTokenizingWithinItsRetryAfter() throws Exception {
+    GatewayFixture f = GatewayFixture.create();
+    try (FakeNode node = new FakeNode()) {
+      f.registerNode(
+          "node-" + f.suffix(), node.url(), List.of(f.adapterId()), 4, node.dispatchToken);
+      f.chat("hello").then().statusCode(200);
+      String key = "(SELECT id FROM api_key WHERE prefix = '" + prefix(f) + "')";
+      // Every slot of the key held by another replica.
+      sql(
+          "INSERT INTO limit_lease (id, kind, subject, holder, expires_at)"
+              + " SELECT gen_random_uuid(), 'key', "
+              + key
+              + ", gen_random_uuid(),"
+              + " now() + interval '1 hour' FROM generate_series(1, 200)");
+      CountingTokenizer counting = new CountingTokenizer();
+      QuarkusMock.installMockForType(counting, PromptTokenizer.class);
+      try {
+        f.chat("the database says the key is full")
+            .then()
+            .statusCode(429)
+            .header("Retry-After", "1");
+        int counted = counting.counted.get();
+        for (int i = 0; i < 5; i++) {
+          f.chat("a prompt nobody needs to count").then().statusCode(429);
+        }
+        assertEquals(counted, counting.counted.get(), "tokenized while known to be full");
+      } finally {
+        sql("DELETE FROM limit_lease WHERE subject = " + key);
+      }
+    }
+  }
+
+  @Test
+  void writesToTheCatalogue_refuseNoOtherAdaptersRequests_andNoOpWritesMoveNothing()
+      throws Exception {
+    GatewayFixture victim = GatewayFixture.create();
+    GatewayFixture other = GatewayFixture.create();
+    try (FakeNode node = new FakeNode()) {
+      victim.registerNode(
+          "node-" + victim.suffix(),
+          node.url(),
+          List.of(victim.adapterId()),
+          8,
+          node.dispatchToken);
+      victim.chat("hello").then().statusCode(200);
+      long before = revision();
+      sql("UPDATE creator SET suspended_at = suspended_at WHERE false");
+      sql("UPDATE adapter SET suspended_at = NULL WHERE adapter_ref = '" + other.adapterId() + "'");
+      assertEquals(before, revision(), "writes that changed nothing moved the revision");
+      // Another creator changes its own adapter as fast as it can.
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread writer =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    while (!stop.get()) {
+                      sql(
+                          "UPDATE adapter SET suspended_at = CASE WHEN suspended_at IS NULL"
+                              + " THEN now() END WHERE adapter_ref = '"
+                              + other.adapterId()
+                              + "'");
+                    }
+                  });
+      List<Integer> statuses = new ArrayList<>();
+      try {
+        for (int i = 0; i < 8; i++) {
+          statuses.add(victim.chat("hello " + i).statusCode());
+        }
+      } finally {
+        stop.set(true);
+        writer.join();
+      }
+      assertEquals(List.of(200, 200, 200, 200, 200, 200, 200, 200), statuses);
+      assertTrue(revision() > before + 8, "the other adapter's changes moved the revision");
+    }
+  }
+
+  /** Counts the prompts the gateway tokenizes. */
+  static final class CountingTokenizer extends PromptTokenizer {
+    final AtomicInteger counted = new AtomicInteger();
+
+    @Override
+    public int count(String text) {
+      counted.incrementAndGet();
+      return super.count(text);
+    }
+  }
+
+  private long revision() {
+    return count("SELECT revision FROM catalogue_revision");
   }
 
   private static String prefix(GatewayFixture f) {
@@ -204,10 +323,7 @@ class AdmissionInOneCallTest {
               .findFirst()
               .orElseThrow(() -> new AssertionError("no admission in " + seen.size() + " records"))
               .getLongThreadID();
-      return seen.stream()
-          .filter(r -> r.getLongThreadID() == thread)
-          .map(DriverLog::text)
-          .toList();
+      return seen.stream().filter(r -> r.getLongThreadID() == thread).map(DriverLog::text).toList();
     }
 
     /** Every thread's messages before the admission's call. */
