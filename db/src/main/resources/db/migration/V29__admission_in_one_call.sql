@@ -88,6 +88,9 @@ $$;
 --   1. 'key_unusable' when p_key is not usable (the gateway answers 401);
 --   2. 'version_changed' when p_version is set and no longer served as routed
 --      (version_still_served: the gateway reads the catalogue again and routes the request again);
+--      'catalogue_changed' when p_catalogue is set and is not the revision now (set for a request
+--      routed by the step-gate, which chose among the whole catalogue: the gateway reads it again,
+--      at most once per 250 ms, and routes again once, then admits with p_catalogue null);
 --   3. with p_key_lease set (limits counted in the database): one request from the key's bucket,
 --      'rate_limited' with retry_after when it is empty; then the key's slot, 'key_busy' when
 --      every one is held. The bucket's token stays spent whatever follows, as a refused request
@@ -99,7 +102,7 @@ $$;
 -- 'rate_limited'; revision is catalogue_revision now, for the caller to know its copy is old.
 CREATE FUNCTION admit(
     p_confirm_key boolean, p_version_id uuid, p_newest boolean, p_price bigint,
-    p_key_lease uuid, p_per_minute double precision,
+    p_catalogue bigint, p_key_lease uuid, p_per_minute double precision,
     p_key_max integer,
     p_request text, p_org uuid, p_key uuid, p_ref text, p_version text, p_reason text,
     p_started timestamptz, p_node uuid, p_max_prompt bigint, p_max_completion integer,
@@ -126,6 +129,12 @@ BEGIN
     IF p_version_id IS NOT NULL
        AND NOT version_still_served(p_version_id, p_newest, p_price, p_started) THEN
         RETURN QUERY SELECT 'version_changed'::text, p_releases, NULL::uuid, NULL::numeric,
+            NULL::numeric, NULL::numeric, NULL::numeric, NULL::timestamptz, NULL::numeric,
+            '[]'::text, 0, now_revision;
+        RETURN;
+    END IF;
+    IF p_catalogue IS NOT NULL AND p_catalogue <> now_revision THEN
+        RETURN QUERY SELECT 'catalogue_changed'::text, p_releases, NULL::uuid, NULL::numeric,
             NULL::numeric, NULL::numeric, NULL::numeric, NULL::timestamptz, NULL::numeric,
             '[]'::text, 0, now_revision;
         RETURN;

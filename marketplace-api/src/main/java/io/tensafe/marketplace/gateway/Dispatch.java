@@ -76,16 +76,23 @@ public class Dispatch {
       ApiKeyPrincipal key,
       Function<ServedCatalogue.Snapshot, Admission> route,
       NodeAttempt<T> attempt) {
+    // The copy first: reading it (once per process, or after a change) is not the request's time.
+    ServedCatalogue.Copy copy = catalogue.copy();
     OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
     Routed routed =
-        routed(
-            key, route, new ServedCatalogue.Snapshot(catalogue.copy(), started.toInstant()), true);
+        routed(key, route, new ServedCatalogue.Snapshot(copy, started.toInstant()), true);
     KeySlots.InTheAdmission keyInCall = keySlots.inTheAdmission();
     UUID keySlot = keyInCall == null ? keySlots.take(key) : keyInCall.lease();
     try {
       for (int routings = 1; ; routings++) {
+        // The step-gate chose among the whole catalogue: its first admission also checks that no
+        // version was published, changed or suspended since the copy was read.
+        Long wholeCatalogue =
+            routings == 1 && routed.admission().routeReason() != null
+                ? routed.from().copy().revision()
+                : null;
         Optional<Dispatched<T>> d =
-            admitted(key, routed.admission(), started, keyInCall, keySlot, attempt);
+            admitted(key, routed.admission(), started, wholeCatalogue, keyInCall, keySlot, attempt);
         if (d.isPresent()) {
           keySlots.held(key.keyId(), keySlot);
           return d.get();
@@ -95,7 +102,8 @@ public class Dispatch {
           throw noNodeAnswered(
               "the adapter's versions kept changing while this request was admitted");
         }
-        ServedCatalogue.Copy fresh = catalogue.reloadAfter(routed.from().copy().revision());
+        ServedCatalogue.Copy fresh =
+            catalogue.reloadAfter(routed.from().copy().revision(), wholeCatalogue != null);
         // With limits in memory the key's rate was spent when its slot was taken above.
         routed =
             routed(
@@ -152,13 +160,15 @@ public class Dispatch {
 
   /**
    * Admits {@code a} in one transaction and dispatches it; empty when its version is no longer
-   * served as it was routed (nothing taken, written or reserved). On a refusal or failure the key's
-   * slot is given back.
+   * served as it was routed, or the catalogue is no longer at revision {@code wholeCatalogue} when
+   * that is given (nothing taken, written or reserved). On a refusal or failure the key's slot is
+   * given back.
    */
   private <T> Optional<Dispatched<T>> admitted(
       ApiKeyPrincipal key,
       Admission a,
       OffsetDateTime started,
+      Long wholeCatalogue,
       KeySlots.InTheAdmission keyInCall,
       UUID keySlot,
       NodeAttempt<T> attempt) {
@@ -187,6 +197,7 @@ public class Dispatch {
                         requestId,
                         a.context(key, started),
                         v,
+                        wholeCatalogue,
                         keyInCall,
                         choice,
                         claimed,

@@ -56,24 +56,26 @@ public class RequestAdmission {
   /**
    * Admits a request in one database call ({@code admit}, migration V29): it checks the key is
    * still usable and the context's version is still served as it was routed (its price row in force
-   * at the request's start, and still its adapter's newest when it was resolved as such), takes the
-   * key's rate and slot when {@code keySlot} is given (limits counted in the database), and then as
-   * {@code admit_request} (V28): with {@code choice} (slots counted in the database) chooses the
-   * nodes and takes their slots, which are added to {@code claimed} best first; without it {@code
-   * claimed} holds the slots already taken. The request is recorded on the first of {@code claimed}
-   * and its budget reserved; then {@code beforeCommit} is given that first node, which it may send
-   * the request so that the node starts while the transaction commits: by then the request's record
-   * and lock are in place (a report from the node waits for this transaction's end) and its
-   * reservation is made (a request the budget refuses never reaches a node). Nothing reaches the
-   * client before the caller has the commit; if the commit fails, the caller abandons what it sent.
-   * On a refusal the call has undone every slot, record and event but the key's spent rate, and the
-   * caller commits before it answers.
+   * at the request's start, and still its adapter's newest when it was resolved as such) and, when
+   * {@code catalogue} is given, that the catalogue is still at that revision; takes the key's rate
+   * and slot when {@code keySlot} is given (limits counted in the database), and then as {@code
+   * admit_request} (V28): with {@code choice} (slots counted in the database) chooses the nodes and
+   * takes their slots, which are added to {@code claimed} best first; without it {@code claimed}
+   * holds the slots already taken. The request is recorded on the first of {@code claimed} and its
+   * budget reserved; then {@code beforeCommit} is given that first node, which it may send the
+   * request so that the node starts while the transaction commits: by then the request's record and
+   * lock are in place (a report from the node waits for this transaction's end) and its reservation
+   * is made (a request the budget refuses never reaches a node). Nothing reaches the client before
+   * the caller has the commit; if the commit fails, the caller abandons what it sent. On a refusal
+   * the call has undone every slot, record and event but the key's spent rate, and the caller
+   * commits before it answers.
    */
   @Transactional
   public Answer admit(
       String requestId,
       GatewayRequests.Context context,
       ServedVersion version,
+      Long catalogue,
       KeySlots.InTheAdmission keySlot,
       NodeDispatcher.NodeChoice choice,
       List<NodeTarget> claimed,
@@ -81,7 +83,8 @@ public class RequestAdmission {
       RequestMode mode,
       Consumer<NodeTarget> beforeCommit) {
     UUID recorded = choice == null ? claimed.getFirst().id() : null;
-    Called called = call(requestId, context, version, keySlot, recorded, choice, releases, mode);
+    Called called =
+        call(requestId, context, version, catalogue, keySlot, recorded, choice, releases, mode);
     long revision = called.revision();
     switch (called.answer().outcome()) {
       case "key_unusable" -> {
@@ -91,7 +94,7 @@ public class RequestAdmission {
                 "a valid, unrevoked API key is required as 'Authorization: Bearer tsk_...'"),
             revision);
       }
-      case "version_changed" -> {
+      case "version_changed", "catalogue_changed" -> {
         return new Answer(null, null, true, revision);
       }
       case "rate_limited" -> {
@@ -177,6 +180,7 @@ public class RequestAdmission {
       String requestId,
       GatewayRequests.Context c,
       ServedVersion version,
+      Long catalogue,
       KeySlots.InTheAdmission keySlot,
       UUID node,
       NodeDispatcher.NodeChoice choice,
@@ -195,7 +199,8 @@ public class RequestAdmission {
             em.createNativeQuery(
                     """
                     SELECT * FROM admit(true, CAST(:versionId AS uuid),
-                        CAST(:newest AS boolean), CAST(:price AS bigint), CAST(:keyLease AS uuid), CAST(:perMinute AS double precision),
+                        CAST(:newest AS boolean), CAST(:price AS bigint),
+                        CAST(:catalogue AS bigint), CAST(:keyLease AS uuid), CAST(:perMinute AS double precision),
                         CAST(:keyMax AS integer), CAST(:r AS text), CAST(:org AS uuid),
                         CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
                         CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
@@ -210,6 +215,7 @@ public class RequestAdmission {
                 .setParameter("versionId", version.versionId())
                 .setParameter("newest", version.newest())
                 .setParameter("price", version.priceId())
+                .setParameter("catalogue", catalogue)
                 .setParameter("keyLease", keySlot == null ? null : keySlot.lease())
                 .setParameter("perMinute", keySlot == null ? null : (double) keySlot.perMinute())
                 .setParameter("keyMax", keySlot == null ? null : keySlot.maxInFlight())

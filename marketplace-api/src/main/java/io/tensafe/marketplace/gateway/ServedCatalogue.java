@@ -132,11 +132,19 @@ public class ServedCatalogue {
 
   /**
    * Reads the catalogue again after an admission found the copy read at {@code stale} out of date,
-   * unless another thread has already done so.
+   * unless another thread has already done so or, when {@code throttled}, the copy was read less
+   * than {@link #MIN_RELOAD_NANOS} ago (the caller then admits from it without the catalogue's
+   * check: a copy at most that old).
    */
-  synchronized Copy reloadAfter(long stale) {
+  synchronized Copy reloadAfter(long stale, boolean throttled) {
     Copy c = copy;
-    return c != null && c.revision() != stale ? c : reload();
+    if (c != null && c.revision() != stale) {
+      return c;
+    }
+    if (c != null && throttled && System.nanoTime() - lastReadNanos < MIN_RELOAD_NANOS) {
+      return c;
+    }
+    return reload();
   }
 
   /**

@@ -183,7 +183,12 @@ public class ServedVersions {
    * 1. A node's plan must name the same number when it opens a session.
    */
   public int noisedSitesPerToken(String adapterRef, String version) {
-    UUID id = versionId(adapterRef, version);
+    return noisedSitesPerToken(versionId(adapterRef, version));
+  }
+
+  /** As {@link #noisedSitesPerToken(String, String)}, for version row {@code id}. */
+  @Transactional
+  public int noisedSitesPerToken(UUID id) {
     Integer cached = noisedSites.get(id);
     if (cached != null) {
       return cached;

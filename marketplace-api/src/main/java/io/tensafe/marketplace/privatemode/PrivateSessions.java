@@ -114,7 +114,7 @@ public class PrivateSessions {
                     null,
                     RequestMode.PRIVATE,
                     new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
-                    versions.noisedSitesPerToken(version.adapterId(), version.version()));
+                    versions.noisedSitesPerToken(version.versionId()));
               },
               new Opening(r, c));
     }
