@@ -18,15 +18,25 @@ import java.util.UUID;
  * One dispatched hosted request, from its node's first event to its bill. The caller reads the
  * node's text with {@link #nextDelta}, passes each piece on to its client and then says so with
  * {@link #relayed}; the request ends once, by {@link #finish} or {@link #endEarly}, which bill what
- * was relayed ({@link RelayedText}) and give back the node's and the key's slot. At the first piece
- * and every {@value #PERSIST_EVERY} pieces after, the relayed count is written to the request's
- * record, so that if this marketplace dies mid-stream the request is billed that ({@link
+ * was relayed ({@link RelayedText}) and give back the node's and the key's slot. At the first
+ * piece, and then after {@value #PERSIST_EVERY} more pieces or {@link #PERSIST_AFTER_NANOS} (a
+ * second), whichever comes first, the relayed count is written to the request's record, so that if
+ * this marketplace dies mid-stream the request is billed that, at most a second behind ({@link
  * Settlement#settleLost}); while it relays, the replica vouches for it ({@link LiveRelays}). A node
  * sending more than {@code max_tokens} allows fails. Thread-confined to the request's thread.
  */
 public final class HostedRelay {
-  /** Relayed pieces between two writes of the relayed count. */
+  /** Relayed pieces between two writes of the relayed count, at most. */
   static final int PERSIST_EVERY = 64;
+
+  /** Time between two writes of the relayed count, at most: one second, in nanoseconds. */
+  static final long PERSIST_AFTER_NANOS = 1_000_000_000L;
+
+  /** {@code System.nanoTime()} at the last write of the relayed count. */
+  private long persistedAtNanos;
+
+  /** Pieces relayed at the last write of the relayed count. */
+  private int persistedPieces;
 
   private final Services owner;
   private final ApiKeyPrincipal key;
@@ -123,13 +133,18 @@ public final class HostedRelay {
   }
 
   /**
-   * Records that the piece {@link #nextDelta} last returned reached the client. At the first piece
-   * and every {@value #PERSIST_EVERY} after, the relayed count is written to the request's record
-   * (best effort: a failed write is logged, and the next one catches up).
+   * Records that the piece {@link #nextDelta} last returned reached the client. At the first piece,
+   * then after {@value #PERSIST_EVERY} more or a second, the relayed count is written to the
+   * request's record (best effort: a failed write is logged, and the next one catches up).
    */
   public void relayed() {
     relayed.relayedAll();
-    if (relayed.pieces() == 1 || relayed.pieces() % PERSIST_EVERY == 0) {
+    long now = System.nanoTime();
+    if (relayed.pieces() == 1
+        || relayed.pieces() - persistedPieces >= PERSIST_EVERY
+        || now - persistedAtNanos >= PERSIST_AFTER_NANOS) {
+      persistedAtNanos = now;
+      persistedPieces = relayed.pieces();
       try {
         owner.requests().relayed(d.requestId(), relayed.tokens());
       } catch (RuntimeException e) {

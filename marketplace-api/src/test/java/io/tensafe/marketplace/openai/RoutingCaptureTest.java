@@ -109,6 +109,38 @@ class RoutingCaptureTest {
   }
 
   @Test
+  void aShortListMatchingOneMoreWord_doesNotTakeThePromptFromCheaperHonestAdapters() {
+    // The issue's attack: the squatter's two keywords both match, the honest adapter's one; under
+    // the old score 1.41 against 0.41, whatever the price. Now a lead of one match is a near tie,
+    // and the cheaper adapter wins it. (A key scoped to the two, so that no other test's adapter
+    // is a candidate.)
+    String key =
+        postJson(
+                Actors.token("client-" + fixture.suffix(), "client"),
+                "/api/client/api-keys",
+                "{\"name\":\"two\",\"adapters\":[\""
+                    + fixture.adapterId()
+                    + "\",\""
+                    + squatter
+                    + "\"]}")
+            .then()
+            .statusCode(201)
+            .extract()
+            .path("key");
+    given()
+        .header("Authorization", "Bearer " + key)
+        .contentType("application/json")
+        .body(
+            "{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":"
+                + "\"What is the current mortgage rate?\"}],\"max_tokens\":8}")
+        .post("/v1/chat/completions")
+        .then()
+        .statusCode(200)
+        .body("tensafe.adapter", equalTo(fixture.adapterId()))
+        .body("tensafe.route_reason", containsString("lowest price"));
+  }
+
+  @Test
   void aCappedKey_isRoutedToTheAdapterItCanAfford_andRefusedTheOneItCannot() {
     String key = cappedKey();
     chat(key, "auto").then().statusCode(200).body("tensafe.adapter", equalTo(fixture.adapterId()));

@@ -20,13 +20,18 @@ public record RouteDecision(
 
   /** Why an adapter was chosen. */
   public enum Reason {
-    /** One candidate matched strictly more distinct keywords than every other. */
+    /**
+     * One candidate scored above every other by more than the near-tie margin, or scored highest
+     * among the cheapest of a near tie.
+     */
     KEYWORDS,
-    /** Several candidates scored the most; the one whose matched keywords are rarest won. */
-    KEYWORDS_TIE_BY_RARITY,
-    /** Still tied after rarity, all in one currency; the cheapest won. */
+    /**
+     * Several candidates scored within the near-tie margin, all in one currency; the cheapest won.
+     */
     KEYWORDS_TIE_BY_PRICE,
-    /** Still tied after rarity and price; the tied candidates take turns. */
+    /** Still tied after price and score; the one whose matched keywords are rarest won. */
+    KEYWORDS_TIE_BY_RARITY,
+    /** Still tied after price, score and rarity; the tied candidates take turns. */
     KEYWORDS_TIE_BY_ROTATION,
     /** No candidate matched any keyword: the configured default adapter. */
     NO_MATCH

@@ -18,15 +18,18 @@ import java.util.List;
  *       words is a phrase and matches where its words appear consecutively. Words of scripts
  *       written without spaces (Chinese, Japanese, Thai, ...) match as substrings of such runs.
  *   <li>A candidate's keywords are its distinct ones that are not {@link StopWords} (a manifest
- *       lists at most 64). Its score is the number of those that match, counting at most {@value
- *       #MAX_COUNTED_MATCHES}, divided by the square root of how many it has: listing more keywords
- *       widens what an adapter matches but lowers what each match is worth, and no list can score
- *       more than {@value #MAX_COUNTED_MATCHES} matches, so stuffing does not pay.
- *   <li>A candidate whose score is below {@value #MIN_SCORE} (one match among more than 16
- *       keywords) is not chosen.
- *   <li>The strict maximum wins. Equal maxima are broken by {@link TieBreak}: rarer matched
- *       keywords, then the lower price, then in turn; never by age, so a newer adapter is not
- *       always second.
+ *       lists at most 64). It is <b>eligible</b> with one match, or with two when it lists more
+ *       than {@value #SHORT_LIST} keywords: one match among many says little, so listing many
+ *       common words does not take prompts that no focused adapter matches.
+ *   <li>An eligible candidate's <b>score</b> does not depend on how many keywords it lists: the
+ *       number of them that match, counting at most {@value #MAX_COUNTED_MATCHES}, over {@value
+ *       #MAX_COUNTED_MATCHES}, in (0, 1]. A short list gains nothing over a broad one that matches
+ *       the same keywords.
+ *   <li><b>Near ties</b>, the candidates within one match of the best score ({@link #NEAR_TIE}),
+ *       are broken by {@link TieBreak}: the lowest price when all are priced in one currency, then
+ *       the higher score, then the rarer matched keywords, then in turn; never by age, so a newer
+ *       adapter is not always second. A list shaped to match one more word of a prompt than a
+ *       broader adapter therefore wins only by being cheaper, which the client gains from.
  *   <li>With no candidate chosen in any text, the configured default adapter.
  * </ul>
  *
@@ -40,8 +43,14 @@ public final class StepGate {
   /** Matches of one candidate beyond this many do not add to its score. */
   public static final int MAX_COUNTED_MATCHES = 3;
 
-  /** The least score that routes a prompt to a candidate: one match among 16 keywords. */
-  public static final double MIN_SCORE = 0.25;
+  /** A candidate listing more keywords than this needs two matches to be chosen. */
+  public static final int SHORT_LIST = 16;
+
+  /**
+   * Candidates whose score is within this of the best are near ties, which the lower price decides:
+   * one match, 1/{@value #MAX_COUNTED_MATCHES}.
+   */
+  public static final double NEAR_TIE = 1.0 / MAX_COUNTED_MATCHES;
 
   private static final double EPS = 1e-12;
 
@@ -106,22 +115,21 @@ public final class StepGate {
     String t = text.text();
     List<String> words =
         PromptWords.of(t.length() > MAX_ROUTED_CHARS ? t.substring(0, MAX_ROUTED_CHARS) : t);
-    List<Scored> best = new ArrayList<>();
+    List<Scored> scored = new ArrayList<>();
+    double top = 0;
     for (Prepared candidate : candidates) {
       List<Keyword> matched =
           candidate.counted().stream().filter(k -> occurs(k.phrase(), words)).toList();
-      double score =
-          Math.min(matched.size(), MAX_COUNTED_MATCHES) / Math.sqrt(candidate.counted().size());
-      if (matched.isEmpty() || score < MIN_SCORE - EPS) {
+      int needed = candidate.counted().size() > SHORT_LIST ? 2 : 1;
+      if (matched.size() < needed) {
         continue;
       }
-      if (!best.isEmpty() && score > best.get(0).score() + EPS) {
-        best.clear();
-      }
-      if (best.isEmpty() || score > best.get(0).score() - EPS) {
-        best.add(new Scored(candidate, matched, score));
-      }
+      double score = Math.min(matched.size(), MAX_COUNTED_MATCHES) / (double) MAX_COUNTED_MATCHES;
+      scored.add(new Scored(candidate, matched, score));
+      top = Math.max(top, score);
     }
+    double nearTie = top - NEAR_TIE - EPS;
+    List<Scored> best = scored.stream().filter(x -> x.score() >= nearTie).toList();
     if (best.isEmpty()) {
       return null;
     }

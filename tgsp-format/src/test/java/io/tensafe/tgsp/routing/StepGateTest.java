@@ -127,14 +127,123 @@ class StepGateTest {
     GateCandidate b = new GateCandidate("b", "1.0.0", List.of("loan", "lien"));
     GateCandidate c = new GateCandidate("c", "1.0.0", List.of("mortgage", "title"));
     for (long turn = 0; turn < 3; turn++) {
+      // One match each; "loan" is listed by b alone, "mortgage" by a and c.
       RouteDecision d = routeTurn("a mortgage or a loan?", List.of(a, b, c), turn);
       assertEquals("b", d.adapterId(), d.explanation());
       assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_RARITY, d.reason());
     }
   }
 
+  /** A broad, honest adapter: 30 banking keywords, 2,000 micro-units per 1k tokens. */
+  private static final GateCandidate BROAD =
+      new GateCandidate(
+          "broad",
+          "1.0.0",
+          List.of(
+              "account",
+              "bank",
+              "deposit",
+              "withdrawal",
+              "loan",
+              "mortgage",
+              "rate",
+              "credit",
+              "debit",
+              "savings",
+              "checking",
+              "interest",
+              "refinance",
+              "overdraft",
+              "transfer",
+              "wire",
+              "branch",
+              "atm",
+              "card",
+              "statement",
+              "balance",
+              "fee",
+              "escrow",
+              "lien",
+              "apr",
+              "cd",
+              "ira",
+              "heloc",
+              "amortization",
+              "underwriting"),
+          "USD",
+          2_000);
+
   @Test
-  void route_tieAfterRarity_goesToTheLowerPrice_inOneCurrency() {
+  void route_aShortListCreator_doesNotOutscoreABroadAdapterOnTheSameMatches() {
+    String prompt = "What is the current mortgage rate?";
+    GateCandidate dearShort =
+        new GateCandidate("short", "1.0.0", List.of("mortgage", "rate"), "USD", 200_000);
+    for (long turn = 0; turn < 4; turn++) {
+      RouteDecision d = routeTurn(prompt, List.of(dearShort, BROAD), turn);
+      assertEquals("broad", d.adapterId(), d.explanation());
+      assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_PRICE, d.reason());
+    }
+    // The old score: 2/√2 = 1.41 for the short list against 2/√30 = 0.37 for the broad one.
+    // The same list, cheaper, wins on price: the client pays less for an equal match.
+    GateCandidate cheapShort =
+        new GateCandidate("short", "1.0.0", List.of("mortgage", "rate"), "USD", 1_000);
+    assertEquals("short", routeTurn(prompt, List.of(cheapShort, BROAD), 0).adapterId());
+  }
+
+  @Test
+  void route_aStuffingCreator_gainsNothingOnTheBroadAdaptersPrompts() {
+    // The broad adapter's whole list and 34 more words, priced higher.
+    List<String> stuffed = new java.util.ArrayList<>(BROAD.keywords());
+    stuffed.addAll(STUFFED.subList(0, 34));
+    GateCandidate stuffer = new GateCandidate("stuffer", "1.0.0", stuffed, "USD", 50_000);
+    List<GateCandidate> market = List.of(stuffer, BROAD);
+    for (String prompt :
+        List.of(
+            "What is the current mortgage rate?",
+            "Can I refinance my loan with a lower interest rate?",
+            "How do I wire a transfer from my savings account?",
+            "Is there an overdraft fee on checking?")) {
+      for (long turn = 0; turn < 3; turn++) {
+        RouteDecision d = routeTurn(prompt, market, turn);
+        assertEquals("broad", d.adapterId(), prompt + ": " + d.explanation());
+      }
+    }
+  }
+
+  @Test
+  void route_theScore_doesNotDependOnTheListsLength() {
+    List<String> many = new java.util.ArrayList<>(List.of("escrow"));
+    many.addAll(BROAD.keywords().subList(0, 15)); // 16 keywords, none in the prompt but escrow
+    GateCandidate two = new GateCandidate("two", "1.0.0", List.of("escrow", "zzz"), "USD", 10);
+    GateCandidate sixteen = new GateCandidate("sixteen", "1.0.0", many, "USD", 10);
+    RouteDecision first = routeTurn("escrow?", List.of(two, sixteen), 0);
+    RouteDecision second = routeTurn("escrow?", List.of(two, sixteen), 1);
+    // Equal scores and prices: they take turns.
+    assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_ROTATION, first.reason());
+    assertTrue(!first.adapterId().equals(second.adapterId()));
+  }
+
+  @Test
+  void route_withinOneMatch_theLowerPriceWins_aClearLeadWinsAtAnyPrice() {
+    GateCandidate dear =
+        new GateCandidate("dear", "1.0.0", List.of("mortgage", "escrow", "lien"), "USD", 9_000);
+    GateCandidate cheap =
+        new GateCandidate("cheap", "1.0.0", List.of("mortgage", "escrow"), "USD", 1_000);
+    // Two matches each, the same keywords: a tie, the cheaper wins.
+    assertEquals("cheap", routeTurn("mortgage escrow", List.of(dear, cheap), 0).adapterId());
+    // Three matches against two: within one match, a near tie, and the cheaper still wins.
+    RouteDecision d = routeTurn("mortgage escrow lien", List.of(dear, cheap), 0);
+    assertEquals("cheap", d.adapterId());
+    assertEquals(RouteDecision.Reason.KEYWORDS_TIE_BY_PRICE, d.reason());
+    // Three against one is a clear lead: the higher score wins whatever the price.
+    GateCandidate one = new GateCandidate("one", "1.0.0", List.of("mortgage"), "USD", 1);
+    RouteDecision lead = routeTurn("mortgage escrow lien", List.of(dear, one), 0);
+    assertEquals("dear", lead.adapterId());
+    assertEquals(RouteDecision.Reason.KEYWORDS, lead.reason());
+  }
+
+  @Test
+  void route_tie_goesToTheLowerPrice_inOneCurrency() {
     GateCandidate dear = new GateCandidate("dear", "1.0.0", List.of("mortgage"), "USD", 3000);
     GateCandidate cheap = new GateCandidate("cheap", "1.0.0", List.of("mortgage"), "USD", 2000);
     for (long turn = 0; turn < 3; turn++) {
@@ -299,11 +408,8 @@ class StepGateTest {
           "water");
 
   @Test
-  void route_aSquatterStuffingSixtyFourCommonWords_losesTheFocusedAdapters_andMostPrompts() {
+  void route_aSquatterStuffingSixtyFourCommonWords_winsNoOffTopicPrompt_andNoneAtAHigherPrice() {
     assertEquals(64, STUFFED.size());
-    GateCandidate squatter = new GateCandidate("squatter", "1.0.0", STUFFED);
-    // Registered first, so it would win every tie.
-    List<GateCandidate> market = List.of(squatter, BANKING, INVESTMENT);
     List<String> prompts =
         List.of(
             "How do I apply for a mortgage?",
@@ -316,26 +422,32 @@ class StepGateTest {
             "What time is it in Tokyo?",
             "Write a poem about water",
             "My car needs a new battery");
-    long squatterWins =
-        prompts.stream()
-            .filter(p -> StepGate.route(p, market, "shared").adapterId().equals("squatter"))
-            .count();
-    assertEquals(0, squatterWins, "the squatter won some of " + prompts);
-    // Counting distinct matches, as before (the squatter, registered first, wins ties too).
-    long byCount =
-        prompts.stream()
-            .filter(
-                p -> {
-                  List<String> words = StepGate.words(p);
-                  int own = StepGate.matchedKeywords(words, STUFFED).size();
-                  int others =
-                      Math.max(
-                          StepGate.matchedKeywords(words, BANKING.keywords()).size(),
-                          StepGate.matchedKeywords(words, INVESTMENT.keywords()).size());
-                  return own > 0 && own >= others;
-                })
-            .count();
-    assertEquals(7, byCount, "the old rule gave the squatter 7 of the 10");
+    GateCandidate banking = priced(BANKING, 2_000);
+    GateCandidate investment = priced(INVESTMENT, 2_000);
+    // Registered first, so it would win every tie that reaches rotation.
+    List<GateCandidate> dearer =
+        List.of(new GateCandidate("squatter", "1.0.0", STUFFED, "USD", 3_000), banking, investment);
+    assertEquals(List.of(), squatterWins(prompts, dearer), "priced above the focused adapters");
+    // At their price it wins only the prompts where it matches more of the words, and none of the
+    // off-topic ones: one match among more than 16 keywords chooses nothing.
+    List<GateCandidate> level =
+        List.of(new GateCandidate("squatter", "1.0.0", STUFFED, "USD", 2_000), banking, investment);
+    List<String> won = squatterWins(prompts, level);
+    assertEquals(4, won.size(), won.toString());
+    assertTrue(won.stream().allMatch(p -> prompts.indexOf(p) < 6), won.toString());
+    for (String offTopic : prompts.subList(6, 10)) {
+      assertEquals("shared", StepGate.route(offTopic, level, "shared").adapterId(), offTopic);
+    }
+  }
+
+  private static GateCandidate priced(GateCandidate c, long micros) {
+    return new GateCandidate(c.adapterId(), c.version(), c.keywords(), "USD", micros);
+  }
+
+  private static List<String> squatterWins(List<String> prompts, List<GateCandidate> market) {
+    return prompts.stream()
+        .filter(p -> StepGate.route(p, market, "shared").adapterId().equals("squatter"))
+        .toList();
   }
 
   @Test
