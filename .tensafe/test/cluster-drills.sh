@@ -102,10 +102,11 @@ mismatched=""
 for _ in $(seq 60); do
   # A cut stream is billed what arrived; one whose replica died, what that replica recorded as
   # relayed (written at its first piece and then at least every second, ADR 0026), never more
-  # than arrived.
+  # than arrived; one whose node failed before its first piece (the client saw no chunk) nothing.
   mismatched=$(seen_sql "SELECT count(*) FROM seen s LEFT JOIN charge c ON c.request_id = s.request_id
     LEFT JOIN gateway_request g ON g.request_id::text = s.request_id
-    WHERE c.request_id IS NULL OR (s.completed = 1 AND c.completion_tokens <> s.usage_tokens)
+    WHERE (c.request_id IS NULL AND NOT (s.completed = 0 AND s.chunks = 0))
+       OR (s.completed = 1 AND c.completion_tokens <> s.usage_tokens)
        OR (s.completed = 0 AND c.completion_tokens > 24)
        OR (s.completed = 0 AND c.completion_tokens < s.chunks
            AND NOT (g.outcome = 'gateway_lost'
