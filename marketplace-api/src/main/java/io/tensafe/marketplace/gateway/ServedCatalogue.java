@@ -44,7 +44,7 @@ public class ServedCatalogue {
       int patch,
       UUID fleetId,
       String baseModel,
-      String keywordsJson,
+      List<String> keywords,
       UUID versionId,
       List<Price> prices) {
 
@@ -232,11 +232,29 @@ public class ServedCatalogue {
               r.patch(),
               r.fleetId(),
               r.baseModel(),
-              r.keywordsJson(),
+              keywords(r.keywordsJson()),
               r.versionId(),
               List.copyOf(prices.get(r.versionId()))));
     }
     byAdapter.replaceAll((ref, list) -> List.copyOf(list));
     return new Copy(revision, java.util.Collections.unmodifiableMap(byAdapter));
   }
+
+  /**
+   * The keywords from their JSON array text: a native query returning a SQL array makes Hibernate
+   * resolve its type through an exception on every call, which the hot path cannot afford.
+   */
+  private static List<String> keywords(String json) {
+    if (json == null) {
+      return List.of();
+    }
+    try {
+      return List.of(JSON.readValue(json, String[].class));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("adapter_version.keywords is not an array of text", e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 }

@@ -83,7 +83,7 @@ public class ServedVersions {
         v.version(),
         v.fleetId(),
         v.baseModel(),
-        keywords(v.keywordsJson()),
+        v.keywords(),
         releasesPerToken(v.versionId()),
         p.currency(),
         p.promptMicros(),
@@ -92,24 +92,6 @@ public class ServedVersions {
         p.id(),
         newest);
   }
-
-  /**
-   * The keywords from their JSON array text: a native query returning a SQL array makes Hibernate
-   * resolve its type through an exception on every call, which the hot path cannot afford.
-   */
-  private List<String> keywords(String json) {
-    if (json == null) {
-      return List.of();
-    }
-    try {
-      return List.of(JSON.readValue(json, String[].class));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException("adapter_version.keywords is not an array of text", e);
-    }
-  }
-
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** The releases per token of {@code adapterRef@version} (which must exist). */
   public int releasesPerToken(String adapterRef, String version) {
