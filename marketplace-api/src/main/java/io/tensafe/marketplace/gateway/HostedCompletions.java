@@ -44,22 +44,27 @@ public class HostedCompletions {
     try (KeySlots.Entered entered = slots.enter(key)) {
       // Counted before the transaction: tokenizing a long prompt holds no connection.
       int prompt = tokenizer.count(r.renderedPrompt());
-      Dispatched<NodeCall> d =
-          dispatch.dispatch(
-              key,
-              catalogue -> {
-                ModelResolver.Resolved resolved =
-                    resolver.resolve(key, r.model(), r.routing(), catalogue);
-                ServedVersion v = resolved.version();
-                return new Admission(
-                    v,
-                    resolved.reason(),
-                    RequestMode.HOSTED,
-                    new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
-                    v.releasesPerToken());
-              },
-              new Streaming(r));
-      live.add(d.requestId());
+      Streaming streaming = new Streaming(r);
+      Dispatched<NodeCall> d;
+      try {
+        d =
+            dispatch.dispatch(
+                key,
+                catalogue -> {
+                  ModelResolver.Resolved resolved =
+                      resolver.resolve(key, r.model(), r.routing(), catalogue);
+                  ServedVersion v = resolved.version();
+                  return new Admission(
+                      v,
+                      resolved.reason(),
+                      RequestMode.HOSTED,
+                      new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
+                      v.releasesPerToken());
+                },
+                streaming);
+      } finally {
+        streaming.noLongerLive(); // but the one answered, which the relay removes when it ends
+      }
       return new HostedRelay(
           new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
           key,
@@ -77,12 +82,37 @@ public class HostedCompletions {
   private final class Streaming implements NodeAttempt<NodeCall> {
     private final HostedRequest r;
 
+    /** The request ids sent to a node so far; vouched for as live until the dispatch returns. */
+    private final java.util.List<String> sent = new java.util.ArrayList<>();
+
+    /** The one answered, which stays live; null until then. */
+    private String answered;
+
     Streaming(HostedRequest r) {
       this.r = r;
     }
 
+    /**
+     * Stops vouching for every request id sent but the answered one: those ended in the dispatch
+     * (or were never committed).
+     */
+    void noLongerLive() {
+      for (String id : sent) {
+        if (!id.equals(answered)) {
+          live.remove(id);
+        }
+      }
+    }
+
     @Override
     public Pending<NodeCall> start(NodeTarget target, Admission a, String requestId) {
+      // Live from the moment a node may run it: waiting for a node's first byte (or failing over)
+      // can outlast the report deadline, and the sweep must not take a request being dispatched
+      // for one whose gateway died.
+      if (!sent.contains(requestId)) {
+        sent.add(requestId);
+        live.add(requestId);
+      }
       byte[] body =
           r.nodeBody()
               .of(
@@ -93,7 +123,9 @@ public class HostedCompletions {
       return new Pending<>() {
         @Override
         public NodeCall await() throws java.io.IOException {
-          return call.await();
+          NodeCall answer = call.await();
+          answered = requestId;
+          return answer;
         }
 
         @Override

@@ -124,4 +124,34 @@ class UnreportedRequestsTest {
     // Lowered, though never below what its prompt implies (one release per prompt token).
     assertEquals(Math.max(6, FakeNode.userPromptTokens("hi")), releases(low, "settle"));
   }
+
+  @Test
+  void aRequestWhoseNodeAnswersAfterTheReportDeadline_isNotTakenForLostWhileItIsDispatched()
+      throws Exception {
+    node.dieAfterFirstToken = false;
+    node.answerDelayMillis = 2_500; // the sweep runs every 0.2 s; reports are due after 1 s
+    String id =
+        given()
+            .header("Authorization", "Bearer " + fixture.apiKey())
+            .contentType("application/json")
+            .body(
+                "{\"model\":\""
+                    + fixture.adapterId()
+                    + "\",\"max_tokens\":20,"
+                    + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+            .post("/v1/chat/completions")
+            .then()
+            .statusCode(200)
+            .extract()
+            .header("X-Request-Id");
+    Object[] row =
+        (Object[])
+            em.createNativeQuery(
+                    "SELECT outcome, delivered_completion_tokens FROM gateway_request"
+                        + " WHERE request_id = cast(?1 AS uuid)")
+                .setParameter(1, id)
+                .getSingleResult();
+    assertEquals("completed", row[0], "the relaying gateway ended it, not the sweep");
+    assertEquals(2, ((Number) row[1]).intValue(), "billed for what was relayed");
+  }
 }
