@@ -44,9 +44,10 @@ public class DashboardQueries {
       long reports,
       long crossChecked,
       long countDifferences,
-      long claimedOverCounted) {
+      long claimedOverCounted,
+      String lastFailure) {
     /** A node with no requests and no reports. */
-    public static final NodeLoad NONE = new NodeLoad(0, -1, 0, 0, 0, 0);
+    public static final NodeLoad NONE = new NodeLoad(0, -1, 0, 0, 0, 0, null);
   }
 
   /** Per adapter, in one currency, over a period. */
@@ -72,7 +73,10 @@ public class DashboardQueries {
                 SELECT n.id::text,
                   (SELECT count(*) FROM gateway_request g WHERE g.node_id = n.id AND g.ended_at IS NULL
                      AND g.started_at > now() - interval '10 minutes'),
-                  u.he_millis, u.tokens, u.reports, x.checked, x.differing, x.over
+                  u.he_millis, u.tokens, u.reports, x.checked, x.differing, x.over,
+                  (SELECT g.node_error FROM gateway_request g WHERE g.node_id = n.id
+                     AND g.node_error IS NOT NULL AND g.started_at > now() - interval '24 hours'
+                   ORDER BY g.started_at DESC LIMIT 1)
                 FROM node n CROSS JOIN LATERAL (
                   SELECT count(*) AS checked,
                          count(*) FILTER (WHERE node_completion_tokens
@@ -97,14 +101,15 @@ public class DashboardQueries {
               r.reports(),
               r.checked(),
               r.differing(),
-              r.over()));
+              r.over(),
+              r.lastFailure()));
     }
     return out;
   }
 
   /**
-   * A node's requests in flight, its HE milliseconds, tokens and reports of the last day, and its
-   * cross-checked requests.
+   * A node's requests in flight, its HE milliseconds, tokens and reports of the last day, its
+   * cross-checked requests, and its words about its latest failure of the last day (null if none).
    */
   private record NodeLedger(
       String nodeId,
@@ -114,7 +119,8 @@ public class DashboardQueries {
       long reports,
       long checked,
       long differing,
-      long over) {}
+      long over,
+      String lastFailure) {}
 
   /** Charges of requests started in [from, to), per adapter and currency, by adapter id. */
   @Transactional

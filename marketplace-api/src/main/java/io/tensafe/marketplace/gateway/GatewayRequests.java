@@ -150,6 +150,18 @@ public class GatewayRequests {
   }
 
   /**
+   * Records what the node said when request {@code requestId} failed (its words, for admins and the
+   * log; never sent to the client), cut to 500 characters.
+   */
+  @Transactional
+  public void nodeError(String requestId, String words) {
+    em.createNativeQuery("UPDATE gateway_request SET node_error = :w WHERE request_id = :r")
+        .setParameter("w", words.length() > 500 ? words.substring(0, 500) : words)
+        .setParameter("r", UUID.fromString(requestId))
+        .executeUpdate();
+  }
+
+  /**
    * Records, while a hosted request streams, the completion tokens relayed to its client so far
    * (the marketplace's count) and that its gateway is alive ({@code active_at}): if the gateway
    * dies, its node's report is billed at most this.

@@ -264,6 +264,32 @@ public final class HostedRelay {
     }
   }
 
+  /**
+   * Ends a request whose node failed ({@code e}: its error event, a broken stream, too much text)
+   * as {@link #endEarly} does; the node's words go to the log and the request's record for admins
+   * ({@code node_error}), never to the client ({@link #nodeFailedMessage}).
+   */
+  public void nodeFailed(Exception e) {
+    String words = io.tensafe.marketplace.problem.Causes.describe(e);
+    Log.warnf(
+        "request %s: node %s failed mid-generation: %s", d.requestId(), d.node().name(), words);
+    try {
+      QuarkusTransaction.requiringNew().run(() -> owner.requests().nodeError(d.requestId(), words));
+    } catch (RuntimeException recording) {
+      Log.warnf("request %s: recording its node's error failed: %s", d.requestId(), recording);
+    } finally {
+      endEarly(RequestOutcome.NODE_FAILED);
+    }
+  }
+
+  /**
+   * What a client is told when its request's node failed mid-generation, whatever the node said:
+   * fixed text, then the request id by which admins find the node's words.
+   */
+  public String nodeFailedMessage() {
+    return "the node serving this request failed mid-generation; request id " + d.requestId();
+  }
+
   private GatewayRequests.Context context() {
     return d.admission().context(key, d.startedAt());
   }

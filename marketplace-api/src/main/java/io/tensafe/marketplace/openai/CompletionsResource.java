@@ -12,7 +12,6 @@ import io.tensafe.marketplace.gateway.GatewayMetrics;
 import io.tensafe.marketplace.gateway.HostedCompletions;
 import io.tensafe.marketplace.gateway.HostedRelay;
 import io.tensafe.marketplace.gateway.RequestOutcome;
-import io.tensafe.marketplace.problem.Causes;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
@@ -145,12 +144,9 @@ public class CompletionsResource {
       s.readToEnd();
     } catch (IOException | RuntimeException e) {
       // Nothing reached the client: nothing is billed; the node's report settles the reservation.
-      s.endEarly(RequestOutcome.NODE_FAILED);
+      s.nodeFailed(e);
       throw new io.tensafe.marketplace.problem.ApiProblem(
-          ProblemKind.HTTP,
-          502,
-          "Node failed",
-          "the node failed mid-generation: " + Causes.describe(e));
+          ProblemKind.HTTP, 502, "Node failed", s.nodeFailedMessage() + "; nothing was billed");
     }
     String text = s.relayedWhole(); // passed on below, with the bill
     HostedRelay.Finished billed = s.finish();
@@ -224,13 +220,21 @@ public class CompletionsResource {
       out.flush();
     } catch (IOException | RuntimeException e) {
       if (!finished) {
-        s.endEarly(
-            e instanceof ClientGone ? RequestOutcome.CLIENT_GONE : RequestOutcome.NODE_FAILED);
+        if (e instanceof ClientGone) {
+          s.endEarly(RequestOutcome.CLIENT_GONE);
+        } else {
+          s.nodeFailed(e);
+        }
         try {
           ObjectNode error = json.createObjectNode();
           error
               .putObject("error")
-              .put("message", "the generation failed: " + Causes.describe(e))
+              .put(
+                  "message",
+                  e instanceof ClientGone
+                      ? "the client went away"
+                      : s.nodeFailedMessage()
+                          + "; billed only for the text relayed before it failed")
               .put("type", "server_error")
               .put("code", e instanceof ClientGone ? "client-gone" : "node-failed")
               .putNull("param");

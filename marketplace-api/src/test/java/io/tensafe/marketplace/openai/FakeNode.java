@@ -73,6 +73,12 @@ final class FakeNode implements AutoCloseable {
   volatile boolean dieAfterFirstToken;
 
   /**
+   * When set, the node sends an error event carrying this {@code detail} after its first token (a
+   * node talking to the client through its error text).
+   */
+  volatile String errorDetailAfterFirstToken;
+
+  /**
    * When set, the node makes exactly max_tokens tokens, one delta each ("w1 ", "w2 ", ...), {@link
    * #delayMillis} apart, instead of "Hel" and "lo".
    */
@@ -177,6 +183,15 @@ final class FakeNode implements AutoCloseable {
               }
               if (dieAfterFirstToken) {
                 x.close();
+                return;
+              }
+              if (errorDetailAfterFirstToken != null) {
+                write(
+                    out,
+                    JSON.createObjectNode()
+                        .put("status", 500)
+                        .put("detail", errorDetailAfterFirstToken)
+                        .toString());
                 return;
               }
               pause();

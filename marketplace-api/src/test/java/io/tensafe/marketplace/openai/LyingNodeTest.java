@@ -149,6 +149,40 @@ class LyingNodeTest {
     assertEquals("node_failed", outcome(streamedId));
   }
 
+  /**
+   * The client's view of a node's failure, whatever the node's words: the answer's whole body (the
+   * request id masked), streamed and not; the words reach the admins' node page instead.
+   */
+  @Test
+  void aNodesErrorWords_neverReachTheClient_butReachTheAdmins() {
+    List<String> views = new java.util.ArrayList<>();
+    for (String words :
+        List.of("alpha: connect 10.0.0.7:5432 refused", "beta " + "x".repeat(900))) {
+      node.errorDetailAfterFirstToken = words;
+      for (boolean stream : List.of(false, true)) {
+        io.restassured.response.Response r = chat(16, stream);
+        String id = node.requests.getLast().path("request_id").asText();
+        String body = r.then().extract().asString();
+        assertTrue(body.contains(id), "the client is given the request id: " + body);
+        views.add(
+            r.statusCode()
+                + " "
+                + body.replace(id, "<id>").replaceAll("\"created\":\\d+", "\"created\":0"));
+        String recorded =
+            (String)
+                em.createNativeQuery(
+                        "SELECT node_error FROM gateway_request WHERE request_id = cast(?1 AS uuid)")
+                    .setParameter(1, id)
+                    .getSingleResult();
+        assertTrue(recorded.contains(words.substring(0, 5)), recorded);
+      }
+    }
+    assertEquals(views.get(0), views.get(2), "non-streamed views differ with the node's words");
+    assertEquals(views.get(1), views.get(3), "streamed views differ with the node's words");
+    String page = dashboard.nodeLoads().get(nodeId("node-1").toString()).lastFailure();
+    assertTrue(page.startsWith("beta xxx"), page);
+  }
+
   @Test
   void aStreamSlowerThanTheReportDeadline_isStillItsGatewaysToBill() throws Exception {
     // 30 pieces 150 ms apart: 4.5 s, more than twice the 2 s deadline, and fewer than 64 pieces.
@@ -329,7 +363,10 @@ class LyingNodeTest {
         .statusCode(201);
     assertEquals(List.of(PROMPT, 3L), charged(id));
     assertEquals("gateway_lost", outcome(id));
-    assertEquals(PROMPT + 3 + RUN_AHEAD, releases(id, "settle"));
+    // Settled by the report, or to its bound by the sweep (every 0.2 s here) if it came first, and
+    // the report's higher claim then moved nothing: the same figure either way.
+    long settled = releases(id, "settle");
+    assertEquals(PROMPT + 3 + RUN_AHEAD, settled >= 0 ? settled : releases(id, "bound"));
   }
 
   private UUID nodeId(String name) {
