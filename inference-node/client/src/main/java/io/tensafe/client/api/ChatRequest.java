@@ -65,7 +65,8 @@ record ChatRequest(
             body.path("temperature").asDouble(0),
             0,
             body.path("top_p").asDouble(1),
-            body.path("seed").asLong(0),
+            SamplingParameters.seedOrFresh(
+                body.path("seed").isIntegralNumber() ? body.get("seed").asLong() : null),
             maxTokens,
             stop);
     return new ChatRequest(

@@ -8,7 +8,8 @@ import java.util.List;
  * @param temperature 0 for greedy (argmax); otherwise logits are divided by it, in (0, 2]
  * @param topK keep only the k most likely tokens; 0 for all
  * @param topP keep the smallest set of most likely tokens whose probability reaches p, in (0, 1]
- * @param seed the sampler's seed: the same seed, prompt and model give the same tokens
+ * @param seed the sampler's seed: the same seed, prompt and model give the same tokens; a request
+ *     that gives none is sampled with a fresh one ({@link #seedOrFresh})
  * @param maxTokens tokens to generate at most, ≥ 1
  * @param stop strings that end generation; the output stops before the first one
  */
@@ -36,5 +37,15 @@ public record SamplingParameters(
   /** Greedy decoding of at most {@code maxTokens}. */
   public static SamplingParameters greedy(int maxTokens) {
     return new SamplingParameters(0, 0, 1, 0, maxTokens, List.of());
+  }
+
+  private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
+
+  /**
+   * The seed a request gave, or a fresh random one when it gave none (as OpenAI samples): two
+   * unseeded requests at a temperature above 0 do not repeat each other, and a seeded one repeats.
+   */
+  public static long seedOrFresh(Long given) {
+    return given != null ? given : SEEDS.nextLong();
   }
 }

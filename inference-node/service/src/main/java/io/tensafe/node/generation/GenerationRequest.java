@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * A generation request: a raw {@code prompt} or chat {@code messages} (rendered with ChatML), and
  * sampling parameters with OpenAI's names. Absent values take defaults: max_tokens 128, greedy
- * (temperature 0), top_p 1, top_k 0 (off), seed 0, no stop strings, not streamed, the base model.
+ * (temperature 0), top_p 1, top_k 0 (off), a fresh random seed, no stop strings, not streamed, the
+ * base model.
  *
  * @param adapter {@code id@version}, or {@code id} for the id's active version; null for the base
  *     model

@@ -58,7 +58,7 @@ final class RequestInputs {
           r.temperature() == null ? 0 : r.temperature(),
           r.topK() == null ? 0 : r.topK(),
           r.topP() == null ? 1 : r.topP(),
-          r.seed() == null ? 0 : r.seed(),
+          SamplingParameters.seedOrFresh(r.seed()),
           max,
           r.stop() == null ? List.of() : r.stop());
     } catch (IllegalArgumentException e) {

@@ -35,6 +35,21 @@ class GenerationResourceTest {
     assertEquals(first.getInt("usage.prompt_tokens") + 6, first.getInt("usage.total_tokens"));
   }
 
+  /** Issue 35: without a seed each request draws a fresh one; with one, it repeats. */
+  @Test
+  void sampling_withoutASeed_differsBetweenRequests_andWithOneRepeats() {
+    String unseeded =
+        "{\"prompt\":\"What is a savings account?\",\"max_tokens\":12,\"temperature\":1.5}";
+    java.util.Set<String> texts = new java.util.HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      texts.add(post("/v1/generate", unseeded).then().statusCode(200).extract().path("text"));
+    }
+    assertTrue(texts.size() > 1, "four unseeded samples were all " + texts);
+    String seeded = unseeded.replace("}", ",\"seed\":7}");
+    String first = post("/v1/generate", seeded).then().statusCode(200).extract().path("text");
+    assertEquals(first, post("/v1/generate", seeded).then().extract().path("text"));
+  }
+
   @Test
   void stream_sendsDeltasThenUsage_andTheDeltasAreTheText() {
     String whole = post("/v1/generate", CHAT).path("text");
