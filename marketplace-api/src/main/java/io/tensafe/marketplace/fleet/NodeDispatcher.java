@@ -25,6 +25,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class NodeDispatcher {
   @Inject NodesConfig nodes;
+  @Inject NodeAddresses addresses;
   @Inject EntityManager em;
 
   @Inject io.tensafe.marketplace.limits.Limits limits;
@@ -80,7 +81,7 @@ public class NodeDispatcher {
     byId.sort(Comparator.comparing(FreshNode::id));
     for (FreshNode n : byId) {
       StringBuilder why = new StringBuilder();
-      Optional<URI> endpoint = NodeEndpoint.parse(n.endpoint(), why);
+      Optional<URI> endpoint = addresses.usable(n.endpoint(), why);
       if (endpoint.isEmpty()) {
         Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n.name(), why);
         continue;
@@ -167,7 +168,7 @@ public class NodeDispatcher {
     List<NodeTarget> targets = new ArrayList<>();
     for (ChosenNode n : chosen) {
       StringBuilder why = new StringBuilder();
-      Optional<URI> endpoint = NodeEndpoint.parse(n.endpoint(), why);
+      Optional<URI> endpoint = addresses.usable(n.endpoint(), why);
       if (endpoint.isEmpty()) {
         Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n.name(), why);
         limits.slots().giveAllWithTransaction(List.of(n.slot()));

@@ -23,6 +23,7 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 @ApplicationScoped
 public class NodeService {
   @Inject NodesConfig nodes;
+  @Inject NodeAddresses addresses;
   @Inject NodeRepository nodeRows;
   @Inject NodeFleetRepository fleetRows;
   @Inject JsonWebToken token;
@@ -47,7 +48,7 @@ public class NodeService {
     }
     if (r.url() != null) {
       StringBuilder why = new StringBuilder();
-      if (NodeEndpoint.parse(r.url(), why).isEmpty()) {
+      if (addresses.usable(r.url(), why).isEmpty()) {
         throw ProblemTypes.validation("url '" + r.url() + "' is not a usable endpoint: " + why);
       }
       if (guard.requiresTls() && !r.url().startsWith("https://")) {

@@ -8,4 +8,11 @@ import java.util.Optional;
 public interface MetricsConfig {
   /** The bearer token that may scrape from other hosts; unset or empty: loopback only. */
   Optional<String> token();
+
+  /**
+   * Whether loopback callers may scrape without the token: true in the demo, false in the
+   * production profile ({@link ScrapeAccess}).
+   */
+  @io.smallrye.config.WithDefault("true")
+  boolean trustLoopback();
 }

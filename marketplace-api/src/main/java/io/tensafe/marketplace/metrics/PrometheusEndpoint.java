@@ -16,11 +16,11 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 
 /**
- * Prometheus text exposition at {@code /metrics}, for loopback callers or the holder of the scrape
- * token ({@link ScrapeAccess}). The Quarkus Prometheus registry extension does not resolve from the
- * Maven repository reachable here, so this service registers Micrometer's Prometheus registry
- * itself; quarkus-micrometer adds it to the global registry and feeds it the HTTP server, JVM and
- * connection-pool meters.
+ * Prometheus text exposition at {@code /metrics}, for the holder of the scrape token, or loopback
+ * callers outside the production profile ({@link ScrapeAccess}). The Quarkus Prometheus registry
+ * extension does not resolve from the Maven repository reachable here, so this service registers
+ * Micrometer's Prometheus registry itself; quarkus-micrometer adds it to the global registry and
+ * feeds it the HTTP server, JVM and connection-pool meters.
  */
 @Path("/metrics")
 public class PrometheusEndpoint {
@@ -42,11 +42,14 @@ public class PrometheusEndpoint {
   public Response scrape(
       @Context HttpServerRequest request, @HeaderParam("Authorization") String authorization) {
     String host = request.remoteAddress() == null ? null : request.remoteAddress().host();
-    if (!new ScrapeAccess(config.token()).allows(host, authorization)) {
+    if (!new ScrapeAccess(config.token(), config.trustLoopback()).allows(host, authorization)) {
       return ProblemMappers.problem(
               ProblemKind.UNAUTHORIZED,
-              "metrics are for the loopback interface, or for whoever presents the scrape token"
-                  + " as 'Authorization: Bearer ...'")
+              config.trustLoopback()
+                  ? "metrics are for the loopback interface, or for whoever presents the scrape"
+                      + " token as 'Authorization: Bearer ...'"
+                  : "metrics are for whoever presents the scrape token as 'Authorization: Bearer"
+                      + " ...' (TENSAFE_METRICS_TOKEN)")
           .build();
     }
     return Response.ok(registry.scrape()).build();

@@ -63,8 +63,16 @@ public interface NodeConfig {
   @WithDefault("auto")
   String backend();
 
-  /** The bearer token that may scrape /q/metrics from other hosts. */
+  /** The bearer token that may scrape /metrics from other hosts. */
   Optional<String> metricsToken();
+
+  /**
+   * Whether loopback callers may scrape /metrics without the token ({@code
+   * TENSAFE_NODE_METRICS_TRUST_LOOPBACK}): off behind a TLS terminator on the same host, where
+   * every caller looks local ({@link io.tensafe.node.metrics.ScrapeAccess}).
+   */
+  @WithDefault("true")
+  boolean metricsTrustLoopback();
 
   /** Where usage reports wait until the marketplace has them. */
   Path outboxDir();

@@ -36,7 +36,8 @@ public class PrometheusEndpoint {
   public Response scrape(
       @Context HttpServerRequest request, @HeaderParam("Authorization") String authorization) {
     String host = request.remoteAddress() == null ? null : request.remoteAddress().host();
-    if (!new ScrapeAccess(config.metricsToken()).allows(host, authorization)) {
+    if (!new ScrapeAccess(config.metricsToken(), config.metricsTrustLoopback())
+        .allows(host, authorization)) {
       return Response.status(401)
           .type("application/problem+json")
           .entity(
@@ -48,8 +49,11 @@ public class PrometheusEndpoint {
                   "status",
                   401,
                   "detail",
-                  "metrics are for the loopback interface, or for whoever presents the scrape"
-                      + " config.metricsToken() as 'Authorization: Bearer ...'"))
+                  config.metricsTrustLoopback()
+                      ? "metrics are for the loopback interface, or for whoever presents the"
+                          + " scrape token as 'Authorization: Bearer ...'"
+                      : "metrics are for whoever presents the scrape token as 'Authorization:"
+                          + " Bearer ...' (TENSAFE_NODE_METRICS_TOKEN)"))
           .build();
     }
     return Response.ok(registry.scrape()).build();

@@ -9,10 +9,15 @@ import java.util.Optional;
 /**
  * Who may read {@code /metrics}: with a scrape token configured ({@code
  * TENSAFE_NODE_METRICS_TOKEN}), whoever presents it as {@code Authorization: Bearer <token>};
- * without one, only callers on the loopback interface. Metrics name adapters and volumes, which are
- * not for anyone who can reach the port.
+ * without one, only callers on the loopback interface, and only where loopback is trusted ({@code
+ * trustLoopback}; not behind a TLS terminator on the same host, where every caller looks local).
+ * Metrics name adapters and volumes, which are not for anyone who can reach the port.
+ *
+ * @param token the scrape token; empty for none
+ * @param trustLoopback whether a loopback caller may scrape without the token (never when a token
+ *     is configured)
  */
-public record ScrapeAccess(Optional<String> token) {
+public record ScrapeAccess(Optional<String> token, boolean trustLoopback) {
   /** Whether a request from {@code remoteHost} with this Authorization header may scrape. */
   public boolean allows(String remoteHost, String authorization) {
     if (token.isPresent()) {
@@ -20,6 +25,9 @@ public record ScrapeAccess(Optional<String> token) {
       byte[] given =
           authorization == null ? new byte[0] : authorization.getBytes(StandardCharsets.UTF_8);
       return MessageDigest.isEqual(expected, given);
+    }
+    if (!trustLoopback) {
+      return false;
     }
     try {
       return remoteHost != null && InetAddress.getByName(remoteHost).isLoopbackAddress();
