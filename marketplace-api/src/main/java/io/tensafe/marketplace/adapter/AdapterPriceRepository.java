@@ -32,6 +32,37 @@ public class AdapterPriceRepository implements PanacheRepository<AdapterPrice> {
         .orElseThrow(() -> new IllegalStateException("version " + versionId + " has no price"));
   }
 
+  /** The price in force at {@code at}, if one is (none before the version's upload). */
+  public java.util.Optional<AdapterPrice> inForceAt(UUID versionId, OffsetDateTime at) {
+    return find(
+            "adapterVersionId = ?1 and effectiveFrom <= ?2",
+            Sort.descending("effectiveFrom"),
+            versionId,
+            at)
+        .firstResultOptional();
+  }
+
+  /**
+   * The version's prices a client may pay from {@code at} until just before {@code until}: the one
+   * in force at {@code at} (if any) and every one scheduled to take effect before {@code until}.
+   */
+  public java.util.List<AdapterPrice> inForceFrom(
+      UUID versionId, OffsetDateTime at, OffsetDateTime until) {
+    java.util.List<AdapterPrice> rows =
+        list(
+            "adapterVersionId = ?1 and effectiveFrom < ?2",
+            Sort.ascending("effectiveFrom"),
+            versionId,
+            until);
+    int first = 0;
+    for (int i = 0; i < rows.size(); i++) {
+      if (!rows.get(i).effectiveFrom.isAfter(at)) {
+        first = i;
+      }
+    }
+    return rows.subList(first, rows.size());
+  }
+
   /** Whether a price of the version already takes effect at exactly {@code at}. */
   public boolean takesEffectAt(UUID versionId, OffsetDateTime at) {
     return count("adapterVersionId = ?1 and effectiveFrom = ?2", versionId, at) > 0;

@@ -64,4 +64,11 @@ public class AdapterVersion {
   public UUID uploadedBy;
 
   public OffsetDateTime publishedAt;
+
+  /**
+   * From when the version serves requests that name its adapter without a version (and {@code
+   * auto}), as its newest: set on every publication by {@link NewVersionNotice}; null for a version
+   * not published since migration V30 (one published before then serves so already).
+   */
+  public OffsetDateTime newestFrom;
 }

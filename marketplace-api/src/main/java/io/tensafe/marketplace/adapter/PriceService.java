@@ -23,27 +23,15 @@ public class PriceService {
   @Inject CurrentUser current;
   @Inject AuditLog audit;
 
-  /** How far ahead a price rise must be announced ({@code tensafe.catalog.price-rise-notice}). */
-
   /**
-   * Refuses a rise (the prompt, completion or private price above the one in force just before
-   * {@code change} would take effect, a private price compared as private sessions pay it: {@link
-   * PriceChange#privateOrHosted}) that takes effect sooner than {@link
-   * CatalogConfig#priceRiseNotice()} from now. Cuts take effect whenever the creator says.
+   * Refuses a rise ({@link PriceLevel#risesFrom} the price in force just before {@code change}
+   * would take effect: the prompt, completion or private price above, a private price compared as
+   * private sessions pay it) that takes effect sooner than {@link CatalogConfig#priceRiseNotice()}
+   * from now. Cuts take effect whenever the creator says.
    */
   private void requireNoticeForRise(AdapterVersion v, PriceChange change, OffsetDateTime now) {
     AdapterPrice before = prices.inForceBefore(v.id, change.effectiveFrom());
-    boolean rise =
-        change.promptMicrosPer1kTokens() > before.promptMicrosPer1kTokens
-            || change.completionMicrosPer1kTokens() > before.completionMicrosPer1kTokens
-            || PriceChange.privateOrHosted(
-                    change.privateMicrosPer1kTokens(),
-                    change.promptMicrosPer1kTokens(),
-                    change.completionMicrosPer1kTokens())
-                > PriceChange.privateOrHosted(
-                    before.privateMicrosPer1kTokens,
-                    before.promptMicrosPer1kTokens,
-                    before.completionMicrosPer1kTokens);
+    boolean rise = PriceLevel.of(before.currency, change).risesFrom(PriceLevel.of(before));
     OffsetDateTime earliest = now.plus(catalog.priceRiseNotice());
     if (rise && change.effectiveFrom().isBefore(earliest)) {
       throw ProblemTypes.validation(

@@ -8,12 +8,17 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.time.OffsetDateTime;
 
-/** Publishing and unpublishing a creator's own versions; suspended ones stay suspended. */
+/**
+ * Publishing and unpublishing a creator's own versions; suspended ones stay suspended. Each
+ * publication sets when the version serves requests named without a version ({@link
+ * NewVersionNotice}).
+ */
 @ApplicationScoped
 public class PublishService {
   @Inject OwnVersions versions;
   @Inject CurrentUser current;
   @Inject AuditLog audit;
+  @Inject NewVersionNotice notice;
 
   @Transactional
   public VersionState setState(String adapterRef, String version, String state) {
@@ -22,13 +27,16 @@ public class PublishService {
       throw ProblemTypes.conflict("this version is suspended by an administrator");
     }
     if (!state.equals(v.state)) {
-      v.state = state;
       if ("published".equals(state)) {
-        v.publishedAt = OffsetDateTime.now();
+        // Judged before the state changes: the version it replaces is the one serving without it.
+        OffsetDateTime now = OffsetDateTime.now();
+        v.newestFrom = notice.newestFrom(v, now);
+        v.publishedAt = now;
       }
+      v.state = state;
       audit.record(
           current.user(), "adapter-version." + state, "adapter-version", v.id.toString(), "{}");
     }
-    return new VersionState(adapterRef, version, v.state);
+    return new VersionState(adapterRef, version, v.state, v.newestFrom);
   }
 }

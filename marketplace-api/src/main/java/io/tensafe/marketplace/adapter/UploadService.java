@@ -250,6 +250,7 @@ public class UploadService {
         row.uploadedAt,
         null,
         null,
+        null,
         null);
   }
 

@@ -22,7 +22,9 @@ public class VersionQueries {
       SELECT a.adapter_ref, v.version, v.state, v.base_model, v.rank, v.domain, p.currency,
              p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens, v.package_sha256,
              v.package_bytes, v.uploaded_at, n.prompt_micros_per_1k_tokens,
-             n.completion_micros_per_1k_tokens, n.effective_from
+             n.completion_micros_per_1k_tokens, n.effective_from,
+             CASE WHEN v.published_at IS NOT NULL THEN coalesce(v.newest_from, v.published_at)
+             END
       FROM adapter_version v
       JOIN adapter a ON a.id = v.adapter_id
       JOIN creator c ON c.id = a.creator_id

@@ -34,7 +34,10 @@ public class ServedCatalogue {
   record Price(
       long id, Instant effectiveFrom, String currency, long promptMicros, long completionMicros) {}
 
-  /** A published version, with its prices by ascending {@code effective_from}. */
+  /**
+   * A published version, with its prices by ascending {@code effective_from} and the time from
+   * which it may serve as its adapter's newest ({@code newest_from}, migration V30; null: at once).
+   */
   record Entry(
       String adapterRef,
       UUID adapterUuid,
@@ -46,6 +49,7 @@ public class ServedCatalogue {
       String baseModel,
       List<String> keywords,
       UUID versionId,
+      Instant newestFrom,
       List<Price> prices) {
 
     /** The price in force at {@code at}, if one is. */
@@ -58,6 +62,23 @@ public class ServedCatalogue {
         found = p;
       }
       return Optional.ofNullable(found);
+    }
+
+    /**
+     * Whether, at {@code at}, it may serve requests that name its adapter without a version: a
+     * price is in force and its notice as the newest (if any) has ended.
+     */
+    boolean mayBeNewestAt(Instant at) {
+      return (newestFrom == null || !newestFrom.isAfter(at)) && priceAt(at).isPresent();
+    }
+
+    /**
+     * The version of {@code versions} (one adapter's) that requests naming the adapter without a
+     * version are served by at {@code at}: the highest that {@link #mayBeNewestAt} then. The rule
+     * {@code newest_version_at} (migration V30) writes in SQL, which the admission checks it by.
+     */
+    static Optional<Entry> newestAt(List<Entry> versions, Instant at) {
+      return versions.stream().filter(v -> v.mayBeNewestAt(at)).max(BY_VERSION);
     }
 
     static final Comparator<Entry> BY_VERSION =
@@ -170,7 +191,7 @@ public class ServedCatalogue {
   private static final String ROWS =
       """
       SELECT a.adapter_ref, a.id, v.version, v.version_major, v.version_minor, v.version_patch,
-             v.fleet_id, v.base_model, array_to_json(v.keywords)::text, v.id,
+             v.fleet_id, v.base_model, array_to_json(v.keywords)::text, v.id, v.newest_from,
              p.id, p.effective_from, p.currency, p.prompt_micros_per_1k_tokens,
              p.completion_micros_per_1k_tokens
       FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
@@ -192,6 +213,7 @@ public class ServedCatalogue {
       String baseModel,
       String keywordsJson,
       UUID versionId,
+      OffsetDateTime newestFrom,
       Long priceId,
       OffsetDateTime effectiveFrom,
       String currency,
@@ -234,6 +256,7 @@ public class ServedCatalogue {
               r.baseModel(),
               keywords(r.keywordsJson()),
               r.versionId(),
+              r.newestFrom() == null ? null : r.newestFrom().toInstant(),
               List.copyOf(prices.get(r.versionId()))));
     }
     byAdapter.replaceAll((ref, list) -> List.copyOf(list));

@@ -18,10 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The published versions an API key may use: adapters in its scope (all when unscoped), neither the
  * adapter, its creator nor the version suspended. An adapter named without a version resolves to
- * its newest published version. Versions and prices come from the catalogue's copy in memory
- * ({@link ServedCatalogue}), which the admission's database call checks is current; the other
- * lookups are each their own short transaction, so the connection is released at once rather than
- * held for the rest of a streamed request.
+ * its newest published version whose price-rise notice as the newest has ended (ADR 0009). Versions
+ * and prices come from the catalogue's copy in memory ({@link ServedCatalogue}), which the
+ * admission's database call checks is current; the other lookups are each their own short
+ * transaction, so the connection is released at once rather than held for the rest of a streamed
+ * request.
  */
 @ApplicationScoped
 public class ServedVersions {
@@ -32,7 +33,10 @@ public class ServedVersions {
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
   private final Map<UUID, Integer> noisedSites = new ConcurrentHashMap<>();
 
-  /** The newest published version of every adapter the key may use, oldest adapter first. */
+  /**
+   * The newest version ({@link ServedCatalogue.Entry#newestAt}) of every adapter the key may use,
+   * oldest adapter first: what {@code auto} chooses among.
+   */
   @Transactional
   public List<ServedVersion> newestForKey(ApiKeyPrincipal key) {
     return newestForKey(key, new ServedCatalogue.Snapshot(catalogue.current(), Instant.now()));
@@ -47,27 +51,30 @@ public class ServedVersions {
     Instant now = at.at();
     List<ServedVersion> all = new ArrayList<>();
     for (List<ServedCatalogue.Entry> versions : at.copy().byAdapter().values()) {
-      ServedCatalogue.Entry newest =
-          versions.stream().max(ServedCatalogue.Entry.BY_VERSION).orElseThrow();
-      if (allowed(key, newest.adapterUuid())) {
-        newest.priceAt(now).ifPresent(p -> all.add(of(newest, p, true)));
-      }
+      ServedCatalogue.Entry.newestAt(versions, now)
+          .filter(newest -> allowed(key, newest.adapterUuid()))
+          .ifPresent(newest -> all.add(of(newest, newest.priceAt(now).orElseThrow(), true)));
     }
     return all;
   }
 
   /**
-   * {@code adapterId}'s version {@code version} (newest published with a price in force when null),
-   * if the key may use it, from the snapshot {@code at}, with the price in force at its time.
+   * {@code adapterId}'s version {@code version} (when null, its newest: {@link
+   * ServedCatalogue.Entry#newestAt}, which waits out a dearer version's notice), if the key may use
+   * it, from the snapshot {@code at}, with the price in force at its time.
    */
   @Transactional
   public Optional<ServedVersion> find(
       ApiKeyPrincipal key, String adapterId, String version, ServedCatalogue.Snapshot at) {
     Instant now = at.at();
-    return at.copy().byAdapter().getOrDefault(adapterId, List.of()).stream()
-        .filter(v -> version == null || v.version().equals(version))
-        .filter(v -> v.priceAt(now).isPresent())
-        .max(ServedCatalogue.Entry.BY_VERSION)
+    List<ServedCatalogue.Entry> versions = at.copy().byAdapter().getOrDefault(adapterId, List.of());
+    Optional<ServedCatalogue.Entry> found =
+        version == null
+            ? ServedCatalogue.Entry.newestAt(versions, now)
+            : versions.stream()
+                .filter(v -> v.version().equals(version) && v.priceAt(now).isPresent())
+                .findFirst();
+    return found
         .filter(v -> allowed(key, v.adapterUuid()))
         .map(v -> of(v, v.priceAt(now).orElseThrow(), version == null));
   }

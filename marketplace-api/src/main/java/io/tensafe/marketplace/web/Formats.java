@@ -54,6 +54,11 @@ public final class Formats {
     return String.format(Locale.ROOT, "%.1f%%", fraction * 100);
   }
 
+  /** Whether a time is set and still to come. */
+  public static boolean ahead(OffsetDateTime time) {
+    return time != null && time.isAfter(OffsetDateTime.now());
+  }
+
   /** A time in UTC to the second, or "never" for none. */
   public static String utc(OffsetDateTime time) {
     return time == null ? "never" : TIME.format(time.withOffsetSameInstant(ZoneOffset.UTC));
