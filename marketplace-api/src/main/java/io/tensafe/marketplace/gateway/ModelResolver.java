@@ -17,12 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Which adapter version a completion request runs on: the model it names, or for {@code auto} the
  * keyword step-gate's choice ({@code routing.StepGate}). Never a version the API key may not use or
- * one priced above its cap. Thread-safe.
+ * one priced above its cap; {@code auto} never one priced above its organisation's auto price cap
+ * ({@link io.tensafe.marketplace.organisation.AutoPriceCaps}), the default adapter included.
+ * Thread-safe.
  */
 @ApplicationScoped
 public class ModelResolver {
   @Inject GatewayConfig gateway;
   @Inject ServedVersions versions;
+  @Inject io.tensafe.marketplace.organisation.AutoPriceCaps autoCaps;
 
   /**
    * The version a request runs on, and for {@code model: "auto"} what the step-gate chose and why
@@ -46,15 +49,17 @@ public class ModelResolver {
 
   /**
    * The candidates {@code auto} chooses among for this key: the newest published version of each
-   * adapter it may use, within its price cap, with the manifest's keywords and the price now.
+   * adapter it may use, within its price cap and its organisation's auto price cap, with the
+   * manifest's keywords and the price now.
    */
   public List<GateCandidate> candidates(ApiKeyPrincipal key) {
     return candidates(key, versions.newestForKey(key));
   }
 
-  private static List<GateCandidate> candidates(ApiKeyPrincipal key, List<ServedVersion> newest) {
+  private List<GateCandidate> candidates(ApiKeyPrincipal key, List<ServedVersion> newest) {
+    io.tensafe.marketplace.apikey.PriceCap auto = autoCaps.of(key.organisationId()).cap();
     return newest.stream()
-        .filter(v -> v.withinCap(key.maxPrice()))
+        .filter(v -> v.withinCap(key.maxPrice()) && v.withinCap(auto))
         .map(
             v ->
                 new GateCandidate(
@@ -73,7 +78,7 @@ public class ModelResolver {
 
   private Resolved route(
       ApiKeyPrincipal key, List<RoutedText> routing, ServedCatalogue.Snapshot at) {
-    // Routing never picks an adapter priced above the key's cap.
+    // Routing never picks an adapter priced above the key's cap or the organisation's auto cap.
     List<GateCandidate> candidates = candidates(key, versions.newestForKey(key, at));
     RouteDecision decision =
         StepGate.route(
@@ -94,8 +99,9 @@ public class ModelResolver {
     if (gateway.defaultAdapter().isEmpty()) {
       throw noMatch(nothing + ", and no default adapter is configured; name a model");
     }
+    ServedVersion fallback;
     try {
-      return new Resolved(resolve(key, gateway.defaultAdapter().get(), at), reason);
+      fallback = resolve(key, gateway.defaultAdapter().get(), at);
     } catch (ApiProblem unavailable) {
       // Not the client's model: do not answer as if it had asked for the default by name.
       throw noMatch(
@@ -106,6 +112,15 @@ public class ModelResolver {
                   : "not published to it")
               + "); name a model");
     }
+    io.tensafe.marketplace.apikey.PriceCap auto = autoCaps.of(key.organisationId()).cap();
+    if (!fallback.withinCap(auto)) {
+      throw noMatch(
+          nothing
+              + ", and the default adapter is priced above this organisation's auto price cap ("
+              + auto
+              + "); name a model, or raise the cap");
+    }
+    return new Resolved(fallback, reason);
   }
 
   private static ApiProblem noMatch(String detail) {

@@ -19,13 +19,18 @@ import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** {@code GET /v1/models}: the adapters this API key may use, plus {@code auto}, OpenAI-style. */
+/**
+ * {@code GET /v1/models}: the adapters this API key may use, plus {@code auto}, OpenAI-style;
+ * beside them, under {@code tensafe.auto_price_cap}, the most {@code auto} routes to for the key's
+ * organisation, per 1k prompt and completion tokens, and whether its owners or the platform set it.
+ */
 @Path("/v1/models")
 @PermitAll
 @ApiKeyAuthenticated
 @Produces(MediaType.APPLICATION_JSON)
 public class ModelsResource {
   @Inject EntityManager em;
+  @Inject io.tensafe.marketplace.organisation.AutoPriceCaps autoCaps;
 
   /** One model entry in OpenAI's format. */
   public record Model(String id, String object, long created, String owned_by) {}
@@ -55,6 +60,13 @@ public class ModelsResource {
       models.add(
           new Model(r.adapterId(), "model", r.firstPublished().toEpochSecond(), r.creator()));
     }
-    return Map.of("object", "list", "data", models);
+    io.tensafe.marketplace.organisation.AutoCapView auto = autoCaps.of(key.organisationId());
+    Map<String, Object> cap = new java.util.LinkedHashMap<>();
+    cap.put("currency", auto.cap().currency());
+    cap.put("prompt_micros_per_1k_tokens", auto.cap().promptMicrosPer1kTokens());
+    cap.put("completion_micros_per_1k_tokens", auto.cap().completionMicrosPer1kTokens());
+    cap.put("source", auto.source());
+    // Beside OpenAI's fields: the most `auto` routes to for this key's organisation.
+    return Map.of("object", "list", "data", models, "tensafe", Map.of("auto_price_cap", cap));
   }
 }

@@ -86,7 +86,8 @@ public class AdminPages {
       String organisation,
       List<DashboardQueries.ClientUsage> usage,
       List<ApiKeyView> keys,
-      List<BudgetView> budgets) {}
+      List<BudgetView> budgets,
+      io.tensafe.marketplace.organisation.AutoCapView autoCap) {}
 
   @Inject CurrentViewer viewer;
   @Inject AdminOverviewResource overview;
@@ -94,6 +95,7 @@ public class AdminPages {
   @Inject DashboardQueries dashboard;
   @Inject AdminApiKeyResource apiKeys;
   @Inject AdminBudgetResource budgets;
+  @Inject io.tensafe.marketplace.organisation.AutoPriceCaps autoCaps;
   @Inject AdminAuditResource audit;
 
   /** Every item of a paged admin listing, 200 at a time. */
@@ -158,7 +160,8 @@ public class AdminPages {
               org,
               usage.getOrDefault(org, List.of()),
               keys.getOrDefault(org, List.of()),
-              budgets.of(org)));
+              budgets.of(org),
+              autoCaps.bySlug(org)));
     }
     String reference = "ui-" + UUID.randomUUID().toString().substring(0, 13);
     return Templates.clients(viewer.get(), "/admin/clients", period, rows, reference).render();

@@ -166,7 +166,12 @@ class NewVersionPriceNoticeTest {
     String older = catalogue.getString("items[" + versions.indexOf("1.0.0") + "].newestFrom");
     assertTrue(OffsetDateTime.parse(older).isBefore(OffsetDateTime.now()), older);
 
-    // The notice ends (moved into the past here): the new version serves at its price.
+    // The notice ends (moved into the past here): the new version serves at its price (auto too,
+    // within an auto price cap its organisation raised above it).
+    String client = Actors.token("client-" + fixture.suffix(), "client");
+    Actors.setAutoCap(client, Actors.personalOrganisation(client), 1_000_000)
+        .then()
+        .statusCode(200);
     QuarkusTransaction.requiringNew()
         .run(
             () ->

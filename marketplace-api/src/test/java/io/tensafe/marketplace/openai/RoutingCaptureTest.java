@@ -114,6 +114,11 @@ class RoutingCaptureTest {
     // the old score 1.41 against 0.41, whatever the price. Now a lead of one match is a near tie,
     // and the cheaper adapter wins it. (A key scoped to the two, so that no other test's adapter
     // is a candidate.)
+    // The organisation's auto cap above the squatter's price, so that price alone decides.
+    String client = Actors.token("client-" + fixture.suffix(), "client");
+    Actors.setAutoCap(client, Actors.personalOrganisation(client), 10_000_000)
+        .then()
+        .statusCode(200);
     String key =
         postJson(
                 Actors.token("client-" + fixture.suffix(), "client"),

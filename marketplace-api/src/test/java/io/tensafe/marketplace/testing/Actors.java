@@ -257,4 +257,35 @@ public final class Actors {
     registerKey(creatorUser, key);
     return new Seller(fleet, key);
   }
+
+  /** The slug of the personal organisation of the holder of {@code clientToken}. */
+  public static String personalOrganisation(String clientToken) {
+    return given()
+        .auth()
+        .oauth2(clientToken)
+        .get("/api/organisations")
+        .then()
+        .statusCode(200)
+        .extract()
+        .path("items[0].slug");
+  }
+
+  /**
+   * Sets organisation {@code slug}'s auto price cap to {@code micros} per 1k prompt and completion
+   * tokens in USD, as the holder of {@code clientToken}; the answer, unchecked.
+   */
+  public static io.restassured.response.Response setAutoCap(
+      String clientToken, String slug, long micros) {
+    return given()
+        .auth()
+        .oauth2(clientToken)
+        .contentType("application/json")
+        .body(
+            "{\"currency\":\"USD\",\"promptMicrosPer1kTokens\":"
+                + micros
+                + ",\"completionMicrosPer1kTokens\":"
+                + micros
+                + "}")
+        .put("/api/organisations/" + slug + "/auto-cap");
+  }
 }
