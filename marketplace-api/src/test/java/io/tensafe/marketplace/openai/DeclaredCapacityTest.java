@@ -8,6 +8,8 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.tensafe.marketplace.testing.Actors;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
 class DeclaredCapacityTest {
+  @Inject EntityManager em;
 
   /** The slot ceiling of a node that has completed nothing yet, whatever it declares. */
   static final int BASE_SLOTS = 4;
@@ -116,6 +119,29 @@ class DeclaredCapacityTest {
       assertEquals(0, liar.requests.size(), "the node that never fetched the package was chosen");
       assertEquals(5, honest.requests.size());
     }
+  }
+
+  @Test
+  void aNodeThatCompletedEightRequests_isGivenOneSlotMore() throws Exception {
+    GatewayFixture f = GatewayFixture.create();
+    try (FakeNode node = new FakeNode()) {
+      String name = "grower-" + f.suffix();
+      f.registerNode(name, node.url(), List.of(f.adapterId()), 4096, node.dispatchToken);
+      assertEquals(BASE_SLOTS, slots(name));
+      for (int i = 0; i < 8; i++) {
+        f.chat("hello " + i).then().statusCode(200);
+      }
+      assertEquals(BASE_SLOTS + 1, slots(name));
+    }
+  }
+
+  /** The slot ceiling of node {@code name} now, as the dispatch query reads it. */
+  private int slots(String name) {
+    return ((Number)
+            em.createNativeQuery("SELECT slots FROM usable_node WHERE name = :n")
+                .setParameter("n", name)
+                .getSingleResult())
+        .intValue();
   }
 
   private static void download(GatewayFixture f, String credential, String node) {
