@@ -8,9 +8,9 @@
 --    read them. Organisations can now be suspended; a suspended organisation's API keys are
 --    refused too (api_key_usable below).
 -- 2. Declared capacity does not win traffic. A node is given at most usable_node.slots requests at
---    once: least(max_concurrency, 4 + completed / 8), completed being the requests the marketplace
---    itself saw the node complete (gateway_request.outcome 'completed') in the last ten minutes,
---    counted per minute in node_served. And its declaration that it holds an adapter counts
+--    once: least(max_concurrency, 4 + completed / 8) by default (node_slot_rule), completed being
+--    the requests the marketplace itself saw the node complete (gateway_request.outcome
+--    'completed') in the last ten minutes, counted per minute in node_served. And its declaration that it holds an adapter counts
 --    (node_holds_adapter) only if its credential downloaded that version's whole package
 --    (node_download).
 
@@ -38,8 +38,20 @@ CREATE FUNCTION node_credential_usable(p_client text) RETURNS boolean LANGUAGE s
                        WHERE c.client_id = p_client AND o.suspended_at IS NOT NULL)
 $$;
 
--- Requests the gateway saw each node complete, per minute; rows older than the window that
--- node_slots reads are removed as the node completes more.
+-- How a node earns slots (ADR 0028), one row, written by each marketplace replica at start from
+-- tensafe.nodes.* (fleet.NodeSlotRule): a node is given at most least(declared, unproven_slots +
+-- completed / completed_per_slot) requests at once, completed being the requests the gateway saw
+-- it complete in the last window_seconds.
+CREATE TABLE node_slot_rule (
+    only_row           boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    unproven_slots     integer NOT NULL CHECK (unproven_slots BETWEEN 1 AND 4096),
+    completed_per_slot integer NOT NULL CHECK (completed_per_slot >= 1),
+    window_seconds     integer NOT NULL CHECK (window_seconds BETWEEN 60 AND 86400)
+);
+INSERT INTO node_slot_rule VALUES (true, 4, 8, 600);
+
+-- Requests the gateway saw each node complete, per minute; rows older than the rule's window are
+-- removed as the node completes more.
 CREATE TABLE node_served (
     node_id   uuid        NOT NULL REFERENCES node (id),
     minute    timestamptz NOT NULL,
@@ -53,7 +65,9 @@ BEGIN
     VALUES (NEW.node_id, date_trunc('minute', now()), 1)
     ON CONFLICT (node_id, minute) DO UPDATE SET completed = s.completed + 1;
     DELETE FROM node_served s
-    WHERE s.node_id = NEW.node_id AND s.minute < now() - interval '11 minutes';
+    WHERE s.node_id = NEW.node_id
+      AND s.minute < now() - make_interval(secs => (SELECT r.window_seconds + 60
+                                                    FROM node_slot_rule r));
     RETURN NULL;
 END $$;
 
@@ -62,14 +76,14 @@ CREATE TRIGGER gateway_request_served AFTER UPDATE OF outcome ON gateway_request
     WHEN (OLD.outcome IS NULL AND NEW.outcome = 'completed' AND NEW.node_id IS NOT NULL)
     EXECUTE FUNCTION count_node_served();
 
--- The most requests node p_node (declaring p_declared) is given at once: 4 until it has served,
--- then one more for every 8 requests it completed in the last ten minutes, never more than it
--- declared.
+-- The most requests node p_node (declaring p_declared) is given at once, by node_slot_rule.
 CREATE FUNCTION node_slots(p_node uuid, p_declared integer) RETURNS integer
 LANGUAGE sql STABLE AS $$
-    SELECT least(p_declared, 4 + (coalesce(
+    SELECT least(p_declared::bigint, r.unproven_slots + coalesce(
         (SELECT sum(s.completed) FROM node_served s
-         WHERE s.node_id = p_node AND s.minute > now() - interval '10 minutes'), 0) / 8)::integer)
+         WHERE s.node_id = p_node AND s.minute > now() - make_interval(secs => r.window_seconds)),
+        0) / r.completed_per_slot)::integer
+    FROM node_slot_rule r
 $$;
 
 -- The nodes that may be dispatched to or heard from, with their slot ceiling. Health (heartbeat,
