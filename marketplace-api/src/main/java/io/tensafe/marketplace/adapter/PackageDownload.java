@@ -19,8 +19,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.regex.Matcher;
 
 /**
- * Serves package bytes to a registered node of the package's fleet, with a strong ETag (the
- * SHA-256) and single byte ranges ({@code Range: bytes=a-b}, {@code a-} or {@code -n}).
+ * Serves package bytes to a usable node (see {@code fleet.NodeCredentials}) of the package's fleet,
+ * with a strong ETag (the SHA-256) and single byte ranges ({@code Range: bytes=a-b}, {@code a-} or
+ * {@code -n}). A response that carried the whole package, sent to its end, is recorded for the
+ * node's credential: a node's declaration that it holds a version counts only after that.
  */
 @ApplicationScoped
 public class PackageDownload {
@@ -30,6 +32,7 @@ public class PackageDownload {
   @Inject AdapterVersionRepository versions;
   @Inject NodeService nodes;
   @Inject PackageStore store;
+  @Inject io.agroal.api.AgroalDataSource database;
 
   public Response serve(
       String nodeName, String adapterRef, String version, String range, String ifNoneMatch) {
@@ -37,9 +40,7 @@ public class PackageDownload {
         nodes
             .own(nodeName)
             .orElseThrow(() -> ProblemTypes.notFound("node " + nodeName + " (register first)"));
-    if (node.suspendedAt != null) {
-      throw new ApiProblem(ProblemKind.FORBIDDEN, "this node is suspended");
-    }
+    nodes.requireUsable(node);
     AdapterVersion v =
         versions
             .forFleet(adapterRef, version, node.fleetId)
@@ -85,6 +86,9 @@ public class PackageDownload {
     }
     long from = start;
     long length = end - start + 1;
+    boolean whole = start == 0 && end == size - 1;
+    String credential = node.clientId;
+    java.util.UUID versionId = v.id;
     StreamingOutput body =
         out -> {
           try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
@@ -100,6 +104,9 @@ public class PackageDownload {
               left -= n;
             }
           }
+          if (whole) {
+            recordDownload(credential, versionId);
+          }
         };
     Response.ResponseBuilder r =
         Response.status(partial ? 206 : 200)
@@ -112,6 +119,27 @@ public class PackageDownload {
       r.header("Content-Range", "bytes " + start + "-" + end + "/" + size);
     }
     return r.build();
+  }
+
+  /**
+   * Records that credential {@code clientId} received the whole package of version {@code
+   * versionId} (table {@code node_download}, V31): only then does its nodes' declaration that they
+   * hold that version count when choosing nodes. Written after the last byte was handed to the
+   * connection, in its own statement (the response is streamed after the request's transaction).
+   */
+  private void recordDownload(String clientId, java.util.UUID versionId) throws IOException {
+    try (java.sql.Connection c = database.getConnection();
+        java.sql.PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO node_download (client_id, adapter_version_id) VALUES (?, ?)"
+                    + " ON CONFLICT DO NOTHING")) {
+      c.setAutoCommit(true);
+      insert.setString(1, clientId);
+      insert.setObject(2, versionId);
+      insert.executeUpdate();
+    } catch (java.sql.SQLException e) {
+      throw new IOException("could not record the package download", e);
+    }
   }
 
   private static Response unsatisfiable(long size) {

@@ -12,7 +12,8 @@ import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
- * {@code /api/admin/{kind}/{id}/suspend|unsuspend} for creators, adapters, api-keys, nodes, users.
+ * {@code /api/admin/{kind}/{id}/suspend|unsuspend} for creators, adapters, api-keys, nodes, users
+ * (organisations: {@code organisation.AdminOrganisationResource}).
  */
 @Path("/api/admin/{kind}/{id}")
 @RolesAllowed("admin")

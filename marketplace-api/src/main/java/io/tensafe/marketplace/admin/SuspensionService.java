@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * Admin suspensions across tenants. A suspended creator cannot upload and drops out of the
  * catalogue with all its adapters; a suspended adapter leaves the catalogue; a suspended API key or
- * node is refused at once.
+ * node is refused at once, and a suspended node binds its credential's other nodes; a suspended
+ * organisation's API keys and the nodes it operates are refused at once (migration V31).
  */
 @ApplicationScoped
 public class SuspensionService {
@@ -24,6 +25,7 @@ public class SuspensionService {
           "adapters", new String[] {"adapter", "adapter_ref"},
           "api-keys", new String[] {"api_key", "prefix"},
           "nodes", new String[] {"node", "id::text"},
+          "organisations", new String[] {"organisation", "slug"},
           "users", new String[] {"app_user", "oidc_subject"});
 
   @Inject EntityManager em;

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where the marketplace may send a node's requests (ADR 0027). A node endpoint is checked whole
+ * Where the marketplace may send a node's requests (ADR 0028). A node endpoint is checked whole
  * ({@link NodeEndpoint}) and, when {@link NodeAddressConfig#publicOnly} is on (the production
  * profile), its host is resolved and every address it resolves to must be public ({@link
  * PublicAddresses}) or in an allow-listed network: so a node cannot aim the marketplace's

@@ -45,7 +45,7 @@ public class NodeAvailabilityCheck implements HealthCheck {
                        count(n.id) FILTER (WHERE n.suspended_at IS NULL),
                        count(n.id) FILTER (WHERE n.suspended_at IS NULL
                                              AND n.last_heartbeat_at > :fresh)
-                FROM node_fleet f LEFT JOIN node n ON n.fleet_id = f.id
+                FROM node_fleet f LEFT JOIN usable_node n ON n.fleet_id = f.id
                 WHERE EXISTS (SELECT 1 FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
                               WHERE v.fleet_id = f.id AND v.state = 'published'
                                 AND a.suspended_at IS NULL)

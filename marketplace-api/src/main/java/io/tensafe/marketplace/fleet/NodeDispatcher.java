@@ -16,11 +16,16 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Chooses nodes for a request: healthy (fresh heartbeat, not suspended, with an endpoint), of the
- * package's fleet, serving its base model; those that hold the adapter first, then the least loaded
- * (requests in flight over the node's declared concurrency, counted for every replica together
- * unless {@code tensafe.limits.scope} says otherwise). A node at its concurrency is skipped, so a
- * full fleet is refused rather than queued. Thread-safe.
+ * Chooses nodes for a request: usable (the view {@code usable_node}, migration V31: neither the
+ * node, its credential nor its credential's organisation suspended) and healthy (fresh heartbeat,
+ * with an endpoint), of the package's fleet, serving its base model; those that hold the adapter
+ * first (declared and downloaded by the node's credential: {@code node_holds_adapter}), then the
+ * least loaded (requests in flight over the node's slot ceiling, {@code usable_node.slots}: what it
+ * declared, bounded by what it was seen to complete; counted for every replica together unless
+ * {@code tensafe.limits.scope} says otherwise). A node at its ceiling is skipped, so a full fleet
+ * is refused rather than queued. Thread-safe.
+ *
+ * <p>Invariant: a node is chosen here only as {@code admit_request} (V31) would choose it.
  */
 @ApplicationScoped
 public class NodeDispatcher {
@@ -36,28 +41,30 @@ public class NodeDispatcher {
       String name,
       String endpoint,
       String dispatchToken,
-      int maxConcurrency,
+      int slots,
       boolean adapterLoaded,
       int leased) {}
 
   /** The candidates, best first, each already holding one of its slots (see {@link #release}). */
   @Transactional
-  public List<NodeTarget> candidates(UUID fleetId, String baseModel, String adapterRef) {
-    // One native query: name, endpoint, token, concurrency and adapters of the fresh nodes.
+  public List<NodeTarget> candidates(
+      UUID fleetId, String baseModel, String adapterRef, String version) {
+    // One native query: name, endpoint, token, slot ceiling and adapter of the fresh nodes.
     List<FreshNode> serving =
         Rows.list(
             em.createNativeQuery(
                     """
-                SELECT id, name, endpoint, dispatch_token, max_concurrency,
-                       :adapter = ANY (loaded_adapters),
+                SELECT id, name, endpoint, dispatch_token, slots,
+                       node_holds_adapter(client_id, loaded_adapters, :adapter, :version),
                        (SELECT count(*)::int FROM limit_lease l
-                        WHERE l.subject = node.id AND l.expires_at > now())
-                FROM node
-                WHERE fleet_id = :f AND suspended_at IS NULL AND endpoint IS NOT NULL
+                        WHERE l.subject = u.id AND l.expires_at > now())
+                FROM usable_node u
+                WHERE fleet_id = :f AND endpoint IS NOT NULL
                   AND unreachable_since IS NULL
                   AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
                 """)
                 .setParameter("adapter", adapterRef)
+                .setParameter("version", version)
                 .setParameter("f", fleetId)
                 .setParameter("fresh", OffsetDateTime.now().minus(nodes.heartbeatTimeout()))
                 .setParameter("model", baseModel),
@@ -73,7 +80,7 @@ public class NodeDispatcher {
     List<FreshNode> ordered = new ArrayList<>(serving);
     ordered.sort(
         Comparator.comparing((FreshNode n) -> !n.adapterLoaded())
-            .thenComparingDouble(n -> load.get(n.id()) / (double) n.maxConcurrency()));
+            .thenComparingDouble(n -> load.get(n.id()) / (double) n.slots()));
     // Slots are taken in ascending node id (the lock order every transaction follows), then the
     // targets listed best first.
     Map<UUID, NodeTarget> taken = new java.util.HashMap<>();
@@ -86,11 +93,11 @@ public class NodeDispatcher {
         Log.warnf("node %s is skipped: its endpoint is not usable (%s)", n.name(), why);
         continue;
       }
-      if (load.get(n.id()) >= n.maxConcurrency()) {
+      if (load.get(n.id()) >= n.slots()) {
         continue;
       }
       slots
-          .take("node", n.id(), n.maxConcurrency())
+          .take("node", n.id(), n.slots())
           .ifPresent(
               slot ->
                   taken.put(

@@ -33,11 +33,6 @@ public class NodeRepository implements PanacheRepositoryBase<Node, UUID> {
         > 0;
   }
 
-  /** Whether any node of this credential is suspended. */
-  public boolean anySuspended(String clientId) {
-    return count("clientId = ?1 and suspendedAt is not null", clientId) > 0;
-  }
-
   /** The fleet's nodes that reported their model's shape, latest heartbeat first. */
   public List<Node> withShape(UUID fleetId) {
     return list(

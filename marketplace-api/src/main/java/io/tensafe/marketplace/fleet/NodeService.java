@@ -1,7 +1,5 @@
 package io.tensafe.marketplace.fleet;
 
-import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -18,7 +16,9 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
  * node has its own) and the name it registers. Registering needs a fresh fleet proof ({@link
  * NodeChallenges}): only a holder of the fleet's private key joins the fleet. Within a fleet a name
  * belongs to the credential that first registered it. A node is healthy while its last heartbeat is
- * younger than {@code tensafe.nodes.heartbeat-timeout}.
+ * younger than {@code tensafe.nodes.heartbeat-timeout}. A credential is bound at registration to
+ * the organisation its token names ({@link NodeCredentials#ORGANISATION_CLAIM}); a node whose
+ * credential or organisation is suspended is refused ({@link NodeCredentials}).
  */
 @ApplicationScoped
 public class NodeService {
@@ -29,6 +29,7 @@ public class NodeService {
   @Inject JsonWebToken token;
   @Inject FleetService fleets;
   @Inject NodeChallenges challenges;
+  @Inject NodeCredentials credentials;
   @Inject io.tensafe.marketplace.health.ProductionGuard guard;
 
   /** Registers or re-registers this credential's node; returns its view. */
@@ -56,11 +57,8 @@ public class NodeService {
             "url must be https in production: the dispatch token must not travel in the clear");
       }
     }
-    if (credentialSuspended()) {
-      throw new ApiProblem(
-          ProblemKind.FORBIDDEN,
-          "a node of this credential is suspended: it may not register a node");
-    }
+    credentials.bind(token.getSubject(), token.<String>claim(NodeCredentials.ORGANISATION_CLAIM));
+    credentials.requireUsable(token.getSubject());
     challenges.consume(r.fleetProof(), fleet, r.name());
     if (nameHeldByAnotherCredential(fleet, r.name())) {
       throw ProblemTypes.conflict(
@@ -107,9 +105,7 @@ public class NodeService {
   public NodeView heartbeat(String name, List<String> loadedAdapters) {
     Node node =
         own(name).orElseThrow(() -> ProblemTypes.notFound("node " + name + " (register first)"));
-    if (node.suspendedAt != null) {
-      throw new ApiProblem(ProblemKind.FORBIDDEN, "this node is suspended");
-    }
+    credentials.requireUsable(node);
     node.lastHeartbeatAt = OffsetDateTime.now();
     node.unreachableSince = null;
     node.unreachableCause = null;
@@ -125,11 +121,11 @@ public class NodeService {
   }
 
   /**
-   * Whether any node of this credential is suspended: a suspension binds the credential, so it
-   * cannot come back under another name.
+   * 403 unless this credential's {@code node} may act: it, every other node of its credential (a
+   * suspension binds the credential) and the organisation operating it are not suspended.
    */
-  boolean credentialSuspended() {
-    return nodeRows.anySuspended(token.getSubject());
+  public void requireUsable(Node node) {
+    credentials.requireUsable(node);
   }
 
   /** This credential's node with this name, if registered. */

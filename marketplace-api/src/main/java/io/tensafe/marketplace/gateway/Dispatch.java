@@ -188,7 +188,8 @@ public class Dispatch {
                         dispatcher.inTheAdmission(v.fleetId(), v.baseModel()).orElse(null);
                     if (choice == null) {
                       claimed.addAll(
-                          dispatcher.candidates(v.fleetId(), v.baseModel(), v.adapterId()));
+                          dispatcher.candidates(
+                              v.fleetId(), v.baseModel(), v.adapterId(), v.version()));
                       if (claimed.isEmpty()) {
                         return RequestAdmission.Answer.NO_CAPACITY;
                       }

@@ -14,4 +14,10 @@ public class Organisation {
   public String displayName;
 
   public OffsetDateTime createdAt;
+
+  /**
+   * When an admin suspended it, or null: its API keys and the nodes it operates are refused
+   * (migration V31).
+   */
+  public OffsetDateTime suspendedAt;
 }

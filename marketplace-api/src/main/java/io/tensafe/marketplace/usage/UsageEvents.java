@@ -8,8 +8,6 @@ import io.tensafe.marketplace.gateway.RequestMode;
 import io.tensafe.marketplace.gateway.ServedVersions;
 import io.tensafe.marketplace.gateway.Settlement;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
-import io.tensafe.marketplace.problem.ApiProblem;
-import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -49,9 +47,7 @@ public class UsageEvents {
         nodes
             .own(r.node())
             .orElseThrow(() -> ProblemTypes.notFound("node " + r.node() + " (register first)"));
-    if (node.suspendedAt != null) {
-      throw new ApiProblem(ProblemKind.FORBIDDEN, "node " + r.node() + " is suspended");
-    }
+    nodes.requireUsable(node);
     if ((r.adapterId() == null) != (r.adapterVersion() == null)) {
       throw ProblemTypes.validation("adapterId and adapterVersion go together");
     }

@@ -9,7 +9,7 @@ import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Which addresses a node endpoint may reach in production (ADR 0027). */
+/** Which addresses a node endpoint may reach in production (ADR 0028). */
 class NodeAddressesTest {
   private static InetAddress ip(String literal) throws Exception {
     return InetAddress.getByName(literal);

@@ -34,7 +34,12 @@ class BudgetRaceTest {
   public static class ManyInFlight implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("tensafe.gateway.max-concurrency-per-key", "100");
+      return Map.of(
+          "tensafe.gateway.max-concurrency-per-key",
+          "100",
+          // The node is trusted with what it declares: its slots are not this test's subject.
+          "tensafe.nodes.unproven-slots",
+          "4096");
     }
   }
 

@@ -65,7 +65,8 @@ class GatewayBenchmark {
     public Map<String, String> getConfigOverrides() {
       return Map.of(
           "tensafe.gateway.max-concurrency-per-key", "100000",
-          "tensafe.gateway.requests-per-minute-per-key", "100000000");
+          "tensafe.gateway.requests-per-minute-per-key", "100000000",
+          "tensafe.nodes.unproven-slots", "4096");
     }
   }
 

@@ -119,8 +119,20 @@ public record GatewayFixture(
   public io.restassured.response.Response register(
       String name, String url, List<String> loaded, int maxConcurrency, String dispatchToken)
       throws Exception {
+    return registerAs(nodeToken, name, url, loaded, maxConcurrency, dispatchToken);
+  }
+
+  /** As {@link #register}, with another node credential's bearer token {@code credential}. */
+  public io.restassured.response.Response registerAs(
+      String credential,
+      String name,
+      String url,
+      List<String> loaded,
+      int maxConcurrency,
+      String dispatchToken)
+      throws Exception {
     return Actors.registerNode(
-        nodeToken,
+        credential,
         fleet,
         name,
         "{\"fleetId\":\"fleet-"

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The attacker is a node operator who registers endpoints that reach inward (issue 35, ADR 0027):
+ * The attacker is a node operator who registers endpoints that reach inward (issue 35, ADR 0028):
  * with the production rule on, an endpoint resolving to a non-public address outside the
  * allow-listed networks is refused at registration, and a stored one is never sent a request.
  */

@@ -45,6 +45,22 @@ public final class Actors {
     return OidcWiremockTestResource.generateJwtToken(user, Set.of(role), user, "Bearer");
   }
 
+  /**
+   * A node credential's token whose identity provider names the organisation that operates it
+   * (claim {@code tensafe_organisation}, an organisation's slug), as a Keycloak client with a
+   * hardcoded-claim mapper sends it.
+   */
+  public static String nodeToken(String credential, String organisationSlug) {
+    return OidcWiremockTestResource.generateJwtToken(
+        credential,
+        Set.of("node"),
+        credential,
+        "Bearer",
+        Set.of(
+            System.getProperty("quarkus.test.oidc.token.audience", "https://server.example.com")),
+        java.util.Map.of("tensafe_organisation", organisationSlug));
+  }
+
   /** A client organisation row (no user), committed at once; returns its id. */
   public static UUID clientOrganisation(jakarta.persistence.EntityManager em, String slug) {
     UUID id = UUID.randomUUID();
