@@ -18,8 +18,11 @@ import java.util.UUID;
  * client could pay for it within the notice ({@link AdapterPriceRepository#inForceFrom}, so a rise
  * scheduled while it was a draft counts too) {@linkplain PriceLevel#risesFrom rises from} the price
  * in force now of the version serving them now ({@code newest_version_at}, migration V30: the rule
- * the gateway routes by). An adapter's first version, or one published while no other serves,
- * replaces nothing and serves at once.
+ * the gateway routes by). When none serves them now (the creator unpublished every version), it is
+ * judged against every other version that served them before (published once, its own notice
+ * ended): unpublishing first and then publishing a dearer version does not skip the notice. An
+ * adapter's first version, or one published when no other ever served, replaces nothing and serves
+ * at once.
  */
 @ApplicationScoped
 class NewVersionNotice {
@@ -29,19 +32,49 @@ class NewVersionNotice {
 
   /**
    * When {@code v}, not published yet and being published at {@code now}, becomes its adapter's
-   * newest: {@code now}, or the end of the notice from {@code now} when it is priced above the
-   * version it replaces.
+   * newest: {@code now}, or the end of the notice from {@code now} when it is priced above a
+   * version it replaces ({@link #replaced}).
    */
   OffsetDateTime newestFrom(AdapterVersion v, OffsetDateTime now) {
     OffsetDateTime noticeEnds = now.plus(catalog.priceRiseNotice());
-    Optional<PriceLevel> replaced =
-        servingNow(v.adapterId, now).flatMap(id -> prices.inForceAt(id, now)).map(PriceLevel::of);
+    List<PriceLevel> replaced =
+        replaced(v, now).stream()
+            .flatMap(id -> prices.inForceAt(id, now).stream())
+            .map(PriceLevel::of)
+            .toList();
     if (replaced.isEmpty()) {
       return now;
     }
     List<AdapterPrice> own = prices.inForceFrom(v.id, now, noticeEnds);
-    boolean rise = own.stream().map(PriceLevel::of).anyMatch(p -> p.risesFrom(replaced.get()));
+    boolean rise =
+        own.stream().map(PriceLevel::of).anyMatch(p -> replaced.stream().anyMatch(p::risesFrom));
     return rise ? noticeEnds : now;
+  }
+
+  /**
+   * The versions {@code v} replaces for requests named without a version at {@code now}: the one
+   * serving them now; when none does, every other version of its adapter that served them before
+   * (published once, {@code newest_from}, or for one published before migration V30 its
+   * publication, passed), since which of them served last is not recorded. Empty when none ever
+   * served.
+   */
+  private List<UUID> replaced(AdapterVersion v, OffsetDateTime now) {
+    Optional<UUID> serving = servingNow(v.adapterId, now);
+    if (serving.isPresent()) {
+      return List.of(serving.get());
+    }
+    return em
+        .createNativeQuery(
+            "SELECT id FROM adapter_version WHERE adapter_id = :adapter AND id <> :v"
+                + " AND published_at IS NOT NULL AND coalesce(newest_from, published_at) <= :at",
+            UUID.class)
+        .setParameter("adapter", v.adapterId)
+        .setParameter("v", v.id)
+        .setParameter("at", now)
+        .getResultList()
+        .stream()
+        .map(UUID.class::cast)
+        .toList();
   }
 
   /** The version serving requests named without a version at {@code now}, if one does. */

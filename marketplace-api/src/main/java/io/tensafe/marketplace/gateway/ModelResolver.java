@@ -71,6 +71,45 @@ public class ModelResolver {
         .toList();
   }
 
+  /** What a private-mode client's own step-gate chooses among, and the adapter it falls back to. */
+  public record PrivateChoices(Optional<String> defaultAdapter, List<GateCandidate> candidates) {}
+
+  /**
+   * What {@code auto} chooses among in private mode, where the client runs the step-gate itself and
+   * then opens its session by name (ADR 0017), so the marketplace cannot tell that session's model
+   * from one the client named: {@link #candidates} whose private price (paid for prompt and
+   * completion tokens alike) is within the organisation's auto price cap too, and the default
+   * adapter only when its newest version is within that cap in both modes (none otherwise, as
+   * {@code auto} has no default above the cap in hosted mode).
+   */
+  @jakarta.transaction.Transactional
+  public PrivateChoices forPrivateClients(ApiKeyPrincipal key) {
+    io.tensafe.marketplace.apikey.PriceCap auto = autoCaps.of(key.organisationId()).cap();
+    List<ServedVersion> newest = versions.newestForKey(key);
+    List<GateCandidate> within =
+        candidates(key, newest).stream()
+            .filter(c -> privateWithin(auto, c.adapterId(), c.version(), c.currency()))
+            .toList();
+    Optional<String> fallback =
+        gateway
+            .defaultAdapter()
+            .filter(
+                id ->
+                    newest.stream()
+                        .anyMatch(
+                            v ->
+                                v.adapterId().equals(id)
+                                    && v.withinCap(auto)
+                                    && privateWithin(auto, id, v.version(), v.currency())));
+    return new PrivateChoices(fallback, within);
+  }
+
+  private boolean privateWithin(
+      io.tensafe.marketplace.apikey.PriceCap cap, String adapterId, String version, String cur) {
+    long price = versions.privatePriceNow(adapterId, version);
+    return cap.allows(cur, price, price);
+  }
+
   /** The adapter {@code auto} falls back to when no keyword matches, if one is configured. */
   public Optional<String> defaultAdapter() {
     return gateway.defaultAdapter();

@@ -17,11 +17,13 @@ import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
- * {@code GET /v1/routing/candidates}: what {@code model: "auto"} chooses among for this API key
- * (the adapters it may use, newest published versions within its price cap, with their keywords and
- * prices) and the default adapter. A private-mode client, which alone sees the prompt (ADR 0017),
- * runs tgsp-format's {@code StepGate} over them and reaches the marketplace's choice; ties left
- * after rarity and price rotate on each side's own counter.
+ * {@code GET /v1/routing/candidates}: what {@code model: "auto"} chooses among for this API key in
+ * private mode (the adapters it may use, newest published versions within its price cap and, in
+ * both modes' prices, its organisation's auto price cap, with their keywords and prices) and the
+ * default adapter when it is within that cap ({@link ModelResolver#forPrivateClients}). A
+ * private-mode client, which alone sees the prompt (ADR 0017), runs tgsp-format's {@code StepGate}
+ * over them and reaches the marketplace's choice; ties left after rarity and price rotate on each
+ * side's own counter.
  */
 @Path("/v1/routing")
 @PermitAll
@@ -42,9 +44,8 @@ public class RoutingResource {
   @Path("/candidates")
   public Candidates candidates(@Context ContainerRequestContext request) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) request.getProperty(ApiKeyFilter.PROPERTY);
+    ModelResolver.PrivateChoices choices = resolver.forPrivateClients(key);
     return new Candidates(
-        "tensafe.routing.candidates",
-        resolver.defaultAdapter().orElse(null),
-        resolver.candidates(key));
+        "tensafe.routing.candidates", choices.defaultAdapter().orElse(null), choices.candidates());
   }
 }

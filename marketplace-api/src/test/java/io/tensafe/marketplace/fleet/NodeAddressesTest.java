@@ -35,10 +35,17 @@ class NodeAddressesTest {
             "fd00::1",
             "fe80::1",
             "::ffff:169.254.169.254",
-            "64:ff9b::a9fe:a9fe")) {
+            "64:ff9b::a9fe:a9fe",
+            // IPv4-compatible and 6to4 addresses carrying an inward IPv4 address.
+            "::127.0.0.1",
+            "::a9fe:a9fe",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "2002:a00:1::")) {
       assertFalse(PublicAddresses.isPublic(ip(inward)), inward);
     }
-    for (String outside : List.of("8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700:4700::1111")) {
+    for (String outside :
+        List.of("8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700:4700::1111", "2002:808:808::")) {
       assertTrue(PublicAddresses.isPublic(ip(outside)), outside);
     }
   }
@@ -66,7 +73,15 @@ class NodeAddressesTest {
             "http://[::1]:8080",
             "http://localhost:8080",
             "https://10.0.0.5:8443",
-            "http://no-such-host.invalid:8080")) {
+            "http://no-such-host.invalid:8080",
+            // Other spellings of loopback and the metadata address.
+            "http://2130706433",
+            "http://0x7f.1",
+            "http://127.1",
+            "http://localhost.:8080",
+            "http://[::127.0.0.1]:8080",
+            "http://[2002:a9fe:a9fe::]",
+            "http://[fe80::1%25eth0]:8080")) {
       StringBuilder why = new StringBuilder();
       assertTrue(rule.usable(url, why).isEmpty(), url);
       assertFalse(why.isEmpty(), url);
@@ -77,6 +92,11 @@ class NodeAddressesTest {
     assertEquals(
         "https://8.8.8.8:8443/",
         rule.usable("https://8.8.8.8:8443", new StringBuilder()).get().toString());
+    // Java reads 0177.0.0.1 as decimal 177.0.0.1, not octal loopback: the check and the
+    // connection agree, since the connection goes to the address checked.
+    assertEquals(
+        "http://177.0.0.1/",
+        rule.usable("http://0177.0.0.1", new StringBuilder()).get().toString());
     // The demo's rule: any address.
     assertTrue(
         new NodeAddresses(false, List.of())

@@ -156,4 +156,51 @@ class AutoPriceCapTest {
     Actors.setAutoCap(outsider, org, 9_000_000).then().statusCode(404);
     assertEquals("platform", autoCapInModels().getString("source"));
   }
+
+  @Test
+  void privateModesAuto_staysWithinTheCap_atThePricePrivateSessionsPay() {
+    // The attack: hosted prices within the cap, the private price (what a private session pays
+    // per token) at 60,000. A private client runs auto itself over /v1/routing/candidates and
+    // opens its session by name, which no auto cap binds: the candidates must leave it out.
+    QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        """
+                        INSERT INTO adapter_price (adapter_version_id, currency,
+                            prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens,
+                            private_micros_per_1k_tokens, effective_from, created_at, created_by)
+                        SELECT v.id, 'USD', 1500, 2000, 60000, now(), now(), v.uploaded_by
+                        FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
+                        WHERE a.adapter_ref = :a AND v.version = '1.0.0'
+                        """)
+                    .setParameter("a", fixture.adapterId())
+                    .executeUpdate());
+    List<String> ids =
+        given()
+            .header("Authorization", "Bearer " + fixture.apiKey())
+            .get("/v1/routing/candidates")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath()
+            .getList("candidates.adapterId");
+    assertTrue(
+        !ids.contains(fixture.adapterId()),
+        "a candidate whose private price is above the auto cap: " + ids);
+    assertTrue(!ids.contains(dear), "a candidate whose hosted price is above the auto cap");
+
+    // The owner raises the cap above it: a candidate again.
+    Actors.setAutoCap(client, Actors.personalOrganisation(client), 100_000).then().statusCode(200);
+    ids =
+        given()
+            .header("Authorization", "Bearer " + fixture.apiKey())
+            .get("/v1/routing/candidates")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath()
+            .getList("candidates.adapterId");
+    assertTrue(ids.contains(fixture.adapterId()), ids.toString());
+  }
 }

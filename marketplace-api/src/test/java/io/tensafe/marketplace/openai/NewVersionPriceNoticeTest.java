@@ -239,4 +239,54 @@ class NewVersionPriceNoticeTest {
         .body("state", equalTo("published"));
     assertEquals("1.0.0", served(fixture.adapterId()).getString("version"));
   }
+
+  @Test
+  void unpublishingTheServingVersionFirst_doesNotSkipTheNotice() throws Exception {
+    // The attack: take the serving version down, then publish one at 100 times the price while
+    // no version serves: it replaced nothing, and served unversioned requests at once.
+    given()
+        .auth()
+        .oauth2(Actors.token(creator, "creator"))
+        .post("/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.0/unpublish")
+        .then()
+        .statusCode(200);
+    Actors.upload(
+        creator,
+        Actors.pack(
+            fixture.adapterId(),
+            "1.0.1",
+            fixture.fleet(),
+            key,
+            "tensafe/qwen3-tiny",
+            List.of(fixture.keyword()),
+            "50",
+            150_000,
+            200_000));
+    String from =
+        given()
+            .auth()
+            .oauth2(Actors.token(creator, "creator"))
+            .post("/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.1/publish")
+            .then()
+            .statusCode(200)
+            .extract()
+            .path("newestFrom");
+    assertNotNull(from, "the publish answer does not say when 1.0.1 serves unversioned requests");
+    assertTrue(
+        OffsetDateTime.parse(from)
+            .isAfter(OffsetDateTime.now().plus(Duration.ofDays(7)).minusMinutes(5)),
+        "1.0.1 takes over before the seven days' notice: " + from);
+    // Until then no version serves unversioned requests: not found, rather than 100 times.
+    given()
+        .header("Authorization", "Bearer " + fixture.apiKey())
+        .contentType("application/json")
+        .body(
+            "{\"model\":\""
+                + fixture.adapterId()
+                + "\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+        .post("/v1/chat/completions")
+        .then()
+        .statusCode(404);
+    assertServedBy(served(fixture.adapterId() + "@1.0.1"), "1.0.1", 150_000, 200_000);
+  }
 }
