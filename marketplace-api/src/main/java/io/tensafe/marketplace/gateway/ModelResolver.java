@@ -18,14 +18,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * Which adapter version a completion request runs on: the model it names, or for {@code auto} the
  * keyword step-gate's choice ({@code routing.StepGate}). Never a version the API key may not use or
  * one priced above its cap; {@code auto} never one priced above its organisation's auto price cap
- * ({@link io.tensafe.marketplace.organisation.AutoPriceCaps}), the default adapter included.
+ * ({@link io.tensafe.marketplace.autocap.AutoPriceCaps}), the default adapter included.
  * Thread-safe.
  */
 @ApplicationScoped
 public class ModelResolver {
   @Inject GatewayConfig gateway;
   @Inject ServedVersions versions;
-  @Inject io.tensafe.marketplace.organisation.AutoPriceCaps autoCaps;
+  @Inject io.tensafe.marketplace.autocap.AutoPriceCaps autoCaps;
 
   /**
    * The version a request runs on, and for {@code model: "auto"} what the step-gate chose and why

@@ -30,7 +30,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class ModelsResource {
   @Inject EntityManager em;
-  @Inject io.tensafe.marketplace.organisation.AutoPriceCaps autoCaps;
+  @Inject io.tensafe.marketplace.autocap.AutoPriceCaps autoCaps;
 
   /** One model entry in OpenAI's format. */
   public record Model(String id, String object, long created, String owned_by) {}
@@ -60,7 +60,7 @@ public class ModelsResource {
       models.add(
           new Model(r.adapterId(), "model", r.firstPublished().toEpochSecond(), r.creator()));
     }
-    io.tensafe.marketplace.organisation.AutoCapView auto = autoCaps.of(key.organisationId());
+    io.tensafe.marketplace.autocap.AutoCapView auto = autoCaps.of(key.organisationId());
     Map<String, Object> cap = new java.util.LinkedHashMap<>();
     cap.put("currency", auto.cap().currency());
     cap.put("prompt_micros_per_1k_tokens", auto.cap().promptMicrosPer1kTokens());

@@ -87,7 +87,7 @@ public class AdminPages {
       List<DashboardQueries.ClientUsage> usage,
       List<ApiKeyView> keys,
       List<BudgetView> budgets,
-      io.tensafe.marketplace.organisation.AutoCapView autoCap) {}
+      io.tensafe.marketplace.autocap.AutoCapView autoCap) {}
 
   @Inject CurrentViewer viewer;
   @Inject AdminOverviewResource overview;
@@ -95,7 +95,7 @@ public class AdminPages {
   @Inject DashboardQueries dashboard;
   @Inject AdminApiKeyResource apiKeys;
   @Inject AdminBudgetResource budgets;
-  @Inject io.tensafe.marketplace.organisation.AutoPriceCaps autoCaps;
+  @Inject io.tensafe.marketplace.autocap.AutoPriceCaps autoCaps;
   @Inject AdminAuditResource audit;
 
   /** Every item of a paged admin listing, 200 at a time. */

@@ -244,7 +244,18 @@ class UntrustedNodeTest {
         .then()
         .statusCode(502)
         .contentType("application/problem+json")
-        .body("detail", containsString("longer than"));
+        .body("detail", containsString("failed mid-generation"));
+    String id = node.requests.getLast().path("request_id").asText();
+    // Why is for admins (ADR 0028): the request's record says it.
+    String recorded =
+        (String)
+            em.createNativeQuery(
+                    "SELECT node_error FROM gateway_request WHERE request_id = cast(?1 AS uuid)")
+                .setParameter(1, id)
+                .getSingleResult();
+    assertTrue(
+        recorded.contains(String.valueOf(io.tensafe.marketplace.fleet.NodeCall.MAX_LINE_BYTES)),
+        recorded);
   }
 
   @Test

@@ -1,9 +1,10 @@
-package io.tensafe.marketplace.organisation;
+package io.tensafe.marketplace.autocap;
 
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.tensafe.marketplace.apikey.PriceCap;
 import io.tensafe.marketplace.audit.AuditLog;
 import io.tensafe.marketplace.identity.CurrentUser;
+import io.tensafe.marketplace.organisation.OrganisationService;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.sql.Rows;

@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.organisation;
+package io.tensafe.marketplace.autocap;
 
 import io.tensafe.marketplace.apikey.PriceCap;
 import io.tensafe.marketplace.validation.OrganisationSlug;

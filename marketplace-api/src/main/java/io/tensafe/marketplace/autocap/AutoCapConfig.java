@@ -1,4 +1,4 @@
-package io.tensafe.marketplace.organisation;
+package io.tensafe.marketplace.autocap;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
