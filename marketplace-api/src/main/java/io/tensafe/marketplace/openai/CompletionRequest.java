@@ -18,7 +18,10 @@ import java.util.Set;
  * max_completion_tokens}; default 256, at most 4096), {@code temperature} [0, 2], {@code top_p} (0,
  * 1], {@code seed}, {@code stop} (a string or up to 4), {@code stream}, {@code
  * stream_options.include_usage}, {@code n} = 1 and {@code user} (recorded nowhere; accepted because
- * clients send it). Anything else is refused by name with 400, never ignored.
+ * clients send it); the parameters clients fill in with their no-op defaults ({@code
+ * presence_penalty: 0}, {@code frequency_penalty: 0}, {@code logprobs: false}, {@code tools: []},
+ * {@code response_format: {"type": "text"}}, {@code parallel_tool_calls}, ...) with those values
+ * only. Anything else is refused by name with 400, never ignored.
  *
  * <p>Chat messages are checked and normalised by {@link ChatMessages} (text content parts joined,
  * {@code developer} run as {@code system}). Every type is checked: {@code "stream": "yes"} is a
@@ -67,6 +70,44 @@ public record CompletionRequest(
       with(COMMON_FIELDS, "messages", "max_completion_tokens");
   private static final Set<String> COMPLETION_FIELDS = with(COMMON_FIELDS, "prompt");
 
+  /**
+   * Parameters that clients send with their default, no-op value (OpenAI's SDKs and frameworks fill
+   * them in): accepted with that value, or null, and refused by name with any other. Each entry
+   * says what the no-op value is.
+   */
+  private static final java.util.Map<String, NoOp> NO_OPS =
+      java.util.Map.ofEntries(
+          java.util.Map.entry("presence_penalty", new NoOp("0", v -> isZero(v))),
+          java.util.Map.entry("frequency_penalty", new NoOp("0", v -> isZero(v))),
+          java.util.Map.entry(
+              "logprobs",
+              new NoOp("false or 0", v -> isZero(v) || v.isBoolean() && !v.asBoolean())),
+          java.util.Map.entry("top_logprobs", new NoOp("0", v -> isZero(v))),
+          java.util.Map.entry("logit_bias", new NoOp("{}", v -> v.isObject() && v.isEmpty())),
+          java.util.Map.entry("tools", new NoOp("[]", v -> v.isArray() && v.isEmpty())),
+          java.util.Map.entry(
+              "tool_choice",
+              new NoOp(
+                  "\"none\" or \"auto\" without tools",
+                  v -> v.isTextual() && Set.of("none", "auto").contains(v.asText()))),
+          java.util.Map.entry("parallel_tool_calls", new NoOp("a boolean", JsonNode::isBoolean)),
+          java.util.Map.entry(
+              "response_format",
+              new NoOp(
+                  "{\"type\": \"text\"}",
+                  v -> v.isObject() && v.size() == 1 && "text".equals(v.path("type").asText()))),
+          java.util.Map.entry("store", new NoOp("false", v -> v.isBoolean() && !v.asBoolean())),
+          java.util.Map.entry("echo", new NoOp("false", v -> v.isBoolean() && !v.asBoolean())),
+          java.util.Map.entry(
+              "best_of", new NoOp("1", v -> v.isIntegralNumber() && v.asLong() == 1)));
+
+  /** A parameter's no-op value, in words for the error, and the test for it. */
+  private record NoOp(String value, java.util.function.Predicate<JsonNode> is) {}
+
+  private static boolean isZero(JsonNode v) {
+    return v.isNumber() && v.asDouble() == 0;
+  }
+
   private static Set<String> with(List<String> common, String... more) {
     java.util.HashSet<String> all = new java.util.HashSet<>(common);
     all.addAll(List.of(more));
@@ -81,7 +122,19 @@ public record CompletionRequest(
     Set<String> allowed = chat ? CHAT_FIELDS : COMPLETION_FIELDS;
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!allowed.contains(name)) {
+      NoOp noOp = NO_OPS.get(name);
+      if (noOp != null && !allowed.contains(name)) {
+        JsonNode v = body.get(name);
+        if (!v.isNull() && !noOp.is().test(v)) {
+          throw ProblemTypes.validation(
+              name,
+              "unsupported parameter '"
+                  + name
+                  + "' with this value: only its no-op value ("
+                  + noOp.value()
+                  + ") is accepted");
+        }
+      } else if (!allowed.contains(name)) {
         throw ProblemTypes.validation(name, "unsupported parameter '" + name + "'");
       }
     }

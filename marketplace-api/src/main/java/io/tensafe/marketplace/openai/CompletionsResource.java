@@ -76,7 +76,17 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response chat(
-      byte[] body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
+      @org.eclipse.microprofile.openapi.annotations.parameters.RequestBody(
+              required = true,
+              content =
+                  @Content(
+                      mediaType = "application/json",
+                      schema =
+                          @Schema(
+                              implementation = io.tensafe.marketplace.apidoc.CompletionBody.class)))
+          byte[] body,
+      @Context ContainerRequestContext context,
+      @Context RoutingContext connection) {
     return serve(body, true, context, connection);
   }
 
@@ -97,7 +107,17 @@ public class CompletionsResource {
   @Produces({MediaType.APPLICATION_JSON, MediaType.SERVER_SENT_EVENTS})
   @Blocking
   public Response completions(
-      byte[] body, @Context ContainerRequestContext context, @Context RoutingContext connection) {
+      @org.eclipse.microprofile.openapi.annotations.parameters.RequestBody(
+              required = true,
+              content =
+                  @Content(
+                      mediaType = "application/json",
+                      schema =
+                          @Schema(
+                              implementation = io.tensafe.marketplace.apidoc.CompletionBody.class)))
+          byte[] body,
+      @Context ContainerRequestContext context,
+      @Context RoutingContext connection) {
     return serve(body, false, context, connection);
   }
 

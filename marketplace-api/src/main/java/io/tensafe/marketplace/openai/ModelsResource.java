@@ -23,6 +23,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * {@code GET /v1/models}: the adapters this API key may use, plus {@code auto}, OpenAI-style;
  * beside them, under {@code tensafe.auto_price_cap}, the most {@code auto} routes to for the key's
  * organisation, per 1k prompt and completion tokens, and whether its owners or the platform set it.
+ * {@code GET /v1/models/{id}}: one of them, or 404.
  */
 @Path("/v1/models")
 @PermitAll
@@ -42,9 +43,46 @@ public class ModelsResource {
   @GET
   public Map<String, Object> list(@Context ContainerRequestContext request) {
     ApiKeyPrincipal key = (ApiKeyPrincipal) request.getProperty(ApiKeyFilter.PROPERTY);
+    List<Model> models = models(key, null);
+    io.tensafe.marketplace.autocap.AutoCapView auto = autoCaps.of(key.organisationId());
+    Map<String, Object> cap = new java.util.LinkedHashMap<>();
+    cap.put("currency", auto.cap().currency());
+    cap.put("prompt_micros_per_1k_tokens", auto.cap().promptMicrosPer1kTokens());
+    cap.put("completion_micros_per_1k_tokens", auto.cap().completionMicrosPer1kTokens());
+    cap.put("source", auto.source());
+    // Beside OpenAI's fields: the most `auto` routes to for this key's organisation.
+    return Map.of("object", "list", "data", models, "tensafe", Map.of("auto_price_cap", cap));
+  }
+
+  @Operation(summary = "Retrieve one model this API key may name: auto or a published adapter")
+  @GET
+  @jakarta.ws.rs.Path("/{id}")
+  public Model one(
+      @jakarta.ws.rs.PathParam("id") String id, @Context ContainerRequestContext request) {
+    ApiKeyPrincipal key = (ApiKeyPrincipal) request.getProperty(ApiKeyFilter.PROPERTY);
+    return models(key, id).stream()
+        .filter(m -> m.id().equals(id))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new io.tensafe.marketplace.problem.ApiProblem(
+                        io.tensafe.marketplace.problem.ProblemKind.NOT_FOUND,
+                        404,
+                        "Model not found",
+                        "model '" + id + "' does not exist or this API key may not use it")
+                    .withParam("model"));
+  }
+
+  /**
+   * {@code auto} and the published adapters {@code key} may use, by id; only {@code only}'s when it
+   * is given (one model's lookup).
+   */
+  private List<Model> models(ApiKeyPrincipal key, String only) {
     List<Model> models = new ArrayList<>();
     models.add(new Model("auto", "model", 0, "tensafe"));
-    String scope = key.adapterIds().isEmpty() ? "" : " AND a.id IN (:ids)";
+    String scope =
+        (key.adapterIds().isEmpty() ? "" : " AND a.id IN (:ids)")
+            + (only == null ? "" : " AND a.adapter_ref = :only");
     var query =
         em.createNativeQuery(
             "SELECT DISTINCT a.adapter_ref, c.creator_ref, min(v.published_at) FROM adapter a JOIN"
@@ -56,17 +94,13 @@ public class ModelsResource {
     if (!key.adapterIds().isEmpty()) {
       query.setParameter("ids", key.adapterIds());
     }
+    if (only != null) {
+      query.setParameter("only", only);
+    }
     for (Listed r : Rows.list(query, Listed.class)) {
       models.add(
           new Model(r.adapterId(), "model", r.firstPublished().toEpochSecond(), r.creator()));
     }
-    io.tensafe.marketplace.autocap.AutoCapView auto = autoCaps.of(key.organisationId());
-    Map<String, Object> cap = new java.util.LinkedHashMap<>();
-    cap.put("currency", auto.cap().currency());
-    cap.put("prompt_micros_per_1k_tokens", auto.cap().promptMicrosPer1kTokens());
-    cap.put("completion_micros_per_1k_tokens", auto.cap().completionMicrosPer1kTokens());
-    cap.put("source", auto.source());
-    // Beside OpenAI's fields: the most `auto` routes to for this key's organisation.
-    return Map.of("object", "list", "data", models, "tensafe", Map.of("auto_price_cap", cap));
+    return models;
   }
 }

@@ -48,6 +48,35 @@ public class OpenApiDocumentTest {
     return ops;
   }
 
+  /** Issue 36: the completions endpoints' bodies have a schema naming what they accept. */
+  @Test
+  void theCompletionsEndpoints_documentTheirRequestBodies() throws Exception {
+    JsonNode doc =
+        new ObjectMapper()
+            .readTree(
+                given().queryParam("format", "json").get("/q/openapi").then().extract().asString());
+    for (String path : List.of("/v1/chat/completions", "/v1/completions")) {
+      JsonNode schema =
+          doc.path("paths")
+              .path(path)
+              .path("post")
+              .path("requestBody")
+              .path("content")
+              .path("application/json")
+              .path("schema");
+      if (schema.has("$ref")) {
+        String ref = schema.get("$ref").asText();
+        schema = doc.at(ref.substring(1));
+      }
+      JsonNode properties = schema.path("properties");
+      for (String field :
+          List.of("model", "messages", "prompt", "max_tokens", "temperature", "stream", "tools")) {
+        assertTrue(
+            properties.has(field), path + ": the body's schema names " + field + ": " + schema);
+      }
+    }
+  }
+
   @Test
   void everyOperation_isDescribed_withItsResponsesAndErrors() throws Exception {
     Map<String, JsonNode> ops = operations();

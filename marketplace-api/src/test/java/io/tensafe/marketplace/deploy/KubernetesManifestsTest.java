@@ -146,6 +146,72 @@ class KubernetesManifestsTest {
     }
   }
 
+  /**
+   * Issue 36: every pod runs as the images' non-root user with the runtime's default seccomp
+   * profile, every container without privilege escalation, capabilities or a writable root file
+   * system (a writable {@code /tmp} volume instead), from an image tagged with the release line the
+   * build tags (never {@code -SNAPSHOT}); and a NetworkPolicy lets only the marketplace (and
+   * Prometheus) reach the nodes.
+   */
+  @Test
+  void podsRunLockedDown_fromReleaseTags_andOnlyTheMarketplaceReachesNodes() throws Exception {
+    List<HasMetadata> all = objects();
+    String pom = Files.readString(ROOT.resolve("pom.xml"));
+    String tag = pom.replaceAll("(?s).*<tensafe.image.tag>([^<]+)</tensafe.image.tag>.*", "$1");
+    assertFalse(tag.contains("SNAPSHOT"), tag);
+    for (Workload w : workloads(all)) {
+      var pod = w.template().getSpec().getSecurityContext();
+      assertNotNull(pod, w.name() + ": a pod security context");
+      assertEquals(Boolean.TRUE, pod.getRunAsNonRoot(), w.name());
+      assertEquals(10001L, pod.getRunAsUser(), w.name() + ": the images' user");
+      assertEquals("RuntimeDefault", pod.getSeccompProfile().getType(), w.name());
+      for (Container c : w.template().getSpec().getContainers()) {
+        String where = w.name() + "/" + c.getName();
+        var sc = c.getSecurityContext();
+        assertNotNull(sc, where + ": a container security context");
+        assertEquals(Boolean.FALSE, sc.getAllowPrivilegeEscalation(), where);
+        assertEquals(Boolean.TRUE, sc.getReadOnlyRootFilesystem(), where);
+        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop(), where);
+        assertTrue(
+            c.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")),
+            where + ": a writable /tmp");
+        assertTrue(
+            c.getImage().endsWith(":" + tag), where + ": tagged " + tag + ", " + c.getImage());
+      }
+    }
+    var policies =
+        of(all, io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class).stream()
+            .filter(
+                n ->
+                    "tensafe-node"
+                        .equals(
+                            n.getSpec()
+                                .getPodSelector()
+                                .getMatchLabels()
+                                .get("app.kubernetes.io/name")))
+            .toList();
+    assertEquals(1, policies.size(), "one policy for the nodes' ingress");
+    var from = policies.getFirst().getSpec().getIngress().getFirst().getFrom();
+    assertTrue(
+        from.stream()
+            .anyMatch(
+                peer ->
+                    peer.getNamespaceSelector() == null
+                        && "tensafe-marketplace"
+                            .equals(
+                                peer.getPodSelector()
+                                    .getMatchLabels()
+                                    .get("app.kubernetes.io/name"))),
+        "the marketplace reaches the nodes");
+    assertTrue(
+        from.stream()
+            .allMatch(
+                peer ->
+                    peer.getPodSelector() != null
+                        && !peer.getPodSelector().getMatchLabels().isEmpty()),
+        "no peer is 'every pod'");
+  }
+
   private record Workload(String name, Map<String, String> selector, PodTemplateSpec template) {}
 
   private static List<Workload> workloads(List<HasMetadata> all) {

@@ -604,7 +604,7 @@ class CompletionsTest {
 
   @Test
   void badRequests_getProblemJson() {
-    chat(message(adapterId, "hi", ",\"tools\":[]"))
+    chat(message(adapterId, "hi", ",\"tools\":[{\"type\":\"function\"}]"))
         .then()
         .statusCode(400)
         .body("detail", containsString("tools"));

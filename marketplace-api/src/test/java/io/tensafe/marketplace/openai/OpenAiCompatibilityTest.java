@@ -97,15 +97,15 @@ class OpenAiCompatibilityTest {
 
   @Test
   void errors_carryOpenAisErrorObject_besideTheProblemFields() {
-    post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", ",\"tools\":[]"))
+    post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", ",\"functions\":[]"))
         .then()
         .statusCode(400)
         .body("type", equalTo("https://tensafe.io/problems/validation"))
-        .body("detail", equalTo("unsupported parameter 'tools'"))
-        .body("error.message", equalTo("unsupported parameter 'tools'"))
+        .body("detail", equalTo("unsupported parameter 'functions'"))
+        .body("error.message", equalTo("unsupported parameter 'functions'"))
         .body("error.type", equalTo("invalid_request_error"))
         .body("error.code", equalTo("validation"))
-        .body("error.param", equalTo("tools"));
+        .body("error.param", equalTo("functions"));
     post("{\"model\":\"no-such\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
         .then()
         .statusCode(404)
@@ -119,6 +119,63 @@ class OpenAiCompatibilityTest {
         .then()
         .statusCode(401)
         .body("error.type", equalTo("authentication_error"));
+  }
+
+  /**
+   * Issue 36: what OpenAI's SDKs and frameworks fill in with no-op defaults is served; the same
+   * parameters with a value that would change the answer are refused by name, never ignored.
+   */
+  @Test
+  void noOpDefaults_areServed_andOtherValuesAreRefusedByName() {
+    post(withMessages(
+            "[{\"role\":\"user\",\"content\":\"hi\"}]",
+            ",\"presence_penalty\":0,\"frequency_penalty\":0.0,\"logprobs\":false,"
+                + "\"top_logprobs\":null,\"logit_bias\":{},\"tools\":[],\"tool_choice\":\"none\","
+                + "\"parallel_tool_calls\":true,\"response_format\":{\"type\":\"text\"},"
+                + "\"store\":false,\"user\":\"u-1\""))
+        .then()
+        .statusCode(200);
+    for (String changing :
+        List.of(
+            "\"presence_penalty\":0.5",
+            "\"frequency_penalty\":-1",
+            "\"logprobs\":true",
+            "\"logit_bias\":{\"50256\":-100}",
+            "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]",
+            "\"tool_choice\":\"required\"",
+            "\"response_format\":{\"type\":\"json_object\"}",
+            "\"store\":true")) {
+      String field = changing.substring(1, changing.indexOf('"', 1));
+      post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", "," + changing))
+          .then()
+          .statusCode(400)
+          .body("error.param", equalTo(field))
+          .body("detail", org.hamcrest.Matchers.containsString("no-op value"));
+    }
+  }
+
+  /** Issue 36: {@code GET /v1/models/{id}}, as OpenAI's clients retrieve a model. */
+  @Test
+  void oneModel_isRetrievedById_andOneTheKeyMayNotUseIsNotFound() {
+    given()
+        .header("Authorization", "Bearer " + f.apiKey())
+        .get("/v1/models/" + f.adapterId())
+        .then()
+        .statusCode(200)
+        .body("id", equalTo(f.adapterId()))
+        .body("object", equalTo("model"));
+    given()
+        .header("Authorization", "Bearer " + f.apiKey())
+        .get("/v1/models/auto")
+        .then()
+        .statusCode(200)
+        .body("owned_by", equalTo("tensafe"));
+    given()
+        .header("Authorization", "Bearer " + f.apiKey())
+        .get("/v1/models/no-such-model")
+        .then()
+        .statusCode(404)
+        .body("error.param", equalTo("model"));
   }
 
   @Test

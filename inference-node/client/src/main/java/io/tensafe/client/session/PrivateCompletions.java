@@ -43,12 +43,13 @@ public final class PrivateCompletions {
       MarketplaceApi marketplace,
       QwenDecoder decoder,
       QwenTokenizer tokenizer,
+      long[] endTokens,
       BaseModelBinding binding,
       int maxPromptTokens) {
     this.marketplace = marketplace;
     this.decoder = decoder;
     this.tokenizer = tokenizer;
-    this.generator = new TextGenerator(decoder, tokenizer);
+    this.generator = new TextGenerator(decoder, tokenizer, endTokens);
     this.binding = binding;
     this.maxPromptTokens = maxPromptTokens;
   }

@@ -40,12 +40,16 @@ class LocalApiTest {
   private static TinyModel model;
   private static QwenTokenizer tokenizer;
   private static BaseModelBinding binding;
+  private static long[] endTokens;
   private final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
   static void load() throws Exception {
     model = TinyModel.generate(DType.F32, 31);
-    tokenizer = QwenTokenizer.load();
+    io.tensafe.node.model.ModelVocabulary vocabulary =
+        io.tensafe.node.model.ModelVocabulary.read(model.dir());
+    tokenizer = QwenTokenizer.of(vocabulary);
+    endTokens = vocabulary.endTokens();
     QwenDecoder d = model.decoder();
     binding = new BaseModelBinding(model.dir(), d.shape(), d.adapterShape());
   }
@@ -59,7 +63,10 @@ class LocalApiTest {
   private static LocalApi local(FakeMarketplace market) throws Exception {
     MarketplaceApi api = new MarketplaceApi(market.uri(), FakeMarketplace.KEY);
     return new LocalApi(
-        0, KEY, api, new PrivateCompletions(api, model.decoder(), tokenizer, binding, 4096));
+        0,
+        KEY,
+        api,
+        new PrivateCompletions(api, model.decoder(), tokenizer, endTokens, binding, 4096));
   }
 
   private static LoraAdapter adapter(String... modules) {

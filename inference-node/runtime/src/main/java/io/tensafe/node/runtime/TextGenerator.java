@@ -8,14 +8,14 @@ import java.util.function.Consumer;
 
 /**
  * Prompt in, text out: tokenizes, prefills, then decodes one token at a time with a {@link
- * Sampler}, streaming text as it becomes final. Generation ends at Qwen's end-of-turn or
- * end-of-text token, at the first stop string (excluded from the text), or after max_tokens.
+ * Sampler}, streaming text as it becomes final. Generation ends at one of the model folder's
+ * end-of-sequence tokens, at the first stop string (excluded from the text), or after max_tokens.
  * Streamed pieces never include a stop string or any part of one: text that might begin a stop
  * string is held back until it cannot.
  */
 public final class TextGenerator {
-  /** {@code <|im_end|>} and {@code <|endoftext|>}. */
-  static final long[] END_TOKENS = {151645, 151643};
+  /** Qwen's {@code <|im_end|>} and {@code <|endoftext|>}: the generated test models' ends. */
+  static final long[] QWEN_END_TOKENS = {151645, 151643};
 
   /** The finish reason of a generation whose consumer went away. */
   public static final String CANCELLED = "cancelled";
@@ -23,9 +23,34 @@ public final class TextGenerator {
   private final QwenDecoder decoder;
   private final QwenTokenizer tokenizer;
 
-  public TextGenerator(QwenDecoder decoder, QwenTokenizer tokenizer) {
+  /** The ids that end a generation: the model folder's ({@code ModelVocabulary}). */
+  private final long[] endTokens;
+
+  /**
+   * A generator that stops on {@code endTokens}, the model folder's end-of-sequence ids ({@link
+   * io.tensafe.node.model.ModelVocabulary#endTokens}).
+   */
+  public TextGenerator(QwenDecoder decoder, QwenTokenizer tokenizer, long[] endTokens) {
+    if (endTokens.length == 0) {
+      throw new IllegalArgumentException("a generator needs at least one end-of-sequence id");
+    }
     this.decoder = decoder;
     this.tokenizer = tokenizer;
+    this.endTokens = endTokens.clone();
+  }
+
+  /** For tests on the generated Qwen models: Qwen's end tokens. */
+  TextGenerator(QwenDecoder decoder, QwenTokenizer tokenizer) {
+    this(decoder, tokenizer, QWEN_END_TOKENS);
+  }
+
+  private boolean ends(int token) {
+    for (long e : endTokens) {
+      if (e == token) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public Generation generate(
@@ -88,7 +113,7 @@ public final class TextGenerator {
       while (generated.size() < parameters.maxTokens()) {
         int next = sampler.next(logits);
         generated.add((long) next);
-        if (next == END_TOKENS[0] || next == END_TOKENS[1]) {
+        if (ends(next)) {
           finish = "stop";
           generated.removeLast();
           text = decode(generated);

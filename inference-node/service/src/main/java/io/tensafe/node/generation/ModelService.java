@@ -71,13 +71,15 @@ public class ModelService {
         throw NodeProblem.unavailable(
             "this node serves no model: set tensafe.node.model-dir (TENSAFE_NODE_MODEL_DIR)", 0);
       }
+      io.tensafe.node.model.ModelVocabulary vocabulary;
       try {
+        vocabulary = io.tensafe.node.model.ModelVocabulary.read(Path.of(dir));
         decoder = new QwenDecoder(ModelFolder.load(Path.of(dir)));
+        tokenizer = QwenTokenizer.of(vocabulary);
       } catch (IOException e) {
         throw NodeProblem.unavailable("the model folder cannot be loaded: " + e.getMessage(), 0);
       }
-      tokenizer = QwenTokenizer.load();
-      generator = new TextGenerator(decoder, tokenizer);
+      generator = new TextGenerator(decoder, tokenizer, vocabulary.endTokens());
       slots = new Semaphore(config.maxConcurrency());
       Log.infof("serving %s (%s)", dir, decoder.shape());
     }

@@ -26,7 +26,7 @@ public class NodeMetrics {
   private final Counter promptTokens;
   private final Counter completionTokens;
   private final Counter refused;
-  private final DistributionSummary heMillisPerToken;
+  private final DistributionSummary heSecondsPerToken;
   private final Timer generationTime;
 
   @Inject
@@ -39,9 +39,9 @@ public class NodeMetrics {
         Counter.builder("tensafe_node_refused")
             .description("generations refused with 503 because every slot was busy")
             .register(registry);
-    heMillisPerToken =
-        DistributionSummary.builder("tensafe_node_he_ms_per_token")
-            .description("HE-LoRA wall time per token run (prompt and completion), in milliseconds")
+    heSecondsPerToken =
+        DistributionSummary.builder("tensafe_node_he_seconds_per_token")
+            .description("HE-LoRA wall time per token run (prompt and completion), in seconds")
             .register(registry);
     generationTime = Timer.builder("tensafe_node_generation").register(registry);
     Gauge.builder("tensafe_node_active_generations", active, AtomicInteger::get)
@@ -73,7 +73,7 @@ public class NodeMetrics {
     registry.counter("tensafe_node_generations", "finish_reason", g.finishReason()).increment();
     generationTime.record(Duration.ofNanos((long) (totalMillis * 1e6)));
     if (lora != null && g.completionTokens() > 0) {
-      heMillisPerToken.record(lora.heNanos() / 1e6 / (g.promptTokens() + g.completionTokens()));
+      heSecondsPerToken.record(lora.heNanos() / 1e9 / (g.promptTokens() + g.completionTokens()));
     }
   }
 }

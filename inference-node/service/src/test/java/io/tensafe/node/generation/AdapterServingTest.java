@@ -207,7 +207,7 @@ class AdapterServingTest {
     generate(TinyModelResource.ADAPTER + "@1.0.0");
     String text = given().get("/metrics").then().statusCode(200).extract().asString();
     assertTrue(text.contains("tensafe_node_tokens_total{kind=\"completion\"}"), text);
-    assertTrue(text.contains("tensafe_node_he_ms_per_token"), text);
+    assertTrue(text.contains("tensafe_node_he_seconds_per_token"), text);
     assertTrue(text.contains("tensafe_node_adapters_held"), text);
     assertTrue(text.contains("tensafe_node_usage_reports_waiting"), text);
   }

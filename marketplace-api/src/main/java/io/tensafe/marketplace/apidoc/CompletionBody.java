@@ -1,0 +1,61 @@
+package io.tensafe.marketplace.apidoc;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+/**
+ * The OpenAPI schema of a {@code /v1/chat/completions} or {@code /v1/completions} body, as {@code
+ * openai.CompletionRequest} checks it; documentation only, never instantiated (the endpoints read
+ * the raw bytes so that each error names the field and byte at fault).
+ */
+@Schema(
+    description =
+        "An OpenAI chat-completions (messages) or completions (prompt) request. Parameters not"
+            + " listed are refused by name (400); those listed as no-op are accepted only with the"
+            + " value given.")
+public record CompletionBody(
+    @Schema(
+            required = true,
+            description = "an adapter id, optionally @version, or auto (the keyword step-gate)")
+        String model,
+    @Schema(description = "chat: the conversation; content a string or text parts")
+        List<Message> messages,
+    @Schema(description = "completions: the prompt, a non-empty string") String prompt,
+    @JsonProperty("max_tokens")
+        @Schema(description = "1..4096, default 256", minimum = "1", maximum = "4096")
+        Integer maxTokens,
+    @JsonProperty("max_completion_tokens") @Schema(description = "as max_tokens (chat)")
+        Integer maxCompletionTokens,
+    @Schema(description = "0..2, default 1", minimum = "0", maximum = "2") Double temperature,
+    @JsonProperty("top_p") @Schema(description = "(0, 1], default 1") Double topP,
+    @Schema(description = "the sampler's seed; without one, a fresh one is drawn") Long seed,
+    @Schema(
+            description = "a string or up to 4 strings that end the answer",
+            oneOf = {String.class, String[].class})
+        Object stop,
+    @Schema(description = "server-sent events when true") Boolean stream,
+    @JsonProperty("stream_options") @Schema(description = "{\"include_usage\": true} with stream")
+        StreamOptions streamOptions,
+    @Schema(description = "1 only") Integer n,
+    @Schema(description = "recorded nowhere") String user,
+    @JsonProperty("presence_penalty") @Schema(description = "no-op: 0 only") Double presencePenalty,
+    @JsonProperty("frequency_penalty") @Schema(description = "no-op: 0 only")
+        Double frequencyPenalty,
+    @Schema(description = "no-op: false (or 0) only") Boolean logprobs,
+    @Schema(description = "no-op: [] only", type = SchemaType.ARRAY) List<Object> tools,
+    @JsonProperty("tool_choice") @Schema(description = "no-op: \"none\" or \"auto\" only")
+        String toolChoice,
+    @JsonProperty("parallel_tool_calls") @Schema(description = "no-op: any boolean")
+        Boolean parallelToolCalls,
+    @JsonProperty("response_format") @Schema(description = "no-op: {\"type\": \"text\"} only")
+        Object responseFormat) {
+
+  /** One chat message. */
+  @Schema(description = "role system, developer, user or assistant; content a string or text parts")
+  public record Message(@Schema(required = true) String role, Object content) {}
+
+  /** What a stream ends with. */
+  public record StreamOptions(@JsonProperty("include_usage") Boolean includeUsage) {}
+}
