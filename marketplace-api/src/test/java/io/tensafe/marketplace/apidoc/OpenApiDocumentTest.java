@@ -28,12 +28,16 @@ import org.junit.jupiter.api.Test;
 public class OpenApiDocumentTest {
   static final Set<String> METHODS = Set.of("get", "post", "put", "delete", "patch");
 
+  /** The OpenAPI document, as JSON. */
+  static JsonNode document() throws Exception {
+    return new ObjectMapper()
+        .readTree(
+            given().queryParam("format", "json").get("/q/openapi").then().extract().asString());
+  }
+
   /** Every operation of the document as (METHOD path, its JSON). */
   public static Map<String, JsonNode> operations() throws Exception {
-    JsonNode doc =
-        new ObjectMapper()
-            .readTree(
-                given().queryParam("format", "json").get("/q/openapi").then().extract().asString());
+    JsonNode doc = document();
     Map<String, JsonNode> ops = new java.util.LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields();
         paths.hasNext(); ) {
@@ -51,10 +55,7 @@ public class OpenApiDocumentTest {
   /** Issue 36: the completions endpoints' bodies have a schema naming what they accept. */
   @Test
   void theCompletionsEndpoints_documentTheirRequestBodies() throws Exception {
-    JsonNode doc =
-        new ObjectMapper()
-            .readTree(
-                given().queryParam("format", "json").get("/q/openapi").then().extract().asString());
+    JsonNode doc = document();
     for (String path : List.of("/v1/chat/completions", "/v1/completions")) {
       JsonNode schema =
           doc.path("paths")
@@ -128,10 +129,7 @@ public class OpenApiDocumentTest {
 
   @Test
   void theProblemSchema_listsEveryProblemType() throws Exception {
-    JsonNode doc =
-        new ObjectMapper()
-            .readTree(
-                given().queryParam("format", "json").get("/q/openapi").then().extract().asString());
+    JsonNode doc = document();
     List<String> listed = new ArrayList<>();
     doc.path("components")
         .path("schemas")
