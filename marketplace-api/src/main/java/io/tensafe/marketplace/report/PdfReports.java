@@ -2,6 +2,7 @@ package io.tensafe.marketplace.report;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.format.DateTimeFormatter;
@@ -12,14 +13,14 @@ import org.apache.pdfbox.pdmodel.PDDocumentInformation;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.PDPageContentStream;
 import org.apache.pdfbox.pdmodel.common.PDRectangle;
-import org.apache.pdfbox.pdmodel.font.PDType1Font;
-import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
+import org.apache.pdfbox.pdmodel.font.PDType0Font;
 
 /**
- * Reports as A4 PDF documents (PDFBox, the standard Helvetica fonts): a heading with the party and
- * the period, one table per dimension, and the totals. Amounts are shown in currency units with six
- * decimals, which is exactly the ledger's micro-units. Text outside the fonts' Latin-1 repertoire
- * (a display name, say) is replaced by '?'.
+ * Reports as A4 PDF documents (PDFBox, DejaVu Sans embedded as a subset): a heading with the party
+ * and the period, one table per dimension, and the totals. Amounts are shown in currency units with
+ * six decimals, which is exactly the ledger's micro-units. Names print in any script DejaVu Sans
+ * covers (Latin, Greek, Cyrillic, Armenian, Georgian, Hebrew, Arabic and more); a character it has
+ * no glyph for (CJK, say) is replaced by '?', never dropped silently.
  */
 public final class PdfReports {
   private static final float MARGIN = 48;
@@ -102,13 +103,27 @@ public final class PdfReports {
   }
 
   private enum Fonts {
-    REGULAR(Standard14Fonts.FontName.HELVETICA),
-    BOLD(Standard14Fonts.FontName.HELVETICA_BOLD);
+    REGULAR("DejaVuSans.ttf"),
+    BOLD("DejaVuSans-Bold.ttf");
 
-    final PDType1Font font;
+    /** The font file, a resource beside this class (copied from fonts-dejavu-core at build). */
+    final String file;
 
-    Fonts(Standard14Fonts.FontName name) {
-      this.font = new PDType1Font(name);
+    Fonts(String file) {
+      this.file = file;
+    }
+
+    /** This font embedded (as a subset) in {@code doc}. */
+    PDType0Font loadInto(PDDocument doc) throws IOException {
+      try (InputStream in = PdfReports.class.getResourceAsStream("fonts/" + file)) {
+        if (in == null) {
+          throw new IllegalStateException(
+              "the reports' font "
+                  + file
+                  + " is not packaged: build with Debian's fonts-dejavu-core installed");
+        }
+        return PDType0Font.load(doc, in, true);
+      }
     }
   }
 
@@ -116,11 +131,15 @@ public final class PdfReports {
   private static final class Writer implements AutoCloseable {
     private static final float[] COLUMNS = {0, 150, 180, 230, 285, 340, 400, 455};
     private final PDDocument doc;
+    private final java.util.Map<Fonts, PDType0Font> fonts = new java.util.EnumMap<>(Fonts.class);
     private PDPageContentStream page;
     private float y;
 
     Writer(PDDocument doc) throws IOException {
       this.doc = doc;
+      for (Fonts f : Fonts.values()) {
+        fonts.put(f, f.loadInto(doc));
+      }
       newPage();
     }
 
@@ -163,20 +182,36 @@ public final class PdfReports {
     }
 
     private void show(Fonts font, float size, float x, String text) throws IOException {
+      PDType0Font f = fonts.get(font);
       page.beginText();
-      page.setFont(font.font, size);
+      page.setFont(f, size);
       page.newLineAtOffset(x, y);
-      page.showText(latin1(text));
+      page.showText(printable(f, text));
       page.endText();
     }
 
-    private static String latin1(String text) {
+    /** {@code text} with each character {@code font} has no glyph for (or a control) as '?'. */
+    private static String printable(PDType0Font font, String text) {
       StringBuilder b = new StringBuilder(text.length());
       text.codePoints()
           .forEach(
-              cp ->
-                  b.append(cp >= 0x20 && cp < 0x7f || cp >= 0xa0 && cp <= 0xff ? (char) cp : '?'));
+              cp -> {
+                if (Character.isISOControl(cp) || !hasGlyph(font, cp)) {
+                  b.append('?');
+                } else {
+                  b.appendCodePoint(cp);
+                }
+              });
       return b.toString();
+    }
+
+    private static boolean hasGlyph(PDType0Font font, int codePoint) {
+      try {
+        font.encode(new String(Character.toChars(codePoint)));
+        return true;
+      } catch (IllegalArgumentException | IOException e) {
+        return false; // PDFBox: "No glyph for U+... in font"
+      }
     }
 
     @Override
