@@ -82,7 +82,7 @@ public final class ClientCommand implements Callable<Integer> {
     QwenDecoder decoder = new QwenDecoder(ModelFolder.load(modelDir));
     io.tensafe.node.model.ModelVocabulary vocabulary =
         io.tensafe.node.model.ModelVocabulary.read(modelDir);
-    QwenTokenizer tokenizer = QwenTokenizer.of(vocabulary);
+    QwenTokenizer tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
     MarketplaceApi api = new MarketplaceApi(marketplace, apiKey);
     PrivateCompletions completions =
         new PrivateCompletions(

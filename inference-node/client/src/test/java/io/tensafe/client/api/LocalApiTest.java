@@ -48,7 +48,7 @@ class LocalApiTest {
     model = TinyModel.generate(DType.F32, 31);
     io.tensafe.node.model.ModelVocabulary vocabulary =
         io.tensafe.node.model.ModelVocabulary.read(model.dir());
-    tokenizer = QwenTokenizer.of(vocabulary);
+    tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
     endTokens = vocabulary.endTokens();
     QwenDecoder d = model.decoder();
     binding = new BaseModelBinding(model.dir(), d.shape(), d.adapterShape());

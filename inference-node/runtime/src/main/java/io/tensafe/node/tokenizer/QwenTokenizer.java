@@ -46,12 +46,6 @@ public final class QwenTokenizer implements AutoCloseable {
     }
   }
 
-  /** The tokenizer of a model folder: its own {@code tokenizer.json}. */
-  public static QwenTokenizer of(io.tensafe.node.model.ModelVocabulary vocabulary)
-      throws IOException {
-    return fromFile(vocabulary.tokenizerJson());
-  }
-
   /** A tokenizer from a Hugging Face {@code tokenizer.json} (real weights' folders carry one). */
   public static QwenTokenizer fromFile(Path tokenizerJson) throws IOException {
     return new QwenTokenizer(

@@ -75,7 +75,7 @@ public class ModelService {
       try {
         vocabulary = io.tensafe.node.model.ModelVocabulary.read(Path.of(dir));
         decoder = new QwenDecoder(ModelFolder.load(Path.of(dir)));
-        tokenizer = QwenTokenizer.of(vocabulary);
+        tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
       } catch (IOException e) {
         throw NodeProblem.unavailable("the model folder cannot be loaded: " + e.getMessage(), 0);
       }

@@ -1,16 +1,11 @@
-package io.tensafe.node.model;
+package io.tensafe.node.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tensafe.node.runtime.ChatMessage;
-import io.tensafe.node.runtime.Generation;
-import io.tensafe.node.runtime.KvCache;
-import io.tensafe.node.runtime.SamplingParameters;
-import io.tensafe.node.runtime.TextGenerator;
-import io.tensafe.node.runtime.TinyModel;
+import io.tensafe.node.model.ModelVocabulary;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
 import java.nio.file.Files;
@@ -61,7 +56,7 @@ class ModelVocabularyTest {
     try (TinyModel model = TinyModel.generate(DType.F32, 5)) {
       String prompt = ChatMessage.chatMl(List.of(new ChatMessage("user", "Hello there")));
       ModelVocabulary qwen = ModelVocabulary.read(model.dir());
-      try (QwenTokenizer tokenizer = QwenTokenizer.of(qwen)) {
+      try (QwenTokenizer tokenizer = QwenTokenizer.fromFile(qwen.tokenizerJson())) {
         long[] ids = tokenizer.encode(prompt);
         float[] logits;
         try (KvCache cache = model.decoder().newCache()) {
