@@ -65,7 +65,7 @@ try {
   });
   fail("an unsupported parameter was accepted");
 } catch (e) {
-  if (!(e instanceof OpenAI.BadRequestError) || e.message !== "400 unsupported parameter 'tools'") fail(`error message: ${e.message}`);
+  if (!(e instanceof OpenAI.BadRequestError) || e.message !== "400 unsupported parameter 'tools' with this value: only its no-op value ([]) is accepted") fail(`error message: ${e.message}`);
   if (e.param !== "tools" || e.type !== "invalid_request_error" || e.code !== "validation") fail(`error fields: ${e.param} ${e.type} ${e.code}`);
 }
 
