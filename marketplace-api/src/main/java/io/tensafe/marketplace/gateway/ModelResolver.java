@@ -53,11 +53,18 @@ public class ModelResolver {
    * manifest's keywords and the price now.
    */
   public List<GateCandidate> candidates(ApiKeyPrincipal key) {
-    return candidates(key, versions.newestForKey(key));
+    return candidates(key, versions.newestForKey(key), autoCap(key));
   }
 
-  private List<GateCandidate> candidates(ApiKeyPrincipal key, List<ServedVersion> newest) {
-    io.tensafe.marketplace.apikey.PriceCap auto = autoCaps.of(key.organisationId()).cap();
+  /** The organisation's auto price cap of {@code key}, read once per routing. */
+  private io.tensafe.marketplace.apikey.PriceCap autoCap(ApiKeyPrincipal key) {
+    return autoCaps.of(key.organisationId()).cap();
+  }
+
+  private static List<GateCandidate> candidates(
+      ApiKeyPrincipal key,
+      List<ServedVersion> newest,
+      io.tensafe.marketplace.apikey.PriceCap auto) {
     return newest.stream()
         .filter(v -> v.withinCap(key.maxPrice()) && v.withinCap(auto))
         .map(
@@ -84,10 +91,10 @@ public class ModelResolver {
    */
   @jakarta.transaction.Transactional
   public PrivateChoices forPrivateClients(ApiKeyPrincipal key) {
-    io.tensafe.marketplace.apikey.PriceCap auto = autoCaps.of(key.organisationId()).cap();
+    io.tensafe.marketplace.apikey.PriceCap auto = autoCap(key);
     List<ServedVersion> newest = versions.newestForKey(key);
     List<GateCandidate> within =
-        candidates(key, newest).stream()
+        candidates(key, newest, auto).stream()
             .filter(c -> privateWithin(auto, c.adapterId(), c.version(), c.currency()))
             .toList();
     Optional<String> fallback =
@@ -118,7 +125,8 @@ public class ModelResolver {
   private Resolved route(
       ApiKeyPrincipal key, List<RoutedText> routing, ServedCatalogue.Snapshot at) {
     // Routing never picks an adapter priced above the key's cap or the organisation's auto cap.
-    List<GateCandidate> candidates = candidates(key, versions.newestForKey(key, at));
+    io.tensafe.marketplace.apikey.PriceCap auto = autoCap(key);
+    List<GateCandidate> candidates = candidates(key, versions.newestForKey(key, at), auto);
     RouteDecision decision =
         StepGate.route(
             routing,
@@ -151,7 +159,6 @@ public class ModelResolver {
                   : "not published to it")
               + "); name a model");
     }
-    io.tensafe.marketplace.apikey.PriceCap auto = autoCaps.of(key.organisationId()).cap();
     if (!fallback.withinCap(auto)) {
       throw noMatch(
           nothing

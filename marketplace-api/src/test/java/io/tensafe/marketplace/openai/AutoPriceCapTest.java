@@ -69,14 +69,7 @@ class AutoPriceCapTest {
 
   @AfterEach
   void unpublishAndStopTheNode() {
-    QuarkusTransaction.requiringNew()
-        .run(
-            () ->
-                em.createNativeQuery(
-                        "UPDATE adapter_version SET state = 'unpublished' WHERE adapter_id ="
-                            + " (SELECT id FROM adapter WHERE adapter_ref = :a)")
-                    .setParameter("a", dear)
-                    .executeUpdate());
+    Actors.unpublish(em, dear);
     node.close();
   }
 

@@ -57,14 +57,7 @@ class NewVersionPriceNoticeTest {
    */
   @AfterEach
   void unpublishAndStopTheNode() {
-    QuarkusTransaction.requiringNew()
-        .run(
-            () ->
-                em.createNativeQuery(
-                        "UPDATE adapter_version SET state = 'unpublished' WHERE adapter_id ="
-                            + " (SELECT id FROM adapter WHERE adapter_ref = :a)")
-                    .setParameter("a", fixture.adapterId())
-                    .executeUpdate());
+    Actors.unpublish(em, fixture.adapterId());
     node.close();
   }
 

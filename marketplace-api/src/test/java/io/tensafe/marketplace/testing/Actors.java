@@ -304,4 +304,19 @@ public final class Actors {
                 + "}")
         .put("/api/organisations/" + slug + "/auto-cap");
   }
+
+  /**
+   * Unpublishes every version of {@code adapterRef}, committed at once: a test's adapter left
+   * published could win other tests' {@code auto} prompts and be sent to a node that is gone.
+   */
+  public static void unpublish(jakarta.persistence.EntityManager em, String adapterRef) {
+    io.quarkus.narayana.jta.QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        "UPDATE adapter_version SET state = 'unpublished' WHERE adapter_id ="
+                            + " (SELECT id FROM adapter WHERE adapter_ref = :a)")
+                    .setParameter("a", adapterRef)
+                    .executeUpdate());
+  }
 }
