@@ -16,8 +16,8 @@ final class Arithmetic {
       return times <= 0 ? "" : s.repeat((int) times);
     }
     if (!PyValues.isNumber(left) || !PyValues.isNumber(right)) {
-      throw new RenderFailure("'" + op + "' of " + PyValues.typeName(left) + " and "
-          + PyValues.typeName(right));
+      throw new RenderFailure(
+          "'" + op + "' of " + PyValues.typeName(left) + " and " + PyValues.typeName(right));
     }
     boolean integers = !(left instanceof Double) && !(right instanceof Double);
     if (integers && !op.equals("/")) {

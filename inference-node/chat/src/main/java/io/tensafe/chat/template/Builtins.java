@@ -19,17 +19,62 @@ import java.util.Set;
 final class Builtins {
   static final Set<String> FILTERS =
       Set.of(
-          "length", "count", "tojson", "trim", "string", "join", "first", "last", "upper", "lower",
-          "default", "d", "items", "list", "reverse", "safe", "capitalize", "title", "replace",
-          "int", "abs");
+          "length",
+          "count",
+          "tojson",
+          "trim",
+          "string",
+          "join",
+          "first",
+          "last",
+          "upper",
+          "lower",
+          "default",
+          "d",
+          "items",
+          "list",
+          "reverse",
+          "safe",
+          "capitalize",
+          "title",
+          "replace",
+          "int",
+          "abs");
   static final Set<String> TESTS =
       Set.of(
-          "defined", "undefined", "none", "string", "number", "integer", "float", "mapping",
-          "iterable", "sequence", "boolean", "true", "false", "odd", "even");
+          "defined",
+          "undefined",
+          "none",
+          "string",
+          "number",
+          "integer",
+          "float",
+          "mapping",
+          "iterable",
+          "sequence",
+          "boolean",
+          "true",
+          "false",
+          "odd",
+          "even");
   static final Set<String> METHODS =
       Set.of(
-          "startswith", "endswith", "split", "strip", "lstrip", "rstrip", "upper", "lower",
-          "replace", "title", "capitalize", "find", "items", "keys", "values", "get");
+          "startswith",
+          "endswith",
+          "split",
+          "strip",
+          "lstrip",
+          "rstrip",
+          "upper",
+          "lower",
+          "replace",
+          "title",
+          "capitalize",
+          "find",
+          "items",
+          "keys",
+          "values",
+          "get");
   static final Set<String> FUNCTIONS = Set.of("namespace", "raise_exception", "range");
 
   private Builtins() {}
@@ -40,8 +85,8 @@ final class Builtins {
       case "tojson" -> {
         Object indent = keywords.getOrDefault("indent", args.isEmpty() ? null : args.get(0));
         boolean sortKeys = PyValues.truthy(keywords.getOrDefault("sort_keys", false));
-        yield PyJson.dumps(defined(v), indent == null ? null : (int) PyValues.integer(indent),
-            sortKeys);
+        yield PyJson.dumps(
+            defined(v), indent == null ? null : (int) PyValues.integer(indent), sortKeys);
       }
       case "trim" -> PyValues.str(v).strip();
       case "string" -> PyValues.str(v);
@@ -64,8 +109,9 @@ final class Builtins {
       case "upper" -> PyValues.str(v).toUpperCase(Locale.ROOT);
       case "lower" -> PyValues.str(v).toLowerCase(Locale.ROOT);
       case "default", "d" -> {
-        boolean orFalsy = args.size() > 1 && PyValues.truthy(args.get(1))
-            || PyValues.truthy(keywords.getOrDefault("boolean", false));
+        boolean orFalsy =
+            args.size() > 1 && PyValues.truthy(args.get(1))
+                || PyValues.truthy(keywords.getOrDefault("boolean", false));
         boolean missing = v == UNDEFINED || (orFalsy && !PyValues.truthy(v));
         yield missing ? (args.isEmpty() ? "" : args.get(0)) : v;
       }
@@ -119,8 +165,10 @@ final class Builtins {
         }
         case "keys" -> new ArrayList<Object>(map.keySet());
         case "values" -> new ArrayList<Object>(map.values());
-        case "get" -> map.containsKey(args.get(0)) ? map.get(args.get(0))
-            : (args.size() > 1 ? args.get(1) : null);
+        case "get" ->
+            map.containsKey(args.get(0))
+                ? map.get(args.get(0))
+                : (args.size() > 1 ? args.get(1) : null);
         default -> throw new RenderFailure("a mapping has no method ." + name + "()");
       };
     }
@@ -130,7 +178,8 @@ final class Builtins {
     return switch (name) {
       case "startswith" -> s.startsWith(stringArgument(args, 0));
       case "endswith" -> s.endsWith(stringArgument(args, 0));
-      case "split" -> split(s, args.isEmpty() || args.get(0) == null ? null : stringArgument(args, 0));
+      case "split" ->
+          split(s, args.isEmpty() || args.get(0) == null ? null : stringArgument(args, 0));
       case "strip" -> strip(s, chars(args), true, true);
       case "lstrip" -> strip(s, chars(args), true, false);
       case "rstrip" -> strip(s, chars(args), false, true);
@@ -138,8 +187,10 @@ final class Builtins {
       case "lower" -> s.toLowerCase(Locale.ROOT);
       case "replace" -> s.replace(stringArgument(args, 0), stringArgument(args, 1));
       case "capitalize" ->
-          s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT)
-              + s.substring(1).toLowerCase(Locale.ROOT);
+          s.isEmpty()
+              ? s
+              : s.substring(0, 1).toUpperCase(Locale.ROOT)
+                  + s.substring(1).toLowerCase(Locale.ROOT);
       case "title" -> title(s);
       case "find" -> (long) s.indexOf(stringArgument(args, 0));
       default -> throw new RenderFailure("a string has no method ." + name + "()");
@@ -150,8 +201,9 @@ final class Builtins {
     return switch (name) {
       case "namespace" -> new PyValues.Namespace(new LinkedHashMap<>(keywords));
       case "raise_exception" ->
-          throw new RenderFailure("the template refused the request: "
-              + (args.isEmpty() ? "" : PyValues.str(args.get(0))));
+          throw new RenderFailure(
+              "the template refused the request: "
+                  + (args.isEmpty() ? "" : PyValues.str(args.get(0))));
       case "range" -> {
         long start = args.size() > 1 ? PyValues.integer(args.get(0)) : 0;
         long stop = PyValues.integer(args.get(args.size() > 1 ? 1 : 0));

@@ -32,7 +32,9 @@ public final class ChatTemplate {
     if (source.length() > MAX_TEMPLATE_CHARS) {
       throw new ChatTemplateException(
           Reason.SYNTAX,
-          "chat template of " + source.length() + " chars exceeds the limit of "
+          "chat template of "
+              + source.length()
+              + " chars exceeds the limit of "
               + MAX_TEMPLATE_CHARS);
     }
     return new ChatTemplate(List.copyOf(TemplateParser.parse(source)));
@@ -61,8 +63,7 @@ public final class ChatTemplate {
       return interpreter.run(body, context);
     } catch (PyValues.RenderFailure | ArithmeticException | IndexOutOfBoundsException e) {
       throw new ChatTemplateException(
-          Reason.RENDER,
-          "chat template line " + interpreter.line() + ": " + e.getMessage());
+          Reason.RENDER, "chat template line " + interpreter.line() + ": " + e.getMessage());
     }
   }
 

@@ -38,13 +38,17 @@ final class ExpressionEvaluator {
       case Expression.Slice s -> slice(s);
       case Expression.Call c -> call(c);
       case Expression.Filter f ->
-          Builtins.filter(f.name(), eval(f.target()), values(f.arguments()), keywords(f.keywords()));
+          Builtins.filter(
+              f.name(), eval(f.target()), values(f.arguments()), keywords(f.keywords()));
       case Expression.Test t -> Builtins.test(t.name(), eval(t.target())) != t.negated();
       case Expression.Unary u ->
-          u.operator().equals("not") ? !PyValues.truthy(eval(u.operand())) : negate(eval(u.operand()));
+          u.operator().equals("not")
+              ? !PyValues.truthy(eval(u.operand()))
+              : negate(eval(u.operand()));
       case Expression.Binary b -> binary(b);
       case Expression.Conditional c ->
-          PyValues.truthy(eval(c.condition())) ? eval(c.then())
+          PyValues.truthy(eval(c.condition()))
+              ? eval(c.then())
               : c.otherwise() == null ? UNDEFINED : eval(c.otherwise());
     };
   }

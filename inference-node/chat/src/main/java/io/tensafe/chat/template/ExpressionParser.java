@@ -95,7 +95,9 @@ final class ExpressionParser {
 
   private Expression product() throws ChatTemplateException {
     Expression e = unary(true);
-    while (tokens.peek().is("*") || tokens.peek().is("/") || tokens.peek().is("//")
+    while (tokens.peek().is("*")
+        || tokens.peek().is("/")
+        || tokens.peek().is("//")
         || tokens.peek().is("%")) {
       e = new Expression.Binary(tokens.take().text(), e, unary(true));
     }
@@ -286,7 +288,10 @@ final class ExpressionParser {
   private ChatTemplateException unsupported(String construct) {
     return new ChatTemplateException(
         Reason.UNSUPPORTED,
-        "chat template line " + tokens.line() + ": " + construct
+        "chat template line "
+            + tokens.line()
+            + ": "
+            + construct
             + " is not supported by TenSafe's template renderer");
   }
 }

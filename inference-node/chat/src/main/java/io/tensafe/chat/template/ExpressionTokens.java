@@ -55,16 +55,17 @@ final class ExpressionTokens {
         while (i < text.length() && (Character.isDigit(text.charAt(i)) || text.charAt(i) == '_')) {
           i++;
         }
-        boolean fraction = i + 1 < text.length() && text.charAt(i) == '.'
-            && Character.isDigit(text.charAt(i + 1));
+        boolean fraction =
+            i + 1 < text.length() && text.charAt(i) == '.' && Character.isDigit(text.charAt(i + 1));
         if (fraction) {
           i++;
           while (i < text.length() && Character.isDigit(text.charAt(i))) {
             i++;
           }
         }
-        out.add(new Token(fraction ? Type.FLOAT : Type.INTEGER,
-            text.substring(start, i).replace("_", "")));
+        out.add(
+            new Token(
+                fraction ? Type.FLOAT : Type.INTEGER, text.substring(start, i).replace("_", "")));
       } else if (Character.isLetter(c) || c == '_') {
         int start = i;
         while (i < text.length()

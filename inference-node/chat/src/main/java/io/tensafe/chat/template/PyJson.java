@@ -9,9 +9,9 @@ import java.util.TreeMap;
 
 /**
  * JSON as Hugging Face's {@code tojson} filter writes it: Python's {@code json.dumps} with {@code
- * ensure_ascii=False} (separators {@code ", "} and {@code ": "}, or {@code ","} and newlines with an
- * indent; keys in insertion order unless sorted; floats as {@code repr}). And the reverse mapping
- * from a parsed request to template values, keeping key order.
+ * ensure_ascii=False} (separators {@code ", "} and {@code ": "}, or {@code ","} and newlines with
+ * an indent; keys in insertion order unless sorted; floats as {@code repr}). And the reverse
+ * mapping from a parsed request to template values, keeping key order.
  */
 final class PyJson {
   private PyJson() {}
@@ -22,7 +22,8 @@ final class PyJson {
     return out.toString();
   }
 
-  private static void write(Object v, Integer indent, boolean sortKeys, int depth, StringBuilder out) {
+  private static void write(
+      Object v, Integer indent, boolean sortKeys, int depth, StringBuilder out) {
     if (v == null) {
       out.append("null");
       return;
@@ -31,9 +32,12 @@ final class PyJson {
       case Boolean b -> out.append(b ? "true" : "false");
       case Long l -> out.append(l);
       case Double d ->
-          out.append(Double.isNaN(d) ? "NaN"
-              : Double.isInfinite(d) ? (d > 0 ? "Infinity" : "-Infinity")
-              : PyValues.floatRepr(d));
+          out.append(
+              Double.isNaN(d)
+                  ? "NaN"
+                  : Double.isInfinite(d)
+                      ? (d > 0 ? "Infinity" : "-Infinity")
+                      : PyValues.floatRepr(d));
       case String s -> string(s, out);
       case List<?> list -> {
         if (list.isEmpty()) {

@@ -168,8 +168,8 @@ final class PyValues {
       case List<?> l -> l.stream().anyMatch(x -> equal(x, item));
       case Map<?, ?> m -> m.containsKey(item);
       case null, default ->
-          throw new RenderFailure("'in' needs a string, list or mapping, not "
-              + typeName(container));
+          throw new RenderFailure(
+              "'in' needs a string, list or mapping, not " + typeName(container));
     };
   }
 

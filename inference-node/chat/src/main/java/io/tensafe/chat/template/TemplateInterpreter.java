@@ -110,7 +110,8 @@ final class TemplateInterpreter {
     line = f.line();
     List<Object> items = new ArrayList<>();
     for (Object item : Builtins.iterate(eval(f.iterable(), scope))) {
-      if (f.filter() == null || PyValues.truthy(eval(f.filter(), bind(f, item, new Scope(scope))))) {
+      if (f.filter() == null
+          || PyValues.truthy(eval(f.filter(), bind(f, item, new Scope(scope))))) {
         items.add(item);
       }
     }
@@ -133,8 +134,7 @@ final class TemplateInterpreter {
       return scope;
     }
     if (!(item instanceof List<?> tuple) || tuple.size() != f.targets().size()) {
-      throw new RenderFailure("cannot unpack " + PyValues.typeName(item) + " into "
-          + f.targets());
+      throw new RenderFailure("cannot unpack " + PyValues.typeName(item) + " into " + f.targets());
     }
     for (int i = 0; i < tuple.size(); i++) {
       scope.names.put(f.targets().get(i), tuple.get(i));

@@ -68,8 +68,7 @@ final class TemplateParser {
     return body;
   }
 
-  private TemplateNode statement(String tag, ExpressionTokens tokens)
-      throws ChatTemplateException {
+  private TemplateNode statement(String tag, ExpressionTokens tokens) throws ChatTemplateException {
     return switch (tag) {
       case "if" -> ifStatement(tokens);
       case "for" -> forStatement(tokens);
@@ -85,7 +84,10 @@ final class TemplateParser {
       default ->
           throw new ChatTemplateException(
               Reason.UNSUPPORTED,
-              "chat template line " + tokens.line() + ": the '{% " + tag
+              "chat template line "
+                  + tokens.line()
+                  + ": the '{% "
+                  + tag
                   + " %}' tag is not supported by TenSafe's template renderer (supported: if, for,"
                   + " set, break, continue)");
     };
@@ -129,7 +131,10 @@ final class TemplateParser {
     Expression filter = tokens.takeIfName("if") ? expressions.expression(true) : null;
     if (tokens.takeIfName("recursive")) {
       throw new ChatTemplateException(
-          Reason.UNSUPPORTED, "chat template line " + tokens.line() + ": recursive loops are not"
+          Reason.UNSUPPORTED,
+          "chat template line "
+              + tokens.line()
+              + ": recursive loops are not"
               + " supported by TenSafe's template renderer");
     }
     tokens.expectEnd();
@@ -148,7 +153,10 @@ final class TemplateParser {
     String attribute = tokens.takeIf(".") ? tokens.expectName() : null;
     if (!tokens.takeIf("=")) {
       throw new ChatTemplateException(
-          Reason.UNSUPPORTED, "chat template line " + tokens.line() + ": only 'set name = value'"
+          Reason.UNSUPPORTED,
+          "chat template line "
+              + tokens.line()
+              + ": only 'set name = value'"
               + " and 'set namespace.attribute = value' are supported (no block set, no tuples)");
     }
     Expression value = new ExpressionParser(tokens).expression(true);

@@ -49,11 +49,17 @@ final class TemplateSegments {
       int bodyStart = open + 2 + (minus || plus ? 1 : 0);
       int line = lineOf(source, open);
       String closing = kind == '{' ? "}}" : kind == '%' ? "%}" : "#}";
-      int close = kind == '#' ? source.indexOf("#}", bodyStart) : closingOf(source, bodyStart, closing);
+      int close =
+          kind == '#' ? source.indexOf("#}", bodyStart) : closingOf(source, bodyStart, closing);
       if (close < 0) {
         throw new ChatTemplateException(
-            Reason.SYNTAX, "chat template line " + line + ": '" + source.charAt(open)
-                + kind + "' is never closed");
+            Reason.SYNTAX,
+            "chat template line "
+                + line
+                + ": '"
+                + source.charAt(open)
+                + kind
+                + "' is never closed");
       }
       boolean minusAfter = close > bodyStart && source.charAt(close - 1) == '-';
       String body = source.substring(bodyStart, minusAfter ? close - 1 : close).strip();

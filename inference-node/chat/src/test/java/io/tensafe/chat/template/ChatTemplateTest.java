@@ -19,7 +19,8 @@ class ChatTemplateTest {
 
   @Test
   void render_trimAndLstripBlocks_dropTagLinesAsHuggingFaceDoes() throws Exception {
-    assertEquals("a\nb\n", render("{% if true %}\n  a\n  {% endif %}\nb\n", Map.of()).replace("  ", ""));
+    assertEquals(
+        "a\nb\n", render("{% if true %}\n  a\n  {% endif %}\nb\n", Map.of()).replace("  ", ""));
     assertEquals("x  y", render("x  {% if true %}y{% endif %}", Map.of()));
     assertEquals("xy", render("x  {%- if true -%}  y{% endif %}", Map.of()));
   }
@@ -37,18 +38,29 @@ class ChatTemplateTest {
     assertEquals("cba", render("{{ 'abc'[::-1] }}", Map.of()));
     assertEquals("['a', 'b', '']", render("{{ 'a,b,'.split(',') }}", Map.of()));
     assertEquals("x", render("{{ '\\n\\nx\\n'.strip('\\n') }}", Map.of()));
-    assertEquals("None True 2.5 1e-05", render("{{ none }} {{ true }} {{ 5 / 2 }} {{ 0.00001 }}", Map.of()));
-    assertEquals("{\"a\": [1, 2.0, null, \"é\\n\"]}",
+    assertEquals(
+        "None True 2.5 1e-05", render("{{ none }} {{ true }} {{ 5 / 2 }} {{ 0.00001 }}", Map.of()));
+    assertEquals(
+        "{\"a\": [1, 2.0, null, \"é\\n\"]}",
         render("{{ {'a': [1, 2.0, none, 'é\\n']} | tojson }}", Map.of()));
     assertEquals("2 b", render("{{ [1, 2] | length }} {{ ['a', 'b'] | last }}", Map.of()));
     assertEquals("yes", render("{{ 'yes' if 'b' in 'abc' and 3 > 2 else 'no' }}", Map.of()));
-    assertEquals("0-a 1-b ", render("{% for k, v in {'a': 1, 'b': 2}.items() %}{{ loop.index0 }}-{{ k }} {% endfor %}", Map.of()));
-    assertEquals("1 3 ", render("{% for i in range(5) if i is odd %}{{ i }} {% if i == 3 %}{% break %}{% endif %}{% endfor %}", Map.of()));
+    assertEquals(
+        "0-a 1-b ",
+        render(
+            "{% for k, v in {'a': 1, 'b': 2}.items() %}{{ loop.index0 }}-{{ k }} {% endfor %}",
+            Map.of()));
+    assertEquals(
+        "1 3 ",
+        render(
+            "{% for i in range(5) if i is odd %}{{ i }} {% if i == 3 %}{% break %}{% endif %}{% endfor %}",
+            Map.of()));
   }
 
   @Test
   void render_undefinedValues_areFalsyAndEmpty_butFailWhenUsed() throws Exception {
-    assertEquals("||no|", render("|{{ missing }}|{{ 'yes' if missing is defined else 'no' }}|", Map.of()));
+    assertEquals(
+        "||no|", render("|{{ missing }}|{{ 'yes' if missing is defined else 'no' }}|", Map.of()));
     ChatTemplateException e =
         assertThrows(ChatTemplateException.class, () -> render("{{ missing + 'x' }}", Map.of()));
     assertEquals(Reason.RENDER, e.reason());
@@ -76,8 +88,12 @@ class ChatTemplateTest {
 
   @Test
   void compile_malformedTemplates_areSyntaxErrors() {
-    for (String t : new String[] {"{% if x %}", "{{ x ", "{% endif %}", "{{ (1 }}", "{% for in x %}{% endfor %}"}) {
-      ChatTemplateException e = assertThrows(ChatTemplateException.class, () -> ChatTemplate.compile(t), t);
+    for (String t :
+        new String[] {
+          "{% if x %}", "{{ x ", "{% endif %}", "{{ (1 }}", "{% for in x %}{% endfor %}"
+        }) {
+      ChatTemplateException e =
+          assertThrows(ChatTemplateException.class, () -> ChatTemplate.compile(t), t);
       assertEquals(Reason.SYNTAX, e.reason(), t);
     }
   }
@@ -85,7 +101,8 @@ class ChatTemplateTest {
   @Test
   void compile_templateOverTheLimit_isRefusedBeforeParsing() {
     String huge = "x".repeat(ChatTemplate.MAX_TEMPLATE_CHARS + 1);
-    ChatTemplateException e = assertThrows(ChatTemplateException.class, () -> ChatTemplate.compile(huge));
+    ChatTemplateException e =
+        assertThrows(ChatTemplateException.class, () -> ChatTemplate.compile(huge));
     assertTrue(e.getMessage().contains("exceeds the limit"), e.getMessage());
   }
 

@@ -57,7 +57,9 @@ class PublishedTemplatesTest {
   @Test
   void qwen25_userOnly_addsTheDefaultSystemPrompt() throws Exception {
     assertEquals(
-        "<|im_start|>system\n" + QWEN25_SYSTEM + "<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+        "<|im_start|>system\n"
+            + QWEN25_SYSTEM
+            + "<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
             + "<|im_start|>assistant\n",
         render("qwen2_5", "[{\"role\":\"user\",\"content\":\"Hi\"}]", null, Map.of()));
   }
@@ -73,9 +75,11 @@ class PublishedTemplatesTest {
   @Test
   void qwen25_toolsCallsAndResponses_renderAsPublished() throws Exception {
     assertEquals(
-        "<|im_start|>system\nBe brief.\n\n" + TOOLS_PREAMBLE
+        "<|im_start|>system\nBe brief.\n\n"
+            + TOOLS_PREAMBLE
             + "<|im_start|>user\nWeather in Paris and Lyon?<|im_end|>\n<|im_start|>assistant\n"
-            + CALLS + RESPONSES,
+            + CALLS
+            + RESPONSES,
         render("qwen2_5", TOOL_TURNS, TOOLS_JSON, Map.of()));
   }
 
@@ -84,7 +88,10 @@ class PublishedTemplatesTest {
     String prompt =
         render("qwen2_5", "[{\"role\":\"user\",\"content\":\"Hi\"}]", TOOLS_JSON, Map.of());
     assertEquals(
-        "<|im_start|>system\n" + QWEN25_SYSTEM + "\n\n" + TOOLS_PREAMBLE
+        "<|im_start|>system\n"
+            + QWEN25_SYSTEM
+            + "\n\n"
+            + TOOLS_PREAMBLE
             + "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
         prompt);
   }
@@ -130,9 +137,11 @@ class PublishedTemplatesTest {
   @Test
   void qwen3_toolsCallsAndResponses_renderAsPublished() throws Exception {
     assertEquals(
-        "<|im_start|>system\nBe brief.\n\n" + TOOLS_PREAMBLE
+        "<|im_start|>system\nBe brief.\n\n"
+            + TOOLS_PREAMBLE
             + "<|im_start|>user\nWeather in Paris and Lyon?<|im_end|>\n<|im_start|>assistant\n"
-            + CALLS + RESPONSES,
+            + CALLS
+            + RESPONSES,
         render("qwen3", TOOL_TURNS, TOOLS_JSON, Map.of()));
   }
 
