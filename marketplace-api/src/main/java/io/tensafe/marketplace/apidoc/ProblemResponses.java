@@ -19,7 +19,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
  * OpenAI's {@code error} object, ADR 0016), and on every operation the error responses the
  * framework and our mappers can give it: 400 when it takes a body or parameters, 401 and 403 when
  * it needs a role or key, 404 when its path names something, 415 when it takes a body, 503 when the
- * database is saturated, and 500. Responses an operation declares itself keep their text. The HTML
+ * database is saturated, and 500; and on the completions endpoints OpenAI's rate-limit headers
+ * ({@link RateLimitHeaderDocs}). Responses an operation declares itself keep their text. The HTML
  * pages ({@code /admin}, {@code /creator}) are not part of the API and are left out.
  */
 public class ProblemResponses implements OASFilter {
@@ -111,6 +112,7 @@ public class ProblemResponses implements OASFilter {
         problem(responses, r.getKey(), r.getValue().getDescription());
       }
     }
+    RateLimitHeaderDocs.complete(op);
   }
 
   /** Adds {@code code} as a problem response, or gives an existing one the problem schema. */

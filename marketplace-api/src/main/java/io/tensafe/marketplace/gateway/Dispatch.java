@@ -6,6 +6,7 @@ import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeRefusal;
 import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.limits.KeyRateLevel;
 import io.tensafe.marketplace.privacy.Reservation;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.Causes;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -68,6 +70,9 @@ public class Dispatch {
    * @param route resolves the request's version and limits from a snapshot of the served catalogue
    *     (before any database call: a refusal from an out-of-date copy is given only after the copy
    *     is read again)
+   * @param levelSeen told the key's requests-per-minute bucket each time this request draws from it
+   *     (the last is what the request left; told only once what it reports has committed), also
+   *     before a refusal; null when not wanted (the bucket is then not read)
    * @throws ApiProblem as the routing, the key's limits (429), the budget (429) and the nodes
    *     decide: 503 with Retry-After when no node has a free slot or none answered, 504 when the
    *     node timed out, 422 when it refused the adapter; 401 when the key is no longer usable
@@ -75,14 +80,16 @@ public class Dispatch {
   public <T> Dispatched<T> dispatch(
       ApiKeyPrincipal key,
       Function<ServedCatalogue.Snapshot, Admission> route,
-      NodeAttempt<T> attempt) {
+      NodeAttempt<T> attempt,
+      Consumer<KeyRateLevel> levelSeen) {
     // The copy first: reading it (once per process, or after a change) is not the request's time.
     ServedCatalogue.Copy copy = catalogue.copy();
     OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
     Routed routed =
-        routed(key, route, new ServedCatalogue.Snapshot(copy, started.toInstant()), true);
+        routed(
+            key, route, new ServedCatalogue.Snapshot(copy, started.toInstant()), true, levelSeen);
     KeySlots.InTheAdmission keyInCall = keySlots.inTheAdmission();
-    UUID keySlot = keyInCall == null ? keySlots.take(key) : keyInCall.lease();
+    UUID keySlot = keyInCall == null ? keySlots.take(key, levelSeen) : keyInCall.lease();
     try {
       for (int routings = 1; ; routings++) {
         // The step-gate chose among the whole catalogue: its first admission also checks that no
@@ -92,7 +99,15 @@ public class Dispatch {
                 ? routed.from().copy().revision()
                 : null;
         Optional<Dispatched<T>> d =
-            admitted(key, routed.admission(), started, wholeCatalogue, keyInCall, keySlot, attempt);
+            admitted(
+                key,
+                routed.admission(),
+                started,
+                wholeCatalogue,
+                keyInCall,
+                keySlot,
+                attempt,
+                levelSeen);
         if (d.isPresent()) {
           keySlots.held(key.keyId(), keySlot);
           return d.get();
@@ -110,7 +125,8 @@ public class Dispatch {
                 key,
                 route,
                 new ServedCatalogue.Snapshot(fresh, started.toInstant()),
-                keyInCall != null);
+                keyInCall != null,
+                levelSeen);
       }
     } catch (RuntimeException e) {
       keySlots.give(keySlot); // given back once; giving back a lease again does nothing
@@ -133,7 +149,8 @@ public class Dispatch {
       ApiKeyPrincipal key,
       Function<ServedCatalogue.Snapshot, Admission> route,
       ServedCatalogue.Snapshot at,
-      boolean spendOnRefusal) {
+      boolean spendOnRefusal,
+      Consumer<KeyRateLevel> levelSeen) {
     try {
       return new Routed(route.apply(at), at);
     } catch (ApiProblem refused) {
@@ -143,18 +160,18 @@ public class Dispatch {
         try {
           return new Routed(route.apply(fresh), fresh);
         } catch (ApiProblem stillRefused) {
-          spendRefused(key, spendOnRefusal);
+          spendRefused(key, spendOnRefusal, levelSeen);
           throw stillRefused;
         }
       }
-      spendRefused(key, spendOnRefusal);
+      spendRefused(key, spendOnRefusal, levelSeen);
       throw refused;
     }
   }
 
-  private void spendRefused(ApiKeyPrincipal key, boolean spend) {
+  private void spendRefused(ApiKeyPrincipal key, boolean spend, Consumer<KeyRateLevel> levelSeen) {
     if (spend) {
-      keySlots.spendRefused(key);
+      keySlots.spendRefused(key, levelSeen);
     }
   }
 
@@ -171,7 +188,8 @@ public class Dispatch {
       Long wholeCatalogue,
       KeySlots.InTheAdmission keyInCall,
       UUID keySlot,
-      NodeAttempt<T> attempt) {
+      NodeAttempt<T> attempt,
+      Consumer<KeyRateLevel> levelSeen) {
     List<NodeTarget> claimed = new ArrayList<>();
     AtomicReference<NodeAttempt.Pending<T>> sent = new AtomicReference<>();
     String requestId = UUID.randomUUID().toString();
@@ -204,13 +222,14 @@ public class Dispatch {
                         claimed,
                         a.releases(),
                         a.mode(),
+                        levelSeen != null,
                         first -> sent.set(attempt.start(first, a, requestId)));
                   });
     } catch (RequestAdmission.NoUsableNode e) {
       claimed.forEach(dispatcher::release);
       keySlots.give(keySlot);
       // Rolled back with the rate the call spent: spend it again, as for any refused request.
-      keySlots.spendRefused(key);
+      keySlots.spendRefused(key, levelSeen);
       throw noCapacity(a.version());
     } catch (RuntimeException e) {
       if (sent.get() != null) {
@@ -221,6 +240,9 @@ public class Dispatch {
       throw e;
     }
     catalogue.noteRevision(answer.revision());
+    if (levelSeen != null && answer.keyLevel() != null) {
+      levelSeen.accept(answer.keyLevel()); // committed
+    }
     if (answer.reservation() == null) {
       claimed.forEach(dispatcher::release);
       if (answer.versionChanged()) {

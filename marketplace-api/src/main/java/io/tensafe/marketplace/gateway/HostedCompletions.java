@@ -37,11 +37,17 @@ public class HostedCompletions {
   /**
    * Routes, records, reserves and dispatches {@code r} for {@code key}.
    *
+   * @param levelSeen told the key's requests-per-minute bucket as this request left it (the last
+   *     call wins), also before a refusal that drew from it or knew it ({@link Dispatch#dispatch});
+   *     null when not wanted
    * @throws io.tensafe.marketplace.problem.ApiProblem as {@link Dispatch#dispatch} decides
    */
-  public HostedRelay start(ApiKeyPrincipal key, HostedRequest r) {
+  public HostedRelay start(
+      ApiKeyPrincipal key,
+      HostedRequest r,
+      java.util.function.Consumer<io.tensafe.marketplace.limits.KeyRateLevel> levelSeen) {
     // Entered first: a key this replica knows to be over its limits costs no tokenizing.
-    try (KeySlots.Entered entered = slots.enter(key)) {
+    try (KeySlots.Entered entered = slots.enter(key, levelSeen)) {
       // Counted before the transaction: tokenizing a long prompt holds no connection.
       int prompt = tokenizer.count(r.renderedPrompt());
       Streaming streaming = new Streaming(r);
@@ -61,7 +67,8 @@ public class HostedCompletions {
                       new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
                       v.releasesPerToken());
                 },
-                streaming);
+                streaming,
+                levelSeen);
       } finally {
         streaming.noLongerLive(); // but the one answered, which the relay removes when it ends
       }

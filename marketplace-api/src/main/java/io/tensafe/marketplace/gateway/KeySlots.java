@@ -1,6 +1,8 @@
 package io.tensafe.marketplace.gateway;
 
+import io.quarkus.logging.Log;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
+import io.tensafe.marketplace.limits.KeyRateLevel;
 import io.tensafe.marketplace.limits.Limits;
 import io.tensafe.marketplace.limits.LimitsConfig;
 import io.tensafe.marketplace.problem.ApiProblem;
@@ -9,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * An API key's request slots, hosted requests and private sessions alike: its rate per minute and
@@ -35,9 +38,23 @@ public class KeySlots {
 
   /**
    * Per key, until when ({@code System.nanoTime()}) its bucket was last found empty: the database's
-   * own wait, rounded up to whole seconds as its Retry-After says.
+   * own wait, rounded up to whole seconds as its Retry-After says; and the level found then.
    */
-  private final ConcurrentHashMap<UUID, Long> emptyUntil = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<UUID, Empty> emptyUntil = new ConcurrentHashMap<>();
+
+  /**
+   * A key's bucket found empty at {@code readAtNanos} holding {@code level} (null when not read),
+   * refused until {@code untilNanos}.
+   */
+  private record Empty(long untilNanos, long readAtNanos, KeyRateLevel level) {
+    /**
+     * The bucket at {@code nanos}: nothing draws from a bucket holding under one request (a refused
+     * request draws nothing), so until it refills to one this is exactly what the limiter holds.
+     */
+    KeyRateLevel levelAt(long nanos) {
+      return level.refilledAfter(java.time.Duration.ofNanos(Math.max(0, nanos - readAtNanos)));
+    }
+  }
 
   /**
    * Per key, until when ({@code System.nanoTime()}) the database last found every one of its slots
@@ -52,31 +69,54 @@ public class KeySlots {
    * here, is refused at once, as the admission's call would refuse it, without that work. Close the
    * answer when the request is admitted or refused.
    *
+   * @param levelSeen told the key's bucket before a refusal (null: not wanted): for a key over its
+   *     rate the level found when it was refused, refilled to now; for a key holding every slot,
+   *     one read of the bucket
    * @throws ApiProblem 429 with Retry-After
    */
-  public Entered enter(ApiKeyPrincipal key) {
+  public Entered enter(ApiKeyPrincipal key, Consumer<KeyRateLevel> levelSeen) {
     UUID id = key.keyId();
-    Long until = emptyUntil.get(id);
-    if (until != null) {
-      long left = until - System.nanoTime();
+    Empty empty = emptyUntil.get(id);
+    if (empty != null) {
+      long now = System.nanoTime();
+      long left = empty.untilNanos() - now;
       if (left > 0) {
+        if (levelSeen != null && empty.level() != null) {
+          levelSeen.accept(empty.levelAt(now));
+        }
         throw refusal(true, (int) Math.ceil(left / 1e9));
       }
-      emptyUntil.remove(id, until);
+      emptyUntil.remove(id, empty);
     }
     Long full = fullUntil.get(id);
     if (full != null) {
       if (full - System.nanoTime() > 0) {
-        throw refusal(false, 1);
+        throw refusalForSlots(id, levelSeen);
       }
       fullUntil.remove(id, full);
     }
     int n = local.merge(id, 1, Integer::sum);
     if (n > gateway.maxConcurrencyPerKey()) {
       countDown(id);
-      throw refusal(false, 1);
+      throw refusalForSlots(id, levelSeen);
     }
     return new Entered(id);
+  }
+
+  /**
+   * The 429 of a key holding every one of its slots, refused before the admission's call; its
+   * bucket read for {@code levelSeen} when wanted (a read that fails leaves it untold: the refusal
+   * stands without it).
+   */
+  private ApiProblem refusalForSlots(UUID key, Consumer<KeyRateLevel> levelSeen) {
+    if (levelSeen != null) {
+      try {
+        levelSeen.accept(limits.keyRateLevel(key));
+      } catch (RuntimeException e) {
+        Log.debugf("reading key %s's bucket for its refusal failed: %s", key, e.toString());
+      }
+    }
+    return refusal(false, 1);
   }
 
   /** A request entered by {@link #enter}; closing it counts it out. */
@@ -114,9 +154,13 @@ public class KeySlots {
     fullUntil.put(key, System.nanoTime() + 1_000_000_000L);
   }
 
-  /** Notes that {@code key}'s bucket is empty for {@code seconds}. */
-  void rateLimited(UUID key, int seconds) {
-    emptyUntil.put(key, System.nanoTime() + seconds * 1_000_000_000L);
+  /**
+   * Notes that {@code key}'s bucket is empty for {@code seconds}, holding {@code level} now (null
+   * when not read).
+   */
+  void rateLimited(UUID key, int seconds, KeyRateLevel level) {
+    long now = System.nanoTime();
+    emptyUntil.put(key, new Empty(now + seconds * 1_000_000_000L, now, level));
   }
 
   private void givenBack(java.util.Collection<UUID> leases) {
@@ -144,20 +188,32 @@ public class KeySlots {
   }
 
   /**
+   * {@code key}'s bucket, read in the admission's transaction right after its call drew from it:
+   * exactly what that request left (the call's row lock on the bucket is still held).
+   */
+  KeyRateLevel levelInTheAdmission(UUID key) {
+    return limits.keyRateLevel(key);
+  }
+
+  /**
    * Takes one of {@code key}'s slots.
    *
+   * @param levelSeen told the key's bucket right after this request drew from it (null: not wanted)
    * @return the slot's lease, for {@link #give}
    * @throws ApiProblem 429 with Retry-After when the key has started {@code
    *     tensafe.gateway.requests-per-minute-per-key} requests in the last minute, or already has
    *     {@code tensafe.gateway.max-concurrency-per-key} in flight
    */
-  public UUID take(ApiKeyPrincipal key) {
+  public UUID take(ApiKeyPrincipal key, Consumer<KeyRateLevel> levelSeen) {
     var admission = limits.admitKey(key.keyId(), gateway.maxConcurrencyPerKey());
+    if (levelSeen != null) {
+      levelSeen.accept(admission.level());
+    }
     if (admission.lease() != null) {
       return admission.lease();
     }
     if (admission.rateLimited()) {
-      rateLimited(key.keyId(), admission.retryAfterSeconds());
+      rateLimited(key.keyId(), admission.retryAfterSeconds(), admission.level());
     } else {
       full(key.keyId());
     }
@@ -168,10 +224,11 @@ public class KeySlots {
    * Spends one request of {@code key}'s rate for a request refused before its admission (a refused
    * request counts against the rate, as it did when the rate was taken first).
    *
+   * @param levelSeen as {@link #take}'s
    * @throws ApiProblem 429 as {@link #take}, which then answers instead of the refusal
    */
-  void spendRefused(ApiKeyPrincipal key) {
-    give(take(key));
+  void spendRefused(ApiKeyPrincipal key, Consumer<KeyRateLevel> levelSeen) {
+    give(take(key, levelSeen));
   }
 
   /** The 429 a key over its rate ({@code rateLimited}) or its slots gets. */

@@ -2,6 +2,7 @@ package io.tensafe.marketplace.gateway;
 
 import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.limits.KeyRateLevel;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseKind;
 import io.tensafe.marketplace.privacy.Reservation;
@@ -46,11 +47,18 @@ public class RequestAdmission {
    * @param refusal null when admitted; 401 for a key no longer usable, 429 for its rate or slots or
    *     the budget, 422 for a budget that can never cover it; a 503 for no node slot is left to the
    *     caller ({@code noCapacity}, with {@code reservation} and {@code refusal} both null)
+   * @param keyLevel the key's bucket right after the call drew from it, read in the same
+   *     transaction; null when the call did not draw from it (limits counted in memory, or refused
+   *     before its rate) or it was not asked for
    */
   public record Answer(
-      Reservation reservation, ApiProblem refusal, boolean versionChanged, long revision) {
+      Reservation reservation,
+      ApiProblem refusal,
+      boolean versionChanged,
+      long revision,
+      KeyRateLevel keyLevel) {
     /** No node had a free slot ({@code revision} 0: not asked). */
-    static final Answer NO_CAPACITY = new Answer(null, null, false, 0);
+    static final Answer NO_CAPACITY = new Answer(null, null, false, 0, null);
   }
 
   /**
@@ -68,7 +76,10 @@ public class RequestAdmission {
    * is made (a request the budget refuses never reaches a node). Nothing reaches the client before
    * the caller has the commit; if the commit fails, the caller abandons what it sent. On a refusal
    * the call has undone every slot, record and event but the key's spent rate, and the caller
-   * commits before it answers.
+   * commits before it answers. With {@code readKeyLevel}, once the call drew from the key's rate
+   * the key's bucket is read in the same transaction, whose row lock on it is still held, so the
+   * answer carries exactly what this request left (after the node was sent the request, so the read
+   * delays the commit, not the dispatch).
    */
   @Transactional
   public Answer admit(
@@ -81,11 +92,16 @@ public class RequestAdmission {
       List<NodeTarget> claimed,
       long releases,
       RequestMode mode,
+      boolean readKeyLevel,
       Consumer<NodeTarget> beforeCommit) {
     UUID recorded = choice == null ? claimed.getFirst().id() : null;
     Called called =
         call(requestId, context, version, catalogue, keySlot, recorded, choice, releases, mode);
     long revision = called.revision();
+    // The key's bucket, once the call drew from it; not read unless asked (private sessions).
+    java.util.function.Supplier<KeyRateLevel> keyLevel =
+        () ->
+            readKeyLevel && keySlot != null ? slots.levelInTheAdmission(context.apiKeyId()) : null;
     switch (called.answer().outcome()) {
       case "key_unusable" -> {
         return refused(
@@ -95,24 +111,26 @@ public class RequestAdmission {
             revision);
       }
       case "version_changed", "catalogue_changed" -> {
-        return new Answer(null, null, true, revision);
+        return new Answer(null, null, true, revision, null);
       }
       case "rate_limited" -> {
-        slots.rateLimited(context.apiKeyId(), called.retryAfter());
-        return refused(slots.refusal(true, called.retryAfter()), revision);
+        // Read whether asked or not: this replica refuses the key until it refills from here.
+        KeyRateLevel level = slots.levelInTheAdmission(context.apiKeyId());
+        slots.rateLimited(context.apiKeyId(), called.retryAfter(), level);
+        return refused(slots.refusal(true, called.retryAfter()), revision, level);
       }
       case "key_busy" -> {
         slots.full(context.apiKeyId());
-        return refused(slots.refusal(false, 1), revision);
+        return refused(slots.refusal(false, 1), revision, keyLevel.get());
       }
       case "no_capacity" -> {
-        return new Answer(null, null, false, revision);
+        return new Answer(null, null, false, revision, keyLevel.get());
       }
       case "refused" -> {
         try {
           budgets.reservation(called.priced(), called.answer());
         } catch (ApiProblem refusal) {
-          return refused(refusal, revision);
+          return refused(refusal, revision, keyLevel.get());
         }
         throw new IllegalStateException("a budget's refusal was not refused");
       }
@@ -136,11 +154,15 @@ public class RequestAdmission {
       requests.assign(requestId, claimed.getFirst().id());
     }
     beforeCommit.accept(claimed.getFirst());
-    return new Answer(reservation, null, false, revision);
+    return new Answer(reservation, null, false, revision, keyLevel.get());
   }
 
   private static Answer refused(ApiProblem refusal, long revision) {
-    return new Answer(null, refusal, false, revision);
+    return refused(refusal, revision, null);
+  }
+
+  private static Answer refused(ApiProblem refusal, long revision, KeyRateLevel keyLevel) {
+    return new Answer(null, refusal, false, revision, keyLevel);
   }
 
   /**

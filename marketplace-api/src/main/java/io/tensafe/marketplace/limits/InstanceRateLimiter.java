@@ -36,13 +36,30 @@ final class InstanceRateLimiter {
    *
    * @return 0 if the request may start; otherwise the whole seconds (≥ 1) until one may
    */
-  /**
-   * Takes one request from {@code key}'s allowance.
-   *
-   * @return 0 if the request may start; otherwise the whole seconds (≥ 1) until one may
-   */
   int tryAcquire(UUID key) {
-    return buckets.computeIfAbsent(key, k -> new Bucket(perMinute, nanoTime.getAsLong())).take();
+    return take(key).waitSeconds();
+  }
+
+  /**
+   * What {@link #take} decided, and the key's bucket right after it.
+   *
+   * @param waitSeconds 0 when taken; otherwise the whole seconds (≥ 1) until a request may be
+   */
+  record Taken(int waitSeconds, KeyRateLevel level) {}
+
+  /** Takes one request from {@code key}'s allowance, as {@link #tryAcquire}, and its level. */
+  Taken take(UUID key) {
+    return bucket(key).take();
+  }
+
+  /** {@code key}'s bucket now, refilled to this moment; full for a key never seen. */
+  KeyRateLevel level(UUID key) {
+    Bucket b = buckets.get(key);
+    return b == null ? KeyRateLevel.full(perMinute) : b.level();
+  }
+
+  private Bucket bucket(UUID key) {
+    return buckets.computeIfAbsent(key, k -> new Bucket(perMinute, nanoTime.getAsLong()));
   }
 
   private final class Bucket {
@@ -56,16 +73,26 @@ final class InstanceRateLimiter {
       this.refilledAt = now;
     }
 
-    synchronized int take() {
+    private void refill() {
       long now = nanoTime.getAsLong();
       available = Math.min(perMinute, available + (now - refilledAt) * perMinute / 60e9);
       refilledAt = now;
+    }
+
+    synchronized Taken take() {
+      refill();
       if (available >= 1) {
         available -= 1;
-        return 0;
+        return new Taken(0, new KeyRateLevel(perMinute, available));
       }
       double seconds = (1 - available) * 60.0 / perMinute;
-      return Math.max(1, (int) Math.ceil(seconds));
+      return new Taken(
+          Math.max(1, (int) Math.ceil(seconds)), new KeyRateLevel(perMinute, available));
+    }
+
+    synchronized KeyRateLevel level() {
+      refill();
+      return new KeyRateLevel(perMinute, available);
     }
   }
 }

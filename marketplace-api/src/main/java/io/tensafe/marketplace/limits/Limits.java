@@ -111,30 +111,48 @@ public class Limits {
    * @param retryAfterSeconds when refused, the whole seconds (≥ 1) to wait
    * @param rateLimited when refused, whether the key's requests per minute (else its requests in
    *     flight) refused it
+   * @param level the key's bucket right after this request drew from it (or was refused by it)
    */
-  public record KeyAdmission(UUID lease, int retryAfterSeconds, boolean rateLimited) {}
+  public record KeyAdmission(
+      UUID lease, int retryAfterSeconds, boolean rateLimited, KeyRateLevel level) {}
 
   /**
    * Takes one request from {@code key}'s allowance per minute and then one of its {@code
-   * maxInFlight} slots: one database call in the shared scope.
+   * maxInFlight} slots: in the shared scope one database call, then a read of the bucket in the
+   * same transaction.
    */
   public KeyAdmission admitKey(UUID key, int maxInFlight) {
     Chosen c = chosen();
     if (c.scope() == LimitsConfig.Scope.SHARED) {
       UUID lease = UUID.randomUUID();
-      int answer = c.shared().admitKey(key, keyRate.requestsPerMinutePerKey(), lease, maxInFlight);
-      return answer == 0
-          ? new KeyAdmission(lease, 0, false)
-          : new KeyAdmission(null, Math.max(1, answer), answer > 0);
+      SharedSlots.KeyAnswer answer =
+          c.shared().admitKey(key, keyRate.requestsPerMinutePerKey(), lease, maxInFlight);
+      int wait = answer.answer();
+      return wait == 0
+          ? new KeyAdmission(lease, 0, false, answer.level())
+          : new KeyAdmission(null, Math.max(1, wait), wait > 0, answer.level());
     }
-    int wait = c.rate().tryAcquire(key);
-    if (wait > 0) {
-      return new KeyAdmission(null, wait, true);
+    InstanceRateLimiter.Taken taken = c.rate().take(key);
+    if (taken.waitSeconds() > 0) {
+      return new KeyAdmission(null, taken.waitSeconds(), true, taken.level());
     }
     return c.slots()
         .take("key", key, maxInFlight)
-        .map(lease -> new KeyAdmission(lease, 0, false))
-        .orElse(new KeyAdmission(null, 1, false));
+        .map(lease -> new KeyAdmission(lease, 0, false, taken.level()))
+        .orElse(new KeyAdmission(null, 1, false, taken.level()));
+  }
+
+  /**
+   * {@code key}'s requests-per-minute bucket now, refilled to this moment (full for a key no
+   * request drew from). In the shared scope it is read in the caller's transaction when there is
+   * one: called right after the admission's call drew from the bucket in that transaction, whose
+   * row lock it still holds, it is exactly what that request left; else one read of its own.
+   */
+  public KeyRateLevel keyRateLevel(UUID key) {
+    Chosen c = chosen();
+    return c.scope() == LimitsConfig.Scope.SHARED
+        ? c.shared().level(key, keyRate.requestsPerMinutePerKey())
+        : c.rate().level(key);
   }
 
   /**

@@ -86,23 +86,66 @@ final class SharedSlots implements SlotLimiter {
   }
 
   /**
-   * One call of {@code admit_key_request} (V22) on a connection of its own: a request from {@code
-   * key}'s bucket of {@code perMinute}, then one of its {@code maxInFlight} slots as lease {@code
-   * lease}. Returns 0 when admitted, the seconds to wait (≥ 1) when the bucket is empty, or -1 when
-   * every slot is held.
+   * What {@link #admitKey} decided: 0 when admitted, the seconds to wait (≥ 1) when the bucket was
+   * empty, or -1 when every slot was held; and the key's bucket right after it.
    */
-  int admitKey(UUID key, int perMinute, UUID lease, int maxInFlight) {
-    return ((Number)
-            autocommit(
-                "SELECT admit_key_request(?, ?, ?, ?, ?, ?)",
-                key,
-                (double) perMinute,
-                lease,
-                holder,
-                ttlSeconds(),
-                maxInFlight))
-        .intValue();
+  record KeyAnswer(int answer, KeyRateLevel level) {}
+
+  /**
+   * One call of {@code admit_key_request} (V22) in a transaction of its own: a request from {@code
+   * key}'s bucket of {@code perMinute}, then one of its {@code maxInFlight} slots as lease {@code
+   * lease}; then, still holding the bucket's row, its level ({@link #level}), so the level is what
+   * this request left.
+   */
+  KeyAnswer admitKey(UUID key, int perMinute, UUID lease, int maxInFlight) {
+    return QuarkusTransaction.requiringNew()
+        .call(
+            () -> {
+              int answer =
+                  ((Number)
+                          em.createNativeQuery(
+                                  "SELECT admit_key_request(CAST(:key AS uuid),"
+                                      + " CAST(:perMinute AS double precision), CAST(:lease AS"
+                                      + " uuid), CAST(:holder AS uuid), CAST(:ttl AS double"
+                                      + " precision), CAST(:max AS integer))")
+                              .setParameter("key", key)
+                              .setParameter("perMinute", (double) perMinute)
+                              .setParameter("lease", lease)
+                              .setParameter("holder", holder)
+                              .setParameter("ttl", ttlSeconds())
+                              .setParameter("max", maxInFlight)
+                              .getSingleResult())
+                      .intValue();
+              return new KeyAnswer(answer, level(key, perMinute));
+            });
   }
+
+  /**
+   * {@code key}'s bucket of {@code perMinute} refilled to now (full when it has no row: no request
+   * drew from it yet, or the table was emptied by a crash, ADR 0020), read in the caller's
+   * transaction when there is one, else in one of its own. Read in the transaction that drew from
+   * the bucket, whose row lock it still holds, it is exactly what that draw left.
+   */
+  KeyRateLevel level(UUID key, int perMinute) {
+    Optional<Level> row =
+        QuarkusTransaction.joiningExisting()
+            .call(
+                () ->
+                    Rows.first(
+                        em.createNativeQuery(
+                                "SELECT least(CAST(:perMinute AS double precision), available"
+                                    + " + extract(epoch FROM clock_timestamp() - refilled_at)"
+                                    + " * CAST(:perMinute AS double precision) / 60.0)"
+                                    + " FROM rate_bucket WHERE key_id = :key")
+                            .setParameter("perMinute", (double) perMinute)
+                            .setParameter("key", key),
+                        Level.class));
+    return row.map(r -> new KeyRateLevel(perMinute, Math.max(0, r.available())))
+        .orElse(KeyRateLevel.full(perMinute));
+  }
+
+  /** A bucket's level, as {@link #level} reads it. */
+  private record Level(double available) {}
 
   /**
    * One call of {@code take_key_request} (V26) on a connection of its own: a request from {@code

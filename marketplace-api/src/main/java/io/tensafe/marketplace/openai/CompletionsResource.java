@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
+import io.tensafe.marketplace.apidoc.RateLimitHeaderDocs;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
@@ -30,6 +31,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.extensions.Extension;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -40,7 +42,9 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * a {@code tensafe} object: the adapter and version that served, why (for {@code auto}), the price
  * and amount charged in micro-units, the ε spent of the client's budget, and the node's HE and DP
  * statistics. Streaming follows OpenAI's server-sent events, with a usage chunk when {@code
- * stream_options.include_usage} is set, then {@code [DONE]}.
+ * stream_options.include_usage} is set, then {@code [DONE]}. Every answer whose request drew from
+ * the key's requests per minute carries OpenAI's {@code x-ratelimit-*} headers ({@link
+ * RateLimitHeaders}).
  */
 @Path("/v1")
 @PermitAll
@@ -69,6 +73,7 @@ public class CompletionsResource {
               mediaType = "application/json",
               schema =
                   @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
+  @Extension(name = RateLimitHeaderDocs.MARKER, value = "true")
   @KeyConfirmedAtAdmission
   @POST
   @Path("/chat/completions")
@@ -100,6 +105,7 @@ public class CompletionsResource {
               mediaType = "application/json",
               schema =
                   @Schema(implementation = io.tensafe.marketplace.apidoc.CompletionAnswer.class)))
+  @Extension(name = RateLimitHeaderDocs.MARKER, value = "true")
   @KeyConfirmedAtAdmission
   @POST
   @Path("/completions")
@@ -129,7 +135,7 @@ public class CompletionsResource {
     HostedRelay s;
     try {
       r = CompletionRequest.parse(requestJson.parse(body), chat);
-      s = hosted.start(key, r.hosted());
+      s = hosted.start(key, r.hosted(), level -> RateLimitHeaders.remember(context, level));
     } catch (io.tensafe.marketplace.problem.ApiProblem e) {
       metrics.refused(e.status());
       throw e;

@@ -102,7 +102,7 @@ public class PrivateSessions {
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
     SessionBounds c = SessionBounds.of(r);
     Dispatched<OnNode> d;
-    try (KeySlots.Entered entered = slots.enter(key)) {
+    try (KeySlots.Entered entered = slots.enter(key, null)) {
       d =
           dispatch.dispatch(
               key,
@@ -116,7 +116,8 @@ public class PrivateSessions {
                     new GatewayRequests.Limits(c.maxPromptTokens(), c.maxTokens(), -1),
                     versions.noisedSitesPerToken(version.versionId()));
               },
-              new Opening(r, c));
+              new Opening(r, c),
+              null); // the session's answer carries no rate headers
     }
     try {
       UUID id = UUID.fromString(d.requestId());

@@ -78,6 +78,31 @@ public class OpenApiDocumentTest {
     }
   }
 
+  /** Issue 36: the completions endpoints' answers and 429s declare OpenAI's rate-limit headers. */
+  @Test
+  void theCompletionsEndpoints_documentTheirRateLimitHeaders() throws Exception {
+    Map<String, JsonNode> ops = operations();
+    for (String op : List.of("POST /v1/chat/completions", "POST /v1/completions")) {
+      for (String code : List.of("200", "429")) {
+        JsonNode headers = ops.get(op).path("responses").path(code).path("headers");
+        for (String h :
+            List.of(
+                "x-ratelimit-limit-requests",
+                "x-ratelimit-remaining-requests",
+                "x-ratelimit-reset-requests")) {
+          assertTrue(headers.has(h), op + " " + code + " declares " + h + ": " + headers);
+        }
+        assertTrue(!headers.has("x-ratelimit-limit-tokens"), "no limit on tokens: " + headers);
+      }
+      assertTrue(
+          !ops.get(op).has(io.tensafe.marketplace.apidoc.RateLimitHeaderDocs.MARKER),
+          "the marker is not part of the document");
+    }
+    assertTrue(
+        !ops.get("GET /v1/models").path("responses").path("200").has("headers"),
+        "only the operations that send them");
+  }
+
   @Test
   void everyOperation_isDescribed_withItsResponsesAndErrors() throws Exception {
     Map<String, JsonNode> ops = operations();

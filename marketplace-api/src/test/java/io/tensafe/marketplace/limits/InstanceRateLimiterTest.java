@@ -47,6 +47,17 @@ class InstanceRateLimiterTest {
   }
 
   @Test
+  void take_saysTheLevelItLeft_andLevelRefillsWithoutTaking() {
+    assertEquals(60, limiter.level(key).remaining(), "a key never seen: full");
+    InstanceRateLimiter.Taken taken = limiter.take(key);
+    assertEquals(0, taken.waitSeconds());
+    assertEquals(59.0, taken.level().available());
+    now.addAndGet(500_000_000L);
+    assertEquals(59.5, limiter.level(key).available(), "half a request refilled");
+    assertEquals(59.5, limiter.level(key).available(), "reading takes nothing");
+  }
+
+  @Test
   void aZeroAllowance_isRefused() {
     assertThrows(IllegalArgumentException.class, () -> new InstanceRateLimiter(0, now::get));
   }

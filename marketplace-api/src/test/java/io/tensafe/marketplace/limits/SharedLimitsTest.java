@@ -104,9 +104,11 @@ class SharedLimitsTest {
     SharedSlots b = replica(Duration.ofSeconds(30));
     UUID key = UUID.randomUUID();
     java.util.function.BiFunction<SharedSlots, UUID, Integer> admit =
-        (replica, lease) -> replica.admitKey(key, 10, lease, 2);
+        (replica, lease) -> replica.admitKey(key, 10, lease, 2).answer();
     UUID first = UUID.randomUUID();
-    assertEquals(0, admit.apply(a, first));
+    SharedSlots.KeyAnswer firstAnswer = a.admitKey(key, 10, first, 2);
+    assertEquals(0, firstAnswer.answer());
+    assertEquals(9, firstAnswer.level().remaining(), "the level this request left, read with it");
     assertEquals(0, admit.apply(b, UUID.randomUUID()));
     assertEquals(-1, admit.apply(a, UUID.randomUUID()), "both slots held, by two replicas");
     a.give(first);
@@ -123,6 +125,10 @@ class SharedLimitsTest {
     }
     assertEquals(10, admittedOrFull, "ten a minute, whichever replica asks");
     assertTrue(wait >= 1 && wait <= 6, "then about six seconds to wait: " + wait);
+    KeyRateLevel level = b.level(key, 10);
+    assertEquals(0, level.remaining(), "either replica reads the empty bucket: " + level);
+    assertTrue(level.untilFull().toSeconds() >= 54, "a minute's refill, nearly: " + level);
+    assertEquals(KeyRateLevel.full(10), a.level(UUID.randomUUID(), 10), "a key never seen is full");
   }
 
   @Test
@@ -130,7 +136,7 @@ class SharedLimitsTest {
     SharedSlots a = replica(Duration.ofSeconds(30));
     SharedSlots b = replica(Duration.ofSeconds(30));
     UUID key = UUID.randomUUID();
-    assertEquals(0, a.admitKey(key, 10, UUID.randomUUID(), 1));
+    assertEquals(0, a.admitKey(key, 10, UUID.randomUUID(), 1).answer());
     int taken = 1;
     int wait = 0;
     for (int i = 0; i < 12 && wait == 0; i++) {
@@ -141,7 +147,7 @@ class SharedLimitsTest {
     }
     assertEquals(10, taken, "ten a minute, admissions and slot-less takes together");
     assertTrue(wait >= 1 && wait <= 6, "then about six seconds to wait: " + wait);
-    assertTrue(b.admitKey(key, 10, UUID.randomUUID(), 5) > 0, "admissions wait on it too");
+    assertTrue(b.admitKey(key, 10, UUID.randomUUID(), 5).answer() > 0, "admissions wait on it too");
     assertEquals(1, a.held(List.of(key))[0], "takes hold no slot");
   }
 }
