@@ -222,7 +222,6 @@ public class Dispatch {
                         claimed,
                         a.releases(),
                         a.mode(),
-                        levelSeen != null,
                         first -> sent.set(attempt.start(first, a, requestId)));
                   });
     } catch (RequestAdmission.NoUsableNode e) {

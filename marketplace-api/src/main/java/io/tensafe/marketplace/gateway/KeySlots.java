@@ -188,14 +188,6 @@ public class KeySlots {
   }
 
   /**
-   * {@code key}'s bucket, read in the admission's transaction right after its call drew from it:
-   * exactly what that request left (the call's row lock on the bucket is still held).
-   */
-  KeyRateLevel levelInTheAdmission(UUID key) {
-    return limits.keyRateLevel(key);
-  }
-
-  /**
    * Takes one of {@code key}'s slots.
    *
    * @param levelSeen told the key's bucket right after this request drew from it (null: not wanted)

@@ -2,6 +2,7 @@ package io.tensafe.marketplace.gateway;
 
 import io.tensafe.marketplace.fleet.NodeDispatcher;
 import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.limits.KeyLevelQuery;
 import io.tensafe.marketplace.limits.KeyRateLevel;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseKind;
@@ -14,6 +15,8 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import java.math.BigDecimal;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -47,9 +50,9 @@ public class RequestAdmission {
    * @param refusal null when admitted; 401 for a key no longer usable, 429 for its rate or slots or
    *     the budget, 422 for a budget that can never cover it; a 503 for no node slot is left to the
    *     caller ({@code noCapacity}, with {@code reservation} and {@code refusal} both null)
-   * @param keyLevel the key's bucket right after the call drew from it, read in the same
-   *     transaction; null when the call did not draw from it (limits counted in memory, or refused
-   *     before its rate) or it was not asked for
+   * @param keyLevel the key's bucket right after the call drew from it, read in the call's round
+   *     trip; null when the call did not draw from it (limits counted in memory, or refused before
+   *     its rate)
    */
   public record Answer(
       Reservation reservation,
@@ -76,10 +79,9 @@ public class RequestAdmission {
    * is made (a request the budget refuses never reaches a node). Nothing reaches the client before
    * the caller has the commit; if the commit fails, the caller abandons what it sent. On a refusal
    * the call has undone every slot, record and event but the key's spent rate, and the caller
-   * commits before it answers. With {@code readKeyLevel}, once the call drew from the key's rate
-   * the key's bucket is read in the same transaction, whose row lock on it is still held, so the
-   * answer carries exactly what this request left (after the node was sent the request, so the read
-   * delays the commit, not the dispatch).
+   * commits before it answers. When the call takes the key's rate, a second statement in the same
+   * round trip reads the key's bucket after it ({@link KeyLevelQuery}), while the call's row lock
+   * on it is held, so the answer carries exactly what this request left.
    */
   @Transactional
   public Answer admit(
@@ -92,16 +94,13 @@ public class RequestAdmission {
       List<NodeTarget> claimed,
       long releases,
       RequestMode mode,
-      boolean readKeyLevel,
       Consumer<NodeTarget> beforeCommit) {
     UUID recorded = choice == null ? claimed.getFirst().id() : null;
     Called called =
         call(requestId, context, version, catalogue, keySlot, recorded, choice, releases, mode);
     long revision = called.revision();
-    // The key's bucket, once the call drew from it; not read unless asked (private sessions).
-    java.util.function.Supplier<KeyRateLevel> keyLevel =
-        () ->
-            readKeyLevel && keySlot != null ? slots.levelInTheAdmission(context.apiKeyId()) : null;
+    // The key's bucket as the call left it (read in its round trip when the call takes the rate).
+    KeyRateLevel keyLevel = called.keyLevel();
     switch (called.answer().outcome()) {
       case "key_unusable" -> {
         return refused(
@@ -114,23 +113,21 @@ public class RequestAdmission {
         return new Answer(null, null, true, revision, null);
       }
       case "rate_limited" -> {
-        // Read whether asked or not: this replica refuses the key until it refills from here.
-        KeyRateLevel level = slots.levelInTheAdmission(context.apiKeyId());
-        slots.rateLimited(context.apiKeyId(), called.retryAfter(), level);
-        return refused(slots.refusal(true, called.retryAfter()), revision, level);
+        slots.rateLimited(context.apiKeyId(), called.retryAfter(), keyLevel);
+        return refused(slots.refusal(true, called.retryAfter()), revision, keyLevel);
       }
       case "key_busy" -> {
         slots.full(context.apiKeyId());
-        return refused(slots.refusal(false, 1), revision, keyLevel.get());
+        return refused(slots.refusal(false, 1), revision, keyLevel);
       }
       case "no_capacity" -> {
-        return new Answer(null, null, false, revision, keyLevel.get());
+        return new Answer(null, null, false, revision, keyLevel);
       }
       case "refused" -> {
         try {
           budgets.reservation(called.priced(), called.answer());
         } catch (ApiProblem refusal) {
-          return refused(refusal, revision, keyLevel.get());
+          return refused(refusal, revision, keyLevel);
         }
         throw new IllegalStateException("a budget's refusal was not refused");
       }
@@ -154,7 +151,7 @@ public class RequestAdmission {
       requests.assign(requestId, claimed.getFirst().id());
     }
     beforeCommit.accept(claimed.getFirst());
-    return new Answer(reservation, null, false, revision, keyLevel.get());
+    return new Answer(reservation, null, false, revision, keyLevel);
   }
 
   private static Answer refused(ApiProblem refusal, long revision) {
@@ -181,7 +178,11 @@ public class RequestAdmission {
       PrivacyBudgets.Answer answer,
       String nodes,
       int retryAfter,
-      long revision) {}
+      long revision,
+      KeyRateLevel keyLevel) {}
+
+  /** The call's row, and the key's bucket read after it (null when not read). */
+  private record Read(Row row, KeyRateLevel keyLevel) {}
 
   /** The columns {@code admit} returns: the budget's answer, its nodes, the key's wait. */
   private record Row(
@@ -197,6 +198,19 @@ public class RequestAdmission {
       String nodes,
       int retryAfter,
       long revision) {}
+
+  /** The admission's call, its 32 parameters in the order {@code call} binds them. */
+  private static final String ADMIT =
+      """
+      SELECT * FROM admit(true, CAST(? AS uuid), CAST(? AS boolean), CAST(? AS bigint),
+          CAST(? AS bigint), CAST(? AS uuid), CAST(? AS double precision), CAST(? AS integer),
+          CAST(? AS text), CAST(? AS uuid), CAST(? AS uuid), CAST(? AS text), CAST(? AS text),
+          CAST(? AS text), CAST(? AS timestamptz), CAST(? AS uuid), CAST(? AS bigint),
+          CAST(? AS integer), CAST(? AS integer), CAST(? AS text), CAST(? AS uuid),
+          CAST(? AS timestamptz), CAST(? AS timestamptz), CAST(? AS numeric), CAST(? AS numeric),
+          CAST(? AS bigint), CAST(? AS numeric), CAST(? AS uuid), CAST(? AS text),
+          CAST(? AS timestamptz), CAST(? AS uuid), CAST(? AS double precision), CAST(? AS text))\
+      """;
 
   private Called call(
       String requestId,
@@ -216,57 +230,81 @@ public class RequestAdmission {
             releases,
             mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
             Instant.now());
-    Row r =
-        Rows.single(
-            em.createNativeQuery(
-                    """
-                    SELECT * FROM admit(true, CAST(:versionId AS uuid),
-                        CAST(:newest AS boolean), CAST(:price AS bigint),
-                        CAST(:catalogue AS bigint), CAST(:keyLease AS uuid), CAST(:perMinute AS double precision),
-                        CAST(:keyMax AS integer), CAST(:r AS text), CAST(:org AS uuid),
-                        CAST(:key AS uuid), CAST(:ref AS text), CAST(:version AS text),
-                        CAST(:reason AS text), CAST(:started AS timestamptz), CAST(:node AS uuid),
-                        CAST(:maxPrompt AS bigint), CAST(:maxCompletion AS integer),
-                        CAST(:prompt AS integer), CAST(:mode AS text), CAST(:adapter AS uuid),
-                        CAST(:start AS timestamptz), CAST(:end AS timestamptz),
-                        CAST(:delta AS numeric), CAST(:limit AS numeric), CAST(:n AS bigint),
-                        CAST(:cost AS numeric), CAST(:fleet AS uuid), CAST(:model AS text),
-                        CAST(:fresh AS timestamptz), CAST(:holder AS uuid),
-                        CAST(:ttl AS double precision), CAST(:replica AS text))
-                    """)
-                .setParameter("versionId", version.versionId())
-                .setParameter("newest", version.newest())
-                .setParameter("price", version.priceId())
-                .setParameter("catalogue", catalogue)
-                .setParameter("keyLease", keySlot == null ? null : keySlot.lease())
-                .setParameter("perMinute", keySlot == null ? null : (double) keySlot.perMinute())
-                .setParameter("keyMax", keySlot == null ? null : keySlot.maxInFlight())
-                .setParameter("r", requestId)
-                .setParameter("org", c.clientOrganisationId())
-                .setParameter("key", c.apiKeyId())
-                .setParameter("ref", c.adapterRef())
-                .setParameter("version", c.version())
-                .setParameter("reason", c.routeReason())
-                .setParameter("started", c.startedAt())
-                .setParameter("node", node)
-                .setParameter("maxPrompt", c.limits().maxPromptTokens())
-                .setParameter("maxCompletion", c.limits().maxCompletionTokens())
-                .setParameter("prompt", c.limits().promptTokens())
-                .setParameter("mode", mode.column())
-                .setParameter("adapter", p.adapterId())
-                .setParameter("start", p.periodStart())
-                .setParameter("end", p.periodEnd())
-                .setParameter("delta", p.delta())
-                .setParameter("limit", p.rhoLimit())
-                .setParameter("n", p.releases())
-                .setParameter("cost", p.cost())
-                .setParameter("fleet", choice == null ? null : choice.fleetId())
-                .setParameter("model", choice == null ? null : choice.baseModel())
-                .setParameter("fresh", choice == null ? null : choice.freshSince())
-                .setParameter("holder", choice == null ? null : choice.holder())
-                .setParameter("ttl", choice == null ? null : choice.ttlSeconds())
-                .setParameter("replica", live.replica()),
-            Row.class);
+    KeyLevelQuery levelRead =
+        keySlot == null ? null : new KeyLevelQuery(keySlot.perMinute(), c.apiKeyId());
+    Object[] args = {
+      version.versionId(),
+      version.newest(),
+      version.priceId(),
+      catalogue,
+      keySlot == null ? null : keySlot.lease(),
+      keySlot == null ? null : (double) keySlot.perMinute(),
+      keySlot == null ? null : keySlot.maxInFlight(),
+      requestId,
+      c.clientOrganisationId(),
+      c.apiKeyId(),
+      c.adapterRef(),
+      c.version(),
+      c.routeReason(),
+      c.startedAt(),
+      node,
+      c.limits().maxPromptTokens(),
+      c.limits().maxCompletionTokens(),
+      c.limits().promptTokens(),
+      mode.column(),
+      p.adapterId(),
+      p.periodStart(),
+      p.periodEnd(),
+      p.delta(),
+      p.rhoLimit(),
+      p.releases(),
+      p.cost(),
+      choice == null ? null : choice.fleetId(),
+      choice == null ? null : choice.baseModel(),
+      choice == null ? null : choice.freshSince(),
+      choice == null ? null : choice.holder(),
+      choice == null ? null : choice.ttlSeconds(),
+      live.replica()
+    };
+    // Through JDBC itself: with limits in the database, the key's bucket is read by a second
+    // statement in the same round trip, after admit drew from it and while it holds its row.
+    Read read =
+        em.unwrap(org.hibernate.Session.class)
+            .doReturningWork(
+                connection -> {
+                  try (PreparedStatement s =
+                      connection.prepareStatement(
+                          levelRead == null ? ADMIT : ADMIT + "; " + KeyLevelQuery.SQL)) {
+                    for (int i = 0; i < args.length; i++) {
+                      if (args[i] == null) {
+                        s.setNull(i + 1, java.sql.Types.NULL); // typed by its CAST
+                      } else {
+                        s.setObject(i + 1, args[i]);
+                      }
+                    }
+                    if (levelRead != null) {
+                      levelRead.bind(s, args.length + 1);
+                    }
+                    s.execute();
+                    Row row;
+                    try (ResultSet rows = s.getResultSet()) {
+                      if (!rows.next()) {
+                        throw new IllegalStateException("admit returned no row");
+                      }
+                      row = Rows.current(rows, Row.class);
+                    }
+                    if (levelRead == null) {
+                      return new Read(row, null);
+                    }
+                    if (!s.getMoreResults()) {
+                      throw new IllegalStateException("the key's bucket was not read");
+                    }
+                    try (ResultSet rows = s.getResultSet()) {
+                      return new Read(row, levelRead.level(rows));
+                    }
+                  }
+                });
+    Row r = read.row();
     PrivacyBudgets.Answer answer =
         new PrivacyBudgets.Answer(
             r.outcome(),
@@ -278,6 +316,6 @@ public class RequestAdmission {
             r.delta(),
             r.periodEnd(),
             r.inFlight());
-    return new Called(p, answer, r.nodes(), r.retryAfter(), r.revision());
+    return new Called(p, answer, r.nodes(), r.retryAfter(), r.revision(), read.keyLevel());
   }
 }

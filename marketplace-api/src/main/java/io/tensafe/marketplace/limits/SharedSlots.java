@@ -127,25 +127,21 @@ final class SharedSlots implements SlotLimiter {
    * the bucket, whose row lock it still holds, it is exactly what that draw left.
    */
   KeyRateLevel level(UUID key, int perMinute) {
-    Optional<Level> row =
-        QuarkusTransaction.joiningExisting()
-            .call(
-                () ->
-                    Rows.first(
-                        em.createNativeQuery(
-                                "SELECT least(CAST(:perMinute AS double precision), available"
-                                    + " + extract(epoch FROM clock_timestamp() - refilled_at)"
-                                    + " * CAST(:perMinute AS double precision) / 60.0)"
-                                    + " FROM rate_bucket WHERE key_id = :key")
-                            .setParameter("perMinute", (double) perMinute)
-                            .setParameter("key", key),
-                        Level.class));
-    return row.map(r -> new KeyRateLevel(perMinute, Math.max(0, r.available())))
-        .orElse(KeyRateLevel.full(perMinute));
+    KeyLevelQuery read = new KeyLevelQuery(perMinute, key);
+    return QuarkusTransaction.joiningExisting()
+        .call(
+            () ->
+                em.unwrap(org.hibernate.Session.class)
+                    .doReturningWork(
+                        c -> {
+                          try (PreparedStatement s = c.prepareStatement(KeyLevelQuery.SQL)) {
+                            read.bind(s, 1);
+                            try (ResultSet rows = s.executeQuery()) {
+                              return read.level(rows);
+                            }
+                          }
+                        }));
   }
-
-  /** A bucket's level, as {@link #level} reads it. */
-  private record Level(double available) {}
 
   /**
    * One call of {@code take_key_request} (V26) on a connection of its own: a request from {@code

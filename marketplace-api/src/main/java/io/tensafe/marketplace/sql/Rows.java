@@ -53,6 +53,19 @@ public final class Rows {
   }
 
   /**
+   * The row {@code rows} is on as a {@code type}, its columns read as the driver returns them, for
+   * the few statements sent through JDBC itself (several in one round trip).
+   */
+  public static <R extends Record> R current(java.sql.ResultSet rows, Class<R> type)
+      throws java.sql.SQLException {
+    Object[] columns = new Object[rows.getMetaData().getColumnCount()];
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = rows.getObject(i + 1);
+    }
+    return of(columns, type);
+  }
+
+  /**
    * A record's components, their types and its canonical constructor, looked up once per record
    * class (the gateway reads rows on every request).
    */
