@@ -27,19 +27,17 @@ tensafe_package_node_tools() {
 }
 
 # tensafe_node_tool [-X.../-D... JVM OPTIONS] CLASS [ARGS]: runs a developer tool (demo, bench node,
-# model) on the node's class path plus the tools jar and the node's test jar, which carries the
-# model generator (a test fixture of the node). Build them first (tensafe_package_node_tools).
+# model) on the node's class path plus the tools jar: no test fixture (the model generator is the
+# runtime's main code). Build them first (tensafe_package_node_tools).
 tensafe_node_tool() {
-  local jvm=() fixtures
+  local jvm=()
   while [[ ${1:-} == -[XD]* ]]; do
     jvm+=("$1")
     shift
   done
-  fixtures=$(compgen -G "$TENSAFE_ROOT/inference-node/runtime/target/inference-runtime-*-tests.jar" | head -n 1) \
-    || tensafe_die "the model runtime's test jar is missing; run ./tensafe build"
   [ -f "$TENSAFE_NODE_TOOLS_JAR" ] || tensafe_die "the node's tools jar is missing; run ./tensafe build"
   tensafe_java "${jvm[@]}" \
-    -cp "$TENSAFE_NODE_APP/app/*:$TENSAFE_NODE_APP/lib/main/*:$TENSAFE_NODE_TOOLS_JAR:$fixtures" "$@"
+    -cp "$TENSAFE_NODE_APP/app/*:$TENSAFE_NODE_APP/lib/main/*:$TENSAFE_NODE_TOOLS_JAR" "$@"
 }
 
 # Sources newer than the last successful build, or a missing service or tools jar, make it stale.
