@@ -90,6 +90,11 @@ public final class ToolCallStream {
     return out;
   }
 
+  /** Whether text is held back: an open call's, or an ending that may open one. */
+  public boolean holding() {
+    return inCall || !pending.isEmpty();
+  }
+
   /** Calls read so far. */
   public int calls() {
     return calls;

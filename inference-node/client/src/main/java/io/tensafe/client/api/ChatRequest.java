@@ -1,7 +1,8 @@
 package io.tensafe.client.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tensafe.node.runtime.ChatMessage;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.tensafe.node.runtime.SamplingParameters;
 import io.tensafe.tgsp.routing.ConversationTexts;
 import io.tensafe.tgsp.routing.RoutedText;
@@ -13,10 +14,13 @@ import java.util.List;
  * messages} (string contents), {@code max_tokens} or {@code max_completion_tokens} (1 to 4096,
  * default 256), {@code temperature}, {@code top_p}, {@code seed}, {@code stop}, {@code stream} and
  * {@code stream_options.include_usage}. Other fields are ignored, as OpenAI-compatible servers do.
+ *
+ * @param messages the messages as the model's chat template reads them: {@code role} (system, user
+ *     or assistant; {@code developer} read as system) and string {@code content}
  */
 record ChatRequest(
     String model,
-    List<ChatMessage> messages,
+    ArrayNode messages,
     SamplingParameters sampling,
     boolean stream,
     boolean includeUsage) {
@@ -33,14 +37,20 @@ record ChatRequest(
     if (model.isBlank()) {
       throw new IllegalArgumentException("model is required");
     }
-    List<ChatMessage> messages = new ArrayList<>();
+    ArrayNode messages = JsonNodeFactory.instance.arrayNode();
     for (JsonNode m : body.path("messages")) {
       if (!m.path("content").isTextual()) {
         throw new IllegalArgumentException("messages[].content must be a string");
       }
       String role = m.path("role").asText("");
-      messages.add(
-          new ChatMessage(role.equals("developer") ? "system" : role, m.path("content").asText()));
+      if (!java.util.Set.of("system", "developer", "user", "assistant").contains(role)) {
+        throw new IllegalArgumentException(
+            "messages[].role must be system, developer, user or assistant, was " + role);
+      }
+      messages
+          .addObject()
+          .put("role", role.equals("developer") ? "system" : role)
+          .put("content", m.path("content").asText());
     }
     if (messages.isEmpty()) {
       throw new IllegalArgumentException("messages must hold at least one message");
@@ -79,7 +89,9 @@ record ChatRequest(
 
   /** What the step-gate reads, as the marketplace reads it (ADR 0009). */
   List<RoutedText> routing() {
-    return ConversationTexts.of(
-        messages.stream().map(m -> new ConversationTexts.Message(m.role(), m.content())).toList());
+    List<ConversationTexts.Message> read = new ArrayList<>();
+    messages.forEach(
+        m -> read.add(new ConversationTexts.Message(m.get("role").asText(), m.get("content").asText())));
+    return ConversationTexts.of(read);
   }
 }

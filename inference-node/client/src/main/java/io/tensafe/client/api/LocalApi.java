@@ -10,7 +10,8 @@ import io.tensafe.client.marketplace.MarketplaceError;
 import io.tensafe.client.session.BaseModelMismatchException;
 import io.tensafe.client.session.CompletionResult;
 import io.tensafe.client.session.PrivateCompletions;
-import io.tensafe.node.runtime.ChatMessage;
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -48,15 +49,24 @@ public final class LocalApi implements AutoCloseable {
   private final MarketplaceApi marketplace;
   private final PrivateCompletions completions;
   private final LocalApiKey key;
+  private final ChatFormat chat;
 
   /**
    * Binds 127.0.0.1:{@code port} (0 for any free port) and starts serving callers that present
    * {@code key}.
+   *
+   * @param chat the client's model's chat format (its folder's template): prompts are rendered
+   *     with it
    */
   public LocalApi(
-      int port, LocalApiKey key, MarketplaceApi marketplace, PrivateCompletions completions)
+      int port,
+      LocalApiKey key,
+      MarketplaceApi marketplace,
+      PrivateCompletions completions,
+      ChatFormat chat)
       throws IOException {
     this.key = key;
+    this.chat = java.util.Objects.requireNonNull(chat, "the model folder's chat format");
     this.marketplace = marketplace;
     this.completions = completions;
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
@@ -132,7 +142,12 @@ public final class LocalApi implements AutoCloseable {
     String model = completions.route(r.model(), r.routing());
     String id = "chatcmpl-" + UUID.randomUUID();
     long created = System.currentTimeMillis() / 1000;
-    String prompt = ChatMessage.chatMl(r.messages());
+    String prompt;
+    try {
+      prompt = chat.prompt(r.messages(), null);
+    } catch (ChatTemplateException e) {
+      throw new IllegalArgumentException(e.getMessage());
+    }
     if (!r.stream()) {
       CompletionResult result = completions.complete(model, prompt, r.sampling(), d -> {});
       send(

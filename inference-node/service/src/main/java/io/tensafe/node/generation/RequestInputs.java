@@ -1,8 +1,9 @@
 package io.tensafe.node.generation;
 
-import io.tensafe.node.runtime.ChatMessage;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
 import io.tensafe.node.runtime.SamplingParameters;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -17,10 +18,16 @@ final class RequestInputs {
 
   private RequestInputs() {}
 
-  /** The prompt text of a request: its raw prompt, or its messages in ChatML. */
-  static String prompt(GenerationRequest request) {
+  /**
+   * The prompt text of a request: its raw prompt, or its messages (and tools) rendered with the
+   * model folder's chat template.
+   *
+   * @param chat the model's chat format; null when its folder has none (then only prompts run)
+   */
+  static String prompt(GenerationRequest request, ChatFormat chat) {
     boolean hasPrompt = request.prompt() != null;
-    boolean hasMessages = request.messages() != null && !request.messages().isEmpty();
+    JsonNode messages = request.messages();
+    boolean hasMessages = messages != null && !messages.isNull();
     if (hasPrompt == hasMessages) {
       throw NodeProblem.validation("give exactly one of prompt and messages");
     }
@@ -30,18 +37,27 @@ final class RequestInputs {
       }
       return request.prompt();
     }
-    List<ChatMessage> messages = new ArrayList<>();
-    for (GenerationRequest.Message m : request.messages()) {
-      if (m == null || m.role() == null || m.content() == null) {
-        throw NodeProblem.validation("every message needs a role and content");
-      }
-      try {
-        messages.add(new ChatMessage(m.role(), m.content()));
-      } catch (IllegalArgumentException e) {
-        throw NodeProblem.validation(e.getMessage());
+    if (!messages.isArray() || messages.isEmpty()) {
+      throw NodeProblem.validation("messages must be a non-empty array");
+    }
+    for (JsonNode m : messages) {
+      if (!m.isObject() || !m.path("role").isTextual()) {
+        throw NodeProblem.validation("every message needs a role");
       }
     }
-    return ChatMessage.chatMl(messages);
+    JsonNode tools = request.tools();
+    if (tools != null && !tools.isNull() && !tools.isArray()) {
+      throw NodeProblem.validation("tools must be an array");
+    }
+    if (chat == null) {
+      throw NodeProblem.validation(
+          "this node's model folder has no chat template (tokenizer_config.json): send a prompt");
+    }
+    try {
+      return chat.prompt(messages, tools);
+    } catch (ChatTemplateException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
   }
 
   /**
