@@ -3,6 +3,7 @@ package io.tensafe.marketplace.openai;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.tgsp.routing.ConversationTexts;
 import io.tensafe.tgsp.routing.RoutedText;
@@ -12,18 +13,22 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@code messages} of a chat request, checked and normalised to what the node runs: each
- * message becomes {@code {"role", "content"}} with text content.
+ * The {@code messages} of a chat request, checked and normalised to what the node's chat template
+ * reads: each message becomes {@code {"role", "content"}} with text content, plus an assistant's
+ * {@code tool_calls} and a tool result's {@code tool_call_id}.
  *
  * <ul>
  *   <li>Roles: {@code system}, {@code developer} (newer SDKs' name for system; run as system),
- *       {@code user}, {@code assistant}. Others ({@code tool}, {@code function}) are refused by
- *       name.
+ *       {@code user}, {@code assistant}, {@code tool} (a tool's result: {@code tool_call_id} and
+ *       text content). The legacy {@code function} role is refused by name.
+ *   <li>An assistant message may carry {@code tool_calls} (OpenAI's {@code [{"id", "type":
+ *       "function", "function": {"name", "arguments"}}]}, arguments a JSON text); its content may
+ *       then be null or absent.
  *   <li>Content: a string, or an array of parts as newer SDKs and LangChain-style clients send
  *       ({@code [{"type": "text", "text": ...}]}). Text parts are joined with a newline; any other
  *       part type ({@code image_url}, {@code input_audio}, {@code file}, ...) is refused by name.
- *   <li>Message fields besides {@code role} and {@code content}: {@code name} is accepted and not
- *       used (clients send it); any other ({@code tool_calls}, ...) is refused by name.
+ *   <li>Message fields besides these: {@code name} (and an assistant's {@code refusal: null}) is
+ *       accepted and not used (clients send it); any other is refused by name.
  * </ul>
  *
  * @param normalised the messages as forwarded to the node
@@ -34,8 +39,12 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
   /** Messages a request may carry. */
   static final int MAX_MESSAGES = 256;
 
-  private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
+  private static final Set<String> ROLES =
+      Set.of("system", "developer", "user", "assistant", "tool");
   private static final Set<String> MESSAGE_FIELDS = Set.of("role", "content", "name");
+  private static final Set<String> ASSISTANT_FIELDS =
+      Set.of("role", "content", "name", "tool_calls", "refusal");
+  private static final Set<String> TOOL_FIELDS = Set.of("role", "content", "tool_call_id", "name");
 
   /** Checks and normalises {@code messages}; throws a 400 problem naming the field at fault. */
   static ChatMessages parse(JsonNode messages) {
@@ -54,26 +63,50 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
       if (!m.isObject()) {
         throw ProblemTypes.validation(at, at + " must be an object with a role and content");
       }
-      for (Iterator<String> names = m.fieldNames(); names.hasNext(); ) {
-        String name = names.next();
-        if (!MESSAGE_FIELDS.contains(name)) {
-          throw ProblemTypes.validation(
-              at + "." + name, "unsupported message field '" + name + "' in " + at);
-        }
-      }
       JsonNode roleNode = m.get("role");
       if (roleNode == null || !roleNode.isTextual() || !ROLES.contains(roleNode.asText())) {
         throw ProblemTypes.validation(
             at + ".role",
             at
-                + ".role must be system, developer, user or assistant"
+                + ".role must be system, developer, user, assistant or tool"
                 + (roleNode != null && roleNode.isTextual()
                     ? "; '" + roleNode.asText() + "' is not supported"
                     : ""));
       }
       String role = roleNode.asText().equals("developer") ? "system" : roleNode.asText();
-      String content = content(m.get("content"), at + ".content");
-      normalised.addObject().put("role", role).put("content", content);
+      Set<String> fields =
+          switch (role) {
+            case "assistant" -> ASSISTANT_FIELDS;
+            case "tool" -> TOOL_FIELDS;
+            default -> MESSAGE_FIELDS;
+          };
+      for (Iterator<String> names = m.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        if (!fields.contains(name)) {
+          throw ProblemTypes.validation(
+              at + "." + name, "unsupported message field '" + name + "' in " + at);
+        }
+      }
+      if (m.hasNonNull("refusal")) {
+        throw ProblemTypes.validation(at + ".refusal", at + ".refusal must be null");
+      }
+      boolean calls = m.hasNonNull("tool_calls");
+      JsonNode contentNode = m.get("content");
+      String content =
+          calls && (contentNode == null || contentNode.isNull())
+              ? ""
+              : content(contentNode, at + ".content");
+      ObjectNode out = normalised.addObject().put("role", role).put("content", content);
+      if (calls) {
+        out.set("tool_calls", ToolCallMessages.calls(m.get("tool_calls"), at + ".tool_calls"));
+      }
+      if (role.equals("tool")) {
+        if (!m.path("tool_call_id").isTextual()) {
+          throw ProblemTypes.validation(
+              at + ".tool_call_id", at + ".tool_call_id must be the string id of the call answered");
+        }
+        out.put("tool_call_id", m.get("tool_call_id").asText());
+      }
       read.add(new ConversationTexts.Message(role, content));
     }
     return new ChatMessages(normalised, ConversationTexts.of(read));

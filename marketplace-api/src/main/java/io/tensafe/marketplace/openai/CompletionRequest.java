@@ -1,8 +1,11 @@
 package io.tensafe.marketplace.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.tgsp.routing.RoutedText;
 import java.nio.charset.StandardCharsets;
@@ -18,10 +21,12 @@ import java.util.Set;
  * max_completion_tokens}; default 256, at most 4096), {@code temperature} [0, 2], {@code top_p} (0,
  * 1], {@code seed}, {@code stop} (a string or up to 4), {@code stream}, {@code
  * stream_options.include_usage}, {@code n} = 1 and {@code user} (recorded nowhere; accepted because
- * clients send it); the parameters clients fill in with their no-op defaults ({@code
- * presence_penalty: 0}, {@code frequency_penalty: 0}, {@code logprobs: false}, {@code tools: []},
- * {@code response_format: {"type": "text"}}, {@code parallel_tool_calls}, ...) with those values
- * only. Anything else is refused by name with 400, never ignored.
+ * clients send it); for chat, {@code tools}, {@code tool_choice} and {@code parallel_tool_calls}
+ * ({@link ToolOffer}); the parameters clients fill in with their no-op defaults ({@code
+ * presence_penalty: 0}, {@code frequency_penalty: 0}, {@code logprobs: false}, {@code
+ * response_format: {"type": "text"}}, ...) with those values only. Anything else is refused by
+ * name with 400, never ignored. Chat messages and tools are rendered with the served model's chat
+ * template ({@link ChatFormat}) once, here: that text is what the marketplace counts and bills.
  *
  * <p>Chat messages are checked and normalised by {@link ChatMessages} (text content parts joined,
  * {@code developer} run as {@code system}). Every type is checked: {@code "stream": "yes"} is a
@@ -29,8 +34,13 @@ import java.util.Set;
  *
  * @param messagesOrPrompt the normalised messages (chat) or the prompt string, as the node runs it
  * @param routing the texts the step-gate reads, in order (see {@link ChatMessages#routing()})
+ * @param tools the tools offered to the model ({@link ToolOffer}), as sent; null when none is
+ * @param renderedPrompt the prompt text the node tokenizes: the prompt, or the messages and tools
+ *     rendered with the served model's chat template (the marketplace's {@code
+ *     PlatformChatFormat}); the marketplace
+ *     counts and bills its tokens
  * @param promptTokenBound an upper bound on the tokens of the prompt the node will run (see {@link
- *     #promptTokenBound(JsonNode, boolean)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
+ *     #promptTokenBound(String)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
  */
 public record CompletionRequest(
     String model,
@@ -44,6 +54,8 @@ public record CompletionRequest(
     boolean stream,
     boolean includeUsage,
     List<RoutedText> routing,
+    ArrayNode tools,
+    String renderedPrompt,
     long promptTokenBound) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
@@ -67,7 +79,13 @@ public record CompletionRequest(
           "n",
           "user");
   private static final Set<String> CHAT_FIELDS =
-      with(COMMON_FIELDS, "messages", "max_completion_tokens");
+      with(
+          COMMON_FIELDS,
+          "messages",
+          "max_completion_tokens",
+          "tools",
+          "tool_choice",
+          "parallel_tool_calls");
   private static final Set<String> COMPLETION_FIELDS = with(COMMON_FIELDS, "prompt");
 
   /**
@@ -115,7 +133,7 @@ public record CompletionRequest(
   }
 
   /** Checks {@code body}; throws a 400 problem naming the first thing wrong, and the field. */
-  public static CompletionRequest parse(JsonNode body, boolean chat) {
+  public static CompletionRequest parse(JsonNode body, boolean chat, ChatFormat format) {
     if (body == null || !body.isObject()) {
       throw ProblemTypes.validation("the body must be a JSON object");
     }
@@ -147,16 +165,25 @@ public record CompletionRequest(
     }
     JsonNode content;
     List<RoutedText> routing;
+    ArrayNode tools = null;
+    String rendered;
     if (chat) {
       ChatMessages messages = ChatMessages.parse(body.get("messages"));
       content = messages.normalised();
       routing = messages.routing();
+      tools = ToolOffer.parse(body);
+      try {
+        rendered = format.prompt(content, tools);
+      } catch (ChatTemplateException e) {
+        throw ProblemTypes.validation("messages", e.getMessage());
+      }
     } else {
       content = body.get("prompt");
       if (content == null || !content.isTextual() || content.asText().isEmpty()) {
         throw ProblemTypes.validation("prompt", "prompt must be a non-empty string");
       }
       routing = List.of(new RoutedText("the prompt", content.asText()));
+      rendered = content.asText();
     }
     String maxField = body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
     JsonNode max = body.get(maxField);
@@ -194,7 +221,7 @@ public record CompletionRequest(
       }
       includeUsage = bool(options.get("include_usage"), "stream_options.include_usage");
     }
-    long bound = promptTokenBound(content, chat);
+    long bound = promptTokenBound(rendered);
     if (bound > MAX_PROMPT_BYTES) {
       throw new io.tensafe.marketplace.problem.ApiProblem(
               io.tensafe.marketplace.problem.ProblemKind.REQUEST_TOO_LARGE,
@@ -219,6 +246,8 @@ public record CompletionRequest(
         stream,
         includeUsage,
         routing,
+        tools,
+        rendered,
         bound);
   }
 
@@ -262,38 +291,14 @@ public record CompletionRequest(
 
   /**
    * An upper bound on the tokens of the prompt the node will run: the UTF-8 bytes, after NFC
-   * normalisation, of the text it renders (the prompt; or ChatML, {@code
-   * <|im_start|>role\ncontent<|im_end|>\n} per message then {@code <|im_start|>assistant\n}). A
-   * byte-level BPE tokenizer such as Qwen's never makes more tokens than that. The node is told
-   * this bound ({@code max_prompt_tokens}) and refuses a prompt above it, so privacy budgets
-   * reserved from it hold whatever the tokenizer. Range: 1 to the body's size limit.
+   * normalisation, of the text it renders (the prompt, or the messages and tools with the model's
+   * chat template). A byte-level BPE tokenizer such as Qwen's never makes more tokens than that. The
+   * node is told this bound ({@code max_prompt_tokens}) and refuses a prompt above it, so privacy
+   * budgets reserved from it hold whatever the tokenizer. Range: 1 to the body's size limit.
    */
-  static long promptTokenBound(JsonNode messagesOrPrompt, boolean chat) {
-    String normalised =
-        Normalizer.normalize(renderedPrompt(messagesOrPrompt, chat), Normalizer.Form.NFC);
+  static long promptTokenBound(String rendered) {
+    String normalised = Normalizer.normalize(rendered, Normalizer.Form.NFC);
     return Math.max(1, normalised.getBytes(StandardCharsets.UTF_8).length);
-  }
-
-  /** The prompt text the node tokenizes: the prompt, or the messages in ChatML. */
-  public String renderedPrompt() {
-    return renderedPrompt(messagesOrPrompt, chat);
-  }
-
-  private static String renderedPrompt(JsonNode messagesOrPrompt, boolean chat) {
-    StringBuilder text = new StringBuilder();
-    if (chat) {
-      for (JsonNode m : messagesOrPrompt) {
-        text.append("<|im_start|>")
-            .append(m.path("role").asText())
-            .append('\n')
-            .append(m.path("content").asText())
-            .append("<|im_end|>\n");
-      }
-      text.append("<|im_start|>assistant\n");
-    } else {
-      text.append(messagesOrPrompt.asText());
-    }
-    return text.toString();
   }
 
   /** What the gateway meters of this request. */
@@ -311,6 +316,9 @@ public record CompletionRequest(
   public byte[] nodeBody(String adapter, String requestId, int maxPromptTokens) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
     n.set(chat ? "messages" : "prompt", messagesOrPrompt);
+    if (tools != null) {
+      n.set("tools", tools);
+    }
     n.put("max_tokens", maxTokens);
     n.put("max_prompt_tokens", maxPromptTokens);
     n.put("temperature", temperature);

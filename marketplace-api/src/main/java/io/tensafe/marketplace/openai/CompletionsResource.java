@@ -15,6 +15,8 @@ import io.tensafe.marketplace.gateway.RequestOutcome;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
+import io.tensafe.chat.tools.ToolCallEvent;
+import io.tensafe.chat.tools.ToolCallStream;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -47,6 +49,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @ApiKeyAuthenticated
 public class CompletionsResource {
   @Inject HostedCompletions hosted;
+  @Inject io.tensafe.marketplace.tokens.PlatformChatFormat chatFormat;
   @Inject ObjectMapper json;
   @Inject GatewayMetrics metrics;
   @Inject org.eclipse.microprofile.context.ManagedExecutor background;
@@ -128,7 +131,7 @@ public class CompletionsResource {
     CompletionRequest r;
     HostedRelay s;
     try {
-      r = CompletionRequest.parse(requestJson.parse(body), chat);
+      r = CompletionRequest.parse(requestJson.parse(body), chat, chatFormat.format());
       s = hosted.start(key, r.hosted());
     } catch (io.tensafe.marketplace.problem.ApiProblem e) {
       metrics.refused(e.status());
@@ -173,13 +176,19 @@ public class CompletionsResource {
     ObjectNode answer = bodies.envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
+    String finishReason = billed.finalEvent().path("finish_reason").asText();
     if (r.chat()) {
-      choice.putObject("message").put("role", "assistant").put("content", text);
+      ObjectNode message = choice.putObject("message").put("role", "assistant");
+      if (r.tools() == null) {
+        message.put("content", text);
+      } else if (ToolCallAnswers.whole(message, text, s.requestId())) {
+        finishReason = ToolCallAnswers.finishReason(finishReason, true);
+      }
     } else {
       choice.put("text", text);
       choice.putNull("logprobs");
     }
-    choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
+    choice.put("finish_reason", finishReason);
     answer.set("usage", bodies.usage(billed));
     answer.set("tensafe", bodies.tensafe(s, billed));
     return Response.ok(answer, MediaType.APPLICATION_JSON)
@@ -211,11 +220,19 @@ public class CompletionsResource {
             .put("content", "");
         sendToClient(out, first);
       }
+      ToolCallStream tools = r.tools() == null ? null : ToolCallAnswers.reader(s.requestId());
       for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
-        sendToClient(out, deltas.event(delta));
+        if (tools == null) {
+          sendToClient(out, deltas.event(delta));
+        } else if (!relayTools(out, r, s, deltas, tools.feed(delta)) || tools.holding()) {
+          continue; // held (a call's text, or what may open one): not relayed yet
+        }
         if (s.relayedPieces() == 0) {
           metrics.firstToken(System.nanoTime() - arrivedNanos);
         }
+        s.relayed();
+      }
+      if (tools != null && relayTools(out, r, s, deltas, tools.finish())) {
         s.relayed();
       }
       HostedRelay.Finished billed = s.finish();
@@ -227,7 +244,11 @@ public class CompletionsResource {
       } else {
         choice.put("text", "");
       }
-      choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
+      choice.put(
+          "finish_reason",
+          ToolCallAnswers.finishReason(
+              billed.finalEvent().path("finish_reason").asText(),
+              tools != null && tools.calls() > 0));
       end.set("tensafe", bodies.tensafe(s, billed));
       send(out, end);
       if (r.includeUsage()) {
@@ -264,6 +285,28 @@ public class CompletionsResource {
         }
       }
     }
+  }
+
+  /**
+   * Sends the events a tool-call reader gave: content as text deltas, each call as its chunk.
+   *
+   * @return whether anything was sent
+   */
+  private boolean relayTools(
+      OutputStream out,
+      CompletionRequest r,
+      HostedRelay s,
+      DeltaChunks deltas,
+      java.util.List<ToolCallEvent> events)
+      throws ClientGone {
+    for (ToolCallEvent e : events) {
+      switch (e) {
+        case ToolCallEvent.Content c -> sendToClient(out, deltas.event(c.text()));
+        case ToolCallEvent.Call call ->
+            sendToClient(out, ToolCallAnswers.chunk(json, bodies.chunk(r, s), call));
+      }
+    }
+    return !events.isEmpty();
   }
 
   private void sendToClient(OutputStream out, JsonNode value) throws ClientGone {
