@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
+import io.tensafe.chat.tools.ToolCallAnswer;
+import io.tensafe.chat.tools.ToolCallEvent;
+import io.tensafe.chat.tools.ToolCallStream;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
@@ -15,8 +18,6 @@ import io.tensafe.marketplace.gateway.RequestOutcome;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
-import io.tensafe.chat.tools.ToolCallEvent;
-import io.tensafe.chat.tools.ToolCallStream;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -178,11 +179,12 @@ public class CompletionsResource {
     choice.put("index", 0);
     String finishReason = billed.finalEvent().path("finish_reason").asText();
     if (r.chat()) {
-      ObjectNode message = choice.putObject("message").put("role", "assistant");
       if (r.tools() == null) {
-        message.put("content", text);
-      } else if (ToolCallAnswers.whole(message, text, s.requestId())) {
-        finishReason = ToolCallAnswers.finishReason(finishReason, true);
+        choice.putObject("message").put("role", "assistant").put("content", text);
+      } else {
+        ObjectNode message = ToolCallAnswer.message(text, s.requestId());
+        choice.set("message", message);
+        finishReason = ToolCallAnswer.finishReason(finishReason, message.has("tool_calls"));
       }
     } else {
       choice.put("text", text);
@@ -220,7 +222,7 @@ public class CompletionsResource {
             .put("content", "");
         sendToClient(out, first);
       }
-      ToolCallStream tools = r.tools() == null ? null : ToolCallAnswers.reader(s.requestId());
+      ToolCallStream tools = r.tools() == null ? null : ToolCallAnswer.reader(s.requestId());
       for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
         if (tools == null) {
           sendToClient(out, deltas.event(delta));
@@ -246,7 +248,7 @@ public class CompletionsResource {
       }
       choice.put(
           "finish_reason",
-          ToolCallAnswers.finishReason(
+          ToolCallAnswer.finishReason(
               billed.finalEvent().path("finish_reason").asText(),
               tools != null && tools.calls() > 0));
       end.set("tensafe", bodies.tensafe(s, billed));
@@ -302,8 +304,16 @@ public class CompletionsResource {
     for (ToolCallEvent e : events) {
       switch (e) {
         case ToolCallEvent.Content c -> sendToClient(out, deltas.event(c.text()));
-        case ToolCallEvent.Call call ->
-            sendToClient(out, ToolCallAnswers.chunk(json, bodies.chunk(r, s), call));
+        case ToolCallEvent.Call call -> {
+          ObjectNode chunk = bodies.chunk(r, s);
+          chunk
+              .putArray("choices")
+              .addObject()
+              .put("index", 0)
+              .putNull("finish_reason")
+              .set("delta", ToolCallAnswer.delta(call));
+          sendToClient(out, chunk);
+        }
       }
     }
     return !events.isEmpty();

@@ -22,8 +22,7 @@ public class PlatformChatFormat {
   private final ChatFormat format;
 
   public PlatformChatFormat() {
-    try (InputStream in =
-        PlatformChatFormat.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+    try (InputStream in = PlatformChatFormat.class.getClassLoader().getResourceAsStream(RESOURCE)) {
       if (in == null) {
         throw new IllegalStateException(
             "the Qwen3 chat template is not packaged (" + RESOURCE + "); rebuild marketplace-api");

@@ -201,10 +201,10 @@ class OpenAiCompatibilityTest {
         .statusCode(400)
         .body("detail", containsString("content part type 'image_url'"))
         .body("error.param", equalTo("messages[0].content[1].type"));
-    post(withMessages("[{\"role\":\"tool\",\"content\":\"42\"}]", ""))
+    post(withMessages("[{\"role\":\"function\",\"content\":\"42\"}]", ""))
         .then()
         .statusCode(400)
-        .body("detail", containsString("'tool' is not supported"));
+        .body("detail", containsString("'function' is not supported"));
   }
 
   @Test

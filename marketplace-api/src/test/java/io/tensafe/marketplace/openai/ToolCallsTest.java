@@ -33,10 +33,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 36: tools as OpenAI's clients use them. The node's output is fixed by the test (a Qwen-style
- * {@code <tool_call>} block, split across tokens); LangChain4j's OpenAI client and raw requests read
- * calls, streamed and not, and a conversation that sends the result back is rendered with the
- * model's chat template, billed by the marketplace's own count of that rendering.
+ * Issue 36: tools as OpenAI's clients use them. The node's output is fixed by the test (a
+ * Qwen-style {@code <tool_call>} block, split across tokens); LangChain4j's OpenAI client and raw
+ * requests read calls, streamed and not, and a conversation that sends the result back is rendered
+ * with the model's chat template, billed by the marketplace's own count of that rendering.
  */
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
@@ -45,8 +45,13 @@ class ToolCallsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final List<String> CALL =
       List.of(
-          "Checking", ".\n", "<tool", "_call>\n{\"name\": \"get_", "weather\", \"arguments\": ",
-          "{\"city\": \"Paris\"}}\n</tool_call>", "\n");
+          "Checking",
+          ".\n",
+          "<tool",
+          "_call>\n{\"name\": \"get_",
+          "weather\", \"arguments\": ",
+          "{\"city\": \"Paris\"}}\n</tool_call>",
+          "\n");
   private static final String WEATHER_TOOL =
       "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather"
           + " now\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":"
@@ -72,8 +77,14 @@ class ToolCallsTest {
   }
 
   private String body(String messages, String extra) {
-    return "{\"model\":\"" + f.adapterId() + "\",\"max_tokens\":16,\"messages\":" + messages
-        + ",\"tools\":" + WEATHER_TOOL + extra + "}";
+    return "{\"model\":\""
+        + f.adapterId()
+        + "\",\"max_tokens\":64,\"messages\":"
+        + messages
+        + ",\"tools\":"
+        + WEATHER_TOOL
+        + extra
+        + "}";
   }
 
   private io.restassured.response.Response post(String body) {
@@ -91,13 +102,14 @@ class ToolCallsTest {
             .baseUrl(base.toString())
             .apiKey(f.apiKey())
             .modelName(f.adapterId())
-            .maxTokens(16)
+            .maxTokens(64)
             .build();
     ToolSpecification weather =
         ToolSpecification.builder()
             .name("get_weather")
             .description("Weather now")
-            .parameters(JsonObjectSchema.builder().addStringProperty("city").required("city").build())
+            .parameters(
+                JsonObjectSchema.builder().addStringProperty("city").required("city").build())
             .build();
     ChatResponse answer =
         model.chat(
@@ -128,8 +140,9 @@ class ToolCallsTest {
                 .build());
     assertEquals("It is 18C.", second.aiMessage().text());
     JsonNode messages = node.requests.getLast().path("messages");
-    assertEquals("get_weather", messages.path(1).path("tool_calls").path(0).path("function")
-        .path("name").asText());
+    assertEquals(
+        "get_weather",
+        messages.path(1).path("tool_calls").path(0).path("function").path("name").asText());
     assertEquals("tool", messages.path(2).path("role").asText());
     assertEquals(call.id(), messages.path(2).path("tool_call_id").asText());
   }
@@ -137,8 +150,7 @@ class ToolCallsTest {
   @Test
   void wholeAnswer_hasToolCalls_andIsBilledOnTheTemplatesRendering() throws Exception {
     String messages = "[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}]";
-    String answer =
-        post(body(messages, "")).then().statusCode(200).extract().asString();
+    String answer = post(body(messages, "")).then().statusCode(200).extract().asString();
     JsonNode a = JSON.readTree(answer);
     JsonNode message = a.path("choices").path(0).path("message");
     assertEquals("tool_calls", a.path("choices").path(0).path("finish_reason").asText());
@@ -147,10 +159,19 @@ class ToolCallsTest {
     assertEquals("function", call.path("type").asText());
     assertEquals("{\"city\":\"Paris\"}", call.path("function").path("arguments").asText());
     String rendered =
-        new PlatformChatFormat().format().prompt(JSON.readTree(messages), JSON.readTree(WEATHER_TOOL));
-    assertTrue(rendered.contains("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\""), rendered);
-    assertEquals(new PromptTokenizer().count(rendered), a.path("usage").path("prompt_tokens").asInt());
-    assertEquals(CALL.size(), a.path("usage").path("completion_tokens").asInt());
+        new PlatformChatFormat()
+            .format()
+            .prompt(JSON.readTree(messages), JSON.readTree(WEATHER_TOOL));
+    assertTrue(
+        rendered.contains(
+            "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\""),
+        rendered);
+    assertEquals(
+        new PromptTokenizer().count(rendered), a.path("usage").path("prompt_tokens").asInt());
+    // The whole text relayed (the call's too), counted by the marketplace, and the end of turn.
+    assertEquals(
+        new PromptTokenizer().count(String.join("", CALL)) + 1,
+        a.path("usage").path("completion_tokens").asInt());
   }
 
   @Test
@@ -201,8 +222,10 @@ class ToolCallsTest {
     for (String[] bad :
         new String[][] {
           {",\"tool_choice\":\"required\"", "tool_choice"},
-          {",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}",
-            "tool_choice"},
+          {
+            ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}",
+            "tool_choice"
+          },
           {",\"parallel_tool_calls\":\"yes\"", "parallel_tool_calls"},
         }) {
       post(body("[{\"role\":\"user\",\"content\":\"hi\"}]", bad[0]))
@@ -210,12 +233,16 @@ class ToolCallsTest {
           .statusCode(400)
           .body("error.param", equalTo(bad[1]));
     }
-    post("{\"model\":\"" + f.adapterId() + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+    post("{\"model\":\""
+            + f.adapterId()
+            + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
             + "\"tools\":[{\"type\":\"retrieval\"}]}")
         .then()
         .statusCode(400)
         .body("error.param", equalTo("tools[0].type"));
-    post("{\"model\":\"" + f.adapterId() + "\",\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}")
+    post("{\"model\":\""
+            + f.adapterId()
+            + "\",\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}")
         .then()
         .statusCode(400)
         .body("error.param", equalTo("messages[0].tool_call_id"));

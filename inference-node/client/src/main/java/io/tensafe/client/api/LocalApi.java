@@ -5,13 +5,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
+import io.tensafe.chat.tools.ToolCallAnswer;
+import io.tensafe.chat.tools.ToolCallEvent;
+import io.tensafe.chat.tools.ToolCallStream;
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.marketplace.MarketplaceError;
 import io.tensafe.client.session.BaseModelMismatchException;
 import io.tensafe.client.session.CompletionResult;
 import io.tensafe.client.session.PrivateCompletions;
-import io.tensafe.chat.template.ChatFormat;
-import io.tensafe.chat.template.ChatTemplateException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -55,8 +58,8 @@ public final class LocalApi implements AutoCloseable {
    * Binds 127.0.0.1:{@code port} (0 for any free port) and starts serving callers that present
    * {@code key}.
    *
-   * @param chat the client's model's chat format (its folder's template): prompts are rendered
-   *     with it
+   * @param chat the client's model's chat format (its folder's template): prompts are rendered with
+   *     it
    */
   public LocalApi(
       int port,
@@ -144,7 +147,7 @@ public final class LocalApi implements AutoCloseable {
     long created = System.currentTimeMillis() / 1000;
     String prompt;
     try {
-      prompt = chat.prompt(r.messages(), null);
+      prompt = chat.prompt(r.messages(), r.tools());
     } catch (ChatTemplateException e) {
       throw new IllegalArgumentException(e.getMessage());
     }
@@ -154,7 +157,7 @@ public final class LocalApi implements AutoCloseable {
           x,
           200,
           "application/json",
-          JSON.writeValueAsBytes(ChatAnswers.whole(id, created, result)));
+          JSON.writeValueAsBytes(ChatAnswers.whole(id, created, result, r.tools() != null)));
       return;
     }
     x.getResponseHeaders().add("Content-Type", "text/event-stream");
@@ -162,6 +165,7 @@ public final class LocalApi implements AutoCloseable {
     x.sendResponseHeaders(200, 0);
     OutputStream out = x.getResponseBody();
     String[] served = {model};
+    ToolCallStream tools = r.tools() == null ? null : ToolCallAnswer.reader(id);
     CompletionResult result =
         completions.complete(
             model,
@@ -169,24 +173,46 @@ public final class LocalApi implements AutoCloseable {
             r.sampling(),
             d -> {
               try {
-                event(out, ChatAnswers.chunk(id, created, served[0], d.text(), null));
+                if (tools == null) {
+                  event(out, ChatAnswers.chunk(id, created, served[0], d.text(), null));
+                } else {
+                  events(out, id, created, served[0], tools.feed(d.text()));
+                }
               } catch (IOException e) {
                 throw new java.util.concurrent.CancellationException("the caller went away");
               }
             });
+    String modelName = result.adapter() + "@" + result.version();
+    if (tools != null) {
+      events(out, id, created, modelName, tools.finish());
+    }
     ObjectNode last =
         ChatAnswers.chunk(
             id,
             created,
-            result.adapter() + "@" + result.version(),
+            modelName,
             "",
-            result.generation().finishReason());
+            ToolCallAnswer.finishReason(
+                result.generation().finishReason(), tools != null && tools.calls() > 0));
     event(out, last);
     if (r.includeUsage()) {
       event(out, ChatAnswers.usageChunk(id, created, result));
     }
     out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
     out.flush();
+  }
+
+  /** The chunks of what a tool-call reader gave: text deltas, and one chunk per call. */
+  private static void events(
+      OutputStream out, String id, long created, String model, java.util.List<ToolCallEvent> read)
+      throws IOException {
+    for (ToolCallEvent e : read) {
+      switch (e) {
+        case ToolCallEvent.Content c ->
+            event(out, ChatAnswers.chunk(id, created, model, c.text(), null));
+        case ToolCallEvent.Call call -> event(out, ChatAnswers.callChunk(id, created, model, call));
+      }
+    }
   }
 
   private static void event(OutputStream out, JsonNode data) throws IOException {

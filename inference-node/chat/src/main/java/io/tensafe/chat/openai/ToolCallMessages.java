@@ -1,9 +1,8 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.chat.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import io.tensafe.marketplace.problem.ProblemTypes;
 
 /**
  * An assistant message's {@code tool_calls} as a client sends them back in a conversation: each
@@ -16,10 +15,11 @@ final class ToolCallMessages {
 
   private ToolCallMessages() {}
 
-  /** The checked calls; throws a 400 problem naming the field at fault. */
-  static ArrayNode calls(JsonNode calls, String at) {
+  /** The checked calls; throws naming the field at fault. */
+  static ArrayNode calls(JsonNode calls, String at) throws InvalidRequestException {
     if (!calls.isArray() || calls.size() > MAX_CALLS) {
-      throw ProblemTypes.validation(at, at + " must be an array of at most " + MAX_CALLS + " calls");
+      throw new InvalidRequestException(
+          at, at + " must be an array of at most " + MAX_CALLS + " calls");
     }
     ArrayNode out = JsonNodeFactory.instance.arrayNode();
     for (int i = 0; i < calls.size(); i++) {
@@ -30,7 +30,7 @@ final class ToolCallMessages {
           || !"function".equals(c.path("type").asText("function"))
           || !f.path("name").isTextual()
           || !f.path("arguments").isTextual()) {
-        throw ProblemTypes.validation(
+        throw new InvalidRequestException(
             callAt,
             callAt
                 + " must be {\"id\": string, \"type\": \"function\", \"function\": {\"name\":"

@@ -1,12 +1,9 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.chat.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tensafe.marketplace.problem.ProblemTypes;
-import io.tensafe.tgsp.routing.ConversationTexts;
-import io.tensafe.tgsp.routing.RoutedText;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -32,12 +29,14 @@ import java.util.Set;
  * </ul>
  *
  * @param normalised the messages as forwarded to the node
- * @param routing what the step-gate reads, in order: the latest user message, earlier user messages
- *     from the latest back, then system messages (ADR 0009)
+ * @param turns each message's role and text content, in order (what the step-gate reads, ADR 0009)
  */
-record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
+public record ChatMessages(ArrayNode normalised, List<Turn> turns) {
+  /** A message's role ({@code system} for developer) and its text content. */
+  public record Turn(String role, String content) {}
+
   /** Messages a request may carry. */
-  static final int MAX_MESSAGES = 256;
+  public static final int MAX_MESSAGES = 256;
 
   private static final Set<String> ROLES =
       Set.of("system", "developer", "user", "assistant", "tool");
@@ -46,26 +45,26 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
       Set.of("role", "content", "name", "tool_calls", "refusal");
   private static final Set<String> TOOL_FIELDS = Set.of("role", "content", "tool_call_id", "name");
 
-  /** Checks and normalises {@code messages}; throws a 400 problem naming the field at fault. */
-  static ChatMessages parse(JsonNode messages) {
+  /** Checks and normalises {@code messages}; throws naming the field at fault. */
+  public static ChatMessages parse(JsonNode messages) throws InvalidRequestException {
     if (messages == null
         || !messages.isArray()
         || messages.isEmpty()
         || messages.size() > MAX_MESSAGES) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           "messages", "messages must be an array of 1 to " + MAX_MESSAGES + " messages");
     }
     ArrayNode normalised = JsonNodeFactory.instance.arrayNode();
-    List<ConversationTexts.Message> read = new ArrayList<>();
+    List<Turn> read = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
       String at = "messages[" + i + "]";
       if (!m.isObject()) {
-        throw ProblemTypes.validation(at, at + " must be an object with a role and content");
+        throw new InvalidRequestException(at, at + " must be an object with a role and content");
       }
       JsonNode roleNode = m.get("role");
       if (roleNode == null || !roleNode.isTextual() || !ROLES.contains(roleNode.asText())) {
-        throw ProblemTypes.validation(
+        throw new InvalidRequestException(
             at + ".role",
             at
                 + ".role must be system, developer, user, assistant or tool"
@@ -83,12 +82,12 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
       for (Iterator<String> names = m.fieldNames(); names.hasNext(); ) {
         String name = names.next();
         if (!fields.contains(name)) {
-          throw ProblemTypes.validation(
+          throw new InvalidRequestException(
               at + "." + name, "unsupported message field '" + name + "' in " + at);
         }
       }
       if (m.hasNonNull("refusal")) {
-        throw ProblemTypes.validation(at + ".refusal", at + ".refusal must be null");
+        throw new InvalidRequestException(at + ".refusal", at + ".refusal must be null");
       }
       boolean calls = m.hasNonNull("tool_calls");
       JsonNode contentNode = m.get("content");
@@ -102,22 +101,23 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
       }
       if (role.equals("tool")) {
         if (!m.path("tool_call_id").isTextual()) {
-          throw ProblemTypes.validation(
-              at + ".tool_call_id", at + ".tool_call_id must be the string id of the call answered");
+          throw new InvalidRequestException(
+              at + ".tool_call_id",
+              at + ".tool_call_id must be the string id of the call answered");
         }
         out.put("tool_call_id", m.get("tool_call_id").asText());
       }
-      read.add(new ConversationTexts.Message(role, content));
+      read.add(new Turn(role, content));
     }
-    return new ChatMessages(normalised, ConversationTexts.of(read));
+    return new ChatMessages(normalised, List.copyOf(read));
   }
 
-  private static String content(JsonNode content, String at) {
+  private static String content(JsonNode content, String at) throws InvalidRequestException {
     if (content != null && content.isTextual()) {
       return content.asText();
     }
     if (content == null || !content.isArray() || content.isEmpty()) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           at, at + " must be a string or a non-empty array of text parts");
     }
     StringBuilder text = new StringBuilder();
@@ -126,11 +126,11 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
       String partAt = at + "[" + j + "]";
       String type = part.path("type").isTextual() ? part.get("type").asText() : null;
       if (type == null) {
-        throw ProblemTypes.validation(
+        throw new InvalidRequestException(
             partAt + ".type", partAt + " must be an object with a type (\"text\")");
       }
       if (!type.equals("text")) {
-        throw ProblemTypes.validation(
+        throw new InvalidRequestException(
             partAt + ".type",
             "content part type '"
                 + type
@@ -139,7 +139,7 @@ record ChatMessages(ArrayNode normalised, List<RoutedText> routing) {
                 + ") is not supported; this API accepts text parts only");
       }
       if (!part.path("text").isTextual()) {
-        throw ProblemTypes.validation(partAt + ".text", partAt + ".text must be a string");
+        throw new InvalidRequestException(partAt + ".text", partAt + ".text must be a string");
       }
       if (j > 0) {
         text.append('\n');

@@ -1,8 +1,7 @@
-package io.tensafe.marketplace.openai;
+package io.tensafe.chat.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.tensafe.marketplace.problem.ProblemTypes;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -21,9 +20,9 @@ import java.util.regex.Pattern;
  *       templates ask for "one or more"), so {@code false} is accepted but not enforced (ADR 0030).
  * </ul>
  */
-final class ToolOffer {
+public final class ToolOffer {
   /** Tools a request may offer. */
-  static final int MAX_TOOLS = 128;
+  public static final int MAX_TOOLS = 128;
 
   private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
   private static final Set<String> TOOL_FIELDS = Set.of("type", "function");
@@ -34,25 +33,26 @@ final class ToolOffer {
 
   /**
    * The tools the model is offered, as sent; null when none is (no tools, an empty list, or {@code
-   * tool_choice: "none"}). Throws a 400 problem naming the field at fault.
+   * tool_choice: "none"}). Throws naming the field at fault.
    */
-  static ArrayNode parse(JsonNode body) {
+  public static ArrayNode parse(JsonNode body) throws InvalidRequestException {
     JsonNode tools = body.get("tools");
     JsonNode choice = body.get("tool_choice");
     JsonNode parallel = body.get("parallel_tool_calls");
     if (parallel != null && !parallel.isNull() && !parallel.isBoolean()) {
-      throw ProblemTypes.validation("parallel_tool_calls", "parallel_tool_calls must be a boolean");
+      throw new InvalidRequestException(
+          "parallel_tool_calls", "parallel_tool_calls must be a boolean");
     }
     boolean offered = tools != null && !tools.isNull() && !(tools.isArray() && tools.isEmpty());
     String mode = choice == null || choice.isNull() ? "auto" : choice.asText(null);
     if (choice != null && !choice.isNull() && !choice.isTextual()) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           "tool_choice",
           "tool_choice naming a function is not supported: the model decides (\"auto\") or is"
               + " offered no tools (\"none\")");
     }
     if (!Set.of("auto", "none").contains(mode)) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           "tool_choice",
           "tool_choice '"
               + mode
@@ -63,7 +63,7 @@ final class ToolOffer {
       return null;
     }
     if (!tools.isArray() || tools.size() > MAX_TOOLS) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           "tools", "tools must be an array of at most " + MAX_TOOLS + " function tools");
     }
     for (int i = 0; i < tools.size(); i++) {
@@ -72,45 +72,45 @@ final class ToolOffer {
     return mode.equals("none") ? null : (ArrayNode) tools;
   }
 
-  private static void check(JsonNode tool, String at) {
+  private static void check(JsonNode tool, String at) throws InvalidRequestException {
     if (!tool.isObject()) {
-      throw ProblemTypes.validation(at, at + " must be an object");
+      throw new InvalidRequestException(at, at + " must be an object");
     }
     onlyFields(tool, TOOL_FIELDS, at);
     if (!"function".equals(tool.path("type").asText())) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           at + ".type", at + ".type must be \"function\" (the only tool type supported)");
     }
     JsonNode f = tool.path("function");
     if (!f.isObject()) {
-      throw ProblemTypes.validation(at + ".function", at + ".function must be an object");
+      throw new InvalidRequestException(at + ".function", at + ".function must be an object");
     }
     onlyFields(f, FUNCTION_FIELDS, at + ".function");
     if (!f.path("name").isTextual() || !NAME.matcher(f.get("name").asText()).matches()) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           at + ".function.name",
           at + ".function.name must be 1 to 64 letters, digits, underscores or dashes");
     }
     if (f.has("description") && !f.get("description").isTextual()) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           at + ".function.description", at + ".function.description must be a string");
     }
     if (f.has("parameters") && !f.get("parameters").isObject()) {
-      throw ProblemTypes.validation(
-          at + ".function.parameters",
-          at + ".function.parameters must be a JSON Schema object");
+      throw new InvalidRequestException(
+          at + ".function.parameters", at + ".function.parameters must be a JSON Schema object");
     }
     if (f.has("strict") && !f.get("strict").isBoolean()) {
-      throw ProblemTypes.validation(
+      throw new InvalidRequestException(
           at + ".function.strict", at + ".function.strict must be a boolean");
     }
   }
 
-  private static void onlyFields(JsonNode o, Set<String> allowed, String at) {
+  private static void onlyFields(JsonNode o, Set<String> allowed, String at)
+      throws InvalidRequestException {
     for (Iterator<String> names = o.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!allowed.contains(name)) {
-        throw ProblemTypes.validation(
+        throw new InvalidRequestException(
             at + "." + name, "unsupported field '" + name + "' in " + at);
       }
     }
