@@ -1,6 +1,7 @@
 package io.tensafe.node.generation;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
@@ -18,6 +19,8 @@ import java.util.List;
  * @param maxPromptTokens the most prompt tokens the caller accounted for (the marketplace reserves
  *     the client's privacy budget from it); a longer prompt is refused; null for the node's own
  *     limit only
+ * @param responseFormat OpenAI's {@code response_format} (text, json_object or json_schema in the
+ *     chat library's subset); null for free text
  */
 public record GenerationRequest(
     String prompt,
@@ -32,7 +35,8 @@ public record GenerationRequest(
     String adapter,
     @JsonProperty("request_id") String requestId,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
-    @JsonProperty("max_prompt_tokens") Long maxPromptTokens) {
+    @JsonProperty("max_prompt_tokens") Long maxPromptTokens,
+    @JsonProperty("response_format") JsonNode responseFormat) {
 
   /** One chat message. */
   public record Message(String role, String content) {}

@@ -1,5 +1,7 @@
 package io.tensafe.node.generation;
 
+import io.tensafe.chat.json.ResponseFormat;
+import io.tensafe.chat.json.ResponseFormatException;
 import io.tensafe.node.runtime.ChatMessage;
 import io.tensafe.node.runtime.SamplingParameters;
 import java.util.ArrayList;
@@ -46,7 +48,7 @@ final class RequestInputs {
 
   /**
    * The sampling parameters of a request; {@code max_tokens} defaults to 128 and must be in [1,
-   * {@code maxNewTokens}].
+   * {@code maxNewTokens}]; a {@code response_format} constrains the output to its JSON language.
    */
   static SamplingParameters parameters(GenerationRequest r, int maxNewTokens) {
     int max = r.maxTokens() == null ? 128 : r.maxTokens();
@@ -60,8 +62,18 @@ final class RequestInputs {
           r.topP() == null ? 1 : r.topP(),
           SamplingParameters.seedOrFresh(r.seed()),
           max,
-          r.stop() == null ? List.of() : r.stop());
+          r.stop() == null ? List.of() : r.stop(),
+          format(r));
     } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
+  }
+
+  /** The JSON language a request's response_format asks for; null for free text. */
+  private static io.tensafe.chat.json.JsonGrammar format(GenerationRequest r) {
+    try {
+      return ResponseFormat.parse(r.responseFormat()).grammar();
+    } catch (ResponseFormatException e) {
       throw NodeProblem.validation(e.getMessage());
     }
   }
