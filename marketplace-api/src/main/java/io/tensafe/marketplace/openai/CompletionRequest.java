@@ -31,6 +31,8 @@ import java.util.Set;
  * @param routing the texts the step-gate reads, in order (see {@link ChatMessages#routing()})
  * @param promptTokenBound an upper bound on the tokens of the prompt the node will run (see {@link
  *     #promptTokenBound(JsonNode, boolean)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
+ * @param responseFormat chat's json_object or json_schema {@code response_format}, checked by
+ *     {@link ResponseFormats} and forwarded to the node; null for free text
  */
 public record CompletionRequest(
     String model,
@@ -44,7 +46,8 @@ public record CompletionRequest(
     boolean stream,
     boolean includeUsage,
     List<RoutedText> routing,
-    long promptTokenBound) {
+    long promptTokenBound,
+    JsonNode responseFormat) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
 
@@ -67,7 +70,7 @@ public record CompletionRequest(
           "n",
           "user");
   private static final Set<String> CHAT_FIELDS =
-      with(COMMON_FIELDS, "messages", "max_completion_tokens");
+      with(COMMON_FIELDS, "messages", "max_completion_tokens", "response_format");
   private static final Set<String> COMPLETION_FIELDS = with(COMMON_FIELDS, "prompt");
 
   /**
@@ -219,7 +222,8 @@ public record CompletionRequest(
         stream,
         includeUsage,
         routing,
-        bound);
+        bound,
+        ResponseFormats.checked(body));
   }
 
   /** A JSON boolean, or false when absent or null; anything else ("yes", 1) is a 400. */
@@ -321,6 +325,9 @@ public record CompletionRequest(
     if (!stop.isEmpty()) {
       var array = n.putArray("stop");
       stop.forEach(array::add);
+    }
+    if (responseFormat != null) {
+      n.set("response_format", responseFormat);
     }
     n.put("adapter", adapter);
     n.put("request_id", requestId);

@@ -143,7 +143,6 @@ class OpenAiCompatibilityTest {
             "\"logit_bias\":{\"50256\":-100}",
             "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]",
             "\"tool_choice\":\"required\"",
-            "\"response_format\":{\"type\":\"json_object\"}",
             "\"store\":true")) {
       String field = changing.substring(1, changing.indexOf('"', 1));
       post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", "," + changing))

@@ -68,13 +68,26 @@ record ChatRequest(
             SamplingParameters.seedOrFresh(
                 body.path("seed").isIntegralNumber() ? body.get("seed").asLong() : null),
             maxTokens,
-            stop);
+            stop,
+            format(body.get("response_format")));
     return new ChatRequest(
         model,
         messages,
         sampling,
         body.path("stream").asBoolean(false),
         body.path("stream_options").path("include_usage").asBoolean(false));
+  }
+
+  /**
+   * The JSON language a response_format asks for (null: free text), checked by the same code as the
+   * marketplace's and the node's; the local decoder constrains to it (ADR 0031).
+   */
+  private static io.tensafe.chat.json.JsonGrammar format(JsonNode value) {
+    try {
+      return io.tensafe.chat.json.ResponseFormat.parse(value).grammar();
+    } catch (io.tensafe.chat.json.ResponseFormatException e) {
+      throw new IllegalArgumentException(e.getMessage());
+    }
   }
 
   /** What the step-gate reads, as the marketplace reads it (ADR 0009). */
