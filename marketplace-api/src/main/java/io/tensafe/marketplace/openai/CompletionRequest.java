@@ -29,6 +29,8 @@ import java.util.List;
  *     rendered with the served model's chat template; the marketplace counts and bills its tokens
  * @param promptTokenBound an upper bound on the tokens of the prompt the node will run (see {@link
  *     #promptTokenBound(String)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
+ * @param responseFormat chat's json_object or json_schema {@code response_format} (checked by the
+ *     shared rules, ADR 0031) forwarded to the node; null for free text
  */
 public record CompletionRequest(
     String model,
@@ -44,7 +46,8 @@ public record CompletionRequest(
     List<RoutedText> routing,
     ArrayNode tools,
     String renderedPrompt,
-    long promptTokenBound) {
+    long promptTokenBound,
+    JsonNode responseFormat) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = OpenAiRequest.MAX_TOKENS;
 
@@ -107,7 +110,8 @@ public record CompletionRequest(
         routing,
         r.tools(),
         rendered,
-        bound);
+        bound,
+        r.responseFormat());
   }
 
   /**
@@ -151,6 +155,9 @@ public record CompletionRequest(
     if (!stop.isEmpty()) {
       var array = n.putArray("stop");
       stop.forEach(array::add);
+    }
+    if (responseFormat != null) {
+      n.set("response_format", responseFormat);
     }
     n.put("adapter", adapter);
     n.put("request_id", requestId);

@@ -141,7 +141,6 @@ class OpenAiCompatibilityTest {
             "\"frequency_penalty\":-1",
             "\"logprobs\":true",
             "\"logit_bias\":{\"50256\":-100}",
-            "\"response_format\":{\"type\":\"json_object\"}",
             "\"store\":true")) {
       String field = changing.substring(1, changing.indexOf('"', 1));
       post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", "," + changing))

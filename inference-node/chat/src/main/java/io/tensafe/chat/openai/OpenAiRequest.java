@@ -2,6 +2,8 @@ package io.tensafe.chat.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.tensafe.chat.json.ResponseFormat;
+import io.tensafe.chat.json.ResponseFormatException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -24,6 +26,10 @@ import java.util.Set;
  * @param messagesOrPrompt the normalised messages (chat) or the prompt string, as the model runs it
  * @param tools the tools offered to the model, as sent; null when none is
  * @param turns each chat message's role and text, in order (empty for a prompt)
+ * @param format chat's {@code response_format} ({@link ResponseFormat#TEXT} when absent or for
+ *     completions); json_object and json_schema constrain the decoding (ADR 0031)
+ * @param responseFormat the {@code response_format} as sent when it constrains the output (to
+ *     forward to a node), else null
  */
 public record OpenAiRequest(
     String model,
@@ -37,7 +43,9 @@ public record OpenAiRequest(
     boolean stream,
     boolean includeUsage,
     ArrayNode tools,
-    List<ChatMessages.Turn> turns) {
+    List<ChatMessages.Turn> turns,
+    ResponseFormat format,
+    JsonNode responseFormat) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
 
@@ -60,7 +68,8 @@ public record OpenAiRequest(
           "max_completion_tokens",
           "tools",
           "tool_choice",
-          "parallel_tool_calls");
+          "parallel_tool_calls",
+          "response_format");
   private static final Set<String> COMPLETION_FIELDS = with(COMMON_FIELDS, "prompt");
 
   /**
@@ -141,7 +150,13 @@ public record OpenAiRequest(
     JsonNode content;
     List<ChatMessages.Turn> turns;
     ArrayNode tools = null;
+    ResponseFormat format = ResponseFormat.TEXT;
     if (chat) {
+      try {
+        format = ResponseFormat.parse(body.get("response_format"));
+      } catch (ResponseFormatException e) {
+        throw new InvalidRequestException("response_format", e.getMessage());
+      }
       ChatMessages messages = ChatMessages.parse(body.get("messages"));
       content = messages.normalised();
       turns = messages.turns();
@@ -201,7 +216,9 @@ public record OpenAiRequest(
         stream,
         includeUsage,
         tools,
-        turns);
+        turns,
+        format,
+        format.constraint().isPresent() ? body.get("response_format") : null);
   }
 
   /** A JSON boolean, or false when absent or null; anything else ("yes", 1) is refused. */

@@ -45,7 +45,8 @@ record ChatRequest(
             r.topP(),
             SamplingParameters.seedOrFresh(r.seed()),
             r.maxTokens(),
-            r.stop());
+            r.stop(),
+            r.format().grammar());
     List<RoutedText> routing =
         ConversationTexts.of(
             r.turns().stream()

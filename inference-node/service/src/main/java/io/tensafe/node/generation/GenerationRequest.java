@@ -20,6 +20,8 @@ import java.util.List;
  * @param maxPromptTokens the most prompt tokens the caller accounted for (the marketplace reserves
  *     the client's privacy budget from it); a longer prompt is refused; null for the node's own
  *     limit only
+ * @param responseFormat OpenAI's {@code response_format} (text, json_object or json_schema in the
+ *     chat library's subset); null for free text
  */
 public record GenerationRequest(
     String prompt,
@@ -35,4 +37,5 @@ public record GenerationRequest(
     String adapter,
     @JsonProperty("request_id") String requestId,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
-    @JsonProperty("max_prompt_tokens") Long maxPromptTokens) {}
+    @JsonProperty("max_prompt_tokens") Long maxPromptTokens,
+    @JsonProperty("response_format") JsonNode responseFormat) {}

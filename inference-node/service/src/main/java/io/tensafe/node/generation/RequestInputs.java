@@ -1,6 +1,8 @@
 package io.tensafe.node.generation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tensafe.chat.json.ResponseFormat;
+import io.tensafe.chat.json.ResponseFormatException;
 import io.tensafe.chat.template.ChatFormat;
 import io.tensafe.chat.template.ChatTemplateException;
 import io.tensafe.node.runtime.SamplingParameters;
@@ -62,7 +64,7 @@ final class RequestInputs {
 
   /**
    * The sampling parameters of a request; {@code max_tokens} defaults to 128 and must be in [1,
-   * {@code maxNewTokens}].
+   * {@code maxNewTokens}]; a {@code response_format} constrains the output to its JSON language.
    */
   static SamplingParameters parameters(GenerationRequest r, int maxNewTokens) {
     int max = r.maxTokens() == null ? 128 : r.maxTokens();
@@ -76,8 +78,18 @@ final class RequestInputs {
           r.topP() == null ? 1 : r.topP(),
           SamplingParameters.seedOrFresh(r.seed()),
           max,
-          r.stop() == null ? List.of() : r.stop());
+          r.stop() == null ? List.of() : r.stop(),
+          format(r));
     } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
+  }
+
+  /** The JSON language a request's response_format asks for; null for free text. */
+  private static io.tensafe.chat.json.JsonGrammar format(GenerationRequest r) {
+    try {
+      return ResponseFormat.parse(r.responseFormat()).grammar();
+    } catch (ResponseFormatException e) {
       throw NodeProblem.validation(e.getMessage());
     }
   }
