@@ -38,6 +38,7 @@ public final class QwenDecoder implements AutoCloseable {
   private final NDArray finalNorm;
   private final Layer[] layers;
   private final java.util.Set<String> used = new java.util.HashSet<>();
+  private final WideningBuffers buffers;
 
   private record Layer(
       NDArray inputNorm,
@@ -73,6 +74,7 @@ public final class QwenDecoder implements AutoCloseable {
 
   public QwenDecoder(ModelFolder folder) {
     this.manager = NDManager.newBaseManager("PyTorch");
+    this.buffers = new WideningBuffers(manager);
     this.shape = folder.shape();
     this.adapterShape = shape.adapterShape(folder.moe().orElse(null));
     this.modelType = folder.modelType();
@@ -158,7 +160,7 @@ public final class QwenDecoder implements AutoCloseable {
 
   /** A matrix, held in its own precision ({@link WeightMatrix}). */
   private WeightMatrix matrix(ModelFolder folder, String name) {
-    return WeightMatrix.of(manager, tensor(folder, name));
+    return WeightMatrix.of(manager, tensor(folder, name), buffers);
   }
 
   private WeightTensor tensor(ModelFolder folder, String name) {

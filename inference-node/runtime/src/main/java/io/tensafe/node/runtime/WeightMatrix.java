@@ -24,27 +24,27 @@ import java.nio.ByteOrder;
  * value, half of F32.
  *
  * <p>Arithmetic is F32 throughout: a half-precision matrix is widened (exactly) to F32 for each
- * product, at most {@link #SLICE_VALUES} values at a time, each widened slice freed as soon as its
- * product is taken, and the product multiplied by {@code 2^-s} (exact). An F32 matrix takes the
- * same {@code matMul} on the same array as before half precision was held, so an F32 model's
- * numbers are unchanged.
+ * product, at most {@link #SLICE_VALUES} values at a time, into reused {@link WideningBuffers}, and
+ * the product multiplied by {@code 2^-s} (exact). An F32 matrix takes the same {@code matMul} on
+ * the same array as before half precision was held, so an F32 model's numbers are unchanged.
  *
  * <p>Invariant: {@code transposed} is a view of {@code values}; both live in the decoder's manager.
  *
  * @param values {@code (out, in)}: FLOAT32 or FLOAT16
  * @param transposed {@code (in, out)} view of {@code values}
  * @param unscale {@code 2^-s}: 1 except for BF16 tensors
+ * @param buffers where half-precision slices are widened
  */
-record WeightMatrix(NDArray values, NDArray transposed, float unscale) {
+record WeightMatrix(NDArray values, NDArray transposed, float unscale, WideningBuffers buffers) {
 
-  /** The most values one product widens to F32 at once (16 Mi values, 64 MiB of F32). */
-  static final int SLICE_VALUES = 1 << 24;
+  /** The most values one product widens to F32 at once (4 Mi values, 16 MiB of F32). */
+  static final int SLICE_VALUES = 1 << 22;
 
   /** Largest finite F16 value. */
   private static final float F16_MAX = 65504f;
 
   /** Copies {@code t} into {@code manager} in the storage its type gets (see the class comment). */
-  static WeightMatrix of(NDManager manager, WeightTensor t) {
+  static WeightMatrix of(NDManager manager, WeightTensor t, WideningBuffers buffers) {
     long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
     Shape shape = new Shape(dims);
     NDArray values;
@@ -71,7 +71,7 @@ record WeightMatrix(NDArray values, NDArray transposed, float unscale) {
       }
       default -> throw new IllegalArgumentException("weights of type " + t.dtype());
     }
-    return new WeightMatrix(values, values.transpose(), unscale);
+    return new WeightMatrix(values, values.transpose(), unscale, buffers);
   }
 
   /**
@@ -110,19 +110,21 @@ record WeightMatrix(NDArray values, NDArray transposed, float unscale) {
     }
     long out = values.getShape().get(0);
     long in = values.getShape().get(1);
-    long sliceRows = Math.max(1, sliceValues / in);
+    long sliceRows = Math.min(out, Math.max(1, sliceValues / in));
     NDArray y;
-    if (sliceRows >= out) {
-      try (NDArray wide = transposed.toType(DataType.FLOAT32, false)) {
-        y = x.matMul(wide);
+    if (sliceRows == out) {
+      try (WideningBuffers.Widened wide = buffers.widen(values, out);
+          NDArray wideT = wide.values().transpose()) {
+        y = x.matMul(wideT);
       }
     } else {
       NDList parts = new NDList();
       for (long from = 0; from < out; from += sliceRows) {
         long to = Math.min(out, from + sliceRows);
-        try (NDArray slice = transposed.get(new NDIndex(":, " + from + ":" + to));
-            NDArray wide = slice.toType(DataType.FLOAT32, false)) {
-          parts.add(x.matMul(wide));
+        try (NDArray slice = values.get(new NDIndex(from + ":" + to));
+            WideningBuffers.Widened wide = buffers.widen(slice, sliceRows);
+            NDArray wideT = wide.values().transpose()) {
+          parts.add(x.matMul(wideT));
         }
       }
       y = NDArrays.concat(parts, -1);

@@ -66,7 +66,7 @@ class HalfPrecisionWeightsTest {
     WeightTensor q = folder.weights().get("model.layers.0.self_attn.q_proj.weight");
     assertEquals(DType.BF16, q.dtype());
     try (ai.djl.ndarray.NDManager manager = ai.djl.ndarray.NDManager.newBaseManager("PyTorch")) {
-      WeightMatrix m = WeightMatrix.of(manager, q);
+      WeightMatrix m = WeightMatrix.of(manager, q, new WideningBuffers(manager));
       assertTrue(m.half());
       assertEquals(ai.djl.ndarray.types.DataType.FLOAT16, m.values().getDataType());
     }

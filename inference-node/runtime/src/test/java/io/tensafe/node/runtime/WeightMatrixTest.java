@@ -41,7 +41,11 @@ class WeightMatrixTest {
     }
     WeightTensor t = bf16(List.of(6L, 5L), w);
     float[] x = {0.5f, -1.25f, 2f, 0.125f, -3f};
-    float[] y = product(WeightMatrix.of(manager, t), x, WeightMatrix.SLICE_VALUES);
+    float[] y =
+        product(
+            WeightMatrix.of(manager, t, new WideningBuffers(manager)),
+            x,
+            WeightMatrix.SLICE_VALUES);
     double largest = 0;
     for (int i = 0; i < t.elementCount(); i++) {
       largest = Math.max(largest, Math.abs(t.get(i)));
@@ -66,7 +70,8 @@ class WeightMatrixTest {
     for (int i = 0; i < w.length; i++) {
       w[i] = random.nextGaussian() * 0.02;
     }
-    WeightMatrix m = WeightMatrix.of(manager, bf16(List.of(37L, 16L), w));
+    WeightMatrix m =
+        WeightMatrix.of(manager, bf16(List.of(37L, 16L), w), new WideningBuffers(manager));
     float[] x = new float[3 * 16];
     for (int i = 0; i < x.length; i++) {
       x[i] = (float) random.nextGaussian();
@@ -81,11 +86,14 @@ class WeightMatrixTest {
   void of_eachType_holdsF32AsF32AndHalvesInTwoBytes() {
     double[] w = {1.5, -0.25, 3, 0.0625};
     assertEquals(
-        DataType.FLOAT32, WeightMatrix.of(manager, held(DType.F32, w)).values().getDataType());
-    WeightMatrix f16 = WeightMatrix.of(manager, held(DType.F16, w));
+        DataType.FLOAT32,
+        WeightMatrix.of(manager, held(DType.F32, w), new WideningBuffers(manager))
+            .values()
+            .getDataType());
+    WeightMatrix f16 = WeightMatrix.of(manager, held(DType.F16, w), new WideningBuffers(manager));
     assertEquals(DataType.FLOAT16, f16.values().getDataType());
     assertEquals(1f, f16.unscale());
-    WeightMatrix bf16 = WeightMatrix.of(manager, held(DType.BF16, w));
+    WeightMatrix bf16 = WeightMatrix.of(manager, held(DType.BF16, w), new WideningBuffers(manager));
     assertTrue(bf16.half());
     assertEquals(Math.scalb(1f, -14), bf16.unscale()); // 3 · 2^14 lies in [2^15, 65504]
     float[] rows = bf16.rows(manager, manager.create(new long[] {1, 0})).toFloatArray();
