@@ -11,8 +11,8 @@ import java.util.Map;
  * F32 buffers that half-precision weight slices are widened into before a product, reused: one per
  * slice shape per thread, so a decode step allocates no large array (allocating and freeing one per
  * product cost three times the widening itself, in page faults). At the Qwen2.5-1.5B shape a
- * decoding thread holds about 190 MiB of them: q/o, k/v, gate/up, down and one head slice of
- * {@link WeightMatrix#SLICE_VALUES} values.
+ * decoding thread holds about 190 MiB of them: q/o, k/v, gate/up, down and one head slice of {@link
+ * WeightMatrix#SLICE_VALUES} values.
  *
  * <p>Invariant: a buffer handed out is used by its thread only, and only until that thread's next
  * call for the same shape. The buffers live in the decoder's manager and are freed with it.
