@@ -16,6 +16,9 @@ help_bench() {
                   `bench private [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
                   private mode's ms/token (client base model, HE rounds, relay), round trips and
                   bytes per token, beside hosted HE-LoRA in the same run;
+                  `bench memory [DIR] [--layers 28] [--dtype bf16|f16|f32] [--tokens 8]`
+                  the resident memory (RSS, peak, Java heap, direct buffers) of a loaded
+                  model of Qwen2.5-1.5B's shape, written to DIR first if DIR is empty;
                   `bench jmh ARGS` passes ARGS to JMH; `bench --help` lists them.
 TXT
 }
@@ -31,6 +34,14 @@ cmd_bench() {
       tensafe_package_node_tools
       # The qwen2.5-1.5b shape holds its weights twice while loading (Java, then PyTorch): 60% of RAM.
       tensafe_node_tool -XX:MaxRAMPercentage=60 io.tensafe.node.tools.bench.NodeBenchCommand "$@"
+      return ;;
+    memory)
+      shift
+      tensafe_package_node_tools
+      local dir=${1:-$TENSAFE_ROOT/target/bench-memory-model}
+      [ $# -gt 0 ] && shift
+      # A fresh JVM per run: the tools' ResidentMemoryBench.
+      tensafe_node_tool -XX:MaxRAMPercentage=60 io.tensafe.node.tools.bench.ResidentMemoryBench "$dir" "$@"
       return ;;
     private)
       shift

@@ -18,6 +18,37 @@ const base = (client.baseURL ?? process.env.OPENAI_BASE_URL).replace(/\/$/, "");
 const listed = await (await fetch(`${base}/models`, { headers: { Authorization: `Bearer ${process.env.OPENAI_API_KEY}` } })).json();
 if (!(listed.tensafe?.auto_price_cap?.prompt_micros_per_1k_tokens > 0)) fail(`auto cap: ${JSON.stringify(listed.tensafe)}`);
 
+// Tools as people's code sends them (issue 36): offered, a call and its result sent back. The demo
+// model's words are random, so the answer may be text or a call; the prompt billed holds the
+// tools' preamble that the model's chat template renders.
+const weather = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Weather now",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
+const withTools = await client.chat.completions.create({
+  model: "demo-banking",
+  messages: [
+    { role: "user", content: "Weather in Paris?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+    { role: "tool", tool_call_id: "call_1", content: "18C" },
+  ],
+  tools: [weather],
+  max_tokens: 4,
+});
+if (!["stop", "length", "tool_calls"].includes(withTools.choices[0].finish_reason)) fail(`tools: ${JSON.stringify(withTools.choices[0])}`);
+if (!(withTools.usage.prompt_tokens > 80)) fail(`tools prompt tokens: ${withTools.usage.prompt_tokens}`);
+let forced = null;
+try {
+  await client.chat.completions.create({ model: "demo-banking", messages: [{ role: "user", content: "Hi" }], tools: [weather], tool_choice: "required", max_tokens: 2 });
+} catch (e) {
+  forced = e;
+}
+if (forced?.status !== 400 || forced?.param !== "tool_choice") fail(`tool_choice required: ${forced}`);
+
 // What SDKs and frameworks fill in with their no-op defaults is served, not refused.
 const defaults = await client.chat.completions.create({
   model: "demo-banking",

@@ -92,7 +92,12 @@ public final class ClientCommand implements Callable<Integer> {
             vocabulary.endTokens(),
             new BaseModelBinding(modelDir, decoder.shape(), decoder.adapterShape()),
             maxPromptTokens);
-    try (LocalApi local = new LocalApi(port, key, api, completions)) {
+    if (vocabulary.chat() == null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          modelDir + " has no chat template (tokenizer_config.json): the local endpoint needs one");
+    }
+    try (LocalApi local = new LocalApi(port, key, api, completions, vocabulary.chat())) {
       // One write: a script that sees the key's line has the URL's too.
       System.out.print(
           "OPENAI_BASE_URL=http://127.0.0.1:"

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.smallrye.common.annotation.Blocking;
+import io.tensafe.chat.tools.ToolCallAnswer;
+import io.tensafe.chat.tools.ToolCallEvent;
+import io.tensafe.chat.tools.ToolCallStream;
 import io.tensafe.marketplace.apidoc.RateLimitHeaderDocs;
 import io.tensafe.marketplace.apikey.ApiKeyAuthenticated;
 import io.tensafe.marketplace.apikey.ApiKeyFilter;
@@ -51,6 +54,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @ApiKeyAuthenticated
 public class CompletionsResource {
   @Inject HostedCompletions hosted;
+  @Inject io.tensafe.marketplace.tokens.PlatformChatFormat chatFormat;
   @Inject ObjectMapper json;
   @Inject GatewayMetrics metrics;
   @Inject org.eclipse.microprofile.context.ManagedExecutor background;
@@ -134,7 +138,7 @@ public class CompletionsResource {
     CompletionRequest r;
     HostedRelay s;
     try {
-      r = CompletionRequest.parse(requestJson.parse(body), chat);
+      r = CompletionRequest.parse(requestJson.parse(body), chat, chatFormat.format());
       s = hosted.start(key, r.hosted(), level -> RateLimitHeaders.remember(context, level));
     } catch (io.tensafe.marketplace.problem.ApiProblem e) {
       metrics.refused(e.status());
@@ -179,13 +183,20 @@ public class CompletionsResource {
     ObjectNode answer = bodies.envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
+    String finishReason = billed.finalEvent().path("finish_reason").asText();
     if (r.chat()) {
-      choice.putObject("message").put("role", "assistant").put("content", text);
+      if (r.tools() == null) {
+        choice.putObject("message").put("role", "assistant").put("content", text);
+      } else {
+        ObjectNode message = ToolCallAnswer.message(text, s.requestId());
+        choice.set("message", message);
+        finishReason = ToolCallAnswer.finishReason(finishReason, message.has("tool_calls"));
+      }
     } else {
       choice.put("text", text);
       choice.putNull("logprobs");
     }
-    choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
+    choice.put("finish_reason", finishReason);
     answer.set("usage", bodies.usage(billed));
     answer.set("tensafe", bodies.tensafe(s, billed));
     return Response.ok(answer, MediaType.APPLICATION_JSON)
@@ -217,11 +228,19 @@ public class CompletionsResource {
             .put("content", "");
         sendToClient(out, first);
       }
+      ToolCallStream tools = r.tools() == null ? null : ToolCallAnswer.reader(s.requestId());
       for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
-        sendToClient(out, deltas.event(delta));
+        if (tools == null) {
+          sendToClient(out, deltas.event(delta));
+        } else if (!relayTools(out, r, s, deltas, tools.feed(delta)) || tools.holding()) {
+          continue; // held (a call's text, or what may open one): not relayed yet
+        }
         if (s.relayedPieces() == 0) {
           metrics.firstToken(System.nanoTime() - arrivedNanos);
         }
+        s.relayed();
+      }
+      if (tools != null && relayTools(out, r, s, deltas, tools.finish())) {
         s.relayed();
       }
       HostedRelay.Finished billed = s.finish();
@@ -233,7 +252,11 @@ public class CompletionsResource {
       } else {
         choice.put("text", "");
       }
-      choice.put("finish_reason", billed.finalEvent().path("finish_reason").asText());
+      choice.put(
+          "finish_reason",
+          ToolCallAnswer.finishReason(
+              billed.finalEvent().path("finish_reason").asText(),
+              tools != null && tools.calls() > 0));
       end.set("tensafe", bodies.tensafe(s, billed));
       send(out, end);
       if (r.includeUsage()) {
@@ -270,6 +293,36 @@ public class CompletionsResource {
         }
       }
     }
+  }
+
+  /**
+   * Sends the events a tool-call reader gave: content as text deltas, each call as its chunk.
+   *
+   * @return whether anything was sent
+   */
+  private boolean relayTools(
+      OutputStream out,
+      CompletionRequest r,
+      HostedRelay s,
+      DeltaChunks deltas,
+      java.util.List<ToolCallEvent> events)
+      throws ClientGone {
+    for (ToolCallEvent e : events) {
+      switch (e) {
+        case ToolCallEvent.Content c -> sendToClient(out, deltas.event(c.text()));
+        case ToolCallEvent.Call call -> {
+          ObjectNode chunk = bodies.chunk(r, s);
+          chunk
+              .putArray("choices")
+              .addObject()
+              .put("index", 0)
+              .putNull("finish_reason")
+              .set("delta", ToolCallAnswer.delta(call));
+          sendToClient(out, chunk);
+        }
+      }
+    }
+    return !events.isEmpty();
   }
 
   private void sendToClient(OutputStream out, JsonNode value) throws ClientGone {

@@ -69,6 +69,12 @@ final class FakeNode implements AutoCloseable {
    */
   volatile int randomTokens;
 
+  /**
+   * When set, the node answers these pieces, one token each, then stops (a model whose output the
+   * test fixes, e.g. a tool call).
+   */
+  volatile List<String> fixedDeltas;
+
   /** When set, the node drops the connection after its first token, as a killed node would. */
   volatile boolean dieAfterFirstToken;
 
@@ -166,6 +172,24 @@ final class FakeNode implements AutoCloseable {
                       + "}}");
               return;
             }
+            List<String> fixed = fixedDeltas;
+            if (fixed != null) {
+              for (String piece : fixed) {
+                write(out, JSON.createObjectNode().put("delta", piece).toString());
+              }
+              write(
+                  out,
+                  "{\"request_id\":\""
+                      + id
+                      + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":"
+                      + promptTokens
+                      + ",\"completion_tokens\":"
+                      + fixed.size()
+                      + "},\"report\":{\"dpReleases\":"
+                      + (promptTokens + fixed.size() - 1)
+                      + "}}");
+              return;
+            }
             int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
             for (int i = 1; i <= tokens; i++) {
               String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
@@ -244,20 +268,17 @@ final class FakeNode implements AutoCloseable {
 
   private static final io.tensafe.marketplace.tokens.PromptTokenizer TOKENIZER =
       new io.tensafe.marketplace.tokens.PromptTokenizer();
+  private static final io.tensafe.chat.template.ChatFormat CHAT =
+      new io.tensafe.marketplace.tokens.PlatformChatFormat().format();
 
   /** The tokens of the prompt a request body carries, as an honest node counts them. */
   static int promptTokens(JsonNode body) {
     if (body.has("messages")) {
-      StringBuilder chatMl = new StringBuilder();
-      for (JsonNode m : body.get("messages")) {
-        chatMl
-            .append("<|im_start|>")
-            .append(m.path("role").asText())
-            .append('\n')
-            .append(m.path("content").asText())
-            .append("<|im_end|>\n");
+      try {
+        return TOKENIZER.count(CHAT.prompt(body.get("messages"), body.get("tools")));
+      } catch (io.tensafe.chat.template.ChatTemplateException e) {
+        throw new IllegalArgumentException(e);
       }
-      return TOKENIZER.count(chatMl.append("<|im_start|>assistant\n").toString());
     }
     return TOKENIZER.count(body.path("prompt").asText());
   }

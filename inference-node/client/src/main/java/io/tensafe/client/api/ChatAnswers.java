@@ -3,6 +3,8 @@ package io.tensafe.client.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tensafe.chat.tools.ToolCallAnswer;
+import io.tensafe.chat.tools.ToolCallEvent;
 import io.tensafe.client.session.CompletionResult;
 
 /** OpenAI's chat-completion answers, whole and as stream chunks, with a {@code tensafe} object. */
@@ -21,12 +23,23 @@ final class ChatAnswers {
     return a;
   }
 
-  static ObjectNode whole(String id, long created, CompletionResult r) {
+  /**
+   * @param tools whether the request offered tools (then the text's calls become {@code
+   *     tool_calls})
+   */
+  static ObjectNode whole(String id, long created, CompletionResult r, boolean tools) {
     ObjectNode a = head(id, "chat.completion", created, r.adapter() + "@" + r.version());
     ObjectNode choice = a.putArray("choices").addObject();
     choice.put("index", 0);
-    choice.putObject("message").put("role", "assistant").put("content", r.generation().text());
-    choice.put("finish_reason", r.generation().finishReason());
+    String finish = r.generation().finishReason();
+    if (tools) {
+      ObjectNode message = ToolCallAnswer.message(r.generation().text(), id);
+      choice.set("message", message);
+      finish = ToolCallAnswer.finishReason(finish, message.has("tool_calls"));
+    } else {
+      choice.putObject("message").put("role", "assistant").put("content", r.generation().text());
+    }
+    choice.put("finish_reason", finish);
     a.set("usage", usage(r));
     a.set("tensafe", tensafe(r));
     return a;
@@ -43,6 +56,16 @@ final class ChatAnswers {
     } else {
       choice.put("finish_reason", finish);
     }
+    return c;
+  }
+
+  /** The chunk of one tool call. */
+  static ObjectNode callChunk(String id, long created, String model, ToolCallEvent.Call call) {
+    ObjectNode c = head(id, "chat.completion.chunk", created, model);
+    ObjectNode choice = c.putArray("choices").addObject();
+    choice.put("index", 0);
+    choice.set("delta", ToolCallAnswer.delta(call));
+    choice.putNull("finish_reason");
     return c;
   }
 

@@ -1,85 +1,64 @@
 package io.tensafe.client.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tensafe.node.runtime.ChatMessage;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.tensafe.chat.openai.InvalidRequestException;
+import io.tensafe.chat.openai.OpenAiRequest;
 import io.tensafe.node.runtime.SamplingParameters;
 import io.tensafe.tgsp.routing.ConversationTexts;
 import io.tensafe.tgsp.routing.RoutedText;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An OpenAI chat-completions request as the local endpoint reads it: {@code model}, {@code
- * messages} (string contents), {@code max_tokens} or {@code max_completion_tokens} (1 to 4096,
- * default 256), {@code temperature}, {@code top_p}, {@code seed}, {@code stop}, {@code stream} and
- * {@code stream_options.include_usage}. Other fields are ignored, as OpenAI-compatible servers do.
+ * An OpenAI chat-completions request as the local endpoint reads it: checked by the same rules as
+ * the marketplace's ({@code tensafe-chat}'s {@link OpenAiRequest}: every field by name, no-op
+ * defaults accepted, anything else refused by name), so code that works against one works against
+ * the other.
+ *
+ * @param messages the normalised messages, as the model's chat template reads them
+ * @param tools the tools offered to the model, as sent; null when none is
  */
 record ChatRequest(
     String model,
-    List<ChatMessage> messages,
+    JsonNode messages,
+    ArrayNode tools,
     SamplingParameters sampling,
     boolean stream,
-    boolean includeUsage) {
-  static final int MAX_TOKENS = 4096;
+    boolean includeUsage,
+    List<RoutedText> routing) {
+  static final int MAX_TOKENS = OpenAiRequest.MAX_TOKENS;
 
   /**
    * @throws IllegalArgumentException naming the field that is wrong
    */
   static ChatRequest parse(JsonNode body) {
-    if (body == null || !body.isObject()) {
-      throw new IllegalArgumentException("the body must be a JSON object");
-    }
-    String model = body.path("model").asText("");
-    if (model.isBlank()) {
-      throw new IllegalArgumentException("model is required");
-    }
-    List<ChatMessage> messages = new ArrayList<>();
-    for (JsonNode m : body.path("messages")) {
-      if (!m.path("content").isTextual()) {
-        throw new IllegalArgumentException("messages[].content must be a string");
-      }
-      String role = m.path("role").asText("");
-      messages.add(
-          new ChatMessage(role.equals("developer") ? "system" : role, m.path("content").asText()));
-    }
-    if (messages.isEmpty()) {
-      throw new IllegalArgumentException("messages must hold at least one message");
-    }
-    JsonNode max =
-        body.has("max_completion_tokens")
-            ? body.get("max_completion_tokens")
-            : body.get("max_tokens");
-    int maxTokens = max == null || max.isNull() ? 256 : max.asInt(-1);
-    if (maxTokens < 1 || maxTokens > MAX_TOKENS) {
-      throw new IllegalArgumentException("max_tokens must be in [1, " + MAX_TOKENS + "]");
-    }
-    List<String> stop = new ArrayList<>();
-    JsonNode s = body.path("stop");
-    if (s.isTextual()) {
-      stop.add(s.asText());
-    } else {
-      s.forEach(x -> stop.add(x.asText()));
+    OpenAiRequest r;
+    try {
+      r = OpenAiRequest.parse(body, true);
+    } catch (InvalidRequestException e) {
+      throw new IllegalArgumentException(e.getMessage());
     }
     SamplingParameters sampling =
         new SamplingParameters(
-            body.path("temperature").asDouble(0),
+            r.temperature(),
             0,
-            body.path("top_p").asDouble(1),
-            SamplingParameters.seedOrFresh(
-                body.path("seed").isIntegralNumber() ? body.get("seed").asLong() : null),
-            maxTokens,
-            stop);
+            r.topP(),
+            SamplingParameters.seedOrFresh(r.seed()),
+            r.maxTokens(),
+            r.stop(),
+            r.format().grammar());
+    List<RoutedText> routing =
+        ConversationTexts.of(
+            r.turns().stream()
+                .map(t -> new ConversationTexts.Message(t.role(), t.content()))
+                .toList());
     return new ChatRequest(
-        model,
-        messages,
+        r.model(),
+        r.messagesOrPrompt(),
+        r.tools(),
         sampling,
-        body.path("stream").asBoolean(false),
-        body.path("stream_options").path("include_usage").asBoolean(false));
-  }
-
-  /** What the step-gate reads, as the marketplace reads it (ADR 0009). */
-  List<RoutedText> routing() {
-    return ConversationTexts.of(
-        messages.stream().map(m -> new ConversationTexts.Message(m.role(), m.content())).toList());
+        r.stream(),
+        r.includeUsage(),
+        routing);
   }
 }

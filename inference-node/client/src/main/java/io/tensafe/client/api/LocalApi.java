@@ -5,12 +5,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
+import io.tensafe.chat.tools.ToolCallAnswer;
+import io.tensafe.chat.tools.ToolCallEvent;
+import io.tensafe.chat.tools.ToolCallStream;
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.marketplace.MarketplaceError;
 import io.tensafe.client.session.BaseModelMismatchException;
 import io.tensafe.client.session.CompletionResult;
 import io.tensafe.client.session.PrivateCompletions;
-import io.tensafe.node.runtime.ChatMessage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -48,15 +52,24 @@ public final class LocalApi implements AutoCloseable {
   private final MarketplaceApi marketplace;
   private final PrivateCompletions completions;
   private final LocalApiKey key;
+  private final ChatFormat chat;
 
   /**
    * Binds 127.0.0.1:{@code port} (0 for any free port) and starts serving callers that present
    * {@code key}.
+   *
+   * @param chat the client's model's chat format (its folder's template): prompts are rendered with
+   *     it
    */
   public LocalApi(
-      int port, LocalApiKey key, MarketplaceApi marketplace, PrivateCompletions completions)
+      int port,
+      LocalApiKey key,
+      MarketplaceApi marketplace,
+      PrivateCompletions completions,
+      ChatFormat chat)
       throws IOException {
     this.key = key;
+    this.chat = java.util.Objects.requireNonNull(chat, "the model folder's chat format");
     this.marketplace = marketplace;
     this.completions = completions;
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
@@ -132,14 +145,19 @@ public final class LocalApi implements AutoCloseable {
     String model = completions.route(r.model(), r.routing());
     String id = "chatcmpl-" + UUID.randomUUID();
     long created = System.currentTimeMillis() / 1000;
-    String prompt = ChatMessage.chatMl(r.messages());
+    String prompt;
+    try {
+      prompt = chat.prompt(r.messages(), r.tools());
+    } catch (ChatTemplateException e) {
+      throw new IllegalArgumentException(e.getMessage());
+    }
     if (!r.stream()) {
       CompletionResult result = completions.complete(model, prompt, r.sampling(), d -> {});
       send(
           x,
           200,
           "application/json",
-          JSON.writeValueAsBytes(ChatAnswers.whole(id, created, result)));
+          JSON.writeValueAsBytes(ChatAnswers.whole(id, created, result, r.tools() != null)));
       return;
     }
     x.getResponseHeaders().add("Content-Type", "text/event-stream");
@@ -147,6 +165,7 @@ public final class LocalApi implements AutoCloseable {
     x.sendResponseHeaders(200, 0);
     OutputStream out = x.getResponseBody();
     String[] served = {model};
+    ToolCallStream tools = r.tools() == null ? null : ToolCallAnswer.reader(id);
     CompletionResult result =
         completions.complete(
             model,
@@ -154,24 +173,46 @@ public final class LocalApi implements AutoCloseable {
             r.sampling(),
             d -> {
               try {
-                event(out, ChatAnswers.chunk(id, created, served[0], d.text(), null));
+                if (tools == null) {
+                  event(out, ChatAnswers.chunk(id, created, served[0], d.text(), null));
+                } else {
+                  events(out, id, created, served[0], tools.feed(d.text()));
+                }
               } catch (IOException e) {
                 throw new java.util.concurrent.CancellationException("the caller went away");
               }
             });
+    String modelName = result.adapter() + "@" + result.version();
+    if (tools != null) {
+      events(out, id, created, modelName, tools.finish());
+    }
     ObjectNode last =
         ChatAnswers.chunk(
             id,
             created,
-            result.adapter() + "@" + result.version(),
+            modelName,
             "",
-            result.generation().finishReason());
+            ToolCallAnswer.finishReason(
+                result.generation().finishReason(), tools != null && tools.calls() > 0));
     event(out, last);
     if (r.includeUsage()) {
       event(out, ChatAnswers.usageChunk(id, created, result));
     }
     out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
     out.flush();
+  }
+
+  /** The chunks of what a tool-call reader gave: text deltas, and one chunk per call. */
+  private static void events(
+      OutputStream out, String id, long created, String model, java.util.List<ToolCallEvent> read)
+      throws IOException {
+    for (ToolCallEvent e : read) {
+      switch (e) {
+        case ToolCallEvent.Content c ->
+            event(out, ChatAnswers.chunk(id, created, model, c.text(), null));
+        case ToolCallEvent.Call call -> event(out, ChatAnswers.callChunk(id, created, model, call));
+      }
+    }
   }
 
   private static void event(OutputStream out, JsonNode data) throws IOException {

@@ -25,7 +25,7 @@ class ChatRequestTest {
                 + "{\"role\":\"user\",\"content\":\"first\"},"
                 + "{\"role\":\"user\",\"content\":\"mortgage?\"}]}");
     assertEquals(7, r.sampling().maxTokens());
-    assertEquals("system", r.messages().getFirst().role());
+    assertEquals("system", r.messages().get(0).get("role").asText());
     assertTrue(r.stream() && r.includeUsage());
     assertEquals(java.util.List.of("END"), r.sampling().stop());
     assertEquals("mortgage?", r.routing().getFirst().text());
@@ -42,9 +42,35 @@ class ChatRequestTest {
           "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[1]}]}",
           "{\"model\":\"m\",\"max_tokens\":0,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
           "{\"model\":\"m\",\"max_tokens\":5000,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
-          "{\"model\":\"m\",\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}"
+          "{\"model\":\"m\",\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}",
+          "{\"model\":\"m\",\"frequency_penalty\":0.5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+          "{\"model\":\"m\",\"unknown\":1,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"
         }) {
       assertThrows(IllegalArgumentException.class, () -> parse(bad), bad);
     }
+  }
+
+  /** Issue 36: the same rules as the marketplace's, tools included. */
+  @Test
+  void toolsAndNoOpDefaults_areReadAsTheMarketplaceReadsThem() throws Exception {
+    ChatRequest r =
+        parse(
+            "{\"model\":\"m\",\"presence_penalty\":0,\"tools\":[{\"type\":\"function\","
+                + "\"function\":{\"name\":\"get_weather\"}}],\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"Paris?\"},"
+                + "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                + "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{}\"}}]},"
+                + "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"18C\"}]}");
+    assertEquals("get_weather", r.tools().get(0).path("function").path("name").asText());
+    assertEquals("c1", r.messages().get(2).path("tool_call_id").asText());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                parse(
+                    "{\"model\":\"m\",\"tool_choice\":\"required\",\"tools\":[{\"type\":"
+                        + "\"function\",\"function\":{\"name\":\"f\"}}],\"messages\":"
+                        + "[{\"role\":\"user\",\"content\":\"x\"}]}"));
+    assertTrue(e.getMessage().contains("tool_choice 'required'"), e.getMessage());
   }
 }

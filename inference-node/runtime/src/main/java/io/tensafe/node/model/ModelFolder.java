@@ -6,6 +6,7 @@ import io.tensafe.tgsp.json.JsonSchemaException;
 import io.tensafe.tgsp.json.JsonSyntaxException;
 import io.tensafe.tgsp.json.JsonValue;
 import io.tensafe.tgsp.json.ObjectReader;
+import io.tensafe.tgsp.safetensors.DType;
 import io.tensafe.tgsp.safetensors.SafetensorsFile;
 import io.tensafe.tgsp.safetensors.Tensor;
 import io.tensafe.tgsp.safetensors.TensorInfo;
@@ -22,9 +23,10 @@ import java.util.Map;
 
 /**
  * A Hugging Face-style model folder read into Java: {@code config.json} (Qwen2, Qwen2.5, Qwen3 or
- * Qwen3-MoE) and every {@code *.safetensors} file in it, each tensor widened to F32 ({@link
- * FloatTensor}) whatever its stored type (F32, F16, BF16 or F64). Sizes are checked before
- * allocation by the safetensors reader; {@code config.json} may be at most 1 MiB.
+ * Qwen3-MoE) and every {@code *.safetensors} file in it, each tensor held in its stored type
+ * ({@link WeightTensor}: F32, F16 or BF16, two bytes per value for the half types; F64 is rounded
+ * to F32). Sizes are checked before allocation by the safetensors reader; {@code config.json} may
+ * be at most 1 MiB.
  *
  * @param shape the dimensions from {@code config.json}
  * @param modelType "qwen2", "qwen3" or "qwen3_moe"
@@ -39,7 +41,7 @@ public record ModelFolder(
     java.util.Optional<MoeShape> moe,
     double ropeTheta,
     double rmsNormEps,
-    Map<String, FloatTensor> weights) {
+    Map<String, WeightTensor> weights) {
 
   static final int MAX_CONFIG_BYTES = 1 << 20;
 
@@ -104,7 +106,7 @@ public record ModelFolder(
     } catch (JsonSyntaxException | JsonSchemaException e) {
       throw new IOException("config.json: " + e.getMessage(), e);
     }
-    Map<String, FloatTensor> weights = new LinkedHashMap<>();
+    Map<String, WeightTensor> weights = new LinkedHashMap<>();
     List<Path> files = new ArrayList<>();
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "*.safetensors")) {
       stream.forEach(files::add);
@@ -116,7 +118,7 @@ public record ModelFolder(
     for (Path file : files) {
       try (SafetensorsFile st = SafetensorsFile.open(file)) {
         for (TensorInfo info : st.header().tensors()) {
-          if (weights.put(info.name(), widen(st.read(info))) != null) {
+          if (weights.put(info.name(), held(st.read(info))) != null) {
             throw new IOException(info.name() + " appears in more than one file");
           }
         }
@@ -130,20 +132,17 @@ public record ModelFolder(
         shape, type, java.util.Optional.ofNullable(moe), theta, eps, Map.copyOf(weights));
   }
 
-  /** The tensor's values as F32: exact for F16 and BF16, rounded to nearest for F64. */
-  static FloatTensor widen(Tensor t) {
-    ByteBuffer b = ByteBuffer.wrap(t.data()).order(ByteOrder.LITTLE_ENDIAN);
-    int n = t.data().length / t.dtype().byteSize();
-    float[] values = new float[n];
-    for (int i = 0; i < n; i++) {
-      values[i] =
-          switch (t.dtype()) {
-            case F32 -> b.getFloat(4 * i);
-            case F64 -> (float) b.getDouble(8 * i);
-            case F16 -> Float.float16ToFloat(b.getShort(2 * i));
-            case BF16 -> Float.intBitsToFloat((b.getShort(2 * i) & 0xFFFF) << 16);
-          };
+  /** The tensor as held: its own bytes for F32, F16 and BF16; F64 rounded to nearest F32. */
+  static WeightTensor held(Tensor t) {
+    if (t.dtype() != DType.F64) {
+      return new WeightTensor(t.shape(), t.dtype(), t.data());
     }
-    return new FloatTensor(t.shape(), values);
+    ByteBuffer in = ByteBuffer.wrap(t.data()).order(ByteOrder.LITTLE_ENDIAN);
+    int n = t.elementCount();
+    ByteBuffer out = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < n; i++) {
+      out.putFloat((float) in.getDouble(8 * i));
+    }
+    return new WeightTensor(t.shape(), DType.F32, out.array());
   }
 }

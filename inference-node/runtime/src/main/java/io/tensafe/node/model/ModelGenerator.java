@@ -74,7 +74,7 @@ public final class ModelGenerator {
   /**
    * Writes the folder.
    *
-   * @param dtype F32 or BF16
+   * @param dtype F32, BF16 (truncated) or F16 (rounded to nearest even)
    * @param progress receives one line per file written
    */
   public static void write(
@@ -86,8 +86,8 @@ public final class ModelGenerator {
       Arch arch,
       MoeShape moe)
       throws IOException {
-    if (dtype != DType.F32 && dtype != DType.BF16) {
-      throw new IllegalArgumentException("weights are written as F32 or BF16, not " + dtype);
+    if (dtype == DType.F64) {
+      throw new IllegalArgumentException("weights are written as F32, BF16 or F16, not " + dtype);
     }
     Files.createDirectories(dir);
     writeText(dir.resolve("config.json"), config(shape, dtype, arch, moe));
@@ -232,10 +232,10 @@ public final class ModelGenerator {
     ByteBuffer buffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
     for (long i = 0; i < count; i++) {
       float v = norm ? 1f : (float) (random.nextGaussian() * std);
-      if (dtype == DType.F32) {
-        buffer.putFloat(v);
-      } else {
-        buffer.putShort((short) (Float.floatToRawIntBits(v) >>> 16)); // truncation to BF16
+      switch (dtype) {
+        case F32 -> buffer.putFloat(v);
+        case F16 -> buffer.putShort(Float.floatToFloat16(v));
+        default -> buffer.putShort((short) (Float.floatToRawIntBits(v) >>> 16)); // truncated BF16
       }
       if (!buffer.hasRemaining()) {
         sink.write(buffer.array(), 0, buffer.position());
@@ -290,7 +290,11 @@ public final class ModelGenerator {
         s.headDim(),
         arch == Arch.QWEN2,
         s.tieEmbeddings(),
-        dtype == DType.F32 ? "float32" : "bfloat16",
+        switch (dtype) {
+          case F32 -> "float32";
+          case F16 -> "float16";
+          default -> "bfloat16";
+        },
         s.name(),
         arch != Arch.QWEN3_MOE
             ? ""

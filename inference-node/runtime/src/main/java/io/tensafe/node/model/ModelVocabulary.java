@@ -1,5 +1,7 @@
 package io.tensafe.node.model;
 
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
 import io.tensafe.tgsp.json.JsonLimits;
 import io.tensafe.tgsp.json.JsonParser;
 import io.tensafe.tgsp.json.JsonSchemaException;
@@ -17,12 +19,16 @@ import java.util.List;
  * folder's own {@code tokenizer.json}, and generation ends on the folder's end-of-sequence ids,
  * {@code eos_token_id} of {@code generation_config.json} (a number or a list), else of {@code
  * config.json}. Qwen2.5 and Qwen3 folders differ in these files; nothing here assumes either. A
- * folder that lacks them is refused by name, never served with another model's vocabulary.
+ * folder that lacks them is refused by name, never served with another model's vocabulary. Chat
+ * messages are rendered with the folder's chat template ({@code tokenizer_config.json}); a template
+ * outside the renderer's subset makes the folder fail to load, naming the construct.
  *
  * @param tokenizerJson the folder's {@code tokenizer.json}, at most {@link #MAX_TOKENIZER_BYTES}
  * @param endTokens the ids that end a generation, 1..16 of them, each in [0, 2^31)
+ * @param chat the folder's chat format, or null when it has no {@code tokenizer_config.json} or no
+ *     template in it (then it runs prompts only)
  */
-public record ModelVocabulary(Path tokenizerJson, long[] endTokens) {
+public record ModelVocabulary(Path tokenizerJson, long[] endTokens, ChatFormat chat) {
   /** The largest {@code tokenizer.json} read: 64 MiB (Qwen's is about 7 MiB). */
   public static final long MAX_TOKENIZER_BYTES = 64L << 20;
 
@@ -62,7 +68,25 @@ public record ModelVocabulary(Path tokenizerJson, long[] endTokens) {
               + " names no end-of-sequence token: eos_token_id in generation_config.json or"
               + " config.json");
     }
-    return new ModelVocabulary(tokenizer, ends.stream().mapToLong(Long::longValue).toArray());
+    return new ModelVocabulary(
+        tokenizer, ends.stream().mapToLong(Long::longValue).toArray(), chatFormat(dir));
+  }
+
+  /** The folder's chat format; null without {@code tokenizer_config.json} or a template in it. */
+  private static ChatFormat chatFormat(Path dir) throws IOException {
+    Path config = dir.resolve("tokenizer_config.json");
+    if (!Files.isRegularFile(config)) {
+      return null;
+    }
+    try {
+      return ChatFormat.read(dir);
+    } catch (ChatTemplateException e) {
+      if (e.reason() == ChatTemplateException.Reason.SYNTAX
+          && e.getMessage().contains("no chat_template")) {
+        return null;
+      }
+      throw new IOException(config + ": " + e.getMessage(), e);
+    }
   }
 
   /** The {@code eos_token_id} of {@code file}, a number or a list of up to 16; empty if absent. */

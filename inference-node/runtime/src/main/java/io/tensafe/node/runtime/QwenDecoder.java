@@ -6,21 +6,23 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
-import io.tensafe.node.model.FloatTensor;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.model.MoeShape;
+import io.tensafe.node.model.WeightTensor;
 import java.util.List;
 
 /**
- * A Qwen2, Qwen2.5, Qwen3 or Qwen3-MoE decoder on DJL NDArrays (PyTorch engine, F32): RMSNorm,
- * rotary position embedding (the "rotate half" form of Hugging Face), grouped-query attention with
- * the q/k/v projection biases (Qwen2) or per-head q/k RMSNorm (Qwen3) and a causal mask, SwiGLU MLP
- * or, in Qwen3-MoE's sparse layers, a router over SwiGLU experts (softmax, top k, optionally
- * renormalised; each expert runs once per step over the tokens routed to it), tied or separate
- * output head. Every tensor of the folder must be one it uses: one it does not know is an error
- * naming it, never silently ignored. {@link #forward} processes new tokens after those already in a
- * {@link KvCache} (prefill or decode) and returns the logits of the last one.
+ * A Qwen2, Qwen2.5, Qwen3 or Qwen3-MoE decoder on DJL NDArrays (PyTorch engine, computing in F32;
+ * weight matrices held in their folder's precision, half-precision ones widened per product: {@link
+ * WeightMatrix}): RMSNorm, rotary position embedding (the "rotate half" form of Hugging Face),
+ * grouped-query attention with the q/k/v projection biases (Qwen2) or per-head q/k RMSNorm (Qwen3)
+ * and a causal mask, SwiGLU MLP or, in Qwen3-MoE's sparse layers, a router over SwiGLU experts
+ * (softmax, top k, optionally renormalised; each expert runs once per step over the tokens routed
+ * to it), tied or separate output head. Every tensor of the folder must be one it uses: one it does
+ * not know is an error naming it, never silently ignored. {@link #forward} processes new tokens
+ * after those already in a {@link KvCache} (prefill or decode) and returns the logits of the last
+ * one.
  *
  * <p>Weights live in this object's manager; close it to free them. Calls on different caches may
  * run concurrently; one cache serves one sequence at a time.
@@ -31,39 +33,40 @@ public final class QwenDecoder implements AutoCloseable {
   private final String modelType;
   private final double ropeTheta;
   private final float rmsEps;
-  private final NDArray embedding; // (vocab, hidden)
-  private final NDArray outputT; // (hidden, vocab)
+  private final WeightMatrix embedding; // (vocab, hidden)
+  private final WeightMatrix output; // (vocab, hidden): the embedding when tied
   private final NDArray finalNorm;
   private final Layer[] layers;
   private final java.util.Set<String> used = new java.util.HashSet<>();
+  private final WideningBuffers buffers;
 
   private record Layer(
       NDArray inputNorm,
-      NDArray qT,
-      NDArray kT,
-      NDArray vT,
-      NDArray oT,
+      WeightMatrix q,
+      WeightMatrix k,
+      WeightMatrix v,
+      WeightMatrix o,
       NDArray qBias,
       NDArray kBias,
       NDArray vBias,
       NDArray qNorm,
       NDArray kNorm,
       NDArray postNorm,
-      NDArray gateT,
-      NDArray upT,
-      NDArray downT,
+      WeightMatrix gate,
+      WeightMatrix up,
+      WeightMatrix down,
       Experts experts) {}
 
   /**
-   * A sparse layer's MLP: the router {@code (hidden, experts)} and each expert's SwiGLU,
-   * transposed; a token runs its {@code topK} most probable experts, weighted by their router
-   * probabilities (renormalised to sum 1 when {@code normalise}).
+   * A sparse layer's MLP: the router {@code (experts, hidden)} and each expert's SwiGLU; a token
+   * runs its {@code topK} most probable experts, weighted by their router probabilities
+   * (renormalised to sum 1 when {@code normalise}).
    */
   private record Experts(
-      NDArray routerT,
-      NDArray[] gateT,
-      NDArray[] upT,
-      NDArray[] downT,
+      WeightMatrix router,
+      WeightMatrix[] gate,
+      WeightMatrix[] up,
+      WeightMatrix[] down,
       int topK,
       boolean normalise) {}
 
@@ -71,26 +74,27 @@ public final class QwenDecoder implements AutoCloseable {
 
   public QwenDecoder(ModelFolder folder) {
     this.manager = NDManager.newBaseManager("PyTorch");
+    this.buffers = new WideningBuffers(manager);
     this.shape = folder.shape();
     this.adapterShape = shape.adapterShape(folder.moe().orElse(null));
     this.modelType = folder.modelType();
     this.ropeTheta = folder.ropeTheta();
     this.rmsEps = (float) folder.rmsNormEps();
-    this.embedding = array(folder, "model.embed_tokens.weight");
+    this.embedding = matrix(folder, "model.embed_tokens.weight");
     if (shape.tieEmbeddings() && folder.weights().containsKey("lm_head.weight")) {
       // Some exports write the tied head out; it must then be the embedding's copy.
-      if (!java.util.Arrays.equals(
-          folder.weights().get("lm_head.weight").values(),
-          folder.weights().get("model.embed_tokens.weight").values())) {
+      if (!sameValues(
+          folder.weights().get("lm_head.weight"),
+          folder.weights().get("model.embed_tokens.weight"))) {
         throw new IllegalArgumentException(
             "tie_word_embeddings is true but lm_head.weight differs from the embedding");
       }
       used.add("lm_head.weight");
     }
-    this.outputT =
+    this.output =
         shape.tieEmbeddings() || !folder.weights().containsKey("lm_head.weight")
-            ? embedding.transpose()
-            : array(folder, "lm_head.weight").transpose();
+            ? embedding
+            : matrix(folder, "lm_head.weight");
     this.finalNorm = array(folder, "model.norm.weight");
     this.layers = new Layer[shape.layers()];
     for (int i = 0; i < layers.length; i++) {
@@ -100,19 +104,19 @@ public final class QwenDecoder implements AutoCloseable {
       layers[i] =
           new Layer(
               array(folder, p + "input_layernorm.weight"),
-              array(folder, p + "self_attn.q_proj.weight").transpose(),
-              array(folder, p + "self_attn.k_proj.weight").transpose(),
-              array(folder, p + "self_attn.v_proj.weight").transpose(),
-              array(folder, p + "self_attn.o_proj.weight").transpose(),
+              matrix(folder, p + "self_attn.q_proj.weight"),
+              matrix(folder, p + "self_attn.k_proj.weight"),
+              matrix(folder, p + "self_attn.v_proj.weight"),
+              matrix(folder, p + "self_attn.o_proj.weight"),
               optional(folder, p + "self_attn.q_proj.bias"),
               optional(folder, p + "self_attn.k_proj.bias"),
               optional(folder, p + "self_attn.v_proj.bias"),
               optional(folder, p + "self_attn.q_norm.weight"),
               optional(folder, p + "self_attn.k_norm.weight"),
               array(folder, p + "post_attention_layernorm.weight"),
-              sparse ? null : array(folder, p + "mlp.gate_proj.weight").transpose(),
-              sparse ? null : array(folder, p + "mlp.up_proj.weight").transpose(),
-              sparse ? null : array(folder, p + "mlp.down_proj.weight").transpose(),
+              sparse ? null : matrix(folder, p + "mlp.gate_proj.weight"),
+              sparse ? null : matrix(folder, p + "mlp.up_proj.weight"),
+              sparse ? null : matrix(folder, p + "mlp.down_proj.weight"),
               sparse ? experts(folder, p, folder.moe().orElseThrow()) : null);
     }
     List<String> unused =
@@ -129,17 +133,17 @@ public final class QwenDecoder implements AutoCloseable {
 
   private Experts experts(ModelFolder folder, String p, MoeShape moe) {
     int n = moe.experts();
-    NDArray[] gate = new NDArray[n];
-    NDArray[] up = new NDArray[n];
-    NDArray[] down = new NDArray[n];
+    WeightMatrix[] gate = new WeightMatrix[n];
+    WeightMatrix[] up = new WeightMatrix[n];
+    WeightMatrix[] down = new WeightMatrix[n];
     for (int e = 0; e < n; e++) {
       String x = p + "mlp.experts." + e + ".";
-      gate[e] = array(folder, x + "gate_proj.weight").transpose();
-      up[e] = array(folder, x + "up_proj.weight").transpose();
-      down[e] = array(folder, x + "down_proj.weight").transpose();
+      gate[e] = matrix(folder, x + "gate_proj.weight");
+      up[e] = matrix(folder, x + "up_proj.weight");
+      down[e] = matrix(folder, x + "down_proj.weight");
     }
     return new Experts(
-        array(folder, p + "mlp.gate.weight").transpose(),
+        matrix(folder, p + "mlp.gate.weight"),
         gate,
         up,
         down,
@@ -147,14 +151,31 @@ public final class QwenDecoder implements AutoCloseable {
         moe.normTopKProb());
   }
 
+  /** A vector (norm weight, bias), widened to F32: they are small. */
   private NDArray array(ModelFolder folder, String name) {
-    FloatTensor t = folder.weights().get(name);
+    WeightTensor t = tensor(folder, name);
+    long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
+    return manager.create(t.floats(), new Shape(dims));
+  }
+
+  /** A matrix, held in its own precision ({@link WeightMatrix}). */
+  private WeightMatrix matrix(ModelFolder folder, String name) {
+    return WeightMatrix.of(manager, tensor(folder, name), buffers);
+  }
+
+  private WeightTensor tensor(ModelFolder folder, String name) {
+    WeightTensor t = folder.weights().get(name);
     if (t == null) {
       throw new IllegalArgumentException("the model has no tensor " + name);
     }
     used.add(name);
-    long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
-    return manager.create(t.values(), new Shape(dims));
+    return t;
+  }
+
+  private static boolean sameValues(WeightTensor a, WeightTensor b) {
+    return a.dtype() == b.dtype()
+        ? a.sameAs(b)
+        : a.shape().equals(b.shape()) && java.util.Arrays.equals(a.floats(), b.floats());
   }
 
   private NDArray optional(ModelFolder folder, String name) {
@@ -206,7 +227,7 @@ public final class QwenDecoder implements AutoCloseable {
     int kvHeads = shape.keyValueHeads();
     int d = shape.headDim();
     try (NDManager step = cache.manager.newSubManager()) {
-      NDArray x = embedding.get(step, new NDIndex("{}", step.create(tokens)));
+      NDArray x = embedding.rows(step, step.create(tokens));
       NDArray[] rope = rope(step, start, count, d);
       NDArray mask = causalMask(step, start, count);
       for (int i = 0; i < layers.length; i++) {
@@ -217,9 +238,9 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null
                 ? new NDArray[3]
                 : lora.deltas(List.of(site + "q_proj", site + "k_proj", site + "v_proj"), h, step);
-        NDArray q = plus(plus(h.matMul(l.qT()), l.qBias()), qkv[0]).reshape(count, heads, d);
-        NDArray k = plus(plus(h.matMul(l.kT()), l.kBias()), qkv[1]).reshape(count, kvHeads, d);
-        NDArray v = plus(plus(h.matMul(l.vT()), l.vBias()), qkv[2]).reshape(count, kvHeads, d);
+        NDArray q = plus(plus(l.q().product(h), l.qBias()), qkv[0]).reshape(count, heads, d);
+        NDArray k = plus(plus(l.k().product(h), l.kBias()), qkv[1]).reshape(count, kvHeads, d);
+        NDArray v = plus(plus(l.v().product(h), l.vBias()), qkv[2]).reshape(count, kvHeads, d);
         if (l.qNorm() != null) {
           q = rmsNorm(q, l.qNorm());
           k = rmsNorm(k, l.kNorm());
@@ -243,7 +264,7 @@ public final class QwenDecoder implements AutoCloseable {
         NDArray merged = attended.transpose(1, 0, 2).reshape(count, (long) heads * d);
         NDArray[] o =
             lora == null ? new NDArray[1] : lora.deltas(List.of(site + "o_proj"), merged, step);
-        x = x.add(plus(merged.matMul(l.oT()), o[0]));
+        x = x.add(plus(l.o().product(merged), o[0]));
         NDArray m = rmsNorm(x, l.postNorm());
         if (l.experts() != null) {
           if (lora != null) {
@@ -267,14 +288,14 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null
                 ? new NDArray[2]
                 : lora.deltas(List.of(mlp + "gate_proj", mlp + "up_proj"), m, step);
-        NDArray gate = plus(m.matMul(l.gateT()), gateUp[0]);
-        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(m.matMul(l.upT()), gateUp[1]));
+        NDArray gate = plus(l.gate().product(m), gateUp[0]);
+        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(l.up().product(m), gateUp[1]));
         NDArray[] down =
             lora == null ? new NDArray[1] : lora.deltas(List.of(mlp + "down_proj"), act, step);
-        x = x.add(plus(act.matMul(l.downT()), down[0]));
+        x = x.add(plus(l.down().product(act), down[0]));
       }
       NDArray last = rmsNorm(x.get(step, new NDIndex((count - 1) + ":")), finalNorm);
-      float[] logits = last.matMul(outputT).toFloatArray();
+      float[] logits = output.product(last).toFloatArray();
       cache.length += count;
       return logits;
     }
@@ -290,8 +311,8 @@ public final class QwenDecoder implements AutoCloseable {
       NDArray m, Experts e, NDManager step, AdapterDeltas lora, String expertsPath) {
     int tokens = (int) m.getShape().get(0);
     int hidden = (int) m.getShape().get(1);
-    int experts = e.gateT().length;
-    float[] probabilities = m.matMul(e.routerT()).softmax(-1).toFloatArray();
+    int experts = e.gate().length;
+    float[] probabilities = e.router().product(m).softmax(-1).toFloatArray();
     List<List<int[]>> routes = new java.util.ArrayList<>(); // per expert: {token}
     List<List<Float>> weights = new java.util.ArrayList<>();
     for (int x = 0; x < experts; x++) {
@@ -338,8 +359,8 @@ public final class QwenDecoder implements AutoCloseable {
       int x = active.get(k);
       long[] rows = gateUpGroups.get(k).rows();
       NDArray in = m.get(new NDIndex("{}", step.create(rows)));
-      NDArray gate = plus(in.matMul(e.gateT()[x]), gateUp[k][0]);
-      acts[k] = gate.mul(Activation.sigmoid(gate)).mul(plus(in.matMul(e.upT()[x]), gateUp[k][1]));
+      NDArray gate = plus(e.gate()[x].product(in), gateUp[k][0]);
+      acts[k] = gate.mul(Activation.sigmoid(gate)).mul(plus(e.up()[x].product(in), gateUp[k][1]));
       long[] own = new long[rows.length];
       for (int r = 0; r < own.length; r++) {
         own[r] = stacked++;
@@ -357,7 +378,7 @@ public final class QwenDecoder implements AutoCloseable {
     for (int k = 0; k < active.size(); k++) {
       int x = active.get(k);
       long[] rows = gateUpGroups.get(k).rows();
-      float[] y = plus(acts[k].matMul(e.downT()[x]), down[k][0]).toFloatArray();
+      float[] y = plus(e.down()[x].product(acts[k]), down[k][0]).toFloatArray();
       for (int r = 0; r < rows.length; r++) {
         float w = weights.get(x).get(r);
         int base = (int) rows[r] * hidden;

@@ -20,12 +20,27 @@ public final class Sampler {
 
   /** The next token id for {@code logits} (one per vocabulary entry). */
   public int next(float[] logits) {
-    if (parameters.temperature() == 0) {
-      return argmax(logits);
+    return next(logits, null, logits.length);
+  }
+
+  /**
+   * The next token id among the first {@code count} of {@code candidates} (distinct ids; null: all
+   * ids), as if every other logit were −∞: a constraint's mask applies before temperature, top-k
+   * and top-p, as in vLLM, so the draw is from the masked distribution. With all ids as candidates
+   * this is {@link #next(float[])}, draw for draw.
+   *
+   * @param count ≥ 1
+   */
+  public int next(float[] logits, int[] candidates, int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("no candidate token");
     }
-    Integer[] order = new Integer[logits.length];
+    if (parameters.temperature() == 0) {
+      return candidates == null ? argmax(logits) : argmax(logits, candidates, count);
+    }
+    Integer[] order = new Integer[count];
     for (int i = 0; i < order.length; i++) {
-      order[i] = i;
+      order[i] = candidates == null ? i : candidates[i];
     }
     Arrays.sort(
         order, (a, b) -> logits[a] != logits[b] ? Float.compare(logits[b], logits[a]) : a - b);
@@ -59,6 +74,17 @@ public final class Sampler {
       }
     }
     return order[nucleus - 1];
+  }
+
+  private static int argmax(float[] logits, int[] candidates, int count) {
+    int best = candidates[0];
+    for (int i = 1; i < count; i++) {
+      int id = candidates[i];
+      if (logits[id] > logits[best] || logits[id] == logits[best] && id < best) {
+        best = id;
+      }
+    }
+    return best;
   }
 
   /** The index of the largest logit, the lowest one on ties. */

@@ -1,5 +1,6 @@
 package io.tensafe.node.runtime;
 
+import io.tensafe.chat.json.JsonGrammar;
 import java.util.List;
 
 /**
@@ -12,9 +13,29 @@ import java.util.List;
  *     that gives none is sampled with a fresh one ({@link #seedOrFresh})
  * @param maxTokens tokens to generate at most, ≥ 1
  * @param stop strings that end generation; the output stops before the first one
+ * @param format the JSON language the output must be a value of ({@code response_format}), null for
+ *     free text: each token is drawn only from those that keep the text a valid prefix, and
+ *     generation ends (on an end-of-sequence id) only once the value is complete (ADR 0031)
  */
 public record SamplingParameters(
-    double temperature, int topK, double topP, long seed, int maxTokens, List<String> stop) {
+    double temperature,
+    int topK,
+    double topP,
+    long seed,
+    int maxTokens,
+    List<String> stop,
+    JsonGrammar format) {
+  /** Free text: no {@code format}. */
+  public SamplingParameters(
+      double temperature, int topK, double topP, long seed, int maxTokens, List<String> stop) {
+    this(temperature, topK, topP, seed, maxTokens, stop, null);
+  }
+
+  /** These parameters with output constrained to {@code format} (null: free text). */
+  public SamplingParameters withFormat(JsonGrammar format) {
+    return new SamplingParameters(temperature, topK, topP, seed, maxTokens, stop, format);
+  }
+
   public SamplingParameters {
     if (!(temperature >= 0 && temperature <= 2)) {
       throw new IllegalArgumentException("temperature must be in [0, 2], was " + temperature);

@@ -1,5 +1,6 @@
 package io.tensafe.node.runtime;
 
+import io.tensafe.chat.json.JsonPrefix;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,12 @@ import java.util.function.Consumer;
  * end-of-sequence tokens, at the first stop string (excluded from the text), or after max_tokens.
  * Streamed pieces never include a stop string or any part of one: text that might begin a stop
  * string is held back until it cannot.
+ *
+ * <p>With a {@link SamplingParameters#format}, each step draws only among the tokens that keep the
+ * text a valid prefix of the format's language ({@link JsonTokenMask}), and an end-of-sequence id
+ * only once the value is complete; a complete value that cannot go on leaves only the end ids. So a
+ * generation that ends with "stop" (and no stop string) is a whole value; one cut by max_tokens
+ * ("length") may not be.
  */
 public final class TextGenerator {
   /** Qwen's {@code <|im_end|>} and {@code <|endoftext|>}: the generated test models' ends. */
@@ -25,6 +32,9 @@ public final class TextGenerator {
 
   /** The ids that end a generation: the model folder's ({@code ModelVocabulary}). */
   private final long[] endTokens;
+
+  /** Each id's text, decoded on the first constrained generation and kept. */
+  private volatile TokenTexts texts;
 
   /**
    * A generator that stops on {@code endTokens}, the model folder's end-of-sequence ids ({@link
@@ -42,6 +52,20 @@ public final class TextGenerator {
   /** For tests on the generated Qwen models: Qwen's end tokens. */
   TextGenerator(QwenDecoder decoder, QwenTokenizer tokenizer) {
     this(decoder, tokenizer, QWEN_END_TOKENS);
+  }
+
+  private TokenTexts texts(int vocabularySize) {
+    TokenTexts t = texts;
+    if (t == null || t.size() != vocabularySize) {
+      synchronized (this) {
+        t = texts;
+        if (t == null || t.size() != vocabularySize) {
+          t = TokenTexts.of(tokenizer, vocabularySize);
+          texts = t;
+        }
+      }
+    }
+    return t;
   }
 
   private boolean ends(int token) {
@@ -110,8 +134,28 @@ public final class TextGenerator {
             decoder.forward(
                 java.util.Arrays.copyOfRange(promptIds, range[0], range[1]), cache, lora);
       }
+      JsonPrefix json = parameters.format() == null ? null : parameters.format().start();
+      TokenTexts pieces = json == null ? null : texts(logits.length);
+      JsonTokenMask mask = json == null ? null : new JsonTokenMask(pieces, endTokens, json);
+      int[] count = new int[1];
       while (generated.size() < parameters.maxTokens()) {
-        int next = sampler.next(logits);
+        int next;
+        if (json == null) {
+          next = sampler.next(logits);
+        } else {
+          int[] allowed = mask.allowed(json, logits.length, count);
+          if (count[0] == 0) {
+            // Unreachable while every char is a token of its own: each prefix the grammar
+            // accepts goes on by one char.
+            finish = "stop";
+            break;
+          }
+          next = sampler.next(logits, allowed, count[0]);
+          if (!ends(next)) {
+            boolean fits = json.feed(pieces.text(next));
+            assert fits : "a masked token left the grammar";
+          }
+        }
         generated.add((long) next);
         if (ends(next)) {
           finish = "stop";

@@ -69,6 +69,18 @@ public final class QwenTokenizer implements AutoCloseable {
     return tokenizer.decode(ids, false);
   }
 
+  /**
+   * The text of each id decoded alone, in one native call: {@code skipSpecial} true gives special
+   * tokens ({@code <|im_end|>} ...) as empty text.
+   */
+  public String[] decodeEach(long[] ids, boolean skipSpecial) {
+    long[][] batch = new long[ids.length][];
+    for (int i = 0; i < ids.length; i++) {
+      batch[i] = new long[] {ids[i]};
+    }
+    return tokenizer.batchDecode(batch, skipSpecial);
+  }
+
   @Override
   public void close() {
     tokenizer.close();

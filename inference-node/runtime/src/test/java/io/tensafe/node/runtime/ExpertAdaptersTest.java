@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.backend.CpuBackend;
-import io.tensafe.node.model.FloatTensor;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.WeightTensor;
 import io.tensafe.tgsp.safetensors.DType;
 import io.tensafe.tgsp.safetensors.SafetensorsWriter;
 import io.tensafe.tgsp.safetensors.Tensor;
@@ -39,8 +39,8 @@ class ExpertAdaptersTest {
   private static Path merged(Path dir, LoraAdapter adapter) throws Exception {
     ModelFolder folder = ModelFolder.load(dir);
     List<Tensor> tensors = new ArrayList<>();
-    for (Map.Entry<String, FloatTensor> e : folder.weights().entrySet()) {
-      float[] values = e.getValue().values().clone();
+    for (Map.Entry<String, WeightTensor> e : folder.weights().entrySet()) {
+      float[] values = e.getValue().floats();
       String module = e.getKey().replaceAll("\\.weight$", "");
       LoraAdapter.Site site = adapter.sites().get(module);
       if (site != null) {

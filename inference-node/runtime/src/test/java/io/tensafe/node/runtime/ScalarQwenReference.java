@@ -1,8 +1,8 @@
 package io.tensafe.node.runtime;
 
-import io.tensafe.node.model.FloatTensor;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.WeightTensor;
 
 /**
  * The Qwen3 forward pass in plain loops over doubles, written from the architecture's definition
@@ -13,6 +13,7 @@ final class ScalarQwenReference {
   private final ModelFolder folder;
   private final ModelShape s;
   private boolean ignoreBiases;
+  private final java.util.Map<String, float[]> widened = new java.util.HashMap<>();
 
   ScalarQwenReference(ModelFolder folder) {
     this.folder = folder;
@@ -26,8 +27,8 @@ final class ScalarQwenReference {
   }
 
   private float[] w(String name) {
-    FloatTensor t = folder.weights().get(name);
-    return t == null ? null : t.values();
+    WeightTensor t = folder.weights().get(name);
+    return t == null ? null : widened.computeIfAbsent(name, n -> t.floats());
   }
 
   /** out[o] = Σ_i W[o][i]·x[i] for W of shape (rows, cols). */

@@ -1,10 +1,12 @@
 package io.tensafe.node.generation;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
- * A generation request: a raw {@code prompt} or chat {@code messages} (rendered with ChatML), and
+ * A generation request: a raw {@code prompt} or chat {@code messages} (OpenAI's JSON, rendered with
+ * the model folder's chat template, with {@code tools} when the caller offers the model any), and
  * sampling parameters with OpenAI's names. Absent values take defaults: max_tokens 128, greedy
  * (temperature 0), top_p 1, top_k 0 (off), a fresh random seed, no stop strings, not streamed, the
  * base model.
@@ -18,10 +20,13 @@ import java.util.List;
  * @param maxPromptTokens the most prompt tokens the caller accounted for (the marketplace reserves
  *     the client's privacy budget from it); a longer prompt is refused; null for the node's own
  *     limit only
+ * @param responseFormat OpenAI's {@code response_format} (text, json_object or json_schema in the
+ *     chat library's subset); null for free text
  */
 public record GenerationRequest(
     String prompt,
-    List<Message> messages,
+    JsonNode messages,
+    JsonNode tools,
     @JsonProperty("max_tokens") Integer maxTokens,
     Double temperature,
     @JsonProperty("top_p") Double topP,
@@ -32,8 +37,5 @@ public record GenerationRequest(
     String adapter,
     @JsonProperty("request_id") String requestId,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
-    @JsonProperty("max_prompt_tokens") Long maxPromptTokens) {
-
-  /** One chat message. */
-  public record Message(String role, String content) {}
-}
+    @JsonProperty("max_prompt_tokens") Long maxPromptTokens,
+    @JsonProperty("response_format") JsonNode responseFormat) {}

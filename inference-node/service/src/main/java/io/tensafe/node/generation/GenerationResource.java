@@ -58,7 +58,7 @@ public class GenerationResource {
     if (request == null) {
       throw NodeProblem.validation("a JSON body is required");
     }
-    RequestInputs.prompt(request);
+    model.prompt(request);
     RequestInputs.parameters(request, config.maxNewTokens());
     if (request.adapter() != null) {
       // Load the adapter before the stream opens, so that an unknown or unfit adapter is a

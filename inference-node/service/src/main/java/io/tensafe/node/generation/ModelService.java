@@ -53,6 +53,7 @@ public class ModelService {
   private HeOperators operators;
   private QwenDecoder decoder;
   private QwenTokenizer tokenizer;
+  private io.tensafe.chat.template.ChatFormat chat;
   private TextGenerator generator;
   private Semaphore slots;
 
@@ -76,6 +77,7 @@ public class ModelService {
         vocabulary = io.tensafe.node.model.ModelVocabulary.read(Path.of(dir));
         decoder = new QwenDecoder(ModelFolder.load(Path.of(dir)));
         tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
+        chat = vocabulary.chat();
       } catch (IOException e) {
         throw NodeProblem.unavailable("the model folder cannot be loaded: " + e.getMessage(), 0);
       }
@@ -87,6 +89,17 @@ public class ModelService {
   }
 
   /**
+   * The prompt text of {@code request}: its prompt, or its messages rendered with the model
+   * folder's chat template (loading the model first).
+   *
+   * @throws NodeProblem 400 for bad messages or ones the template refuses
+   */
+  String prompt(GenerationRequest request) {
+    generator();
+    return RequestInputs.prompt(request, chat);
+  }
+
+  /**
    * Runs one generation if a slot is free: resolves the adapter (loading it if needed), generates,
    * and stores the usage report durably before returning (so before any final chunk is sent).
    *
@@ -94,7 +107,7 @@ public class ModelService {
    *     node cannot serve, 503 with Retry-After when all slots are busy or storage fails
    */
   Served generate(GenerationRequest request, Consumer<TextDelta> onText) {
-    String prompt = RequestInputs.prompt(request);
+    String prompt = prompt(request);
     SamplingParameters parameters = RequestInputs.parameters(request, config.maxNewTokens());
     String requestId = RequestInputs.requestId(request.requestId());
     TextGenerator g = generator();

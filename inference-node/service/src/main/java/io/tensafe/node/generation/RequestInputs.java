@@ -1,8 +1,11 @@
 package io.tensafe.node.generation;
 
-import io.tensafe.node.runtime.ChatMessage;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tensafe.chat.json.ResponseFormat;
+import io.tensafe.chat.json.ResponseFormatException;
+import io.tensafe.chat.template.ChatFormat;
+import io.tensafe.chat.template.ChatTemplateException;
 import io.tensafe.node.runtime.SamplingParameters;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -17,10 +20,16 @@ final class RequestInputs {
 
   private RequestInputs() {}
 
-  /** The prompt text of a request: its raw prompt, or its messages in ChatML. */
-  static String prompt(GenerationRequest request) {
+  /**
+   * The prompt text of a request: its raw prompt, or its messages (and tools) rendered with the
+   * model folder's chat template.
+   *
+   * @param chat the model's chat format; null when its folder has none (then only prompts run)
+   */
+  static String prompt(GenerationRequest request, ChatFormat chat) {
     boolean hasPrompt = request.prompt() != null;
-    boolean hasMessages = request.messages() != null && !request.messages().isEmpty();
+    JsonNode messages = request.messages();
+    boolean hasMessages = messages != null && !messages.isNull();
     if (hasPrompt == hasMessages) {
       throw NodeProblem.validation("give exactly one of prompt and messages");
     }
@@ -30,23 +39,32 @@ final class RequestInputs {
       }
       return request.prompt();
     }
-    List<ChatMessage> messages = new ArrayList<>();
-    for (GenerationRequest.Message m : request.messages()) {
-      if (m == null || m.role() == null || m.content() == null) {
-        throw NodeProblem.validation("every message needs a role and content");
-      }
-      try {
-        messages.add(new ChatMessage(m.role(), m.content()));
-      } catch (IllegalArgumentException e) {
-        throw NodeProblem.validation(e.getMessage());
+    if (!messages.isArray() || messages.isEmpty()) {
+      throw NodeProblem.validation("messages must be a non-empty array");
+    }
+    for (JsonNode m : messages) {
+      if (!m.isObject() || !m.path("role").isTextual()) {
+        throw NodeProblem.validation("every message needs a role");
       }
     }
-    return ChatMessage.chatMl(messages);
+    JsonNode tools = request.tools();
+    if (tools != null && !tools.isNull() && !tools.isArray()) {
+      throw NodeProblem.validation("tools must be an array");
+    }
+    if (chat == null) {
+      throw NodeProblem.validation(
+          "this node's model folder has no chat template (tokenizer_config.json): send a prompt");
+    }
+    try {
+      return chat.prompt(messages, tools);
+    } catch (ChatTemplateException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
   }
 
   /**
    * The sampling parameters of a request; {@code max_tokens} defaults to 128 and must be in [1,
-   * {@code maxNewTokens}].
+   * {@code maxNewTokens}]; a {@code response_format} constrains the output to its JSON language.
    */
   static SamplingParameters parameters(GenerationRequest r, int maxNewTokens) {
     int max = r.maxTokens() == null ? 128 : r.maxTokens();
@@ -60,8 +78,18 @@ final class RequestInputs {
           r.topP() == null ? 1 : r.topP(),
           SamplingParameters.seedOrFresh(r.seed()),
           max,
-          r.stop() == null ? List.of() : r.stop());
+          r.stop() == null ? List.of() : r.stop(),
+          format(r));
     } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
+  }
+
+  /** The JSON language a request's response_format asks for; null for free text. */
+  private static io.tensafe.chat.json.JsonGrammar format(GenerationRequest r) {
+    try {
+      return ResponseFormat.parse(r.responseFormat()).grammar();
+    } catch (ResponseFormatException e) {
       throw NodeProblem.validation(e.getMessage());
     }
   }

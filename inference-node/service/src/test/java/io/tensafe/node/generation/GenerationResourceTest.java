@@ -107,6 +107,51 @@ class GenerationResourceTest {
   }
 
   /** A JSON request to the node, answered. */
+  private static final String SCHEMA_FORMAT =
+      "{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"a\",\"schema\":"
+          + "{\"type\":\"object\",\"properties\":{\"k\":{\"enum\":[\"yes\",\"no\"]}},"
+          + "\"required\":[\"k\"],\"additionalProperties\":false}}}";
+
+  @Test
+  void generate_responseFormatWithUnsupportedKeyword_400NamingIt() {
+    String body =
+        "{\"prompt\":\"x\",\"max_tokens\":4,\"response_format\":{\"type\":\"json_schema\","
+            + "\"json_schema\":{\"name\":\"a\",\"schema\":{\"type\":\"string\","
+            + "\"pattern\":\"^a$\"}}}}";
+    for (String path : List.of("/v1/generate", "/v1/generate/stream")) {
+      post(path, body)
+          .then()
+          .statusCode(400)
+          .contentType("application/problem+json")
+          .body("detail", containsString("response_format.json_schema.schema.pattern"))
+          .body("detail", containsString("'pattern'"));
+    }
+  }
+
+  @Test
+  void generate_jsonSchema_textIsAValidPrefixAndWholeWhenStopped() throws Exception {
+    var grammar =
+        io.tensafe.chat.json.ResponseFormat.parse(
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree(SCHEMA_FORMAT))
+            .grammar();
+    var out =
+        post(
+                "/v1/generate",
+                "{\"prompt\":\"Answer:\",\"max_tokens\":24,\"temperature\":1,\"seed\":3,"
+                    + "\"response_format\":"
+                    + SCHEMA_FORMAT
+                    + "}")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath();
+    String text = out.getString("text");
+    assertTrue(grammar.start().feed(text), text);
+    if (out.getString("finish_reason").equals("stop")) {
+      assertTrue(grammar.matches(text), text);
+    }
+  }
+
   private static io.restassured.response.Response post(String path, String body) {
     return given().contentType("application/json").body(body).post(path);
   }

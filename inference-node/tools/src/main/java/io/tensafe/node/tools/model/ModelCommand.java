@@ -25,7 +25,7 @@ public final class ModelCommand implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
-  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16] [--arch A]}. */
+  /** {@code model tiny --out DIR --seed S [--preset P] [--dtype f32|bf16|f16] [--arch A]}. */
   @Command(
       name = "tiny",
       mixinStandardHelpOptions = true,
@@ -63,7 +63,7 @@ public final class ModelCommand implements Runnable {
     @Option(
         names = "--dtype",
         defaultValue = "f32",
-        description = "f32 or bf16 (default: ${DEFAULT-VALUE})")
+        description = "f32, bf16 or f16 (default: ${DEFAULT-VALUE})")
     String dtype;
 
     @Option(
@@ -91,9 +91,10 @@ public final class ModelCommand implements Runnable {
           switch (dtype.toLowerCase(Locale.ROOT)) {
             case "f32" -> DType.F32;
             case "bf16" -> DType.BF16;
+            case "f16" -> DType.F16;
             default ->
                 throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--dtype must be f32 or bf16, was " + dtype);
+                    spec.commandLine(), "--dtype must be f32, bf16 or f16, was " + dtype);
           };
       ModelGenerator.Arch architecture =
           switch (arch.toLowerCase(Locale.ROOT)) {

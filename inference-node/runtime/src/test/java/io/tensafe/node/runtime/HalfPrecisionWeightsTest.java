@@ -1,0 +1,137 @@
+package io.tensafe.node.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tensafe.node.model.ModelFolder;
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.model.WeightTensor;
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.safetensors.SafetensorsWriter;
+import io.tensafe.tgsp.safetensors.Tensor;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Half-precision folders held in two bytes per value ({@link WeightMatrix}) against the same
+ * weights widened to F32 on load, which is what the decoder held before: the F32 folder here is
+ * written from the half folder's exactly widened values, so it runs the F32 path on the same
+ * numbers.
+ */
+class HalfPrecisionWeightsTest {
+  private static final long[] PROMPT = {9707, 11, 1879, 0, 3555, 374};
+
+  /**
+   * BF16 against its widened F32 copy: every logit within 1e-6 of the largest logit's magnitude
+   * (the held values are exact; slicing and the power-of-two scale leave only summation order).
+   */
+  static final double BF16_TOLERANCE = 1e-6;
+
+  @TempDir Path dir;
+
+  @Test
+  void forward_bf16Folder_matchesTheWidenedF32FolderWithinTolerance() throws Exception {
+    for (ModelGenerator.Arch arch : ModelGenerator.Arch.values()) {
+      float[][] half = logits(write(DType.BF16, arch, "bf16-" + arch));
+      float[][] wide = logits(widenedCopy(dir.resolve("bf16-" + arch), "wide-bf16-" + arch));
+      for (int step = 0; step < half.length; step++) {
+        assertClose(wide[step], half[step], BF16_TOLERANCE, arch + " step " + step);
+      }
+    }
+  }
+
+  @Test
+  void forward_f16Folder_equalsTheWidenedF32Folder() throws Exception {
+    Path f16 = write(DType.F16, ModelGenerator.Arch.QWEN2, "f16");
+    float[][] half = logits(f16);
+    float[][] wide = logits(widenedCopy(f16, "wide-f16"));
+    for (int step = 0; step < half.length; step++) {
+      assertArrayEquals(wide[step], half[step], 0f, "step " + step);
+    }
+  }
+
+  @Test
+  void load_halfFolders_holdMatricesInTwoBytesPerValue() throws Exception {
+    ModelFolder folder = ModelFolder.load(write(DType.BF16, ModelGenerator.Arch.QWEN3, "held"));
+    WeightTensor q = folder.weights().get("model.layers.0.self_attn.q_proj.weight");
+    assertEquals(DType.BF16, q.dtype());
+    try (ai.djl.ndarray.NDManager manager = ai.djl.ndarray.NDManager.newBaseManager("PyTorch")) {
+      WeightMatrix m = WeightMatrix.of(manager, q, new WideningBuffers(manager));
+      assertTrue(m.half());
+      assertEquals(ai.djl.ndarray.types.DataType.FLOAT16, m.values().getDataType());
+    }
+  }
+
+  /** Prefill logits, then three greedy decode steps' logits. */
+  private static float[][] logits(Path folder) throws Exception {
+    try (QwenDecoder decoder = new QwenDecoder(ModelFolder.load(folder));
+        KvCache cache = decoder.newCache()) {
+      float[][] out = new float[4][];
+      out[0] = decoder.forward(PROMPT, cache);
+      for (int step = 1; step < out.length; step++) {
+        out[step] = decoder.forward(new long[] {argmax(out[step - 1])}, cache);
+      }
+      return out;
+    }
+  }
+
+  private Path write(DType dtype, ModelGenerator.Arch arch, String name) throws Exception {
+    System.setProperty("ai.djl.offline", "true");
+    Path out = dir.resolve(name);
+    ModelGenerator.write(ModelShape.TINY, dtype, 61, out, s -> {}, arch);
+    return out;
+  }
+
+  /** {@code source}'s tensors widened to F32 (exact), with its config, as a new folder. */
+  private Path widenedCopy(Path source, String name) throws Exception {
+    List<Tensor> tensors = new ArrayList<>();
+    for (Map.Entry<String, WeightTensor> e : ModelFolder.load(source).weights().entrySet()) {
+      float[] values = e.getValue().floats();
+      ByteBuffer bytes = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+      for (float v : values) {
+        bytes.putFloat(v);
+      }
+      tensors.add(new Tensor(e.getKey(), DType.F32, e.getValue().shape(), bytes.array()));
+    }
+    Path out = Files.createDirectories(dir.resolve(name));
+    Files.copy(source.resolve("config.json"), out.resolve("config.json"));
+    try (OutputStream stream = Files.newOutputStream(out.resolve("model.safetensors"))) {
+      SafetensorsWriter.write(tensors, Map.of(), stream);
+    }
+    return out;
+  }
+
+  static void assertClose(float[] expected, float[] actual, double relative, String what) {
+    assertEquals(expected.length, actual.length, what);
+    double largest = 0;
+    for (float v : expected) {
+      largest = Math.max(largest, Math.abs(v));
+    }
+    for (int i = 0; i < expected.length; i++) {
+      double error = Math.abs(expected[i] - actual[i]);
+      assertTrue(
+          error <= relative * largest,
+          what + ": logit " + i + " differs by " + error + ", largest logit " + largest);
+    }
+  }
+
+  private static long argmax(float[] logits) {
+    int best = 0;
+    for (int i = 1; i < logits.length; i++) {
+      if (logits[i] > logits[best]) {
+        best = i;
+      }
+    }
+    return best;
+  }
+}
