@@ -39,6 +39,7 @@ public final class QwenDecoder implements AutoCloseable {
   private final Layer[] layers;
   private final java.util.Set<String> used = new java.util.HashSet<>();
   private final WideningBuffers buffers;
+  private final WeightPrecision precision;
 
   private record Layer(
       NDArray inputNorm,
@@ -72,7 +73,14 @@ public final class QwenDecoder implements AutoCloseable {
 
   private final io.tensafe.tgsp.peft.BaseModelShape adapterShape;
 
+  /** A decoder holding half-precision weights in two bytes ({@link WeightPrecision#HALF}). */
   public QwenDecoder(ModelFolder folder) {
+    this(folder, WeightPrecision.HALF);
+  }
+
+  /** A decoder holding half-precision weights as {@code precision} says. */
+  public QwenDecoder(ModelFolder folder, WeightPrecision precision) {
+    this.precision = precision;
     this.manager = NDManager.newBaseManager("PyTorch");
     this.buffers = new WideningBuffers(manager);
     this.shape = folder.shape();
@@ -160,7 +168,7 @@ public final class QwenDecoder implements AutoCloseable {
 
   /** A matrix, held in its own precision ({@link WeightMatrix}). */
   private WeightMatrix matrix(ModelFolder folder, String name) {
-    return WeightMatrix.of(manager, tensor(folder, name), buffers);
+    return WeightMatrix.of(manager, tensor(folder, name), buffers, precision);
   }
 
   private WeightTensor tensor(ModelFolder folder, String name) {

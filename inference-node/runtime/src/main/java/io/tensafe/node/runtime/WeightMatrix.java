@@ -46,12 +46,25 @@ record WeightMatrix(NDArray values, NDArray transposed, float unscale, WideningB
   /** Largest finite F16 value. */
   private static final float F16_MAX = 65504f;
 
-  /** Copies {@code t} into {@code manager} in the storage its type gets (see the class comment). */
+  /** As {@link #of(NDManager, WeightTensor, WideningBuffers, WeightPrecision)}, half precision. */
   static WeightMatrix of(NDManager manager, WeightTensor t, WideningBuffers buffers) {
+    return of(manager, t, buffers, WeightPrecision.HALF);
+  }
+
+  /**
+   * Copies {@code t} into {@code manager} in the storage its type gets (see the class comment), or
+   * widened to F32 at once when {@code precision} is {@link WeightPrecision#F32}.
+   */
+  static WeightMatrix of(
+      NDManager manager, WeightTensor t, WideningBuffers buffers, WeightPrecision precision) {
     long[] dims = t.shape().stream().mapToLong(Long::longValue).toArray();
     Shape shape = new Shape(dims);
     NDArray values;
     float unscale = 1f;
+    if (precision == WeightPrecision.F32 && t.dtype() != io.tensafe.tgsp.safetensors.DType.F32) {
+      values = manager.create(t.floats(), shape);
+      return new WeightMatrix(values, values.transpose(), unscale, buffers);
+    }
     switch (t.dtype()) {
       case F32 -> values = manager.create(t.bytes().asFloatBuffer(), shape);
       case F16 -> {

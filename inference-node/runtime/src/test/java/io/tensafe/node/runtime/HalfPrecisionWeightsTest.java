@@ -61,6 +61,16 @@ class HalfPrecisionWeightsTest {
   }
 
   @Test
+  void forward_f32Precision_widensAtLoad_andMatchesTheWidenedFolder() throws Exception {
+    Path f16 = write(DType.F16, ModelGenerator.Arch.QWEN3, "f16-widened-at-load");
+    float[][] atLoad = logits(f16, WeightPrecision.F32);
+    float[][] wide = logits(widenedCopy(f16, "wide-f16-at-load"));
+    for (int step = 0; step < atLoad.length; step++) {
+      assertArrayEquals(wide[step], atLoad[step], 0f, "step " + step);
+    }
+  }
+
+  @Test
   void load_halfFolders_holdMatricesInTwoBytesPerValue() throws Exception {
     ModelFolder folder = ModelFolder.load(write(DType.BF16, ModelGenerator.Arch.QWEN3, "held"));
     WeightTensor q = folder.weights().get("model.layers.0.self_attn.q_proj.weight");
@@ -74,7 +84,11 @@ class HalfPrecisionWeightsTest {
 
   /** Prefill logits, then three greedy decode steps' logits. */
   private static float[][] logits(Path folder) throws Exception {
-    try (QwenDecoder decoder = new QwenDecoder(ModelFolder.load(folder));
+    return logits(folder, WeightPrecision.HALF);
+  }
+
+  private static float[][] logits(Path folder, WeightPrecision precision) throws Exception {
+    try (QwenDecoder decoder = new QwenDecoder(ModelFolder.load(folder), precision);
         KvCache cache = decoder.newCache()) {
       float[][] out = new float[4][];
       out[0] = decoder.forward(PROMPT, cache);

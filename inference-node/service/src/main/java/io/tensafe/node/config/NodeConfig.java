@@ -45,6 +45,13 @@ public interface NodeConfig {
   @WithDefault("8192")
   int maxPromptTokens();
 
+  /**
+   * How the model's BF16/F16 weight matrices are held: {@code HALF} (two bytes per value, half the
+   * memory, slower decode steps) or {@code F32} (widened once at load, the speed of an F32 model).
+   */
+  @WithDefault("HALF")
+  io.tensafe.node.runtime.WeightPrecision weights();
+
   /** Most tokens it generates for one request. */
   @WithDefault("4096")
   int maxNewTokens();

@@ -75,7 +75,7 @@ public class ModelService {
       io.tensafe.node.model.ModelVocabulary vocabulary;
       try {
         vocabulary = io.tensafe.node.model.ModelVocabulary.read(Path.of(dir));
-        decoder = new QwenDecoder(ModelFolder.load(Path.of(dir)));
+        decoder = new QwenDecoder(ModelFolder.load(Path.of(dir)), config.weights());
         tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
         chat = vocabulary.chat();
       } catch (IOException e) {
