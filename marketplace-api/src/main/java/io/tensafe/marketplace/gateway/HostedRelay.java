@@ -138,7 +138,16 @@ public final class HostedRelay {
    * request's record (best effort: a failed write is logged, and the next one catches up).
    */
   public void relayed() {
-    relayed.relayedAll();
+    relayedExcept(0);
+  }
+
+  /**
+   * As {@link #relayed}, for a caller that holds back the last {@code heldChars} chars it read (a
+   * tool call's text, or what may open one): what it sent is billed, what it holds is not, until a
+   * later call says it was sent. Range of {@code heldChars}: 0..the chars read.
+   */
+  public void relayedExcept(int heldChars) {
+    relayed.relayedExcept(heldChars);
     long now = System.nanoTime();
     if (relayed.pieces() == 1
         || relayed.pieces() - persistedPieces >= PERSIST_EVERY

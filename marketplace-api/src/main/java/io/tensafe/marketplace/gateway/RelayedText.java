@@ -26,7 +26,19 @@ final class RelayedText {
 
   /** Records that everything read so far reached the client, as one more piece. */
   void relayedAll() {
-    relayedChars = text.length();
+    relayedExcept(0);
+  }
+
+  /**
+   * Records that everything read so far but its last {@code heldChars} chars (held back, not yet
+   * sent) reached the client, as one more piece. Range of {@code heldChars}: 0..the text read.
+   */
+  void relayedExcept(int heldChars) {
+    if (heldChars < 0 || heldChars > text.length()) {
+      throw new IllegalArgumentException(
+          "held " + heldChars + " chars of " + text.length() + " read");
+    }
+    relayedChars = Math.max(relayedChars, text.length() - heldChars);
     relayedPieces++;
   }
 

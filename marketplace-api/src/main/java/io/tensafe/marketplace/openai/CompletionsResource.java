@@ -230,15 +230,18 @@ public class CompletionsResource {
       }
       ToolCallStream tools = r.tools() == null ? null : ToolCallAnswer.reader(s.requestId());
       for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
+        int held = 0;
         if (tools == null) {
           sendToClient(out, deltas.event(delta));
-        } else if (!relayTools(out, r, s, deltas, tools.feed(delta)) || tools.holding()) {
-          continue; // held (a call's text, or what may open one): not relayed yet
+        } else if (!relayTools(out, r, s, deltas, tools.feed(delta))) {
+          continue; // nothing sent: held (a call's text, or what may open one) or whitespace
+        } else {
+          held = tools.heldChars(); // sent, but for what it holds: only what was sent is billed
         }
         if (s.relayedPieces() == 0) {
           metrics.firstToken(System.nanoTime() - arrivedNanos);
         }
-        s.relayed();
+        s.relayedExcept(held);
       }
       if (tools != null && relayTools(out, r, s, deltas, tools.finish())) {
         s.relayed();

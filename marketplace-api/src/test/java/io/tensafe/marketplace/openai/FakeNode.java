@@ -75,6 +75,9 @@ final class FakeNode implements AutoCloseable {
    */
   volatile List<String> fixedDeltas;
 
+  /** When set, the node drops the connection after its {@link #fixedDeltas}, before its end. */
+  volatile boolean dieAfterFixedDeltas;
+
   /** When set, the node drops the connection after its first token, as a killed node would. */
   volatile boolean dieAfterFirstToken;
 
@@ -176,6 +179,10 @@ final class FakeNode implements AutoCloseable {
             if (fixed != null) {
               for (String piece : fixed) {
                 write(out, JSON.createObjectNode().put("delta", piece).toString());
+              }
+              if (dieAfterFixedDeltas) {
+                x.close();
+                return;
               }
               write(
                   out,

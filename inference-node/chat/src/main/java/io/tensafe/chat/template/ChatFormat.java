@@ -25,7 +25,11 @@ public record ChatFormat(ChatTemplate template, String bosToken, String eosToken
   /** The largest {@code tokenizer_config.json} read: 4 MiB (Qwen's is about 7 KiB). */
   public static final long MAX_CONFIG_BYTES = 4L << 20;
 
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  /** Text after the JSON value is refused: arguments with any are kept as the string sent. */
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
 
   static {
     JSON.getFactory()

@@ -27,11 +27,19 @@ public final class ToolCallStream {
   /** The longest call block held, in chars; a longer one is passed on as content. */
   public static final int MAX_CALL_CHARS = 1 << 20;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Refuses text after the block's JSON value: such a block is content, not a call. */
+  private static final ObjectMapper JSON =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
 
   private final String idPrefix;
   private final StringBuilder pending = new StringBuilder();
   private boolean inCall;
+
+  /** Chars of an open call's text already searched for {@link #CLOSE}: each is searched once. */
+  private int searched;
+
   private int calls;
 
   /**
@@ -47,7 +55,8 @@ public final class ToolCallStream {
     List<ToolCallEvent> out = new ArrayList<>();
     while (true) {
       if (inCall) {
-        int close = pending.indexOf(CLOSE);
+        int close = pending.indexOf(CLOSE, Math.max(0, searched - CLOSE.length() + 1));
+        searched = pending.length();
         if (close < 0) {
           if (pending.length() > MAX_CALL_CHARS) {
             content(OPEN + pending, out);
@@ -71,6 +80,7 @@ public final class ToolCallStream {
           content(pending.substring(0, open), out);
           pending.delete(0, open + OPEN.length());
           inCall = true;
+          searched = 0;
         } else {
           int keep = partialOpening();
           content(pending.substring(0, pending.length() - keep), out);
@@ -93,6 +103,15 @@ public final class ToolCallStream {
   /** Whether text is held back: an open call's, or an ending that may open one. */
   public boolean holding() {
     return inCall || !pending.isEmpty();
+  }
+
+  /**
+   * Chars of the input held back: the suffix of everything fed that no event has passed on yet (an
+   * open call's text with its opening tag, or an ending that may open one). Everything before it
+   * was passed on or dropped as whitespace between calls, so a relay bills the input less this.
+   */
+  public int heldChars() {
+    return (inCall ? OPEN.length() : 0) + pending.length();
   }
 
   /** Calls read so far. */

@@ -65,4 +65,21 @@ class ChatFormatTest {
     java.io.IOException e = assertThrows(java.io.IOException.class, () -> ChatFormat.read(dir));
     assertTrue(e.getMessage().contains("larger than"), e.getMessage());
   }
+
+  // Review (ADR 0030): a call's arguments with text after the JSON object are not cut to the
+  // object; the model is shown what the client sent (as the string it is).
+  @Test
+  void prompt_argumentsWithTrailingText_areNotCut() throws Exception {
+    ChatFormat format =
+        ChatFormat.of(
+            JSON.readTree(
+                "{\"chat_template\": \"{% for m in messages %}{% for c in m.tool_calls %}"
+                    + "{{ c.function.arguments | tojson }}{% endfor %}{% endfor %}\"}"));
+    String messages =
+        "[{\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{\"id\": \"c\", \"type\":"
+            + " \"function\", \"function\": {\"name\": \"f\", \"arguments\":"
+            + " \"{\\\"x\\\": 1} and then a long text\"}}]}]";
+    assertEquals(
+        "\"{\\\"x\\\": 1} and then a long text\"", format.prompt(JSON.readTree(messages), null));
+  }
 }

@@ -68,4 +68,41 @@ class ToolCallStreamTest {
     String text = "<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}</tool_call>";
     assertEquals(List.of(new ToolCallEvent.Call(0, "call_x_0", "f", "{\"a\": 1}")), read(text, 6));
   }
+
+  // Review (ADR 0030): a node's block with text after its JSON must not become a call that drops
+  // that text; the client would be billed for text it never sees.
+  @Test
+  void feed_blockWithTextAfterTheJson_isContentUnchanged() {
+    String block = "<tool_call>{\"name\": \"f\", \"arguments\": {}} HIDDEN BILLED TEXT</tool_call>";
+    assertEquals(List.of(new ToolCallEvent.Content(block)), read(block, 7));
+  }
+
+  // Review (ADR 0030): an open block fed in many pieces is scanned once, not once per piece (a
+  // node sending a never-closed block in 4,096 pieces made the relay scan it 4,096 times).
+  @Test
+  void feed_longOpenBlockInManyPieces_takesLinearTime() {
+    ToolCallStream stream = new ToolCallStream("call_x_");
+    stream.feed(ToolCallStream.OPEN);
+    String piece = "<".repeat(250);
+    long started = System.nanoTime();
+    for (int i = 0; i < 4096; i++) {
+      assertEquals(List.of(), stream.feed(piece));
+    }
+    long millis = (System.nanoTime() - started) / 1_000_000;
+    assertEquals(ToolCallStream.OPEN.length() + 4096 * 250, stream.heldChars());
+    org.junit.jupiter.api.Assertions.assertTrue(millis < 1_000, millis + " ms");
+  }
+
+  // Review (ADR 0030): what is held is the exact suffix of the input not yet passed on, so the
+  // relay can bill the rest.
+  @Test
+  void heldChars_isTheSuffixNotYetPassedOn() {
+    ToolCallStream stream = new ToolCallStream("call_x_");
+    stream.feed("Sure. <tool");
+    assertEquals("<tool".length(), stream.heldChars());
+    stream.feed("_call>{\"name\": \"f\"}</tool_call>\n<tool_call>{");
+    assertEquals("<tool_call>{".length(), stream.heldChars());
+    stream.finish();
+    assertEquals(0, stream.heldChars());
+  }
 }
