@@ -46,11 +46,13 @@ public interface NodeConfig {
   int maxPromptTokens();
 
   /**
-   * How the model's BF16/F16 weight matrices are held: {@code HALF} (two bytes per value, half the
-   * memory, slower decode steps) or {@code F32} (widened once at load, the speed of an F32 model).
+   * Whether the model's BF16/F16 weight matrices are widened to F32 once at load (twice the memory,
+   * the decode speed of an F32 model) instead of held in two bytes per value and widened per
+   * product (the default: half the memory, slower decode steps). The logits are the same either
+   * way.
    */
-  @WithDefault("HALF")
-  io.tensafe.node.runtime.WeightPrecision weights();
+  @WithDefault("false")
+  boolean widenWeights();
 
   /** Most tokens it generates for one request. */
   @WithDefault("4096")

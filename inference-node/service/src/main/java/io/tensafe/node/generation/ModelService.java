@@ -75,7 +75,12 @@ public class ModelService {
       io.tensafe.node.model.ModelVocabulary vocabulary;
       try {
         vocabulary = io.tensafe.node.model.ModelVocabulary.read(Path.of(dir));
-        decoder = new QwenDecoder(ModelFolder.load(Path.of(dir)), config.weights());
+        decoder =
+            new QwenDecoder(
+                ModelFolder.load(Path.of(dir)),
+                config.widenWeights()
+                    ? io.tensafe.node.runtime.WeightPrecision.F32
+                    : io.tensafe.node.runtime.WeightPrecision.HALF);
         tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
         chat = vocabulary.chat();
       } catch (IOException e) {
