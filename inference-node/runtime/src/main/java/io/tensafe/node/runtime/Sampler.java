@@ -38,12 +38,7 @@ public final class Sampler {
     if (parameters.temperature() == 0) {
       return candidates == null ? argmax(logits) : argmax(logits, candidates, count);
     }
-    Integer[] order = new Integer[count];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = candidates == null ? i : candidates[i];
-    }
-    Arrays.sort(
-        order, (a, b) -> logits[a] != logits[b] ? Float.compare(logits[b], logits[a]) : a - b);
+    int[] order = byLogitDescending(logits, candidates, count);
     int keep = parameters.topK() == 0 ? order.length : Math.min(parameters.topK(), order.length);
     double max = logits[order[0]];
     double[] weights = new double[keep];
@@ -74,6 +69,28 @@ public final class Sampler {
       }
     }
     return order[nucleus - 1];
+  }
+
+  /**
+   * The candidates ordered by logit, largest first, ties (and -0.0 against 0.0) by the lower id:
+   * one primitive sort of 64-bit keys, the logit's order-preserving bits reversed in the high half
+   * and the id in the low half (a boxed comparator sort took 0.1 to 0.9 s a step over Qwen's
+   * 151,936 ids on this machine's cores).
+   */
+  static int[] byLogitDescending(float[] logits, int[] candidates, int count) {
+    long[] keys = new long[count];
+    for (int i = 0; i < count; i++) {
+      int id = candidates == null ? i : candidates[i];
+      int bits = Float.floatToIntBits(logits[id] + 0.0f);
+      int ascending = bits ^ ((bits >> 31) & 0x7fffffff);
+      keys[i] = ((long) ~ascending << 32) | id;
+    }
+    Arrays.sort(keys);
+    int[] order = new int[count];
+    for (int i = 0; i < count; i++) {
+      order[i] = (int) keys[i];
+    }
+    return order;
   }
 
   private static int argmax(float[] logits, int[] candidates, int count) {

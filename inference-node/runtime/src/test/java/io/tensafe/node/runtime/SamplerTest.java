@@ -76,4 +76,37 @@ class SamplerTest {
     assertThrows(
         IllegalArgumentException.class, () -> new SamplingParameters(1, 0, 1, 0, 1, List.of("")));
   }
+
+  /** The primitive-key order equals the comparator's: logit descending, ties to the lower id. */
+  @Test
+  void byLogitDescending_equalsTheComparatorOrder_withTiesNegativeZeroAndExtremes() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(36);
+    for (int trial = 0; trial < 200; trial++) {
+      int n = 1 + random.nextInt(300);
+      float[] logits = new float[n];
+      for (int i = 0; i < n; i++) {
+        int pick = random.nextInt(8);
+        logits[i] =
+            switch (pick) {
+              case 0 -> 0.0f;
+              case 1 -> -0.0f;
+              case 2 -> Float.NEGATIVE_INFINITY;
+              case 3 -> -Float.MAX_VALUE;
+              case 4 -> Float.MIN_VALUE;
+              default -> (float) Math.round(random.nextGaussian() * 4) / 2;
+            };
+      }
+      int[] candidates = random.ints(n, 0, n).distinct().toArray();
+      Integer[] expected = new Integer[candidates.length];
+      for (int i = 0; i < candidates.length; i++) {
+        expected[i] = candidates[i];
+      }
+      java.util.Arrays.sort(
+          expected, (a, b) -> logits[a] != logits[b] ? Float.compare(logits[b], logits[a]) : a - b);
+      int[] order = Sampler.byLogitDescending(logits, candidates, candidates.length);
+      for (int i = 0; i < order.length; i++) {
+        assertEquals(expected[i], order[i], "trial " + trial + " position " + i);
+      }
+    }
+  }
 }
