@@ -92,12 +92,12 @@ try {
   await client.chat.completions.create({
     model: "demo-banking",
     messages: [{ role: "user", content: "hi" }],
-    tools: [{ type: "function", function: { name: "f", parameters: {} } }],
+    logit_bias: { "50256": -100 },
   });
   fail("an unsupported parameter was accepted");
 } catch (e) {
-  if (!(e instanceof OpenAI.BadRequestError) || e.message !== "400 unsupported parameter 'tools' with this value: only its no-op value ([]) is accepted") fail(`error message: ${e.message}`);
-  if (e.param !== "tools" || e.type !== "invalid_request_error" || e.code !== "validation") fail(`error fields: ${e.param} ${e.type} ${e.code}`);
+  if (!(e instanceof OpenAI.BadRequestError) || e.message !== "400 unsupported parameter 'logit_bias' with this value: only its no-op value ({}) is accepted") fail(`error message: ${e.message}`);
+  if (e.param !== "logit_bias" || e.type !== "invalid_request_error" || e.code !== "validation") fail(`error fields: ${e.param} ${e.type} ${e.code}`);
 }
 
 // Content as an array of text parts, as newer SDKs and LangChain-style clients send it.
