@@ -26,10 +26,12 @@ final class CompletionBodies {
 
   ObjectNode envelope(CompletionRequest r, HostedRelay s, boolean chunk) {
     ObjectNode o = json.createObjectNode();
-    o.put("id", (r.chat() ? "chatcmpl-" : "cmpl-") + s.requestId());
+    o.put("id", (r.request().chat() ? "chatcmpl-" : "cmpl-") + s.requestId());
     o.put(
         "object",
-        r.chat() ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion");
+        r.request().chat()
+            ? (chunk ? "chat.completion.chunk" : "chat.completion")
+            : "text_completion");
     o.put("created", s.startedAt().toEpochSecond());
     o.put("model", s.version().adapterId() + "@" + s.version().version());
     return o;

@@ -1,7 +1,6 @@
 package io.tensafe.marketplace.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.chat.openai.InvalidRequestException;
@@ -22,32 +21,15 @@ import java.util.List;
  * template ({@link ChatFormat}), which it counts and bills, the bound reserved from, and the
  * step-gate's texts.
  *
- * @param messagesOrPrompt the normalised messages (chat) or the prompt string, as the node runs it
+ * @param request the checked body: model, messages or prompt, sampling, tools, response_format
  * @param routing the texts the step-gate reads, in order (ADR 0009)
- * @param tools the tools offered to the model, as sent; null when none is
  * @param renderedPrompt the prompt text the node tokenizes: the prompt, or the messages and tools
  *     rendered with the served model's chat template; the marketplace counts and bills its tokens
  * @param promptTokenBound an upper bound on the tokens of the prompt the node will run (see {@link
  *     #promptTokenBound(String)}), computed once; range 1..{@link #MAX_PROMPT_BYTES}
- * @param responseFormat chat's json_object or json_schema {@code response_format} (checked by the
- *     shared rules, ADR 0031) forwarded to the node; null for free text
  */
 public record CompletionRequest(
-    String model,
-    JsonNode messagesOrPrompt,
-    boolean chat,
-    int maxTokens,
-    double temperature,
-    double topP,
-    Long seed,
-    List<String> stop,
-    boolean stream,
-    boolean includeUsage,
-    List<RoutedText> routing,
-    ArrayNode tools,
-    String renderedPrompt,
-    long promptTokenBound,
-    JsonNode responseFormat) {
+    OpenAiRequest request, List<RoutedText> routing, String renderedPrompt, long promptTokenBound) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = OpenAiRequest.MAX_TOKENS;
 
@@ -96,22 +78,7 @@ public record CompletionRequest(
                   + " are accepted")
           .withParam(chat ? "messages" : "prompt");
     }
-    return new CompletionRequest(
-        r.model(),
-        r.messagesOrPrompt(),
-        chat,
-        r.maxTokens(),
-        r.temperature(),
-        r.topP(),
-        r.seed(),
-        r.stop(),
-        r.stream(),
-        r.includeUsage(),
-        routing,
-        r.tools(),
-        rendered,
-        bound,
-        r.responseFormat());
+    return new CompletionRequest(r, routing, rendered, bound);
   }
 
   /**
@@ -130,7 +97,7 @@ public record CompletionRequest(
   /** What the gateway meters of this request. */
   public io.tensafe.marketplace.gateway.HostedRequest hosted() {
     return new io.tensafe.marketplace.gateway.HostedRequest(
-        model, routing, renderedPrompt(), maxTokens, this::nodeBody);
+        request.model(), routing, renderedPrompt, request.maxTokens(), this::nodeBody);
   }
 
   /**
@@ -141,23 +108,23 @@ public record CompletionRequest(
    */
   public byte[] nodeBody(String adapter, String requestId, int maxPromptTokens) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
-    n.set(chat ? "messages" : "prompt", messagesOrPrompt);
-    if (tools != null) {
-      n.set("tools", tools);
+    n.set(request.chat() ? "messages" : "prompt", request.messagesOrPrompt());
+    if (request.tools() != null) {
+      n.set("tools", request.tools());
     }
-    n.put("max_tokens", maxTokens);
+    n.put("max_tokens", request.maxTokens());
     n.put("max_prompt_tokens", maxPromptTokens);
-    n.put("temperature", temperature);
-    n.put("top_p", topP);
-    if (seed != null) {
-      n.put("seed", seed);
+    n.put("temperature", request.temperature());
+    n.put("top_p", request.topP());
+    if (request.seed() != null) {
+      n.put("seed", request.seed());
     }
-    if (!stop.isEmpty()) {
+    if (!request.stop().isEmpty()) {
       var array = n.putArray("stop");
-      stop.forEach(array::add);
+      request.stop().forEach(array::add);
     }
-    if (responseFormat != null) {
-      n.set("response_format", responseFormat);
+    if (request.responseFormat() != null) {
+      n.set("response_format", request.responseFormat());
     }
     n.put("adapter", adapter);
     n.put("request_id", requestId);

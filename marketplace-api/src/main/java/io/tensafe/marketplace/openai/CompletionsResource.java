@@ -144,7 +144,7 @@ public class CompletionsResource {
       metrics.refused(e.status());
       throw e;
     }
-    if (r.stream()) {
+    if (r.request().stream()) {
       // The stream is ended once: by stream() when it runs, or here if the client's connection
       // ends before it ever does (the framework then never calls it).
       AtomicBoolean claimed = new AtomicBoolean();
@@ -184,8 +184,8 @@ public class CompletionsResource {
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
     String finishReason = billed.finalEvent().path("finish_reason").asText();
-    if (r.chat()) {
-      if (r.tools() == null) {
+    if (r.request().chat()) {
+      if (r.request().tools() == null) {
         choice.putObject("message").put("role", "assistant").put("content", text);
       } else {
         ObjectNode message = ToolCallAnswer.message(text, s.requestId());
@@ -214,10 +214,10 @@ public class CompletionsResource {
   private void stream(CompletionRequest r, HostedRelay s, OutputStream out, long arrivedNanos)
       throws IOException {
     boolean finished = false;
-    DeltaChunks deltas = new DeltaChunks(json, bodies.chunk(r, s), r.chat());
+    DeltaChunks deltas = new DeltaChunks(json, bodies.chunk(r, s), r.request().chat());
     try {
       ObjectNode first = bodies.chunk(r, s);
-      if (r.chat()) {
+      if (r.request().chat()) {
         first
             .withArray("choices")
             .addObject()
@@ -228,7 +228,8 @@ public class CompletionsResource {
             .put("content", "");
         sendToClient(out, first);
       }
-      ToolCallStream tools = r.tools() == null ? null : ToolCallAnswer.reader(s.requestId());
+      ToolCallStream tools =
+          r.request().tools() == null ? null : ToolCallAnswer.reader(s.requestId());
       for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
         int held = 0;
         if (tools == null) {
@@ -250,7 +251,7 @@ public class CompletionsResource {
       finished = true;
       ObjectNode end = bodies.chunk(r, s);
       ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
-      if (r.chat()) {
+      if (r.request().chat()) {
         choice.putObject("delta");
       } else {
         choice.put("text", "");
@@ -262,7 +263,7 @@ public class CompletionsResource {
               tools != null && tools.calls() > 0));
       end.set("tensafe", bodies.tensafe(s, billed));
       send(out, end);
-      if (r.includeUsage()) {
+      if (r.request().includeUsage()) {
         ObjectNode usage = bodies.chunk(r, s);
         usage.putArray("choices");
         usage.set("usage", bodies.usage(billed));

@@ -79,7 +79,7 @@ public record ChatFormat(ChatTemplate template, String bosToken, String eosToken
     }
     if (!template.isTextual() || template.asText().isBlank()) {
       throw new ChatTemplateException(
-          Reason.SYNTAX,
+          Reason.MISSING,
           "tokenizer_config.json has no chat_template: this model cannot run chat messages"
               + " (send a prompt instead)");
     }

@@ -12,6 +12,8 @@ public final class ChatTemplateException extends Exception {
     UNSUPPORTED,
     /** Text that is not a well-formed template. */
     SYNTAX,
+    /** A {@code tokenizer_config.json} with no chat template: the model runs prompts only. */
+    MISSING,
     /** Rendering failed: a type error, an undefined value used, or the template's own error. */
     RENDER
   }

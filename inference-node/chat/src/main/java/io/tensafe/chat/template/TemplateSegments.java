@@ -27,6 +27,7 @@ final class TemplateSegments {
     List<Segment> out = new ArrayList<>();
     int pos = 0;
     boolean stripNext = false;
+    Lines lines = new Lines(source);
     while (pos <= source.length()) {
       int open = nextOpening(source, pos);
       String text = source.substring(pos, open < 0 ? source.length() : open);
@@ -34,7 +35,7 @@ final class TemplateSegments {
         text = text.stripLeading();
       }
       if (open < 0) {
-        addText(out, text, lineOf(source, pos));
+        addText(out, text, lines.at(pos));
         break;
       }
       char kind = source.charAt(open + 1);
@@ -45,9 +46,9 @@ final class TemplateSegments {
       } else if (kind != '{' && !plus) {
         text = lstripBlock(text, pos == 0 || source.charAt(pos - 1) == '\n');
       }
-      addText(out, text, lineOf(source, pos));
+      addText(out, text, lines.at(pos));
       int bodyStart = open + 2 + (minus || plus ? 1 : 0);
-      int line = lineOf(source, open);
+      int line = lines.at(open);
       String closing = kind == '{' ? "}}" : kind == '%' ? "%}" : "#}";
       int close =
           kind == '#' ? source.indexOf("#}", bodyStart) : closingOf(source, bodyStart, closing);
@@ -130,13 +131,24 @@ final class TemplateSegments {
     return lineStart ? text.substring(0, i) : text;
   }
 
-  static int lineOf(String s, int index) {
-    int line = 1;
-    for (int i = 0; i < index && i < s.length(); i++) {
-      if (s.charAt(i) == '\n') {
-        line++;
-      }
+  /** 1-based line numbers of ascending positions, counted once over the source. */
+  private static final class Lines {
+    private final String source;
+    private int index;
+    private int line = 1;
+
+    Lines(String source) {
+      this.source = source;
     }
-    return line;
+
+    /** The line of {@code position}; positions must not decrease between calls. */
+    int at(int position) {
+      for (; index < position && index < source.length(); index++) {
+        if (source.charAt(index) == '\n') {
+          line++;
+        }
+      }
+      return line;
+    }
   }
 }

@@ -100,11 +100,6 @@ public final class ToolCallStream {
     return out;
   }
 
-  /** Whether text is held back: an open call's, or an ending that may open one. */
-  public boolean holding() {
-    return inCall || !pending.isEmpty();
-  }
-
   /**
    * Chars of the input held back: the suffix of everything fed that no event has passed on yet (an
    * open call's text with its opening tag, or an ending that may open one). Everything before it

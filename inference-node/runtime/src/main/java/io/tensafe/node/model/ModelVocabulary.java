@@ -81,8 +81,7 @@ public record ModelVocabulary(Path tokenizerJson, long[] endTokens, ChatFormat c
     try {
       return ChatFormat.read(dir);
     } catch (ChatTemplateException e) {
-      if (e.reason() == ChatTemplateException.Reason.SYNTAX
-          && e.getMessage().contains("no chat_template")) {
+      if (e.reason() == ChatTemplateException.Reason.MISSING) {
         return null;
       }
       throw new IOException(config + ": " + e.getMessage(), e);
