@@ -9,8 +9,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *     {@code GET /v1/routing/candidates}, since only it sees the prompt)
  * @param maxTokens tokens the client may generate, 1 to 4096: the budget is reserved for them
  * @param maxPromptTokens the prefill's most tokens, 1 to 65535 (default 4096)
- * @param publicKeys the client's CKKS public keys, base64 of their kernels encoding, one per ring
- *     the base model can need (1 to 8 keys, at most 8 MiB of base64 in all)
+ * @param publicKeys the client's CKKS keys, base64 of their kernels encoding, one per ring the base
+ *     model can need: each the public key and the Galois keys round two's packing switches with
+ *     (ADR 0032; about 2 MB at N = 4096, 8 MB at N = 16384), 1 to 8 rings, at most 48 MiB of base64
+ *     in all
  * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
  */
 public record PrivateSessionRequest(
@@ -28,6 +30,9 @@ public record PrivateSessionRequest(
   /** The most public keys, and base64 characters of them in all, a session may carry. */
   public static final int MAX_PUBLIC_KEYS = 8;
 
-  /** The most base64 characters of public keys in all. */
-  public static final int MAX_PUBLIC_KEY_CHARS = 8 << 20;
+  /**
+   * The most base64 characters of keys in all: rings up to N = 2^15 with their Galois keys (ADR
+   * 0032), within the node's 65 MB request limit.
+   */
+  public static final int MAX_PUBLIC_KEY_CHARS = 48 << 20;
 }

@@ -3,6 +3,7 @@ package io.tensafe.node.privatemode;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import io.tensafe.kernels.helora.CoefficientLayout;
+import io.tensafe.kernels.helora.PackedOutputs;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
@@ -143,7 +144,11 @@ public final class ClientDeltas implements AdapterDeltas {
                 k -> {
                   CoefficientLayout a = PrivateLimits.aLayout(g, g.sites().get(k / tokens), p);
                   List<ShareAnswer> answers =
-                      decoded(slice(first, g, true, k, p), a, true, p, AnswerCodec::shareFromBytes);
+                      decoded(
+                          slice(first, g, true, k, p),
+                          i -> i == a.plaintextCount() ? 1 : a.outputPositions(i).length,
+                          p,
+                          AnswerCodec::shareFromBytes);
                   return client
                       .encryptShares(
                           client.decryptShares(answers, a),
@@ -161,10 +166,13 @@ public final class ClientDeltas implements AdapterDeltas {
         .parallel()
         .forEach(
             k -> {
-              CoefficientLayout b = PrivateLimits.bLayout(g, g.sites().get(k / tokens), p);
+              PackedOutputs b = PrivateLimits.bOutputs(g, g.sites().get(k / tokens), p);
               List<SwitchedAnswer> answers =
                   decoded(
-                      slice(second, g, false, k, p), b, false, p, AnswerCodec::switchedFromBytes);
+                      slice(second, g, false, k, p),
+                      i -> b.positions(i).length,
+                      p,
+                      AnswerCodec::switchedFromBytes);
               deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
             });
     return deltas;
@@ -176,19 +184,17 @@ public final class ClientDeltas implements AdapterDeltas {
   }
 
   /**
-   * The answers for one site and token, answer i holding plaintext i of {@code layout}'s outputs,
-   * and in round one ({@code check}) a last answer of one output, the check's. One that does not
-   * decode fails the exchange ({@link UncheckedIOException}).
+   * The answers for one site and token, answer i holding {@code outputs(i)} outputs. One that does
+   * not decode fails the exchange ({@link UncheckedIOException}).
    */
   private static <T> List<T> decoded(
       List<byte[]> encoded,
-      CoefficientLayout layout,
-      boolean check,
+      java.util.function.IntUnaryOperator outputsOf,
       Parameters p,
       AnswerReader<T> reader) {
     List<T> out = new ArrayList<>(encoded.size());
     for (int i = 0; i < encoded.size(); i++) {
-      int outputs = check && i == layout.plaintextCount() ? 1 : layout.outputPositions(i).length;
+      int outputs = outputsOf.applyAsInt(i);
       try {
         out.add(reader.read(encoded.get(i), p, outputs));
       } catch (MalformedEncodingException e) {

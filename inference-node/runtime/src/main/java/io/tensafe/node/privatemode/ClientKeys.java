@@ -1,7 +1,6 @@
 package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.PrivateClient;
-import io.tensafe.kernels.rlwe.RlweCodec;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,7 +8,7 @@ import java.util.Map;
 
 /**
  * A client's CKKS key pairs for one private session, one per ring of {@link SitePlan#rings}: the
- * secret keys stay in this object; only {@link #publicKeys} leave it.
+ * secret keys stay in this object; only {@link #publicKeys} (public and Galois keys) leave it.
  */
 public final class ClientKeys {
   private final Map<Integer, PrivateClient> byRing = new LinkedHashMap<>();
@@ -30,9 +29,12 @@ public final class ClientKeys {
     return List.copyOf(byRing.keySet());
   }
 
-  /** The public keys in ring order, as {@link RlweCodec} encodes them. */
+  /**
+   * The opening's keys in ring order, as {@link RingKeys} encodes them: each ring's public key and
+   * fresh Galois keys (about 2 MB at N = 4096, 8 MB at N = 16384; ADR 0032).
+   */
   public List<byte[]> publicKeys() {
-    return byRing.values().stream().map(c -> RlweCodec.toBytes(c.publicKey())).toList();
+    return byRing.values().stream().map(RingKeys::toBytes).toList();
   }
 
   /**

@@ -5,7 +5,6 @@ import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.Ciphertext;
-import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import io.tensafe.kernels.rlwe.UploadSeeds;
@@ -77,8 +76,8 @@ public final class NodeSession {
     }
     for (int i = 0; i < publicKeys.size(); i++) {
       int logN = plan.rings().get(i);
-      PublicKey key = RlweCodec.publicKeyFromBytes(publicKeys.get(i), SitePlan.ring(logN));
-      nodes.put(logN, new SharedLoraNode(key, random));
+      RingKeys keys = RingKeys.fromBytes(publicKeys.get(i), SitePlan.ring(logN));
+      nodes.put(logN, new SharedLoraNode(keys.publicKey(), keys.galoisKeys(), random));
     }
     this.noise = noise;
     this.noiseStdDev = policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm();
@@ -100,8 +99,8 @@ public final class NodeSession {
   /**
    * A session under the adapter's DP policy and signed bounds.
    *
-   * @param publicKeys the client's public keys as {@link RlweCodec} encodes them, one per ring of
-   *     {@link SitePlan#rings}, in that order
+   * @param publicKeys the client's keys as {@link RingKeys} encodes them (public and Galois keys),
+   *     one per ring of {@link SitePlan#rings}, in that order
    * @throws MalformedEncodingException if a key's bytes or parameters do not fit
    * @throws IllegalArgumentException if the adapter's weights exceed its signed bounds
    */

@@ -2,6 +2,8 @@ package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.CoefficientLayout;
+import io.tensafe.kernels.helora.PackedOutputs;
+import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
@@ -30,8 +32,8 @@ public final class PrivateLimits {
   /**
    * The most bytes one token adds to any frame of {@code plan}, either way: per group, the round
    * one request (its input chunks) and answer (a share answer per plaintext of A and the check's,
-   * per site), and the round two request (each site's share chunks) and answer (a switched answer
-   * per plaintext of B).
+   * per site), and the round two request (each site's share chunks) and answer (each site's packed
+   * switched answers, ADR 0032).
    */
   public static long bytesPerToken(SitePlan plan) {
     long most = 0;
@@ -43,10 +45,12 @@ public final class PrivateLimits {
       long shareRequests = 0;
       for (SitePlan.Site s : g.sites()) {
         CoefficientLayout a = aLayout(g, s, p);
-        CoefficientLayout b = bLayout(g, s, p);
+        PackedOutputs b = bOutputs(g, s, p);
         roundOne += a.plaintextCount() * (4L + AnswerCodec.shareBytes(p, a.rowsPerPlaintext()));
         roundOne += 4L + AnswerCodec.shareBytes(p, 1);
-        roundTwo += b.plaintextCount() * (4L + AnswerCodec.switchedBytes(p, b.rowsPerPlaintext()));
+        for (int i = 0; i < b.answers(); i++) {
+          roundTwo += 4L + AnswerCodec.switchedBytes(p, b.positions(i).length);
+        }
         shareRequests += g.shareChunks(s) * request;
       }
       long requests = Math.max(g.inputChunks() * request, shareRequests);
@@ -81,10 +85,10 @@ public final class PrivateLimits {
     return new ChunkedLayout(s.inputWidth(), g.inputChunks(), s.rank(), p.ringDegree()).perChunk();
   }
 
-  /** B's layout per chunk of the r + 1 shares at a site of group {@code g}: the delta's outputs. */
-  static CoefficientLayout bLayout(SitePlan.Group g, SitePlan.Site s, Parameters p) {
-    return new ChunkedLayout(s.rank() + 1, g.shareChunks(s), s.outputWidth(), p.ringDegree())
-        .perChunk();
+  /** Where round two's packed answers at a site of group {@code g} carry the delta's outputs. */
+  static PackedOutputs bOutputs(SitePlan.Group g, SitePlan.Site s, Parameters p) {
+    return new PackedOutputs(
+        SharedLoraNode.bLayout(s.rank(), g.shareChunks(s), s.outputWidth(), p.ringDegree()));
   }
 
   /** Round one's answers per token at a site: one per plaintext of A, and the check's. */
@@ -92,8 +96,8 @@ public final class PrivateLimits {
     return aLayout(g, s, SitePlan.parameters(g)).plaintextCount() + 1;
   }
 
-  /** Round two's answers per token at a site: one per plaintext of B. */
+  /** Round two's answers per token at a site: B's outputs packed, at most N to an answer. */
   public static int roundTwoAnswers(SitePlan.Group g, SitePlan.Site s) {
-    return bLayout(g, s, SitePlan.parameters(g)).plaintextCount();
+    return bOutputs(g, s, SitePlan.parameters(g)).answers();
   }
 }

@@ -2,6 +2,7 @@ package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
@@ -66,17 +67,11 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
     }
 
     /**
-     * The chunks round two's r + 1 shares of {@code site} (its rows and the check, ADR 0025) go in
-     * (as {@link #inputChunks}, for B).
+     * The chunks round two's r + 1 shares of {@code site} (its rows and the check, ADR 0025) go in:
+     * {@link SharedLoraNode#shareChunks}, since its answers are packed (ADR 0032).
      */
     public int shareChunks(Site site) {
-      Parameters p = parameters(this);
-      return ChunkedLayout.cheapest(
-          site.rank() + 1,
-          new int[] {site.outputWidth()},
-          p.ringDegree(),
-          RlweCodec.uploadBytes(p),
-          AnswerCodec.switchedBytes(p, 1));
+      return SharedLoraNode.shareChunks(site.rank());
     }
 
     public Group {

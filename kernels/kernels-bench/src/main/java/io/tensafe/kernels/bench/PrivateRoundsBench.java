@@ -61,18 +61,12 @@ final class PrivateRoundsBench {
     int d = a[0].length;
     Parameters p = PrivateClient.parametersFor(Math.max(d, a.length));
     PrivateClient client = new PrivateClient(p, random);
-    SharedLoraNode node = new SharedLoraNode(client.publicKey(), random);
+    SharedLoraNode node = new SharedLoraNode(client.publicKey(), client.galoisKeys(), random);
     long input = RlweCodec.uploadBytes(p);
     int chunks =
         ChunkedLayout.cheapest(
             d, new int[] {a.length}, p.ringDegree(), input, AnswerCodec.shareBytes(p, 1));
-    int shareChunks =
-        ChunkedLayout.cheapest(
-            a.length + 1,
-            new int[] {b.length},
-            p.ringDegree(),
-            input,
-            AnswerCodec.switchedBytes(p, 1));
+    int shareChunks = SharedLoraNode.shareChunks(a.length);
     // The signed bounds: powers of two at or above every row's L2 norm of A and L1 norm of B.
     double bound = Math.pow(2, Math.ceil(Math.log(RowChecks.maxRowL1(b)) / Math.log(2)));
     // The session's clip norm: the largest input's L2 norm, so no input is clipped.
@@ -111,7 +105,7 @@ final class PrivateRoundsBench {
       List<SwitchedAnswer> two = node.roundTwoWithoutNoiseForTesting(site, one.share(), sent);
       List<byte[]> down2 = two.stream().map(AnswerCodec::toBytes).toList();
       long t4 = System.nanoTime();
-      double[] delta = client.decryptDeltas(two, site.bLayout());
+      double[] delta = client.decryptDeltas(two, site.bOutputs());
       long t5 = System.nanoTime();
       long[] marks = {t0, t1, t2, t3, t4, t5};
       for (int s = 0; s < 5; s++) {

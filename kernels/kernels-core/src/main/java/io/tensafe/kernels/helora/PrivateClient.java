@@ -8,6 +8,7 @@ import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.rlwe.AnswerDecryption;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Encryptor;
+import io.tensafe.kernels.rlwe.GaloisKeys;
 import io.tensafe.kernels.rlwe.KeyGenerator;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
@@ -164,27 +165,35 @@ public final class PrivateClient {
   }
 
   /**
-   * The deltas {@code B·A·x} (plus the node's DP noise) that round 2's answers decrypt to, one per
-   * output row of {@code layout} (B's layout).
+   * The deltas {@code B·A·x} (plus the node's DP noise) that round 2's packed answers decrypt to,
+   * one per output row of B's layout, where {@code outputs} puts them.
    */
-  public double[] decryptDeltas(List<SwitchedAnswer> answers, CoefficientLayout layout) {
-    if (answers.size() != layout.plaintextCount()) {
+  public double[] decryptDeltas(List<SwitchedAnswer> answers, PackedOutputs outputs) {
+    if (answers.size() != outputs.answers()) {
       throw new IllegalArgumentException(
-          "expected " + layout.plaintextCount() + " answers, got " + answers.size());
+          "expected " + outputs.answers() + " answers, got " + answers.size());
     }
     double modulus =
         (double) parameters.moduli().get(0).value() * parameters.moduli().get(1).value();
-    int rows = layout.rowsPerPlaintext();
-    double[] out = new double[layout.rank()];
-    for (int p = 0; p < answers.size(); p++) {
-      SwitchedAnswer answer = answers.get(p);
-      long[] values = AnswerDecryption.switched(answer, secretKey, layout.outputPositions(p));
+    double[] out = new double[outputs.layout().rank()];
+    for (int a = 0; a < answers.size(); a++) {
+      SwitchedAnswer answer = answers.get(a);
+      long[] values = AnswerDecryption.switched(answer, secretKey, outputs.positions(a));
       double unit = Math.scalb(modulus, -answer.bits()) / answer.scale();
-      for (int b = 0; b < values.length; b++) {
-        out[p * rows + b] = values[b] * unit;
+      int first = outputs.firstRow(a);
+      for (int i = 0; i < values.length; i++) {
+        out[first + i] = values[i] * unit;
       }
     }
     return out;
+  }
+
+  /**
+   * This client's key-switching keys for the automorphisms round two's packing uses ({@link
+   * SharedLoraNode#galoisElements}), fresh from the secret key: sent once per session.
+   */
+  public GaloisKeys galoisKeys() {
+    return GaloisKeys.generate(secretKey, SharedLoraNode.galoisElements(parameters), random);
   }
 
   /**

@@ -3,14 +3,17 @@ package io.tensafe.kernels.helora;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
+import io.tensafe.kernels.rlwe.AnswerPacking;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Evaluator;
+import io.tensafe.kernels.rlwe.GaloisKeys;
 import io.tensafe.kernels.rlwe.MaskedAnswers;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
+import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,12 +61,71 @@ public final class SharedLoraNode {
   private final PublicKey clientKey;
   private final SecureRandom random;
   private final PrivateWeights packer;
+  private final AnswerPacking packing;
 
-  public SharedLoraNode(PublicKey clientKey, SecureRandom random) {
+  /**
+   * @param clientKey the client's public key, which every answer is re-randomised under
+   * @param galoisKeys the client's key-switching keys for the same ring ({@link #galoisElements}),
+   *     which round two's answers are packed with
+   */
+  public SharedLoraNode(PublicKey clientKey, GaloisKeys galoisKeys, SecureRandom random) {
+    if (!galoisKeys.parameters().equals(clientKey.parameters())) {
+      throw new IllegalArgumentException("the Galois keys are for another ring");
+    }
     this.parameters = clientKey.parameters();
     this.clientKey = clientKey;
     this.random = random;
     this.packer = new PrivateWeights(clientKey.parameters());
+    if (!galoisKeys.elements().containsAll(galoisElements(parameters))) {
+      throw new IllegalArgumentException(
+          "round two packs with the automorphisms "
+              + galoisElements(parameters)
+              + "; the client's keys are for "
+              + galoisKeys.elements());
+    }
+    this.packing = new AnswerPacking(galoisKeys);
+  }
+
+  /** The most shares one chunk of round two holds: rows {@code ≤ 64} apart in B's layout. */
+  public static final int MAX_SHARE_WIDTH = 64;
+
+  /**
+   * The Galois elements round two's packing can use in ring {@code p}: {@code N/s + 1} for s a
+   * power of two below {@link #MAX_SHARE_WIDTH} (a level of the packing tree at rows s apart).
+   */
+  public static List<Integer> galoisElements(Parameters p) {
+    List<Integer> out = new ArrayList<>();
+    for (int s = MAX_SHARE_WIDTH / 2; s >= 1; s /= 2) {
+      out.add(p.ringDegree() / s + 1);
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The chunks round two's r + 1 shares go in: as few as hold at most {@link #MAX_SHARE_WIDTH}
+   * each. Packed answers number about ⌈dOut/N⌉ whatever the chunks, so fewer chunks are fewer
+   * uploads.
+   */
+  public static int shareChunks(int rank) {
+    return (rank + 1 + MAX_SHARE_WIDTH - 1) / MAX_SHARE_WIDTH;
+  }
+
+  /**
+   * B's layout per chunk of a site of rank r whose r + 1 shares go in {@code shareChunks} chunks:
+   * rows S apart (the power of two at or above the chunk's width), {@code outputs} rows.
+   */
+  public static CoefficientLayout bLayout(int rank, int shareChunks, int outputs, int ringDegree) {
+    ChunkedLayout chunks = new ChunkedLayout(rank + 1, shareChunks, outputs, ringDegree);
+    if (chunks.chunkWidth() > MAX_SHARE_WIDTH) {
+      throw new IllegalArgumentException(
+          "a share chunk holds at most " + MAX_SHARE_WIDTH + " shares: use more chunks");
+    }
+    return new CoefficientLayout(packedSpacing(chunks.chunkWidth()), outputs, ringDegree);
+  }
+
+  /** The power of two at or above a chunk's width: the rows' distance in B's packed layout. */
+  static int packedSpacing(int width) {
+    return width == 1 ? 1 : Integer.highestOneBit(width - 1) << 1;
   }
 
   /**
@@ -83,9 +145,17 @@ public final class SharedLoraNode {
       return aChunks.perChunk();
     }
 
-    /** B's layout per chunk of the r + 1 shares: w' inputs, dOut outputs. */
+    /**
+     * B's layout per chunk of the r + 1 shares: rows {@code S} apart (the power of two at or above
+     * the chunk's width w'), dOut outputs; its answers are packed ({@link PackedOutputs}).
+     */
     public CoefficientLayout bLayout() {
-      return bChunks.perChunk();
+      return b.getFirst().layout();
+    }
+
+    /** Where round two's packed answers carry B's outputs. */
+    public PackedOutputs bOutputs() {
+      return new PackedOutputs(bLayout());
     }
 
     /** r. */
@@ -148,6 +218,7 @@ public final class SharedLoraNode {
     ChunkedLayout aChunks = new ChunkedLayout(a[0].length, chunks, r, parameters.ringDegree());
     ChunkedLayout bChunks =
         new ChunkedLayout(r + 1, shareChunks, b.length, parameters.ringDegree());
+    int spacing = bLayout(r, shareChunks, b.length, parameters.ringDegree()).dimension();
     List<PrivateWeights.Site> aSites = new ArrayList<>(chunks);
     for (int j = 0; j < chunks; j++) {
       aSites.add(packer.prepare(chunkOf(aInts, j, aChunks.chunkWidth()), scales.a()));
@@ -158,7 +229,8 @@ public final class SharedLoraNode {
     }
     List<PrivateWeights.Site> bSites = new ArrayList<>(shareChunks);
     for (int j = 0; j < shareChunks; j++) {
-      bSites.add(packer.prepare(chunkOf(bWithCheck, j, bChunks.chunkWidth()), scales.b()));
+      long[][] chunk = chunkOf(bWithCheck, j, bChunks.chunkWidth());
+      bSites.add(packer.prepare(widened(chunk, spacing), scales.b()));
     }
     return new Site(aChunks, List.copyOf(aSites), bChunks, List.copyOf(bSites), scales, this);
   }
@@ -297,29 +369,49 @@ public final class SharedLoraNode {
     CoefficientLayout layout = site.bLayout();
     long[] g = uniformSigned(layout.rank(), FOLD_BITS);
     List<Ciphertext> inputs = new ArrayList<>(unmasked);
-    inputs.add(checkSum(unmasked, held.check(), site.bChunks().chunkWidth()));
+    int width = site.bChunks().chunkWidth();
+    inputs.add(checkSum(unmasked, held.check(), width));
     int rows = layout.rowsPerPlaintext();
+    PackedOutputs outputs = site.bOutputs();
     List<List<double[]>> norms = site.bNorms();
-    List<SwitchedAnswer> answers = new ArrayList<>(layout.plaintextCount());
+    List<long[][][]> leaves = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
-      int[] positions = layout.outputPositions(p);
-      long[][] additions =
-          OutputNoise.residues(
-              parameters,
-              positions.length,
-              PrivateWeights.floodBound(norms, p),
-              sigmaInUnits,
-              random);
       List<ShoupPlaintext> weights = new ArrayList<>(inputs.size());
       for (PrivateWeights.Site chunk : site.b()) {
         weights.add(chunk.plaintexts().get(p));
       }
       long[] fold = new long[parameters.ringDegree()];
-      for (int b = 0; b < positions.length; b++) {
-        fold[layout.weightCoefficient(b, layout.dimension() - 1)] = g[p * rows + b];
+      for (int b = 0; b < layout.outputPositions(p).length; b++) {
+        fold[layout.weightCoefficient(b, width - 1)] = g[p * rows + b];
       }
       weights.add(new ShoupPlaintext(new Plaintext(packer.ntt(fold), 1.0), parameters.moduli()));
-      answers.add(MaskedAnswers.switched(inputs, weights, positions, additions, clientKey, random));
+      leaves.add(MaskedAnswers.leaf(inputs, weights, outputs.leafShift(), clientKey, random));
+    }
+    double scale = shares.getFirst().scale() * site.scales().b();
+    List<SwitchedAnswer> answers = new ArrayList<>(outputs.answers());
+    for (int a = 0; a < outputs.answers(); a++) {
+      int first = outputs.firstPlaintext(a);
+      int count = outputs.plaintexts(a);
+      long[][][] packed = packing.pack(leaves.subList(first, first + count), outputs.spacing());
+      BigInteger switching =
+          BigInteger.valueOf((long) Math.ceil(AnswerPacking.noiseBound(parameters, count)) + 1)
+              .shiftLeft(PrivateWeights.FLOODING_BITS);
+      int[] positions = outputs.positions(a);
+      long[][] additions = new long[positions.length][];
+      int i = 0;
+      for (int p = first; p < first + count; p++) {
+        int rowsHeld = layout.outputPositions(p).length;
+        long[][] noise =
+            OutputNoise.residues(
+                parameters,
+                rowsHeld,
+                PrivateWeights.floodBound(norms, p).add(switching),
+                sigmaInUnits,
+                random);
+        System.arraycopy(noise, 0, additions, i, rowsHeld);
+        i += rowsHeld;
+      }
+      answers.add(MaskedAnswers.switchedPacked(parameters, packed, positions, additions, scale));
     }
     return List.copyOf(answers);
   }
@@ -364,6 +456,15 @@ public final class SharedLoraNode {
       out.add(Evaluator.addPlain(chunk, new Plaintext(poly, chunk.scale())));
     }
     Arrays.fill(masks, null);
+    return out;
+  }
+
+  /** {@code m} with zero columns up to {@code width}. */
+  private static long[][] widened(long[][] m, int width) {
+    long[][] out = new long[m.length][];
+    for (int i = 0; i < m.length; i++) {
+      out[i] = Arrays.copyOf(m[i], width);
+    }
     return out;
   }
 

@@ -28,7 +28,8 @@ public record EncodingHeader(Type type, int flags, String fingerprint) {
     PUBLIC_KEY(3),
     CIPHERTEXT(4),
     SHARE_ANSWER(5),
-    SWITCHED_ANSWER(6);
+    SWITCHED_ANSWER(6),
+    GALOIS_KEYS(7);
 
     private final int code;
 

@@ -81,6 +81,65 @@ public final class MaskedAnswers {
   }
 
   /**
+   * One leaf of a packed answer ({@link AnswerPacking}): {@code X^shift·(Σ_j inputs_j·weights_j +
+   * (u·b + e0, u·a + e1))} in coefficient form, {@code [component][limb][N]}, with a fresh ternary
+   * u and Gaussian e0, e1 on every coefficient. Re-randomising each leaf before it is packed makes
+   * every c1 the packing switches an RLWE sample under the node's u, so the digits that meet the
+   * client's key errors are pseudorandom to the client whatever the weights (ADR 0032).
+   *
+   * @param shift in [0, 2N): the negacyclic rotation that moves the leaf's outputs where the
+   *     packing expects them
+   */
+  public static long[][][] leaf(
+      List<Ciphertext> inputs,
+      List<ShoupPlaintext> weights,
+      int shift,
+      PublicKey key,
+      SecureRandom random) {
+    Parameters p = key.parameters();
+    long[][][] sums = reRandomisedSums(inputs, weights, key, random);
+    long[][] errors = {
+      Samplers.gaussian(p.ringDegree(), random), Samplers.gaussian(p.ringDegree(), random)
+    };
+    long[][][] out = new long[2][2][];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = p.moduli().get(l);
+      for (int c = 0; c < 2; c++) {
+        long[] v = sums[c][l];
+        p.ntts().get(l).inverseInPlace(v);
+        for (int k = 0; k < v.length; k++) {
+          v[k] = q.add(v[k], signed(q, errors[c][k]));
+        }
+        out[c][l] = shift == 0 ? v : Automorphisms.rotate(v, shift, q);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Round two's packed answer: {@code packed} ({@link AnswerPacking#pack}) with {@code
+   * additions[i]} (residues per limb: flooding and DP noise) added at {@code positions[i]}, c1
+   * whole and c0 at the positions, switched to {@link #switchBits} bits.
+   *
+   * @param scale the products' scale (the shares' times B's)
+   */
+  public static SwitchedAnswer switchedPacked(
+      Parameters p, long[][][] packed, int[] positions, long[][] additions, double scale) {
+    ModulusSwitch down = new ModulusSwitch(p, switchBits(p));
+    long[] switchedC1 = new long[p.ringDegree()];
+    for (int k = 0; k < switchedC1.length; k++) {
+      switchedC1[k] = down.apply(packed[1][0][k], packed[1][1][k]);
+    }
+    long[] switchedC0 = new long[positions.length];
+    for (int i = 0; i < positions.length; i++) {
+      long r0 = p.moduli().get(0).add(packed[0][0][positions[i]], additions[i][0]);
+      long r1 = p.moduli().get(1).add(packed[0][1][positions[i]], additions[i][1]);
+      switchedC0[i] = down.apply(r0, r1);
+    }
+    return new SwitchedAnswer(p, down.bits(), switchedC1, switchedC0, scale);
+  }
+
+  /**
    * An answer before its encoding, in coefficient form modulo both primes: c1 whole ({@code
    * [limb][N]}) and c0 at the outputs ({@code [limb][outputs]}), and the product's scale.
    */

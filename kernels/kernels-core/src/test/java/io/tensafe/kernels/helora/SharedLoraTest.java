@@ -34,7 +34,10 @@ class SharedLoraTest {
     byte[] key = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(key);
     return new Parties(
-        client, new SharedLoraNode(client.publicKey(), random), new UploadSeeds(key), CLIP);
+        client,
+        new SharedLoraNode(client.publicKey(), client.galoisKeys(), random),
+        new UploadSeeds(key),
+        CLIP);
   }
 
   /** The clip norm of the tests' sessions: every test input is clipped to it. */
@@ -101,7 +104,7 @@ class SharedLoraTest {
     return p.client()
         .decryptDeltas(
             p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sharesFor(p, site, one)),
-            site.bLayout());
+            site.bOutputs());
   }
 
   private static SharedLoraNode.RoundOne roundOne(Parties p, SharedLoraNode.Site site, double[] x) {
@@ -211,7 +214,8 @@ class SharedLoraTest {
       double[] out =
           p.client()
               .decryptDeltas(
-                  p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sent), site.bLayout());
+                  p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sent),
+                  site.bOutputs());
       double dot = 0;
       double outNorm = 0;
       for (int o = 0; o < d; o++) {
@@ -278,7 +282,7 @@ class SharedLoraTest {
     return p.client()
         .decryptDeltas(
             p.node().roundTwoWithoutNoiseForTesting(site, one.share(), sharesFor(p, site, one)),
-            site.bLayout());
+            site.bOutputs());
   }
 
   @Test
@@ -331,8 +335,12 @@ class SharedLoraTest {
       Arrays.fill(row, 0.01); // a very different A·x
     }
     double[][] inputs = LoraData.activations(40, d, 7);
-    long[] h1 = ChiSquare.sixteenBuckets(shares(p, prepare(p, a1, b, 1, 1), inputs), q);
-    long[] h2 = ChiSquare.sixteenBuckets(shares(p, prepare(p, a2, b, 1, 1), inputs), q);
+    long[] h1 =
+        ChiSquare.sixteenBuckets(
+            shares(p, prepare(p, a1, b, 1, SharedLoraNode.shareChunks(r)), inputs), q);
+    long[] h2 =
+        ChiSquare.sixteenBuckets(
+            shares(p, prepare(p, a2, b, 1, SharedLoraNode.shareChunks(r)), inputs), q);
     assertTrue(ChiSquare.againstUniform(h1) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h1));
     assertTrue(ChiSquare.againstUniform(h2) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h2));
     assertTrue(ChiSquare.twoSample(h1, h2) < ChiSquare.CRITICAL_15_DOF, "shares depend on A·x");
@@ -351,7 +359,7 @@ class SharedLoraTest {
     assertThrows(
         IllegalArgumentException.class, () -> p.node().roundTwo(site, one.share(), sent, 0));
     List<SwitchedAnswer> answer = p.node().roundTwo(site, one.share(), sent, 0.01);
-    assertEquals(site.bLayout().plaintextCount(), answer.size());
+    assertEquals(site.bOutputs().answers(), answer.size());
     assertThrows(
         IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent, 0.01));
     PrivateScales tooSmall = new PrivateScales(CLIP, aBound(a) / 2, bBound(b));
@@ -381,7 +389,7 @@ class SharedLoraTest {
           p.client()
               .decryptDeltas(
                   p.node().roundTwo(site, one.share(), sharesFor(p, site, one), sigma),
-                  site.bLayout());
+                  site.bOutputs());
       double[] exact = LoraData.multiply(b, LoraData.multiply(a, x));
       for (int i = 0; i < d; i++) {
         double residual = noisy[i] - exact[i];
