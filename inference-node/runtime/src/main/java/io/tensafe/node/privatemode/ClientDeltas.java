@@ -2,7 +2,6 @@ package io.tensafe.node.privatemode;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import io.tensafe.kernels.helora.CoefficientLayout;
 import io.tensafe.kernels.helora.PackedOutputs;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.MalformedEncodingException;
@@ -142,11 +141,11 @@ public final class ClientDeltas implements AdapterDeltas {
             .parallel()
             .<List<byte[]>>mapToObj(
                 k -> {
-                  CoefficientLayout a = PrivateLimits.aLayout(g, g.sites().get(k / tokens), p);
+                  PackedOutputs a = PrivateLimits.aOutputs(g, g.sites().get(k / tokens), p);
                   List<ShareAnswer> answers =
                       decoded(
                           slice(first, g, true, k, p),
-                          i -> i == a.plaintextCount() ? 1 : a.outputPositions(i).length,
+                          i -> i == a.answers() ? 1 : a.positions(i).length,
                           p,
                           AnswerCodec::shareFromBytes);
                   return client

@@ -89,8 +89,7 @@ public final class NodeSession {
       for (SitePlan.Site s : g.sites()) {
         LoraAdapter.Site site = adapter.sites().get(s.path());
         double[][] scaledB = PrivateBounds.scaled(site.b(), site.scale());
-        packed.add(
-            node.prepare(site.a(), scaledB, terms.scales(), g.inputChunks(), g.shareChunks(s)));
+        packed.add(node.prepare(site.a(), scaledB, terms.scales(), g.inputChunks(), g.roundTwo(s)));
       }
       sites.add(packed);
     }

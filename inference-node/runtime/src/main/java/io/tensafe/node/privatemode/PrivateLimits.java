@@ -1,9 +1,7 @@
 package io.tensafe.node.privatemode;
 
-import io.tensafe.kernels.helora.ChunkedLayout;
-import io.tensafe.kernels.helora.CoefficientLayout;
 import io.tensafe.kernels.helora.PackedOutputs;
-import io.tensafe.kernels.helora.SharedLoraNode;
+import io.tensafe.kernels.helora.PrivatePacking;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
@@ -31,9 +29,9 @@ public final class PrivateLimits {
 
   /**
    * The most bytes one token adds to any frame of {@code plan}, either way: per group, the round
-   * one request (its input chunks) and answer (a share answer per plaintext of A and the check's,
-   * per site), and the round two request (each site's share chunks) and answer (each site's packed
-   * switched answers, ADR 0032).
+   * one request (its input chunks) and answer (each site's packed share answers and the check's),
+   * and the round two request (each site's share chunks) and answer (each site's packed switched
+   * answers, ADR 0032).
    */
   public static long bytesPerToken(SitePlan plan) {
     long most = 0;
@@ -44,9 +42,11 @@ public final class PrivateLimits {
       long roundTwo = 0;
       long shareRequests = 0;
       for (SitePlan.Site s : g.sites()) {
-        CoefficientLayout a = aLayout(g, s, p);
+        PackedOutputs a = aOutputs(g, s, p);
         PackedOutputs b = bOutputs(g, s, p);
-        roundOne += a.plaintextCount() * (4L + AnswerCodec.shareBytes(p, a.rowsPerPlaintext()));
+        for (int i = 0; i < a.answers(); i++) {
+          roundOne += 4L + AnswerCodec.shareBytes(p, a.positions(i).length);
+        }
         roundOne += 4L + AnswerCodec.shareBytes(p, 1);
         for (int i = 0; i < b.answers(); i++) {
           roundTwo += 4L + AnswerCodec.switchedBytes(p, b.positions(i).length);
@@ -80,20 +80,19 @@ public final class PrivateLimits {
     return (int) Math.min(0xFFFF, fit);
   }
 
-  /** A's layout per input chunk at a site of group {@code g}: r outputs (the shares). */
-  static CoefficientLayout aLayout(SitePlan.Group g, SitePlan.Site s, Parameters p) {
-    return new ChunkedLayout(s.inputWidth(), g.inputChunks(), s.rank(), p.ringDegree()).perChunk();
+  /** Where round one's packed answer at a site of group {@code g} carries the r shares. */
+  static PackedOutputs aOutputs(SitePlan.Group g, SitePlan.Site s, Parameters p) {
+    return PrivatePacking.roundOne(s.inputWidth(), g.inputChunks(), s.rank(), p.ringDegree());
   }
 
   /** Where round two's packed answers at a site of group {@code g} carry the delta's outputs. */
   static PackedOutputs bOutputs(SitePlan.Group g, SitePlan.Site s, Parameters p) {
-    return new PackedOutputs(
-        SharedLoraNode.bLayout(s.rank(), g.shareChunks(s), s.outputWidth(), p.ringDegree()));
+    return g.roundTwo(s).outputs();
   }
 
-  /** Round one's answers per token at a site: one per plaintext of A, and the check's. */
+  /** Round one's answers per token at a site: A's packed answers, and the check's. */
   public static int roundOneAnswers(SitePlan.Group g, SitePlan.Site s) {
-    return aLayout(g, s, SitePlan.parameters(g)).plaintextCount() + 1;
+    return aOutputs(g, s, SitePlan.parameters(g)).answers() + 1;
   }
 
   /** Round two's answers per token at a site: B's outputs packed, at most N to an answer. */

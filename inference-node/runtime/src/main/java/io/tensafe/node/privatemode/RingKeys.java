@@ -1,7 +1,6 @@
 package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.PrivateClient;
-import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.GaloisKeys;
@@ -13,7 +12,7 @@ import java.util.Arrays;
 
 /**
  * One ring's keys as a private session's opening carries them (an entry of {@code public_keys}):
- * the client's public key and its key-switching keys for round two's packing (ADR 0032). Wire: the
+ * the client's public key and its key-switching keys for packing the answers (ADR 0032). Wire: the
  * public key's length (4 bytes, big-endian), its {@link RlweCodec} encoding, then the {@link
  * GaloisKeysCodec} encoding. The node keeps them for the session only.
  */
@@ -47,10 +46,10 @@ public record RingKeys(PublicKey publicKey, GaloisKeys galoisKeys) {
     PublicKey key = RlweCodec.publicKeyFromBytes(Arrays.copyOfRange(bytes, 4, 4 + keyLength), p);
     GaloisKeys galois =
         GaloisKeysCodec.fromBytes(Arrays.copyOfRange(bytes, 4 + keyLength, bytes.length), p);
-    if (!galois.elements().containsAll(SharedLoraNode.galoisElements(p))) {
+    if (!galois.elements().containsAll(GaloisKeys.packingElements(p))) {
       throw new MalformedEncodingException(
           "the Galois keys must cover "
-              + SharedLoraNode.galoisElements(p)
+              + GaloisKeys.packingElements(p)
               + ", not "
               + galois.elements());
     }

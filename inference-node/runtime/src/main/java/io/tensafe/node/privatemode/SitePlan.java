@@ -1,11 +1,8 @@
 package io.tensafe.node.privatemode;
 
-import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
-import io.tensafe.kernels.helora.SharedLoraNode;
+import io.tensafe.kernels.helora.PrivatePacking;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerCodec;
-import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import java.util.ArrayList;
@@ -52,26 +49,27 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
   /** Sites that read one input: 1 to 3, of one input width. */
   public record Group(List<Site> sites) {
     /**
-     * The chunks round one's input goes in ({@link ChunkedLayout#cheapest} for the group's width,
-     * ranks and ring, with the sizes of a client ciphertext and a share answer): both parties
-     * compute it from the plan.
+     * The chunks round one's input goes in ({@link PrivatePacking#inputChunks} for the group's
+     * width, ranks and ring): both parties compute it from the plan.
      */
     public int inputChunks() {
-      Parameters p = parameters(this);
-      return ChunkedLayout.cheapest(
+      return PrivatePacking.inputChunks(
           sites.getFirst().inputWidth(),
           sites.stream().mapToInt(Site::rank).toArray(),
-          p.ringDegree(),
-          RlweCodec.uploadBytes(p),
-          AnswerCodec.shareBytes(p, 1));
+          parameters(this));
     }
 
     /**
-     * The chunks round two's r + 1 shares of {@code site} (its rows and the check, ADR 0025) go in:
-     * {@link SharedLoraNode#shareChunks}, since its answers are packed (ADR 0032).
+     * Round two of {@code site}: its r + 1 shares' chunks (its rows and the check, ADR 0025) and
+     * how its answers are packed ({@link PrivatePacking#roundTwo}, ADR 0032).
      */
+    public PrivatePacking.RoundTwo roundTwo(Site site) {
+      return PrivatePacking.roundTwo(site.rank(), site.outputWidth(), parameters(this));
+    }
+
+    /** The chunks round two's shares of {@code site} go in. */
     public int shareChunks(Site site) {
-      return SharedLoraNode.shareChunks(site.rank());
+      return roundTwo(site).shareChunks();
     }
 
     public Group {

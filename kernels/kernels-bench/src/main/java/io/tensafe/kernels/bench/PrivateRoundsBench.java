@@ -1,13 +1,15 @@
 package io.tensafe.kernels.bench;
 
-import io.tensafe.kernels.helora.ChunkedLayout;
 import io.tensafe.kernels.helora.PrivateClient;
+import io.tensafe.kernels.helora.PrivatePacking;
 import io.tensafe.kernels.helora.PrivateScales;
 import io.tensafe.kernels.helora.RowChecks;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
 import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.GaloisKeys;
+import io.tensafe.kernels.rlwe.GaloisKeysCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
@@ -38,7 +40,9 @@ final class PrivateRoundsBench {
       long roundOneBytesDown,
       long roundTwoBytesUp,
       long roundTwoBytesDown,
-      double maxRelError) {
+      double maxRelError,
+      int keySwitches,
+      long openingBytes) {
     double nodeUs() {
       return nodeRoundOneUs + nodeRoundTwoUs;
     }
@@ -61,12 +65,12 @@ final class PrivateRoundsBench {
     int d = a[0].length;
     Parameters p = PrivateClient.parametersFor(Math.max(d, a.length));
     PrivateClient client = new PrivateClient(p, random);
-    SharedLoraNode node = new SharedLoraNode(client.publicKey(), client.galoisKeys(), random);
+    GaloisKeys galoisKeys = client.galoisKeys();
+    SharedLoraNode node = new SharedLoraNode(client.publicKey(), galoisKeys, random);
     long input = RlweCodec.uploadBytes(p);
-    int chunks =
-        ChunkedLayout.cheapest(
-            d, new int[] {a.length}, p.ringDegree(), input, AnswerCodec.shareBytes(p, 1));
-    int shareChunks = SharedLoraNode.shareChunks(a.length);
+    int chunks = PrivatePacking.inputChunks(d, new int[] {a.length}, p);
+    PrivatePacking.RoundTwo roundTwo = PrivatePacking.roundTwo(a.length, b.length, p);
+    int shareChunks = roundTwo.shareChunks();
     // The signed bounds: powers of two at or above every row's L2 norm of A and L1 norm of B.
     double bound = Math.pow(2, Math.ceil(Math.log(RowChecks.maxRowL1(b)) / Math.log(2)));
     // The session's clip norm: the largest input's L2 norm, so no input is clipped.
@@ -77,7 +81,7 @@ final class PrivateRoundsBench {
     PrivateScales scales =
         new PrivateScales(
             clip, Math.pow(2, Math.ceil(Math.log(RowChecks.maxRowL2(a)) / Math.log(2))), bound);
-    SharedLoraNode.Site site = node.prepare(a, b, scales, chunks, shareChunks);
+    SharedLoraNode.Site site = node.prepare(a, b, scales, chunks, roundTwo);
     byte[] key = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(key);
     UploadSeeds seeds = new UploadSeeds(key);
@@ -97,7 +101,7 @@ final class PrivateRoundsBench {
       List<ShareAnswer> shareAnswers = one.toClient();
       List<Ciphertext> sent =
           client.encryptShares(
-              client.decryptShares(shareAnswers, site.aLayout()),
+              client.decryptShares(shareAnswers, site.aOutputs()),
               scales,
               seeds(seeds, p, 2L * t + 1, shareChunks));
       List<byte[]> up2 = sent.stream().map(RlweCodec::toUploadBytes).toList();
@@ -129,7 +133,9 @@ final class PrivateRoundsBench {
         bytes[1],
         bytes[2],
         bytes[3],
-        worst);
+        worst,
+        site.aOutputs().switches() + site.bOutputs().switches(),
+        GaloisKeysCodec.toBytes(galoisKeys).length + RlweCodec.toBytes(client.publicKey()).length);
   }
 
   static String json(Result r, int dimension, int rank) {
@@ -140,7 +146,9 @@ final class PrivateRoundsBench {
             + "\"node_round_one_us_per_token\":%.1f,\"node_round_two_us_per_token\":%.1f,"
             + "\"node_us_per_token_per_site\":%.1f,\"client_us_per_token\":%.1f,"
             + "\"round_one_bytes_up\":%d,\"round_one_bytes_down\":%d,\"round_two_bytes_up\":%d,"
-            + "\"round_two_bytes_down\":%d,\"bytes_per_token\":%d,\"max_rel_error\":%.3e}",
+            + "\"round_two_bytes_down\":%d,\"bytes_per_token\":%d,\"max_rel_error\":%.3e,"
+            + "\"key_switches_per_token\":%d,\"switch_cost_bytes\":%d,"
+            + "\"session_opening_bytes\":%d}",
         dimension,
         rank,
         r.ringDegree(),
@@ -155,7 +163,10 @@ final class PrivateRoundsBench {
         r.roundTwoBytesUp(),
         r.roundTwoBytesDown(),
         r.roundOneBytesUp() + r.roundOneBytesDown() + r.roundTwoBytesUp() + r.roundTwoBytesDown(),
-        r.maxRelError());
+        r.maxRelError(),
+        r.keySwitches(),
+        PrivatePacking.switchCostBytes(),
+        r.openingBytes());
   }
 
   /** max |expected − actual| over max |expected|. */

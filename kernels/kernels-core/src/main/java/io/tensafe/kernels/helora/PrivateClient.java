@@ -138,29 +138,26 @@ public final class PrivateClient {
   }
 
   /**
-   * The client's shares of a two-round protocol ({@link SharedLoraNode}): each output coefficient
-   * of the node's round-1 answers as residues modulo both primes, {@code [r + 1][2]} (the rows and
-   * the node's check row), each in [0, q_l). They are uniform and tell the client nothing on their
-   * own.
+   * The client's shares of a two-round protocol ({@link SharedLoraNode}): each output of the node's
+   * round-1 answers as residues modulo both primes, {@code [r + 1][2]} (the rows and the node's
+   * check row), each in [0, q_l). They are uniform and tell the client nothing on their own.
    *
-   * @param answers one per plaintext of {@code layout}, then the check answer
-   * @param layout A's per-chunk layout ({@link ChunkedLayout#perChunk})
+   * @param answers A's packed answers ({@code outputs}), then the check answer
+   * @param outputs where round one's answers carry A's rows ({@link SharedLoraNode.Site#aOutputs})
    */
-  public long[][] decryptShares(List<ShareAnswer> answers, CoefficientLayout layout) {
-    if (answers.size() != layout.plaintextCount() + 1) {
+  public long[][] decryptShares(List<ShareAnswer> answers, PackedOutputs outputs) {
+    if (answers.size() != outputs.answers() + 1) {
       throw new IllegalArgumentException(
-          "expected " + (layout.plaintextCount() + 1) + " answers, got " + answers.size());
+          "expected " + (outputs.answers() + 1) + " answers, got " + answers.size());
     }
-    int rows = layout.rowsPerPlaintext();
-    long[][] shares = new long[layout.rank() + 1][];
-    for (int p = 0; p < layout.plaintextCount(); p++) {
-      long[][] residues =
-          AnswerDecryption.shares(answers.get(p), secretKey, layout.outputPositions(p));
-      System.arraycopy(residues, 0, shares, p * rows, residues.length);
+    int rank = outputs.layout().rank();
+    long[][] shares = new long[rank + 1][];
+    for (int a = 0; a < outputs.answers(); a++) {
+      long[][] residues = AnswerDecryption.shares(answers.get(a), secretKey, outputs.positions(a));
+      System.arraycopy(residues, 0, shares, outputs.firstRow(a), residues.length);
     }
     int check = SharedLoraNode.checkPosition(parameters.ringDegree());
-    shares[layout.rank()] =
-        AnswerDecryption.shares(answers.getLast(), secretKey, new int[] {check})[0];
+    shares[rank] = AnswerDecryption.shares(answers.getLast(), secretKey, new int[] {check})[0];
     return shares;
   }
 
@@ -189,11 +186,11 @@ public final class PrivateClient {
   }
 
   /**
-   * This client's key-switching keys for the automorphisms round two's packing uses ({@link
-   * SharedLoraNode#galoisElements}), fresh from the secret key: sent once per session.
+   * This client's key-switching keys for the automorphisms the node packs answers with ({@link
+   * GaloisKeys#packingElements}), fresh from the secret key: sent once per session.
    */
   public GaloisKeys galoisKeys() {
-    return GaloisKeys.generate(secretKey, SharedLoraNode.galoisElements(parameters), random);
+    return GaloisKeys.generate(secretKey, GaloisKeys.packingElements(parameters), random);
   }
 
   /**

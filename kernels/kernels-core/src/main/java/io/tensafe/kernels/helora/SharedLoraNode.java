@@ -65,97 +65,57 @@ public final class SharedLoraNode {
 
   /**
    * @param clientKey the client's public key, which every answer is re-randomised under
-   * @param galoisKeys the client's key-switching keys for the same ring ({@link #galoisElements}),
-   *     which round two's answers are packed with
+   * @param galoisKeys the client's key-switching keys for the same ring, at least {@link
+   *     GaloisKeys#packingElements}: the answers are packed with them (ADR 0032)
    */
   public SharedLoraNode(PublicKey clientKey, GaloisKeys galoisKeys, SecureRandom random) {
     if (!galoisKeys.parameters().equals(clientKey.parameters())) {
       throw new IllegalArgumentException("the Galois keys are for another ring");
     }
     this.parameters = clientKey.parameters();
-    this.clientKey = clientKey;
-    this.random = random;
-    this.packer = new PrivateWeights(clientKey.parameters());
-    if (!galoisKeys.elements().containsAll(galoisElements(parameters))) {
+    if (!galoisKeys.elements().containsAll(GaloisKeys.packingElements(parameters))) {
       throw new IllegalArgumentException(
-          "round two packs with the automorphisms "
-              + galoisElements(parameters)
+          "answers are packed with the automorphisms "
+              + GaloisKeys.packingElements(parameters)
               + "; the client's keys are for "
               + galoisKeys.elements());
     }
+    this.clientKey = clientKey;
+    this.random = random;
+    this.packer = new PrivateWeights(clientKey.parameters());
     this.packing = new AnswerPacking(galoisKeys);
   }
 
-  /** The most shares one chunk of round two holds: rows {@code ≤ 64} apart in B's layout. */
+  /** The most shares one chunk of round two holds. */
   public static final int MAX_SHARE_WIDTH = 64;
-
-  /**
-   * The Galois elements round two's packing can use in ring {@code p}: {@code N/s + 1} for s a
-   * power of two below {@link #MAX_SHARE_WIDTH} (a level of the packing tree at rows s apart).
-   */
-  public static List<Integer> galoisElements(Parameters p) {
-    List<Integer> out = new ArrayList<>();
-    for (int s = MAX_SHARE_WIDTH / 2; s >= 1; s /= 2) {
-      out.add(p.ringDegree() / s + 1);
-    }
-    return List.copyOf(out);
-  }
-
-  /**
-   * The chunks round two's r + 1 shares go in: as few as hold at most {@link #MAX_SHARE_WIDTH}
-   * each. Packed answers number about ⌈dOut/N⌉ whatever the chunks, so fewer chunks are fewer
-   * uploads.
-   */
-  public static int shareChunks(int rank) {
-    return (rank + 1 + MAX_SHARE_WIDTH - 1) / MAX_SHARE_WIDTH;
-  }
-
-  /**
-   * B's layout per chunk of a site of rank r whose r + 1 shares go in {@code shareChunks} chunks:
-   * rows S apart (the power of two at or above the chunk's width), {@code outputs} rows.
-   */
-  public static CoefficientLayout bLayout(int rank, int shareChunks, int outputs, int ringDegree) {
-    ChunkedLayout chunks = new ChunkedLayout(rank + 1, shareChunks, outputs, ringDegree);
-    if (chunks.chunkWidth() > MAX_SHARE_WIDTH) {
-      throw new IllegalArgumentException(
-          "a share chunk holds at most " + MAX_SHARE_WIDTH + " shares: use more chunks");
-    }
-    return new CoefficientLayout(packedSpacing(chunks.chunkWidth()), outputs, ringDegree);
-  }
-
-  /** The power of two at or above a chunk's width: the rows' distance in B's packed layout. */
-  static int packedSpacing(int width) {
-    return width == 1 ? 1 : Integer.highestOneBit(width - 1) << 1;
-  }
 
   /**
    * A site: A ({@code r × d}) packed per input chunk, and B ({@code dOut × r}, any LoRA scaling
    * folded in, with a zero column for the check share) packed per share chunk; all rounded at the
-   * session's {@code Δa} and {@code Δb}.
+   * session's {@code Δa} and {@code Δb}; where each round's answers carry the outputs.
+   *
+   * @param inputChunks the chunks round one's input comes in
+   * @param aOutputs A's layout per chunk (rows a power of two apart) and its one packed answer
+   * @param bChunks the r + 1 shares' chunks
+   * @param bOutputs B's layout per share chunk and its packing
    */
   public record Site(
-      ChunkedLayout aChunks,
+      int inputChunks,
+      PackedOutputs aOutputs,
       List<PrivateWeights.Site> a,
       ChunkedLayout bChunks,
+      PackedOutputs bOutputs,
       List<PrivateWeights.Site> b,
       PrivateScales scales,
       SharedLoraNode owner) {
-    /** A's layout per chunk: w inputs, r outputs (the shares; the check answer comes after). */
+    /** A's layout per chunk: r outputs (the shares; the check answer comes after). */
     public CoefficientLayout aLayout() {
-      return aChunks.perChunk();
+      return aOutputs.layout();
     }
 
-    /**
-     * B's layout per chunk of the r + 1 shares: rows {@code S} apart (the power of two at or above
-     * the chunk's width w'), dOut outputs; its answers are packed ({@link PackedOutputs}).
-     */
+    /** B's layout per share chunk: dOut outputs. */
     public CoefficientLayout bLayout() {
-      return b.getFirst().layout();
-    }
-
-    /** Where round two's packed answers carry B's outputs. */
-    public PackedOutputs bOutputs() {
-      return new PackedOutputs(bLayout());
+      return bOutputs.layout();
     }
 
     /** r. */
@@ -193,19 +153,26 @@ public final class SharedLoraNode {
     }
   }
 
-  /** Round 1's answer: one per plaintext of A's layout, and the share the node keeps. */
+  /**
+   * Round 1's answer: A's packed answers ({@link Site#aOutputs}), then the check answer; and the
+   * share the node keeps.
+   */
   public record RoundOne(List<ShareAnswer> toClient, Share share) {}
 
   /**
-   * Packs a site whose input arrives in {@code chunks} chunks and whose r + 1 shares in {@code
-   * shareChunks}.
+   * Packs a site whose input arrives in {@code chunks} chunks, its round two as {@code roundTwo}
+   * says ({@link PrivatePacking}).
    *
    * @throws IllegalArgumentException if the shapes do not chain (B's rows have A's row count), a
    *     row of A's L2 norm or of B's L1 norm exceeds the scales' bounds, or a chunk count does not
    *     fit its width
    */
   public Site prepare(
-      double[][] a, double[][] b, PrivateScales scales, int chunks, int shareChunks) {
+      double[][] a,
+      double[][] b,
+      PrivateScales scales,
+      int chunks,
+      PrivatePacking.RoundTwo roundTwo) {
     if (a.length == 0 || b.length == 0 || b[0].length != a.length) {
       throw new IllegalArgumentException("B must have A's row count as its width");
     }
@@ -213,114 +180,98 @@ public final class SharedLoraNode {
       throw new IllegalArgumentException("a row's norm exceeds the signed weight bounds");
     }
     int r = a.length;
+    int n = parameters.ringDegree();
+    PackedOutputs bOutputs = roundTwo.outputs();
+    if (bOutputs.layout().rank() != b.length || bOutputs.layout().ringDegree() != n) {
+      throw new IllegalArgumentException("round two's layout is not for this B");
+    }
     long[][] aInts = PrivateWeights.quantize(a, scales.a());
     long[][] bInts = PrivateWeights.quantize(b, scales.b());
-    ChunkedLayout aChunks = new ChunkedLayout(a[0].length, chunks, r, parameters.ringDegree());
-    ChunkedLayout bChunks =
-        new ChunkedLayout(r + 1, shareChunks, b.length, parameters.ringDegree());
-    int spacing = bLayout(r, shareChunks, b.length, parameters.ringDegree()).dimension();
+    int aWidth = new ChunkedLayout(a[0].length, chunks, r, n).chunkWidth();
+    PackedOutputs aOutputs = PrivatePacking.roundOne(a[0].length, chunks, r, n);
+    ChunkedLayout bChunks = new ChunkedLayout(r + 1, roundTwo.shareChunks(), b.length, n);
     List<PrivateWeights.Site> aSites = new ArrayList<>(chunks);
     for (int j = 0; j < chunks; j++) {
-      aSites.add(packer.prepare(chunkOf(aInts, j, aChunks.chunkWidth()), scales.a()));
+      long[][] chunk = chunkOf(aInts, j, aWidth);
+      aSites.add(packer.prepare(widened(chunk, aOutputs.spacing()), scales.a()));
     }
     long[][] bWithCheck = new long[b.length][];
     for (int o = 0; o < b.length; o++) {
       bWithCheck[o] = Arrays.copyOf(bInts[o], r + 1);
     }
-    List<PrivateWeights.Site> bSites = new ArrayList<>(shareChunks);
-    for (int j = 0; j < shareChunks; j++) {
+    List<PrivateWeights.Site> bSites = new ArrayList<>(bChunks.chunks());
+    for (int j = 0; j < bChunks.chunks(); j++) {
       long[][] chunk = chunkOf(bWithCheck, j, bChunks.chunkWidth());
-      bSites.add(packer.prepare(widened(chunk, spacing), scales.b()));
+      bSites.add(packer.prepare(widened(chunk, bOutputs.spacing()), scales.b()));
     }
-    return new Site(aChunks, List.copyOf(aSites), bChunks, List.copyOf(bSites), scales, this);
+    return new Site(
+        chunks,
+        aOutputs,
+        List.copyOf(aSites),
+        bChunks,
+        bOutputs,
+        List.copyOf(bSites),
+        scales,
+        this);
   }
 
   /**
    * Round 1 on the client's encrypted input chunks ({@link ChunkedLayout}, 2 limbs each, at the
-   * session's input scale).
+   * session's input scale): A's products, packed ({@link Site#aOutputs}), their outputs masked by
+   * M, and the check answer computed on the packed answers, so {@code y_r = Σ_i h_i·y_i} holds for
+   * the values the client decrypts, switching noise included.
    */
   public RoundOne roundOne(Site site, List<Ciphertext> chunks) {
     requireOwn(site);
-    if (chunks.size() != site.aChunks().chunks()) {
+    if (chunks.size() != site.inputChunks()) {
       throw new IllegalArgumentException(
-          "the site reads " + site.aChunks().chunks() + " chunks, got " + chunks.size());
+          "the site reads " + site.inputChunks() + " chunks, got " + chunks.size());
     }
     chunks.forEach(ct -> requireClientCiphertext(ct, site.scales().input()));
-    CoefficientLayout layout = site.aLayout();
-    int rows = layout.rowsPerPlaintext();
+    PackedOutputs outputs = site.aOutputs();
+    CoefficientLayout layout = outputs.layout();
+    int n = parameters.ringDegree();
     int r = site.rank();
-    long[][] masks = new long[r + 1][];
-    List<ShareAnswer> toClient = new ArrayList<>(layout.plaintextCount() + 1);
+    List<long[][][]> leaves = new ArrayList<>(layout.plaintextCount());
     for (int p = 0; p < layout.plaintextCount(); p++) {
-      int[] positions = layout.outputPositions(p);
-      long[][] mask = new long[positions.length][];
-      for (int b = 0; b < positions.length; b++) {
-        mask[b] = uniformResidues();
-        masks[p * rows + b] = mask[b];
-      }
       List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
       for (PrivateWeights.Site chunk : site.a()) {
         weights.add(chunk.plaintexts().get(p));
       }
-      toClient.add(MaskedAnswers.share(chunks, weights, positions, mask, clientKey, random));
+      leaves.add(MaskedAnswers.leaf(chunks, weights, outputs.leafShift(), clientKey, random));
     }
+    double scale = site.scales().share();
     long[] h = uniformSigned(r, CHECK_BITS);
+    long[][] masks = new long[r + 1][];
+    List<ShareAnswer> toClient = new ArrayList<>(outputs.answers() + 1);
+    List<long[][][]> packed = new ArrayList<>(outputs.answers());
+    List<long[]> checks = new ArrayList<>(outputs.answers());
+    for (int a = 0; a < outputs.answers(); a++) {
+      int first = outputs.firstPlaintext(a);
+      long[][][] answer =
+          packing.pack(leaves.subList(first, first + outputs.plaintexts(a)), outputs.spacing());
+      int[] positions = outputs.positions(a);
+      long[][] mask = new long[positions.length][];
+      long[] check = new long[n];
+      for (int i = 0; i < positions.length; i++) {
+        int row = outputs.firstRow(a) + i;
+        mask[i] = uniformResidues();
+        masks[row] = mask[i];
+        check[n - 1 - positions[i]] = h[row];
+      }
+      packed.add(answer);
+      checks.add(check);
+      toClient.add(MaskedAnswers.sharePacked(parameters, answer, positions, mask, scale));
+    }
     masks[r] = uniformResidues();
     toClient.add(
-        MaskedAnswers.share(
-            chunks,
-            checkPlaintexts(site, h),
-            new int[] {checkPosition(parameters.ringDegree())},
-            new long[][] {masks[r]},
-            clientKey,
-            random));
+        MaskedAnswers.check(packed, checks, checkPosition(n), masks[r], scale, clientKey, random));
     return new RoundOne(List.copyOf(toClient), new Share(new Held(masks, h)));
   }
 
   /** Where a check answer's one output is in a ring of degree N: the top coefficient, N − 1. */
   public static int checkPosition(int ringDegree) {
     return ringDegree - 1;
-  }
-
-  /**
-   * Per input chunk j, {@code C_j = Σ_p P_pj·H_p} with {@code H_p = Σ_b h_(p·rows+b)·X^(N−1−k_b)}:
-   * the product {@code C_j·x̃_j} summed over the chunks has at coefficient N − 1 exactly {@code Σ_i
-   * h_i·y_i}, y_i the row outputs as the client decrypts them (cross terms of the encryption error
-   * included, which a check row packed beside the others would not match).
-   */
-  private List<ShoupPlaintext> checkPlaintexts(Site site, long[] h) {
-    CoefficientLayout layout = site.aLayout();
-    int n = parameters.ringDegree();
-    int rows = layout.rowsPerPlaintext();
-    List<RnsPoly> shifts = new ArrayList<>(layout.plaintextCount());
-    for (int p = 0; p < layout.plaintextCount(); p++) {
-      long[] coefficients = new long[n];
-      int[] positions = layout.outputPositions(p);
-      for (int b = 0; b < positions.length; b++) {
-        coefficients[n - 1 - positions[b]] = h[p * rows + b];
-      }
-      shifts.add(packer.ntt(coefficients));
-    }
-    List<ShoupPlaintext> out = new ArrayList<>(site.a().size());
-    for (PrivateWeights.Site chunk : site.a()) {
-      long[][] sum = new long[2][n];
-      for (int l = 0; l < 2; l++) {
-        Modulus q = parameters.moduli().get(l);
-        for (int p = 0; p < shifts.size(); p++) {
-          ShoupPlaintext weights = chunk.plaintexts().get(p);
-          long[] w = weights.plaintext().poly().limb(l);
-          long[] wShoup = weights.shoup(l);
-          long[] shift = shifts.get(p).limb(l);
-          for (int k = 0; k < n; k++) {
-            sum[l][k] = q.add(sum[l][k], q.mulShoup(shift[k], w[k], wShoup[k]));
-          }
-        }
-      }
-      out.add(
-          new ShoupPlaintext(
-              new Plaintext(RnsPoly.wrap(sum, true), site.scales().a()), parameters.moduli()));
-    }
-    return out;
   }
 
   /**
@@ -394,8 +345,10 @@ public final class SharedLoraNode {
       int count = outputs.plaintexts(a);
       long[][][] packed = packing.pack(leaves.subList(first, first + count), outputs.spacing());
       BigInteger switching =
-          BigInteger.valueOf((long) Math.ceil(AnswerPacking.noiseBound(parameters, count)) + 1)
-              .shiftLeft(PrivateWeights.FLOODING_BITS);
+          count == 1
+              ? BigInteger.ZERO
+              : BigInteger.valueOf((long) Math.ceil(AnswerPacking.noiseBound(parameters, count)))
+                  .shiftLeft(PrivateWeights.FLOODING_BITS);
       int[] positions = outputs.positions(a);
       long[][] additions = new long[positions.length][];
       int i = 0;

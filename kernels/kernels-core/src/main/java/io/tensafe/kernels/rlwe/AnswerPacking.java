@@ -73,12 +73,15 @@ public final class AnswerPacking {
   /**
    * One ciphertext holding every leaf's outputs at {@link #position}. Leaves are {@code
    * [component][limb][N]} in coefficient form, their outputs at multiples of {@code spacing}; they
-   * are not modified.
+   * are not modified. One leaf is its own answer, at any spacing.
    *
    * @throws IllegalArgumentException if spacing is not a power of two, or the slots do not fit in
    *     it
    */
   public long[][][] pack(List<long[][][]> leaves, int spacing) {
+    if (leaves.size() == 1) {
+      return leaves.getFirst();
+    }
     int slots = slots(leaves.size());
     if (Integer.bitCount(spacing) != 1 || spacing > parameters.ringDegree() || slots > spacing) {
       throw new IllegalArgumentException(

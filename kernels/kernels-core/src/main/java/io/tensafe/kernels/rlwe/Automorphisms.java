@@ -22,12 +22,13 @@ final class Automorphisms {
     return out;
   }
 
-  /** {@code X^shift·a} for shift in [0, 2N), a fresh array. */
+  /** {@code X^shift·a} for shift in [0, 2N) (N a power of two), a fresh array. */
   static long[] rotate(long[] a, int shift, Modulus q) {
     int n = a.length;
+    int mask = 2 * n - 1;
     long[] out = new long[n];
     for (int i = 0; i < n; i++) {
-      int j = (i + shift) % (2 * n);
+      int j = (i + shift) & mask;
       out[j < n ? j : j - n] = j < n ? a[i] : q.negate(a[i]);
     }
     return out;

@@ -48,12 +48,19 @@ public final class GaloisKeys {
   }
 
   /**
-   * The elements {@code 2^j + 1} for j in [1, log N]: every automorphism a packing tree can use,
-   * ascending.
+   * The packing tree's levels a session's keys cover: a level joining outputs s apart uses {@code
+   * N/s + 1}, and keys exist for {@code s ≥ N/2^8}. Eight elements per ring bound a session's
+   * opening (2.7 MB at N = 4096, 10.6 MB at N = 16384).
+   */
+  public static final int PACKING_LEVELS = 8;
+
+  /**
+   * The elements {@code 2^j + 1} for j in [1, min(log N, {@link #PACKING_LEVELS})], ascending: a
+   * packing level at outputs {@code s = N/2^j} apart uses {@code 2^j + 1}.
    */
   public static List<Integer> packingElements(Parameters p) {
     List<Integer> out = new ArrayList<>();
-    for (int j = 1; j <= p.logN(); j++) {
+    for (int j = 1; j <= Math.min(p.logN(), PACKING_LEVELS); j++) {
       out.add((1 << j) + 1);
     }
     return List.copyOf(out);

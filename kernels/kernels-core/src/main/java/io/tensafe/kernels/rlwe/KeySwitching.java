@@ -64,15 +64,21 @@ final class KeySwitching {
         long[] aShoup = key.aShoup()[t][l];
         long[] out0 = acc0[l];
         long[] out1 = acc1[l];
+        // Lazy: each product is in [0, 2q), so DIGITS of them sum below 2^59; reduced once below.
         for (int i = 0; i < n; i++) {
-          out0[i] = q.add(out0[i], q.mulShoup(work[i], b[i], bShoup[i]));
-          out1[i] = q.add(out1[i], q.mulShoup(work[i], a[i], aShoup[i]));
+          long x = work[i];
+          out0[i] += q.mulShoupLazy(x, b[i], bShoup[i]);
+          out1[i] += q.mulShoupLazy(x, a[i], aShoup[i]);
         }
       }
     }
     for (int l = 0; l < 2; l++) {
       Modulus q = parameters.moduli().get(l);
       NegacyclicNtt ntt = parameters.ntts().get(l);
+      for (int i = 0; i < n; i++) {
+        acc0[l][i] = q.reduce(acc0[l][i]);
+        acc1[l][i] = q.reduce(acc1[l][i]);
+      }
       ntt.inverseInPlace(acc0[l]);
       ntt.inverseInPlace(acc1[l]);
       for (int i = 0; i < n; i++) {

@@ -6,6 +6,7 @@ import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -137,6 +138,60 @@ public final class MaskedAnswers {
       switchedC0[i] = down.apply(r0, r1);
     }
     return new SwitchedAnswer(p, down.bits(), switchedC1, switchedC0, scale);
+  }
+
+  /**
+   * Round one's packed answer: {@code packed} with {@code masks[i]} (residues per limb, uniform)
+   * added at {@code positions[i]}, c1 whole and c0 at the positions.
+   */
+  public static ShareAnswer sharePacked(
+      Parameters p, long[][][] packed, int[] positions, long[][] masks, double scale) {
+    long[][] c0 = new long[2][positions.length];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = p.moduli().get(l);
+      for (int i = 0; i < positions.length; i++) {
+        c0[l][i] = q.add(packed[0][l][positions[i]], masks[i][l]);
+      }
+    }
+    return new ShareAnswer(p, new long[][] {packed[1][0], packed[1][1]}, c0, scale);
+  }
+
+  /**
+   * Round one's check answer on packed answers: {@code Σ_a packed_a·H_a} re-randomised ({@link
+   * #leaf}), read at coefficient {@code position} with {@code mask} added. With {@code H_a}'s
+   * coefficient {@code N − 1 − k} holding {@code h_i} for each output i of answer a at coefficient
+   * k (and zero elsewhere), coefficient N − 1 of the sum is exactly {@code Σ_i h_i·y_i}, y_i what
+   * the client decrypts at output i before its mask, switching noise included.
+   *
+   * @param checks per packed answer, {@code H_a}'s signed coefficients
+   */
+  public static ShareAnswer check(
+      List<long[][][]> packed,
+      List<long[]> checks,
+      int position,
+      long[] mask,
+      double scale,
+      PublicKey key,
+      SecureRandom random) {
+    Parameters p = key.parameters();
+    List<Ciphertext> inputs = new ArrayList<>(packed.size());
+    List<ShoupPlaintext> weights = new ArrayList<>(packed.size());
+    for (int a = 0; a < packed.size(); a++) {
+      RnsPoly c0 =
+          RnsPoly.wrap(
+              new long[][] {packed.get(a)[0][0].clone(), packed.get(a)[0][1].clone()}, false);
+      RnsPoly c1 =
+          RnsPoly.wrap(
+              new long[][] {packed.get(a)[1][0].clone(), packed.get(a)[1][1].clone()}, false);
+      c0.toNttInPlace(p.ntts());
+      c1.toNttInPlace(p.ntts());
+      inputs.add(new Ciphertext(p, c0, c1, scale, null));
+      RnsPoly h = RnsPoly.fromSigned(checks.get(a), p.moduli());
+      h.toNttInPlace(p.ntts());
+      weights.add(new ShoupPlaintext(new Plaintext(h, 1.0), p.moduli()));
+    }
+    long[][][] sum = leaf(inputs, weights, 0, key, random);
+    return sharePacked(p, sum, new int[] {position}, new long[][] {mask}, scale);
   }
 
   /**

@@ -88,13 +88,18 @@ class SharedLoraTest {
 
   private static SharedLoraNode.Site prepare(
       Parties p, double[][] a, double[][] b, int chunks, int shareChunks) {
-    return p.node().prepare(a, b, p.scales(a, b), chunks, shareChunks);
+    PrivatePacking.RoundTwo two =
+        new PrivatePacking.RoundTwo(
+            shareChunks,
+            PrivatePacking.roundTwoOutputs(
+                a.length, shareChunks, b.length, p.client().parameters().ringDegree(), true));
+    return p.node().prepare(a, b, p.scales(a, b), chunks, two);
   }
 
   /** The client's encrypted shares for round two. */
   private static List<Ciphertext> sharesFor(
       Parties p, SharedLoraNode.Site site, SharedLoraNode.RoundOne one) {
-    long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
+    long[][] shares = p.client().decryptShares(one.toClient(), site.aOutputs());
     return p.client().encryptShares(shares, site.scales(), seeds(p, site.bChunks().chunks()));
   }
 
@@ -111,8 +116,7 @@ class SharedLoraTest {
     return p.node()
         .roundOne(
             site,
-            p.client()
-                .encryptSharedInput(clipped(x), site.scales(), seeds(p, site.aChunks().chunks())));
+            p.client().encryptSharedInput(clipped(x), site.scales(), seeds(p, site.inputChunks())));
   }
 
   /**
@@ -206,7 +210,7 @@ class SharedLoraTest {
       double honestNorm = Math.sqrt(Arrays.stream(honest).map(v -> v * v).sum());
       assertTrue(bvNorm > 2 * honestNorm, "B·v would stand out if it leaked: " + bvNorm);
       SharedLoraNode.RoundOne one = roundOne(p, site, x);
-      long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
+      long[][] shares = p.client().decryptShares(one.toClient(), site.aOutputs());
       shares[column][0] = (shares[column][0] + shift.mod(BigInteger.valueOf(q0)).longValue()) % q0;
       shares[column][1] = (shares[column][1] + shift.mod(BigInteger.valueOf(q1)).longValue()) % q1;
       List<Ciphertext> sent =
@@ -298,7 +302,7 @@ class SharedLoraTest {
     List<Ciphertext> small = p.client().encryptSharedInput(x, tiny, seeds(p, 1));
     assertThrows(IllegalArgumentException.class, () -> p.node().roundOne(site, small));
     SharedLoraNode.RoundOne one = roundOne(p, site, x);
-    long[][] shares = p.client().decryptShares(one.toClient(), site.aLayout());
+    long[][] shares = p.client().decryptShares(one.toClient(), site.aOutputs());
     List<Ciphertext> offScale = p.client().encryptShares(shares, tiny, seeds(p, 1));
     assertThrows(
         IllegalArgumentException.class,
@@ -314,7 +318,7 @@ class SharedLoraTest {
     int k = 0;
     for (double[] x : inputs) {
       SharedLoraNode.RoundOne one = roundOne(p, site, x);
-      for (long[] share : p.client().decryptShares(one.toClient(), site.aLayout())) {
+      for (long[] share : p.client().decryptShares(one.toClient(), site.aOutputs())) {
         all[k++] = share[0];
       }
     }
@@ -335,12 +339,8 @@ class SharedLoraTest {
       Arrays.fill(row, 0.01); // a very different A·x
     }
     double[][] inputs = LoraData.activations(40, d, 7);
-    long[] h1 =
-        ChiSquare.sixteenBuckets(
-            shares(p, prepare(p, a1, b, 1, SharedLoraNode.shareChunks(r)), inputs), q);
-    long[] h2 =
-        ChiSquare.sixteenBuckets(
-            shares(p, prepare(p, a2, b, 1, SharedLoraNode.shareChunks(r)), inputs), q);
+    long[] h1 = ChiSquare.sixteenBuckets(shares(p, prepare(p, a1, b, 1, 2), inputs), q);
+    long[] h2 = ChiSquare.sixteenBuckets(shares(p, prepare(p, a2, b, 1, 2), inputs), q);
     assertTrue(ChiSquare.againstUniform(h1) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h1));
     assertTrue(ChiSquare.againstUniform(h2) < ChiSquare.CRITICAL_15_DOF, Arrays.toString(h2));
     assertTrue(ChiSquare.twoSample(h1, h2) < ChiSquare.CRITICAL_15_DOF, "shares depend on A·x");
@@ -363,10 +363,11 @@ class SharedLoraTest {
     assertThrows(
         IllegalStateException.class, () -> p.node().roundTwo(site, one.share(), sent, 0.01));
     PrivateScales tooSmall = new PrivateScales(CLIP, aBound(a) / 2, bBound(b));
-    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, tooSmall, 1, 1));
+    PrivatePacking.RoundTwo two = new PrivatePacking.RoundTwo(1, site.bOutputs());
+    assertThrows(IllegalArgumentException.class, () -> p.node().prepare(a, b, tooSmall, 1, two));
     assertThrows(
         IllegalArgumentException.class,
-        () -> p.node().prepare(a, randomB(d, 7, 12), p.scales(a, b), 1, 1));
+        () -> p.node().prepare(a, randomB(d, 7, 12), p.scales(a, b), 1, two));
   }
 
   /** The DP noise round 2 adds has the asked standard deviation, centred on the exact delta. */

@@ -27,7 +27,15 @@ class AnswerPackingTest {
   AnswerPackingTest() throws Exception {
     p = Parameters.of(new ParameterSpec(12, List.of(54, 54), 30));
     sk = KeyGenerator.secretKey(p, random);
-    keys = GaloisKeys.generate(sk, GaloisKeys.packingElements(p), random);
+    // every level down to outputs 1 apart, beyond what a session's keys cover
+    keys =
+        GaloisKeys.generate(
+            sk,
+            java.util.stream.IntStream.rangeClosed(1, p.logN())
+                .map(j -> (1 << j) + 1)
+                .boxed()
+                .toList(),
+            random);
     q =
         BigInteger.valueOf(p.moduli().get(0).value())
             .multiply(BigInteger.valueOf(p.moduli().get(1).value()));

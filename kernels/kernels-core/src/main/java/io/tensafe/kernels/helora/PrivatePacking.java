@@ -1,0 +1,128 @@
+package io.tensafe.kernels.helora;
+
+import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.rlwe.RlweCodec;
+
+/**
+ * How private mode cuts inputs into chunks and packs answers (ADR 0032), as both parties compute it
+ * from shapes alone. Every choice minimises {@code bytes + λ·switches} per token: bytes both ways,
+ * and each key switch the node runs counted as {@code λ} bytes ({@link #switchCostBytes}), so a
+ * switch is spent only where the whole answer it saves is worth more.
+ *
+ * <ul>
+ *   <li>Round one always packs a site's answers into one ({@link PackedOutputs#whole}, A's rows a
+ *       power of two apart) and sends the check beside it; the group's input chunks c minimise
+ *       {@code c·upload + Σ_sites (2 answers + λ·(plaintexts − 1))}.
+ *   <li>Round two packs a site's answers when a switch costs less than the switched answer it
+ *       saves, and its share chunks minimise {@code c·upload + answers·answer + λ·switches}.
+ * </ul>
+ */
+public final class PrivatePacking {
+  /** System property that sets λ in bytes; see {@link #switchCostBytes}. */
+  public static final String SWITCH_COST_PROPERTY = "tensafe.private.switch-cost-bytes";
+
+  /**
+   * λ by default: 32 KiB, about what one key switch at N = 4096 costs in time on a two-core machine
+   * (0.6 ms, docs/benchmarks.md) at 350 Mbit/s.
+   */
+  public static final long DEFAULT_SWITCH_COST_BYTES = 32 << 10;
+
+  private PrivatePacking() {}
+
+  /**
+   * λ: the bytes one key switch is worth, from {@link #SWITCH_COST_PROPERTY} (0 packs everything, a
+   * large value packs nothing that needs a switch). Client and node must agree on it, as on the
+   * plan.
+   */
+  public static long switchCostBytes() {
+    return Long.getLong(SWITCH_COST_PROPERTY, DEFAULT_SWITCH_COST_BYTES);
+  }
+
+  /** A's layout per chunk for inputs of d values in c chunks: rows a power of two apart. */
+  public static CoefficientLayout aLayout(int dimension, int chunks, int rank, int ringDegree) {
+    int width = new ChunkedLayout(dimension, chunks, rank, ringDegree).chunkWidth();
+    return new CoefficientLayout(powerOfTwoAtLeast(width), rank, ringDegree);
+  }
+
+  /** Round one's outputs: every plaintext of A in one answer. */
+  public static PackedOutputs roundOne(int dimension, int chunks, int rank, int ringDegree) {
+    return PackedOutputs.whole(aLayout(dimension, chunks, rank, ringDegree));
+  }
+
+  /** Round two's choice for a site: its share chunks and where its outputs go. */
+  public record RoundTwo(int shareChunks, PackedOutputs outputs) {}
+
+  /**
+   * The input chunks of a group of sites reading one input of {@code dimension} values, the
+   * cheapest by {@code c·upload + Σ_s (2·answer + λ·switches_s)}, the fewest chunks on a tie.
+   */
+  public static int inputChunks(int dimension, int[] ranks, Parameters p) {
+    long upload = RlweCodec.uploadBytes(p);
+    long lambda = switchCostBytes();
+    int best = 1;
+    long bestCost = Long.MAX_VALUE;
+    for (int c = 1; c <= Math.min(dimension, ChunkedLayout.MAX_CHUNKS); c++) {
+      long cost = c * upload;
+      for (int r : ranks) {
+        PackedOutputs out = roundOne(dimension, c, r, p.ringDegree());
+        cost += AnswerCodec.shareBytes(p, r) + AnswerCodec.shareBytes(p, 1);
+        cost += lambda * out.switches();
+      }
+      if (cost < bestCost) {
+        best = c;
+        bestCost = cost;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Round two of a site of rank r and {@code outputs} rows: share chunks (each at most {@link
+   * SharedLoraNode#MAX_SHARE_WIDTH} shares) and packing, the cheapest by {@code c·upload + answers
+   * + λ·switches}.
+   */
+  public static RoundTwo roundTwo(int rank, int outputs, Parameters p) {
+    long upload = RlweCodec.uploadBytes(p);
+    long lambda = switchCostBytes();
+    int fewest = (rank + 1 + SharedLoraNode.MAX_SHARE_WIDTH - 1) / SharedLoraNode.MAX_SHARE_WIDTH;
+    RoundTwo best = null;
+    long bestCost = Long.MAX_VALUE;
+    for (int c = fewest; c <= Math.min(rank + 1, ChunkedLayout.MAX_CHUNKS); c++) {
+      for (boolean packed : new boolean[] {false, true}) {
+        PackedOutputs out = roundTwoOutputs(rank, c, outputs, p.ringDegree(), packed);
+        long cost = c * upload + lambda * out.switches();
+        for (int a = 0; a < out.answers(); a++) {
+          cost += AnswerCodec.switchedBytes(p, out.positions(a).length);
+        }
+        if (cost < bestCost) {
+          best = new RoundTwo(c, out);
+          bestCost = cost;
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * B's outputs for r + 1 shares in {@code chunks} chunks: packed, rows a power of two apart; or
+   * not, rows the chunk's width apart.
+   */
+  public static PackedOutputs roundTwoOutputs(
+      int rank, int chunks, int outputs, int ringDegree, boolean packed) {
+    int width = new ChunkedLayout(rank + 1, chunks, outputs, ringDegree).chunkWidth();
+    if (width > SharedLoraNode.MAX_SHARE_WIDTH) {
+      throw new IllegalArgumentException(
+          "a share chunk holds at most " + SharedLoraNode.MAX_SHARE_WIDTH + " shares");
+    }
+    if (!packed) {
+      return new PackedOutputs(new CoefficientLayout(width, outputs, ringDegree), 1);
+    }
+    return PackedOutputs.whole(
+        new CoefficientLayout(powerOfTwoAtLeast(width), outputs, ringDegree));
+  }
+
+  static int powerOfTwoAtLeast(int width) {
+    return width == 1 ? 1 : Integer.highestOneBit(width - 1) << 1;
+  }
+}
