@@ -74,10 +74,16 @@ public final class NodeSession {
               + " public keys, one per ring, got "
               + publicKeys.size());
     }
+    java.util.Set<Integer> used = new java.util.HashSet<>();
+    plan.groups().forEach(g -> used.add(SitePlan.parameters(g).logN()));
     for (int i = 0; i < publicKeys.size(); i++) {
       int logN = plan.rings().get(i);
       RingKeys keys = RingKeys.fromBytes(publicKeys.get(i), SitePlan.ring(logN));
-      nodes.put(logN, new SharedLoraNode(keys.publicKey(), keys.galoisKeys(), random));
+      // Only the rings the adapter's groups compute in keep their keys (ADR 0032: 12 MiB of
+      // Galois keys in memory at N = 4096, 48 MiB at N = 16384, per session).
+      if (used.contains(logN)) {
+        nodes.put(logN, new SharedLoraNode(keys.publicKey(), keys.galoisKeys(), random));
+      }
     }
     this.noise = noise;
     this.noiseStdDev = policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm();

@@ -2,7 +2,6 @@ package io.tensafe.kernels.rlwe;
 
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
-import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
 import java.security.SecureRandom;
@@ -37,48 +36,6 @@ public final class MaskedAnswers {
    */
   public static int switchBits(Parameters p) {
     return Math.min(MAX_BITS, p.moduli().getFirst().bitLength() - 1 - p.logN());
-  }
-
-  /**
-   * Round one's answer: {@code Σ_j inputs_j·weights_j + Enc_pk(M)} with M's residues {@code
-   * masks[i]} (one per limb, reduced) at {@code positions[i]}.
-   */
-  public static ShareAnswer share(
-      List<Ciphertext> inputs,
-      List<ShoupPlaintext> weights,
-      int[] positions,
-      long[][] masks,
-      PublicKey key,
-      SecureRandom random) {
-    Parameters p = key.parameters();
-    Coefficients c = coefficients(inputs, weights, positions, masks, key, random);
-    return new ShareAnswer(p, c.c1(), c.c0AtOutputs(), c.scale());
-  }
-
-  /**
-   * Round two's answer: {@code Σ_j inputs_j·weights_j + Enc_pk(M)} with M's residues {@code
-   * additions[i]} (one per limb, reduced: the flooding and DP noise in the product's units) at
-   * {@code positions[i]}, switched to {@link #switchBits} bits.
-   */
-  public static SwitchedAnswer switched(
-      List<Ciphertext> inputs,
-      List<ShoupPlaintext> weights,
-      int[] positions,
-      long[][] additions,
-      PublicKey key,
-      SecureRandom random) {
-    Parameters p = key.parameters();
-    Coefficients c = coefficients(inputs, weights, positions, additions, key, random);
-    ModulusSwitch down = new ModulusSwitch(p, switchBits(p));
-    long[] switchedC1 = new long[p.ringDegree()];
-    for (int k = 0; k < switchedC1.length; k++) {
-      switchedC1[k] = down.apply(c.c1()[0][k], c.c1()[1][k]);
-    }
-    long[] switchedC0 = new long[positions.length];
-    for (int i = 0; i < positions.length; i++) {
-      switchedC0[i] = down.apply(c.c0AtOutputs()[0][i], c.c0AtOutputs()[1][i]);
-    }
-    return new SwitchedAnswer(p, down.bits(), switchedC1, switchedC0, c.scale());
   }
 
   /**
@@ -192,48 +149,6 @@ public final class MaskedAnswers {
     }
     long[][][] sum = leaf(inputs, weights, 0, key, random);
     return sharePacked(p, sum, new int[] {position}, new long[][] {mask}, scale);
-  }
-
-  /**
-   * An answer before its encoding, in coefficient form modulo both primes: c1 whole ({@code
-   * [limb][N]}) and c0 at the outputs ({@code [limb][outputs]}), and the product's scale.
-   */
-  private record Coefficients(long[][] c1, long[][] c0AtOutputs, double scale) {}
-
-  /**
-   * {@code Σ_j inputs_j·weights_j + (u·b + e0 + M, u·a + e1)} in coefficient form, with M's
-   * residues {@code additions[i]} at {@code positions[i]}; e0 is drawn only there, since c0 is read
-   * nowhere else.
-   */
-  private static Coefficients coefficients(
-      List<Ciphertext> inputs,
-      List<ShoupPlaintext> weights,
-      int[] positions,
-      long[][] additions,
-      PublicKey key,
-      SecureRandom random) {
-    Parameters p = key.parameters();
-    long[][][] sums = reRandomisedSums(inputs, weights, key, random);
-    long[][] c0 = sums[0];
-    long[][] c1 = sums[1];
-    long[] e0 = Samplers.gaussian(positions.length, random);
-    long[] e1 = Samplers.gaussian(p.ringDegree(), random);
-    long[][] at = new long[2][positions.length];
-    for (int l = 0; l < 2; l++) {
-      Modulus q = p.moduli().get(l);
-      NegacyclicNtt ntt = p.ntts().get(l);
-      ntt.inverseInPlace(c0[l]);
-      ntt.inverseInPlace(c1[l]);
-      for (int i = 0; i < positions.length; i++) {
-        long v = q.add(c0[l][positions[i]], signed(q, e0[i]));
-        at[l][i] = q.add(v, additions[i][l]);
-      }
-      for (int k = 0; k < c1[l].length; k++) {
-        c1[l][k] = q.add(c1[l][k], signed(q, e1[k]));
-      }
-    }
-    return new Coefficients(
-        c1, at, inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
   }
 
   /**

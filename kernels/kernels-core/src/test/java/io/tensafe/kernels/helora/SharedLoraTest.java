@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tensafe.kernels.ChiSquare;
 import io.tensafe.kernels.TestRandoms;
 import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import io.tensafe.kernels.rlwe.UploadSeeds;
 import java.math.BigInteger;
@@ -135,6 +136,15 @@ class SharedLoraTest {
     SharedLoraNode.Site chunked = prepare(p, a, b, 6, 2);
     assertEquals(16, whole.aLayout().plaintextCount());
     assertEquals(2, chunked.aLayout().plaintextCount());
+    // ADR 0032: A's 16 plaintexts packed into one answer (15 key switches), beside the check, each
+    // carrying c0 at its outputs only.
+    assertEquals(1, whole.aOutputs().answers());
+    assertEquals(15, whole.aOutputs().switches());
+    List<ShareAnswer> answers =
+        roundOne(p, whole, clipped(LoraData.activations(1, d, 35)[0])).toClient();
+    assertEquals(2, answers.size());
+    assertEquals(r, answers.get(0).outputs());
+    assertEquals(1, answers.get(1).outputs());
     double[] x = clipped(LoraData.activations(1, d, 34)[0]);
     double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
     double[] fromWhole = delta(p, whole, x);

@@ -1,10 +1,13 @@
 package io.tensafe.kernels.rlwe;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.TestRandoms;
+import io.tensafe.kernels.params.EncodingHeader;
+import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
@@ -180,6 +183,35 @@ class AnswerPackingTest {
       worst = Math.max(worst, Math.abs(phase[j % n].subtract(expected).doubleValue()));
     }
     assertTrue(worst < GaloisKeys.noiseBound(p) + 40, "error " + worst);
+  }
+
+  @Test
+  void galoisKeys_travelAsTheirPublicParts_andMalformedOnesAreRefused() throws Exception {
+    GaloisKeys session = GaloisKeys.generate(sk, GaloisKeys.packingElements(p), random);
+    byte[] bytes = GaloisKeysCodec.toBytes(session);
+    assertEquals(EncodingHeader.SIZE + 1 + 8 * GaloisKeysCodec.bytesPerElement(p), bytes.length);
+    GaloisKeys read = GaloisKeysCodec.fromBytes(bytes, p);
+    assertEquals(session.elements(), read.elements());
+    for (int k : session.elements()) {
+      for (int t = 0; t < GaloisKeys.DIGITS; t++) {
+        for (int l = 0; l < 2; l++) {
+          assertArrayEquals(session.key(k).a()[t][l], read.key(k).a()[t][l]);
+          assertArrayEquals(session.key(k).b()[t][l], read.key(k).b()[t][l]);
+        }
+      }
+    }
+    byte[] shorter = java.util.Arrays.copyOf(bytes, bytes.length - 1);
+    assertThrows(MalformedEncodingException.class, () -> GaloisKeysCodec.fromBytes(shorter, p));
+    byte[] tooMany = bytes.clone();
+    tooMany[EncodingHeader.SIZE] = (byte) (p.logN() + 1);
+    assertThrows(MalformedEncodingException.class, () -> GaloisKeysCodec.fromBytes(tooMany, p));
+    byte[] even = bytes.clone();
+    even[EncodingHeader.SIZE + 4] = 4; // the first element, big-endian: 4
+    assertThrows(MalformedEncodingException.class, () -> GaloisKeysCodec.fromBytes(even, p));
+    byte[] unreduced = bytes.clone();
+    java.util.Arrays.fill(
+        unreduced, EncodingHeader.SIZE + 1 + 36, EncodingHeader.SIZE + 1 + 44, (byte) -1);
+    assertThrows(MalformedEncodingException.class, () -> GaloisKeysCodec.fromBytes(unreduced, p));
   }
 
   @Test

@@ -31,6 +31,28 @@ class MaskedAnswersTest {
     pk = KeyGenerator.publicKey(sk, random);
   }
 
+  /** Round one's answer of one leaf (a packing of one): the products, re-randomised, masked. */
+  private ShareAnswer share(
+      List<Ciphertext> inputs, List<ShoupPlaintext> weights, int[] positions, long[][] masks) {
+    return MaskedAnswers.sharePacked(
+        p,
+        MaskedAnswers.leaf(inputs, weights, 0, pk, random),
+        positions,
+        masks,
+        inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
+  }
+
+  /** Round two's answer of one leaf, switched. */
+  private SwitchedAnswer switched(
+      List<Ciphertext> inputs, List<ShoupPlaintext> weights, int[] positions, long[][] additions) {
+    return MaskedAnswers.switchedPacked(
+        p,
+        MaskedAnswers.leaf(inputs, weights, 0, pk, random),
+        positions,
+        additions,
+        inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
+  }
+
   private long[] randomSigned(long seed, long bound, int nonzero) {
     SplittableRandom r = new SplittableRandom(seed);
     long[] v = new long[p.ringDegree()];
@@ -102,7 +124,7 @@ class MaskedAnswersTest {
     for (int i = 0; i < masks.length; i++) {
       masks[i] = new long[] {i + 1, i + 1}; // M = i + 1 at output i
     }
-    ShareAnswer answer = MaskedAnswers.share(inputs, packed, POSITIONS, masks, pk, random);
+    ShareAnswer answer = share(inputs, packed, POSITIONS, masks);
     assertEquals(6.0, answer.scale());
     byte[] bytes = AnswerCodec.toBytes(answer);
     assertEquals(AnswerCodec.shareBytes(p, 3), bytes.length);
@@ -128,13 +150,11 @@ class MaskedAnswersTest {
       BigInteger.ZERO, BigInteger.ONE.shiftLeft(80), BigInteger.valueOf(-7)
     };
     SwitchedAnswer answer =
-        MaskedAnswers.switched(
+        switched(
             List.of(input),
             List.of(new ShoupPlaintext(new Plaintext(ntt(weight), 1.0), p.moduli())),
             POSITIONS,
-            residues(additions),
-            pk,
-            random);
+            residues(additions));
     assertEquals(MaskedAnswers.switchBits(p), answer.bits());
     assertEquals(40, answer.bits());
     byte[] bytes = AnswerCodec.toBytes(answer);
@@ -165,14 +185,60 @@ class MaskedAnswersTest {
       ShoupPlaintext packed = new ShoupPlaintext(new Plaintext(ntt(weight), 1.0), p.moduli());
       long[] values = new long[0];
       for (int round = 0; round < 4; round++) {
-        SwitchedAnswer a =
-            MaskedAnswers.switched(
-                List.of(input), List.of(packed), POSITIONS, new long[3][2], pk, random);
+        SwitchedAnswer a = switched(List.of(input), List.of(packed), POSITIONS, new long[3][2]);
         long[] more = a.c1();
         values = Arrays.copyOf(values, values.length + more.length);
         System.arraycopy(more, 0, values, values.length - more.length, more.length);
       }
       buckets[w++] = ChiSquare.sixteenBuckets(values, 1L << 40);
+    }
+    assertTrue(
+        ChiSquare.againstUniform(buckets[0]) < ChiSquare.CRITICAL_15_DOF,
+        Arrays.toString(buckets[0]));
+    assertTrue(
+        ChiSquare.againstUniform(buckets[1]) < ChiSquare.CRITICAL_15_DOF,
+        Arrays.toString(buckets[1]));
+    assertTrue(ChiSquare.twoSample(buckets[0], buckets[1]) < ChiSquare.CRITICAL_15_DOF);
+  }
+
+  /**
+   * ADR 0032: a packed answer's c1, after its leaves were re-randomised and switched, is uniform
+   * and the same for very different weights; its c0 travels only at the outputs.
+   */
+  @Test
+  void packedC1_isUniform_andTheSameForVeryDifferentWeights_andC0IsOnlyAtTheOutputs() {
+    GaloisKeys keys = GaloisKeys.generate(sk, GaloisKeys.packingElements(p), random);
+    AnswerPacking packing = new AnswerPacking(keys);
+    long[] message = randomSigned(17, 1L << 30, 4096);
+    Ciphertext input = Encryptor.encrypt(new Plaintext(ntt(message), 1.0), sk, random);
+    int spacing = 1024;
+    int[] positions = new int[16];
+    for (int t = 0; t < 4; t++) {
+      for (int i = 0; i < 4; i++) {
+        positions[4 * t + i] = AnswerPacking.position(i, t, spacing, 4);
+      }
+    }
+    long[] sparse = new long[p.ringDegree()];
+    sparse[0] = 1;
+    long[][] buckets = new long[2][];
+    int w = 0;
+    for (long[] weight : List.of(sparse, randomSigned(18, 1L << 30, 4096))) {
+      ShoupPlaintext packed = new ShoupPlaintext(new Plaintext(ntt(weight), 1.0), p.moduli());
+      long[] values = new long[0];
+      for (int round = 0; round < 3; round++) {
+        List<long[][][]> leaves = new java.util.ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+          leaves.add(MaskedAnswers.leaf(List.of(input), List.of(packed), 0, pk, random));
+        }
+        ShareAnswer a =
+            MaskedAnswers.sharePacked(
+                p, packing.pack(leaves, spacing), positions, new long[16][2], 1.0);
+        assertEquals(16, a.outputs(), "c0 travels at the outputs only");
+        long[] more = a.c1Residues(0);
+        values = Arrays.copyOf(values, values.length + more.length);
+        System.arraycopy(more, 0, values, values.length - more.length, more.length);
+      }
+      buckets[w++] = ChiSquare.sixteenBuckets(values, p.moduli().get(0).value());
     }
     assertTrue(
         ChiSquare.againstUniform(buckets[0]) < ChiSquare.CRITICAL_15_DOF,
@@ -191,17 +257,10 @@ class MaskedAnswersTest {
         new ShoupPlaintext(new Plaintext(ntt(randomSigned(10, 9, 3)), 1.0), p.moduli());
     byte[] share =
         AnswerCodec.toBytes(
-            MaskedAnswers.share(
-                List.of(input),
-                List.of(weight),
-                POSITIONS,
-                new long[][] {{0, 0}, {0, 0}, {0, 0}},
-                pk,
-                random));
+            share(
+                List.of(input), List.of(weight), POSITIONS, new long[][] {{0, 0}, {0, 0}, {0, 0}}));
     byte[] switched =
-        AnswerCodec.toBytes(
-            MaskedAnswers.switched(
-                List.of(input), List.of(weight), POSITIONS, new long[3][2], pk, random));
+        AnswerCodec.toBytes(switched(List.of(input), List.of(weight), POSITIONS, new long[3][2]));
     assertThrows(MalformedEncodingException.class, () -> AnswerCodec.shareFromBytes(share, p, 2));
     assertThrows(
         MalformedEncodingException.class,
