@@ -78,11 +78,13 @@ public final class NodeSession {
     plan.groups().forEach(g -> used.add(SitePlan.parameters(g).logN()));
     for (int i = 0; i < publicKeys.size(); i++) {
       int logN = plan.rings().get(i);
-      RingKeys keys = RingKeys.fromBytes(publicKeys.get(i), SitePlan.ring(logN));
-      // Only the rings the adapter's groups compute in keep their keys (ADR 0032: 12 MiB of
-      // Galois keys in memory at N = 4096, 48 MiB at N = 16384, per session).
+      // Only the rings the adapter's groups compute in decode and keep their Galois keys (ADR
+      // 0032: 12 MiB in memory per ring, per session); the others' public keys are still checked.
       if (used.contains(logN)) {
+        RingKeys keys = RingKeys.fromBytes(publicKeys.get(i), SitePlan.ring(logN));
         nodes.put(logN, new SharedLoraNode(keys.publicKey(), keys.galoisKeys(), random));
+      } else {
+        RingKeys.publicKeyOf(publicKeys.get(i), SitePlan.ring(logN));
       }
     }
     this.noise = noise;

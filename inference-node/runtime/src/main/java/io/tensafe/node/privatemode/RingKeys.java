@@ -31,10 +31,30 @@ public record RingKeys(PublicKey publicKey, GaloisKeys galoisKeys) {
   /**
    * Reads one ring's entry.
    *
-   * @throws MalformedEncodingException if a part does not decode in ring {@code p}, or the Galois
-   *     keys lack an automorphism round two packs with
+   * @throws MalformedEncodingException if a part does not decode in ring {@code p} (the Galois keys
+   *     are exactly {@link GaloisKeys#packingElements}'s)
    */
   public static RingKeys fromBytes(byte[] bytes, Parameters p) throws MalformedEncodingException {
+    int keyLength = publicKeyLength(bytes);
+    PublicKey key = RlweCodec.publicKeyFromBytes(Arrays.copyOfRange(bytes, 4, 4 + keyLength), p);
+    GaloisKeys galois =
+        GaloisKeysCodec.fromBytes(Arrays.copyOfRange(bytes, 4 + keyLength, bytes.length), p);
+    return new RingKeys(key, galois);
+  }
+
+  /**
+   * Reads only the public key of a ring's entry, for a ring the session does not compute in: its
+   * Galois keys (megabytes in memory) are neither decoded nor kept.
+   *
+   * @throws MalformedEncodingException if the public key does not decode in ring {@code p}
+   */
+  public static PublicKey publicKeyOf(byte[] bytes, Parameters p)
+      throws MalformedEncodingException {
+    int keyLength = publicKeyLength(bytes);
+    return RlweCodec.publicKeyFromBytes(Arrays.copyOfRange(bytes, 4, 4 + keyLength), p);
+  }
+
+  private static int publicKeyLength(byte[] bytes) throws MalformedEncodingException {
     if (bytes.length < 4) {
       throw new MalformedEncodingException("a ring's keys start with the public key's length");
     }
@@ -43,16 +63,6 @@ public record RingKeys(PublicKey publicKey, GaloisKeys galoisKeys) {
       throw new MalformedEncodingException(
           "the public key's length " + keyLength + " does not fit " + bytes.length + " bytes");
     }
-    PublicKey key = RlweCodec.publicKeyFromBytes(Arrays.copyOfRange(bytes, 4, 4 + keyLength), p);
-    GaloisKeys galois =
-        GaloisKeysCodec.fromBytes(Arrays.copyOfRange(bytes, 4 + keyLength, bytes.length), p);
-    if (!galois.elements().containsAll(GaloisKeys.packingElements(p))) {
-      throw new MalformedEncodingException(
-          "the Galois keys must cover "
-              + GaloisKeys.packingElements(p)
-              + ", not "
-              + galois.elements());
-    }
-    return new RingKeys(key, galois);
+    return keyLength;
   }
 }

@@ -39,6 +39,9 @@ public class PrivateSessions {
   private final SecureRandom random = new SecureRandom();
   private final Map<UUID, Held> sessions = new ConcurrentHashMap<>();
 
+  /** Sessions whose opening is being read: they hold a slot (see {@link #reserve}). */
+  private final java.util.Set<UUID> opening = ConcurrentHashMap.newKeySet();
+
   private record Held(NodeSession session, long openedNanos, long[] lastUsedNanos) {
     void touch() {
       synchronized (lastUsedNanos) {
@@ -66,11 +69,32 @@ public class PrivateSessions {
     }
     int maxPrompt = bounded("max_prompt_tokens", r.maxPromptTokens(), 1, 0xFFFF);
     int maxDecode = bounded("max_decode_steps", r.maxDecodeSteps(), 0, config.maxNewTokens() - 1);
+    reserve(id);
+    try {
+      return open(id, r, maxPrompt, maxDecode);
+    } finally {
+      opening.remove(id);
+    }
+  }
+
+  /**
+   * Takes a slot for {@code id} before its keys are read (they hold megabytes: ADR 0032), so
+   * concurrent openings cannot pass {@code max-sessions} together, and a taken id is refused before
+   * any key is decoded.
+   */
+  private synchronized void reserve(UUID id) {
     evictIdle();
-    if (sessions.size() >= config.privateSessions().maxSessions()) {
+    if (sessions.containsKey(id) || opening.contains(id)) {
+      throw NodeProblem.conflict("session " + id + " is open already");
+    }
+    if (sessions.size() + opening.size() >= config.privateSessions().maxSessions()) {
       throw NodeProblem.unavailable(
           "all " + config.privateSessions().maxSessions() + " private-session slots are busy", 5);
     }
+    opening.add(id);
+  }
+
+  private SessionOpened open(UUID id, SessionOpening r, int maxPrompt, int maxDecode) {
     LoadedAdapter adapter = model.adapter(r.adapter());
     InputPrivacy policy =
         adapter

@@ -32,11 +32,11 @@ public record PackedOutputs(CoefficientLayout layout, int perAnswer) {
   /**
    * The plaintexts of {@code layout} in as few answers as its spacing and the session's Galois keys
    * allow: a packing of n' at rows S apart reaches levels {@code S/n'} apart, which the keys cover
-   * down to {@code N/2^}{@link GaloisKeys#PACKING_LEVELS}.
+   * down to {@code N/2^}{@link GaloisKeys#packingLevels}.
    */
   public static PackedOutputs whole(CoefficientLayout layout) {
     int slots = AnswerPacking.slots(layout.plaintextCount());
-    long reach = (long) layout.dimension() << GaloisKeys.PACKING_LEVELS;
+    long reach = (long) layout.dimension() << GaloisKeys.packingLevels(layout.ringDegree());
     int keyed = (int) Math.max(1, Math.min(layout.dimension(), reach / layout.ringDegree()));
     boolean powerOfTwo = Integer.bitCount(layout.dimension()) == 1;
     return new PackedOutputs(layout, powerOfTwo ? Math.min(slots, keyed) : 1);

@@ -30,13 +30,17 @@ public final class PrivatePacking {
 
   private PrivatePacking() {}
 
+  private static final long SWITCH_COST_BYTES =
+      Long.getLong(SWITCH_COST_PROPERTY, DEFAULT_SWITCH_COST_BYTES);
+
   /**
-   * λ: the bytes one key switch is worth, from {@link #SWITCH_COST_PROPERTY} (0 packs everything, a
-   * large value packs nothing that needs a switch). Client and node must agree on it, as on the
-   * plan.
+   * λ: the bytes one key switch is worth, from {@link #SWITCH_COST_PROPERTY} when the JVM starts (0
+   * packs everything the keys reach, a large value packs nothing that needs a switch). A node and
+   * its clients must run with the same value, as they compute the same plan: the default, unless
+   * benchmarking both in one process.
    */
   public static long switchCostBytes() {
-    return Long.getLong(SWITCH_COST_PROPERTY, DEFAULT_SWITCH_COST_BYTES);
+    return SWITCH_COST_BYTES;
   }
 
   /** A's layout per chunk for inputs of d values in c chunks: rows a power of two apart. */

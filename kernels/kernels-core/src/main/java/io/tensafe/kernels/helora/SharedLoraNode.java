@@ -25,24 +25,27 @@ import java.util.List;
  * client's key, every one at a scale fixed by the session ({@link PrivateScales}).
  *
  * <ol>
- *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node answers one
- *       {@link ShareAnswer} per plaintext of A and one check answer whose single output holds
- *       {@code y_r = Σ_i h_i·y_i} exactly (h fresh per site and token, {@code |h_i| ≤ 2^16}), every
- *       output masked by M, uniform modulo Q. The client's decryption is its share {@code s = y + M
- *       + η} of y, the rows' outputs for the input as encrypted (its error and the layout's cross
- *       terms included), η the re-randomisation's noise (about 2^8, at most 2^18); s is uniform and
- *       independent of y.
+ *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node packs A's
+ *       products into one {@link ShareAnswer} ({@link AnswerPacking} under the client's Galois
+ *       keys, each product re-randomised first: ADR 0032) and adds a check answer whose single
+ *       output holds {@code y_r = Σ_i h_i·y_i} exactly for the packed values (h fresh per site and
+ *       token, {@code |h_i| ≤ 2^16}), every output masked by M, uniform modulo Q. The client's
+ *       decryption is its share {@code s = y + M + η} of y, the rows' outputs for the input as
+ *       encrypted (its error and the layout's cross terms included), η the re-randomisation's and
+ *       the switches' noise (about 2^31, at most {@link AnswerPacking#noiseBound}); s is uniform
+ *       and independent of y.
  *   <li>{@link #roundTwo}: the client encrypts its r + 1 shares; the node subtracts M (so the
  *       plaintext is {@code z = y + η + e'}, e' the client's encryption error) and computes {@code
  *       B·z + G·d} with {@code d = hᵀ·z_(0..r−1) − z_r} and G fresh per site and token ({@code
  *       |G_o| ≤ 2^42}): {@code B' = [B + G·hᵀ | −G]} applied to z, as B's static plaintexts plus
- *       one rank-one term ({@link #checkSum}). For an honest client d is about 2^26 (at most {@code
- *       2^16·r·2^18}), so {@code G·d} stays about the flooding's size or below; a client that
- *       substituted v for its shares has {@code |d| ≥ ‖v‖∞/2} unless it guessed one {@code h_i}
- *       (chance at most 2^-17 per site and token), and {@code G·d} then covers {@code B·v} (within
- *       statistical distance about 2^-12 per output). Then it adds flooding uniform in {@code ±F}
- *       ({@link PrivateWeights#floodBound} of B's own plaintexts) and the DP noise, and answers as
- *       {@link SwitchedAnswer}s.
+ *       one rank-one term ({@link #checkSum}). For an honest client d is {@code hᵀe' − e'_r − η_r}
+ *       (the packed values' noise is in y_r too), about 2^23, so {@code G·d} stays below the
+ *       flooding; a client that substituted v for its shares has {@code |d| ≥ ‖v‖∞/2} unless it
+ *       guessed one {@code h_i} (chance at most 2^-17 per site and token), and {@code G·d} then
+ *       covers {@code B·v} (within statistical distance about 2^-12 per output). Then it adds
+ *       flooding uniform in {@code ±F} ({@link PrivateWeights#floodBound} of B's own plaintexts,
+ *       plus 2^40 times the switching noise's bound when answers are packed) and the DP noise, and
+ *       answers as {@link SwitchedAnswer}s, packed as {@link Site#bOutputs} says.
  * </ol>
  *
  * <p>Scales never depend on the adapter's data or the client's: A and B are rounded at {@code Δa}

@@ -21,9 +21,11 @@ import java.util.List;
  * what the automorphisms moved there and are never sent. A missing item costs no switch ({@code 2e}
  * or {@code 2·X^s·o}).
  *
- * <p>Noise: each switch adds at most {@link GaloisKeys#noiseBound}; a level adds both halves' noise
- * twice, so after L levels an output carries at most {@code (4^L − 1)/3} switches' bounds ({@link
- * #noiseBound}). Key switches: one per joined pair, at most n − 1.
+ * <p>Noise: each switch adds at most {@link GaloisKeys#noiseBound}. At an output of a level the
+ * other half's coefficient appears twice with opposite signs, so it cancels with its noise: the
+ * output is twice its own half's value (noise included) plus one switch's noise, and after L levels
+ * it carries at most {@code 2^L − 1} switches' bounds ({@link #noiseBound}). Key switches: one per
+ * joined pair, at most n − 1.
  */
 public final class AnswerPacking {
   private final Parameters parameters;
@@ -51,11 +53,11 @@ public final class AnswerPacking {
 
   /**
    * The bound on the switching noise at an output of a packing of {@code leaves} ({@link
-   * GaloisKeys#noiseBound} times {@code (4^L − 1)/3}, L = log2 n').
+   * GaloisKeys#noiseBound} times {@code 2^L − 1}, L = log2 n').
    */
   public static double noiseBound(Parameters p, int leaves) {
     int levels = Integer.numberOfTrailingZeros(slots(leaves));
-    return GaloisKeys.noiseBound(p) * ((Math.pow(4, levels) - 1) / 3);
+    return GaloisKeys.noiseBound(p) * ((1 << levels) - 1);
   }
 
   /**

@@ -20,8 +20,8 @@ import java.util.TreeMap;
  *
  * <p>Ownership: made by the client from its secret key and sent once per session; the node keeps
  * them for the session only. Only the public parts ({@code b_t} and the seed) exist here. Holds
- * {@code 4·DIGITS·2·N} words per element in NTT form with Shoup companions (1.5 MiB at N = 4096).
- * Immutable.
+ * {@code 4·DIGITS·2·N} words per element in NTT form with Shoup companions: 1.5 MiB at N = 4096, 12
+ * MiB for a ring's eight elements (the wire form is 4.7 times smaller). Immutable.
  */
 public final class GaloisKeys {
   /** Bits per gadget digit: base 2^18. */
@@ -48,19 +48,27 @@ public final class GaloisKeys {
   }
 
   /**
-   * The packing tree's levels a session's keys cover: a level joining outputs s apart uses {@code
-   * N/s + 1}, and keys exist for {@code s ≥ N/2^8}. Eight elements per ring bound a session's
-   * opening (2.7 MB at N = 4096, 10.6 MB at N = 16384).
+   * The packing levels a session's keys cover in ring {@code p}: a level joining outputs s apart
+   * uses {@code N/s + 1}, and keys exist for {@code s ≥ N/2^levels}. Eight levels up to N = 2^14,
+   * then fewer, so a ring's keys stay about 10.6 MB or less on the wire (2.7 MB at N = 4096): at
+   * most {@code 2^17/N} levels.
    */
-  public static final int PACKING_LEVELS = 8;
+  public static int packingLevels(Parameters p) {
+    return packingLevels(p.ringDegree());
+  }
+
+  /** {@link #packingLevels(Parameters)} for a ring of degree N. */
+  public static int packingLevels(int ringDegree) {
+    return Math.max(1, Math.min(8, (1 << 17) / ringDegree));
+  }
 
   /**
-   * The elements {@code 2^j + 1} for j in [1, min(log N, {@link #PACKING_LEVELS})], ascending: a
-   * packing level at outputs {@code s = N/2^j} apart uses {@code 2^j + 1}.
+   * The elements {@code 2^j + 1} for j in [1, {@link #packingLevels}], ascending: a packing level
+   * at outputs {@code s = N/2^j} apart uses {@code 2^j + 1}. A session's keys are exactly these.
    */
   public static List<Integer> packingElements(Parameters p) {
     List<Integer> out = new ArrayList<>();
-    for (int j = 1; j <= Math.min(p.logN(), PACKING_LEVELS); j++) {
+    for (int j = 1; j <= packingLevels(p); j++) {
       out.add((1 << j) + 1);
     }
     return List.copyOf(out);

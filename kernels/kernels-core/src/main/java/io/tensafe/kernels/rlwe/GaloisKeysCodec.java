@@ -5,6 +5,7 @@ import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Samplers;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -52,8 +53,8 @@ public final class GaloisKeysCodec {
   /**
    * Reads keys for ring {@code p}.
    *
-   * @throws MalformedEncodingException if the header, count, length, an element (odd, in (1, 2N),
-   *     ascending) or a residue does not fit
+   * @throws MalformedEncodingException if the header, the count, the length, an element (they are
+   *     exactly {@link GaloisKeys#packingElements}, in order) or a residue does not fit
    */
   public static GaloisKeys fromBytes(byte[] bytes, Parameters p) throws MalformedEncodingException {
     if (p.limbCount() != 2) {
@@ -65,28 +66,32 @@ public final class GaloisKeysCodec {
       throw new MalformedEncodingException("Galois keys need a count");
     }
     int count = Byte.toUnsignedInt(in.get());
-    if (count < 1 || count > p.logN()) {
+    List<Integer> expected = GaloisKeys.packingElements(p);
+    if (count != expected.size()) {
       throw new MalformedEncodingException(
-          "Galois keys hold 1 to " + p.logN() + " elements in this ring, not " + count);
+          "Galois keys hold the "
+              + expected.size()
+              + " packing elements "
+              + expected
+              + ", not "
+              + count);
     }
-    long expected = count * bytesPerElement(p);
-    if (in.remaining() != expected) {
+    long length = count * bytesPerElement(p);
+    if (in.remaining() != length) {
       throw new MalformedEncodingException(
           "Galois keys must be exactly "
-              + expected
+              + length
               + " bytes after the count, input has "
               + in.remaining());
     }
     Map<Integer, long[][][]> bs = new TreeMap<>();
     Map<Integer, byte[]> seeds = new TreeMap<>();
-    int previous = 1;
     for (int e = 0; e < count; e++) {
       int k = in.getInt();
-      if (k <= previous || k >= 2 * p.ringDegree() || (k & 1) == 0) {
+      if (k != expected.get(e)) {
         throw new MalformedEncodingException(
-            "element " + e + " is " + k + ": odd, ascending, below " + 2 * p.ringDegree());
+            "element " + e + " is " + k + ", not " + expected.get(e));
       }
-      previous = k;
       byte[] seed = new byte[Samplers.SEED_BYTES];
       in.get(seed);
       long[][][] b = new long[GaloisKeys.DIGITS][2][];
