@@ -10,9 +10,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param maxTokens tokens the client may generate, 1 to 4096: the budget is reserved for them
  * @param maxPromptTokens the prefill's most tokens, 1 to 65535 (default 4096)
  * @param publicKeys the client's CKKS keys, base64 of their kernels encoding, one per ring the base
- *     model can need: each the public key and the Galois keys round two's packing switches with
- *     (ADR 0032; about 2 MB at N = 4096, 8 MB at N = 16384), 1 to 8 rings, at most 48 MiB of base64
- *     in all
+ *     model can need: each the public key and the Galois keys the node packs answers with (ADR
+ *     0032; 2.7 MB at N = 4096, at most 10.6 MB in any ring), 1 to 8 rings, at most 48 MiB of
+ *     base64 in all
  * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
  */
 public record PrivateSessionRequest(
@@ -31,7 +31,7 @@ public record PrivateSessionRequest(
   public static final int MAX_PUBLIC_KEYS = 8;
 
   /**
-   * The most base64 characters of keys in all: rings up to N = 2^15 with their Galois keys (ADR
+   * The most base64 characters of keys in all: three rings of the largest keys (10.6 MB each, ADR
    * 0032), within the node's 65 MB request limit.
    */
   public static final int MAX_PUBLIC_KEY_CHARS = 48 << 20;

@@ -1,6 +1,7 @@
 package io.tensafe.node.tools.bench;
 
 import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.helora.PrivatePacking;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.privatemode.ClientDeltas;
 import io.tensafe.node.privatemode.ClientKeys;
@@ -19,6 +20,7 @@ import io.tensafe.node.runtime.Sampler;
 import io.tensafe.tgsp.session.FrameOrder;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -61,13 +63,15 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     SecureRandom random = new SecureRandom();
     ClientKeys client = ClientKeys.generate(plan.rings(), random);
     int promptTokens = PROMPT.length;
+    List<byte[]> opening = client.publicKeys();
+    long openingBytes = opening.stream().mapToLong(k -> k.length).sum();
     long openStart = System.nanoTime();
     NodeSession session =
         NodeSession.open(
             adapter,
             PrivateBounds.asPackWouldSign(adapter),
             plan,
-            client.publicKeys(),
+            opening,
             new InputPrivacy(1, 1),
             new FrameOrder(promptTokens, 2 + options.tokens + 1),
             random);
@@ -115,6 +119,13 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("published_s_per_token", PUBLISHED_S_PER_TOKEN);
     r.put("relay", "one loopback HTTP hop");
     r.put("node_session_open_ms", openMs);
+    // The opening's keys (public and Galois, ADR 0032) travel once: beside the per-token figure,
+    // and amortised only over this session's tokens (its prompt and the decoded ones).
+    int sessionTokens = promptTokens + 2 + options.tokens;
+    r.put("session_opening_bytes", openingBytes);
+    r.put("session_tokens", sessionTokens);
+    r.put("bytes_per_token_with_opening", sent + received + openingBytes / sessionTokens);
+    r.put("switch_cost_bytes", PrivatePacking.switchCostBytes());
     if (options.json) {
       StringBuilder line = new StringBuilder("{");
       r.forEach(
