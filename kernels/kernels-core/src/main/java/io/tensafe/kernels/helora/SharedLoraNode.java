@@ -241,7 +241,9 @@ public final class SharedLoraNode {
       for (PrivateWeights.Site chunk : site.a()) {
         weights.add(chunk.plaintexts().get(p));
       }
-      leaves.add(MaskedAnswers.leaf(chunks, weights, outputs.leafShift(), clientKey, random));
+      leaves.add(
+          MaskedAnswers.leaf(
+              chunks, weights, layout.outputPositions(p), outputs.leafShift(), clientKey, random));
     }
     double scale = site.scales().share();
     long[] h = uniformSigned(r, CHECK_BITS);
@@ -339,7 +341,9 @@ public final class SharedLoraNode {
         fold[layout.weightCoefficient(b, width - 1)] = g[p * rows + b];
       }
       weights.add(new ShoupPlaintext(new Plaintext(packer.ntt(fold), 1.0), parameters.moduli()));
-      leaves.add(MaskedAnswers.leaf(inputs, weights, outputs.leafShift(), clientKey, random));
+      leaves.add(
+          MaskedAnswers.leaf(
+              inputs, weights, layout.outputPositions(p), outputs.leafShift(), clientKey, random));
     }
     double scale = shares.getFirst().scale() * site.scales().b();
     List<SwitchedAnswer> answers = new ArrayList<>(outputs.answers());

@@ -41,9 +41,11 @@ public final class MaskedAnswers {
   /**
    * One leaf of a packed answer ({@link AnswerPacking}): {@code X^shift·(Σ_j inputs_j·weights_j +
    * (u·b + e0, u·a + e1))} in coefficient form, {@code [component][limb][N]}, with a fresh ternary
-   * u and Gaussian e0, e1 on every coefficient. Re-randomising each leaf before it is packed makes
-   * every c1 the packing switches an RLWE sample under the node's u, so the digits that meet the
-   * client's key errors are pseudorandom to the client whatever the weights (ADR 0032).
+   * u, Gaussian e1 on every coefficient and Gaussian e0 at the leaf's {@code outputs} (before the
+   * rotation): packing moves no other coefficient of c0 to an output, and c0 is sent only there.
+   * Re-randomising each leaf before it is packed makes every c1 the packing switches an RLWE sample
+   * under the node's u, so the digits that meet the client's key errors are pseudorandom to the
+   * client whatever the weights (ADR 0032).
    *
    * @param shift in [0, 2N): the negacyclic rotation that moves the leaf's outputs where the
    *     packing expects them
@@ -51,25 +53,29 @@ public final class MaskedAnswers {
   public static long[][][] leaf(
       List<Ciphertext> inputs,
       List<ShoupPlaintext> weights,
+      int[] outputs,
       int shift,
       PublicKey key,
       SecureRandom random) {
     Parameters p = key.parameters();
     long[][][] sums = reRandomisedSums(inputs, weights, key, random);
-    long[][] errors = {
-      Samplers.gaussian(p.ringDegree(), random), Samplers.gaussian(p.ringDegree(), random)
-    };
+    long[] e0 = Samplers.gaussian(outputs.length, random);
+    long[] e1 = Samplers.gaussian(p.ringDegree(), random);
     long[][][] out = new long[2][2][];
     for (int l = 0; l < 2; l++) {
       Modulus q = p.moduli().get(l);
-      for (int c = 0; c < 2; c++) {
-        long[] v = sums[c][l];
-        p.ntts().get(l).inverseInPlace(v);
-        for (int k = 0; k < v.length; k++) {
-          v[k] = q.add(v[k], signed(q, errors[c][k]));
-        }
-        out[c][l] = shift == 0 ? v : Automorphisms.rotate(v, shift, q);
+      long[] c0 = sums[0][l];
+      long[] c1 = sums[1][l];
+      p.ntts().get(l).inverseInPlace(c0);
+      p.ntts().get(l).inverseInPlace(c1);
+      for (int i = 0; i < outputs.length; i++) {
+        c0[outputs[i]] = q.add(c0[outputs[i]], signed(q, e0[i]));
       }
+      for (int k = 0; k < c1.length; k++) {
+        c1[k] = q.add(c1[k], signed(q, e1[k]));
+      }
+      out[0][l] = shift == 0 ? c0 : Automorphisms.rotate(c0, shift, q);
+      out[1][l] = shift == 0 ? c1 : Automorphisms.rotate(c1, shift, q);
     }
     return out;
   }
@@ -147,7 +153,7 @@ public final class MaskedAnswers {
       h.toNttInPlace(p.ntts());
       weights.add(new ShoupPlaintext(new Plaintext(h, 1.0), p.moduli()));
     }
-    long[][][] sum = leaf(inputs, weights, 0, key, random);
+    long[][][] sum = leaf(inputs, weights, new int[] {position}, 0, key, random);
     return sharePacked(p, sum, new int[] {position}, new long[][] {mask}, scale);
   }
 

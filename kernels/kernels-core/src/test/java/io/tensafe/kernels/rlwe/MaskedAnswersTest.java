@@ -36,7 +36,7 @@ class MaskedAnswersTest {
       List<Ciphertext> inputs, List<ShoupPlaintext> weights, int[] positions, long[][] masks) {
     return MaskedAnswers.sharePacked(
         p,
-        MaskedAnswers.leaf(inputs, weights, 0, pk, random),
+        MaskedAnswers.leaf(inputs, weights, positions, 0, pk, random),
         positions,
         masks,
         inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
@@ -47,7 +47,7 @@ class MaskedAnswersTest {
       List<Ciphertext> inputs, List<ShoupPlaintext> weights, int[] positions, long[][] additions) {
     return MaskedAnswers.switchedPacked(
         p,
-        MaskedAnswers.leaf(inputs, weights, 0, pk, random),
+        MaskedAnswers.leaf(inputs, weights, positions, 0, pk, random),
         positions,
         additions,
         inputs.getFirst().scale() * weights.getFirst().plaintext().scale());
@@ -228,7 +228,9 @@ class MaskedAnswersTest {
       for (int round = 0; round < 3; round++) {
         List<long[][][]> leaves = new java.util.ArrayList<>();
         for (int t = 0; t < 4; t++) {
-          leaves.add(MaskedAnswers.leaf(List.of(input), List.of(packed), 0, pk, random));
+          leaves.add(
+              MaskedAnswers.leaf(
+                  List.of(input), List.of(packed), new int[] {0, 1024, 2048, 3072}, 0, pk, random));
         }
         ShareAnswer a =
             MaskedAnswers.sharePacked(
