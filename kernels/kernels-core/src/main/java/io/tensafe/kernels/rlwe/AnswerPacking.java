@@ -109,33 +109,53 @@ public final class AnswerPacking {
     long[][][] odd = tree(odds, spacing);
     int s = spacing / items.size();
     if (odd == null) {
-      return even == null ? null : combine(even, null, 2, 0);
+      return even == null ? null : doubledInPlace(even);
     }
     long[][][] shifted = rotated(odd, s);
     if (even == null) {
-      return combine(shifted, null, 2, 0);
+      return doubledInPlace(shifted);
     }
-    long[][][] sum = combine(even, shifted, 1, 1);
-    long[][][] difference = combine(even, shifted, 1, -1);
-    return combine(sum, switching.apply(difference, parameters.ringDegree() / s + 1, keys), 1, 1);
-  }
-
-  /** {@code a·x + b·y} (b null: {@code a·x}) limb by limb, with x in {1, 2} and y in {1, −1}. */
-  private long[][][] combine(long[][][] a, long[][][] b, int x, int y) {
+    // In place (the tree owns every item: scaled copies of the leaves, or its own results):
+    // even becomes e + X^s·o and shifted e − X^s·o, which is switched and added to even.
     int n = parameters.ringDegree();
-    long[][][] out = new long[2][2][n];
     for (int c = 0; c < 2; c++) {
       for (int l = 0; l < 2; l++) {
         Modulus q = parameters.moduli().get(l);
-        long[] av = a[c][l];
-        long[] o = out[c][l];
+        long[] e = even[c][l];
+        long[] o = shifted[c][l];
         for (int i = 0; i < n; i++) {
-          long v = x == 2 ? q.add(av[i], av[i]) : av[i];
-          o[i] = b == null ? v : y > 0 ? q.add(v, b[c][l][i]) : q.sub(v, b[c][l][i]);
+          long ei = e[i];
+          e[i] = q.add(ei, o[i]);
+          o[i] = q.sub(ei, o[i]);
         }
       }
     }
-    return out;
+    long[][][] switched = switching.apply(shifted, parameters.ringDegree() / s + 1, keys);
+    for (int c = 0; c < 2; c++) {
+      for (int l = 0; l < 2; l++) {
+        Modulus q = parameters.moduli().get(l);
+        long[] e = even[c][l];
+        long[] w = switched[c][l];
+        for (int i = 0; i < n; i++) {
+          e[i] = q.add(e[i], w[i]);
+        }
+      }
+    }
+    return even;
+  }
+
+  /** {@code 2·ct}, in place. */
+  private long[][][] doubledInPlace(long[][][] ct) {
+    for (int c = 0; c < 2; c++) {
+      for (int l = 0; l < 2; l++) {
+        Modulus q = parameters.moduli().get(l);
+        long[] v = ct[c][l];
+        for (int i = 0; i < v.length; i++) {
+          v[i] = q.add(v[i], v[i]);
+        }
+      }
+    }
+    return ct;
   }
 
   private long[][][] rotated(long[][][] ct, int shift) {

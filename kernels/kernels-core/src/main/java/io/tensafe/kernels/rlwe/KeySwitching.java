@@ -57,7 +57,8 @@ final class KeySwitching {
         for (int i = 0; i < n; i++) {
           work[i] = d[i] < 0 ? d[i] + q.value() : d[i];
         }
-        parameters.ntts().get(l).forwardInPlace(work);
+        // Lazy: values in [0, 4q) are valid left operands of the lazy Shoup products below.
+        parameters.ntts().get(l).forwardLazyInPlace(work);
         long[] b = key.b()[t][l];
         long[] bShoup = key.bShoup()[t][l];
         long[] a = key.a()[t][l];
