@@ -145,7 +145,7 @@ public final class ClientDeltas implements AdapterDeltas {
                   List<ShareAnswer> answers =
                       decoded(
                           slice(first, g, true, k, p),
-                          i -> i == a.answers() ? 1 : a.positions(i).length,
+                          i -> i == a.answers() ? 1 : a.outputs(i),
                           p,
                           AnswerCodec::shareFromBytes);
                   return client
@@ -168,10 +168,7 @@ public final class ClientDeltas implements AdapterDeltas {
               PackedOutputs b = PrivateLimits.bOutputs(g, g.sites().get(k / tokens), p);
               List<SwitchedAnswer> answers =
                   decoded(
-                      slice(second, g, false, k, p),
-                      i -> b.positions(i).length,
-                      p,
-                      AnswerCodec::switchedFromBytes);
+                      slice(second, g, false, k, p), b::outputs, p, AnswerCodec::switchedFromBytes);
               deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
             });
     return deltas;

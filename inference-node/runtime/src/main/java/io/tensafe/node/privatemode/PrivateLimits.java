@@ -45,11 +45,11 @@ public final class PrivateLimits {
         PackedOutputs a = aOutputs(g, s, p);
         PackedOutputs b = bOutputs(g, s, p);
         for (int i = 0; i < a.answers(); i++) {
-          roundOne += 4L + AnswerCodec.shareBytes(p, a.positions(i).length);
+          roundOne += 4L + AnswerCodec.shareBytes(p, a.outputs(i));
         }
         roundOne += 4L + AnswerCodec.shareBytes(p, 1);
         for (int i = 0; i < b.answers(); i++) {
-          roundTwo += 4L + AnswerCodec.switchedBytes(p, b.positions(i).length);
+          roundTwo += 4L + AnswerCodec.switchedBytes(p, b.outputs(i));
         }
         shareRequests += g.shareChunks(s) * request;
       }

@@ -72,6 +72,13 @@ public record PackedOutputs(CoefficientLayout layout, int perAnswer) {
     return firstPlaintext(answer) * layout.rowsPerPlaintext();
   }
 
+  /** The outputs answer {@code answer} carries: its plaintexts' rows. */
+  public int outputs(int answer) {
+    int rows = layout.rowsPerPlaintext();
+    int end = Math.min(layout.rank(), (firstPlaintext(answer) + plaintexts(answer)) * rows);
+    return end - firstRow(answer);
+  }
+
   /** The coefficients of answer {@code answer}'s outputs, in row order. */
   public int[] positions(int answer) {
     int first = firstPlaintext(answer);

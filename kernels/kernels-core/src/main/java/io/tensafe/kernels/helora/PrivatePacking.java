@@ -2,6 +2,7 @@ package io.tensafe.kernels.helora;
 
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.rlwe.AnswerPacking;
 import io.tensafe.kernels.rlwe.RlweCodec;
 
 /**
@@ -97,7 +98,7 @@ public final class PrivatePacking {
         PackedOutputs out = roundTwoOutputs(rank, c, outputs, p.ringDegree(), packed);
         long cost = c * upload + lambda * out.switches();
         for (int a = 0; a < out.answers(); a++) {
-          cost += AnswerCodec.switchedBytes(p, out.positions(a).length);
+          cost += AnswerCodec.switchedBytes(p, out.outputs(a));
         }
         if (cost < bestCost) {
           best = new RoundTwo(c, out);
@@ -126,7 +127,7 @@ public final class PrivatePacking {
         new CoefficientLayout(powerOfTwoAtLeast(width), outputs, ringDegree));
   }
 
-  static int powerOfTwoAtLeast(int width) {
-    return width == 1 ? 1 : Integer.highestOneBit(width - 1) << 1;
+  private static int powerOfTwoAtLeast(int width) {
+    return AnswerPacking.slots(width);
   }
 }

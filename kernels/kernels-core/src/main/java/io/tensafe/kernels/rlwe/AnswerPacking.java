@@ -61,18 +61,6 @@ public final class AnswerPacking {
   }
 
   /**
-   * The automorphisms a packing of {@code leaves} at {@code spacing} uses: {@code N/s + 1} for each
-   * level's s.
-   */
-  public static List<Integer> elements(Parameters p, int spacing, int leaves) {
-    List<Integer> out = new ArrayList<>();
-    for (int m = 2; m <= slots(leaves); m <<= 1) {
-      out.add(p.ringDegree() / (spacing / m) + 1);
-    }
-    return out;
-  }
-
-  /**
    * One ciphertext holding every leaf's outputs at {@link #position}. Leaves are {@code
    * [component][limb][N]} in coefficient form, their outputs at multiples of {@code spacing}; they
    * are not modified. One leaf is its own answer, at any spacing.

@@ -3,6 +3,7 @@ package io.tensafe.kernels.rlwe;
 import io.tensafe.kernels.params.EncodingHeader;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -37,14 +38,7 @@ public final class GaloisKeysCodec {
       out.putInt(k);
       out.put(key.seed());
       for (int t = 0; t < GaloisKeys.DIGITS; t++) {
-        for (int l = 0; l < 2; l++) {
-          ResidueBits.Writer w = new ResidueBits.Writer(out);
-          int bits = p.moduli().get(l).bitLength();
-          for (long v : key.b()[t][l]) {
-            w.put(v, bits);
-          }
-          w.finish();
-        }
+        RlweCodec.putPacked(out, p, RnsPoly.wrap(key.b()[t], true));
       }
     }
     return out.array();

@@ -253,7 +253,7 @@ public final class RlweCodec {
     return bytes;
   }
 
-  private static void putPacked(ByteBuffer out, Parameters p, RnsPoly poly) {
+  static void putPacked(ByteBuffer out, Parameters p, RnsPoly poly) {
     for (int l = 0; l < poly.limbCount(); l++) {
       ResidueBits.Writer w = new ResidueBits.Writer(out);
       int bits = p.moduli().get(l).bitLength();
