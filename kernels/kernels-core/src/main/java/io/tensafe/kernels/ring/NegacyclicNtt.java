@@ -15,8 +15,11 @@ package io.tensafe.kernels.ring;
  * never overflow. Instances are immutable after construction and thread-safe; the arrays passed to
  * the transforms belong to the caller.
  *
- * <p>The butterflies run in plain loops ({@link ScalarNtt}) or on SIMD lanes ({@link VectorNtt}),
- * as {@link NttImplementation} configures; both give the same words, lazy ones included.
+ * <p>The butterflies run in plain loops ({@link ScalarNtt}) or on SIMD lanes, as {@link
+ * NttImplementation} configures: of doubles with fused multiply-adds for primes below 2^50 ({@link
+ * FmaNtt}, ADR 0033), else of 64-bit words ({@link VectorNtt}). The reduced transforms give the
+ * same words whichever runs; the lazy ones give congruent words in their stated ranges (the 64-bit
+ * loops the same lazy words, the FMA loops fully reduced ones).
  */
 public final class NegacyclicNtt {
   /** Largest ring degree this class accepts. */
@@ -59,10 +62,11 @@ public final class NegacyclicNtt {
             inverseRootPowersShoup,
             inverseDegree,
             modulus.shoupPrecompute(inverseDegree));
-    loops =
-        implementation == NttImplementation.VECTOR && degree >= 2 * VectorNtt.lanes()
-            ? new VectorNtt(tables)
-            : new ScalarNtt(tables);
+    if (implementation == NttImplementation.VECTOR && degree >= 2 * VectorNtt.lanes()) {
+      loops = FmaNtt.supports(modulus.value()) ? new FmaNtt(tables) : new VectorNtt(tables);
+    } else {
+      loops = new ScalarNtt(tables);
+    }
   }
 
   /**
@@ -127,6 +131,19 @@ public final class NegacyclicNtt {
    */
   public NttImplementation implementation() {
     return loops instanceof ScalarNtt ? NttImplementation.SCALAR : NttImplementation.VECTOR;
+  }
+
+  /** SIMD lanes the butterflies run on: 1 for {@code SCALAR}, else 4 (AVX2) or 8 (AVX-512). */
+  public int lanes() {
+    return loops instanceof ScalarNtt ? 1 : VectorNtt.lanes();
+  }
+
+  /**
+   * How the loops multiply modulo q: {@code "fma-double"} (vector, q below 2^50: {@link FmaLanes})
+   * or {@code "int64"} (64-bit words: scalar, or vector with larger primes).
+   */
+  public String arithmetic() {
+    return loops instanceof FmaNtt ? "fma-double" : "int64";
   }
 
   /** The ring degree {@code n}. */

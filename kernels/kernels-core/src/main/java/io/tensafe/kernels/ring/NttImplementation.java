@@ -3,8 +3,8 @@ package io.tensafe.kernels.ring;
 import java.util.Locale;
 
 /**
- * Which loops run {@link NegacyclicNtt}'s butterflies. Both give the same words, lazy ones
- * included, so the choice changes speed only.
+ * Which loops run {@link NegacyclicNtt}'s butterflies. Both give the same reduced words (lazy ones
+ * congruent, in their stated ranges), so the choice changes speed only.
  *
  * <p>The choice is made once per JVM from the system property {@value #PROPERTY}: {@code auto} (the
  * default) picks {@link #VECTOR} when the {@value #VECTOR_MODULE} module is in the boot layer
@@ -16,7 +16,10 @@ import java.util.Locale;
 public enum NttImplementation {
   /** Plain Java loops, one butterfly at a time (the reference). */
   SCALAR,
-  /** The JDK's Vector API on the machine's preferred SIMD width. */
+  /**
+   * The JDK's Vector API on the machine's preferred SIMD width: doubles with fused multiply-adds
+   * for primes below 2^50, 64-bit words above.
+   */
   VECTOR;
 
   /**
@@ -35,11 +38,14 @@ public enum NttImplementation {
   }
 
   /**
-   * This JVM's choice in words, for start-up logs: {@code "vector, 8 × 64-bit lanes"} or {@code
-   * "scalar"} (the reason for scalar under {@code auto} is logged when the choice is made).
+   * This JVM's choice in words, for start-up logs: {@code "vector, 8 lanes (fma-double below 2^50,
+   * int64 above)"} or {@code "scalar"} (the reason for scalar under {@code auto} is logged when the
+   * choice is made).
    */
   public static String describeConfigured() {
-    return configured() == VECTOR ? "vector, " + VectorNtt.lanes() + " × 64-bit lanes" : "scalar";
+    return configured() == VECTOR
+        ? "vector, " + VectorNtt.lanes() + " lanes (fma-double below 2^50, int64 above)"
+        : "scalar";
   }
 
   /** Whether the vector module is in the boot layer, so {@link VectorNtt} can load. */

@@ -1,8 +1,9 @@
 package io.tensafe.kernels.ring;
 
 /**
- * One implementation of the negacyclic NTT's loops over {@link NttTables}; all give the same words,
- * lazy ones included. Callers ({@link NegacyclicNtt}) check the array length first.
+ * One implementation of the negacyclic NTT's loops over {@link NttTables}; all give the same
+ * reduced words, and lazy words congruent to them in the stated ranges. Callers ({@link
+ * NegacyclicNtt}) check the array length first.
  */
 interface NttLoops {
   /** Forward transform. Range: input in [0, 4q); output in [0, 4q). */

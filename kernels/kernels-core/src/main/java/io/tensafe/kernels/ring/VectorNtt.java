@@ -2,7 +2,6 @@ package io.tensafe.kernels.ring;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -36,15 +35,23 @@ final class VectorNtt implements NttLoops {
   private final Tail[] forwardTail;
   private final Tail[] inverseTail;
 
-  // Inlining barriers, see passBarrier(). Looked up once; each instance keeps its own copies in
+  private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
+  // Inlining barriers, see NttPasses. Looked up once; each instance keeps its own copies in
   // instance fields, which C2 does not treat as constants (a static final would be inlined).
-  private static final MethodHandle FORWARD_WIDE = passBarrier("forwardWideStages");
-  private static final MethodHandle FORWARD_TAIL = passBarrier("forwardTailStage", Tail.class);
-  private static final MethodHandle INVERSE_TAIL = passBarrier("inverseTailStage", Tail.class);
-  private static final MethodHandle INVERSE_WIDE = passBarrier("inverseWideStages");
-  private static final MethodHandle SCALE = passBarrier("scaleByInverseDegree");
-  private static final MethodHandle REDUCE_FROM_FOUR_Q = passBarrier("reduceFromFourQ");
-  private static final MethodHandle REDUCE_FROM_TWO_Q = passBarrier("reduceFromTwoQ");
+  private static final MethodHandle FORWARD_WIDE =
+      NttPasses.find(LOOKUP, VectorNtt.class, "forwardWideStages");
+  private static final MethodHandle FORWARD_TAIL =
+      NttPasses.find(LOOKUP, VectorNtt.class, "forwardTailStage", Tail.class);
+  private static final MethodHandle INVERSE_TAIL =
+      NttPasses.find(LOOKUP, VectorNtt.class, "inverseTailStage", Tail.class);
+  private static final MethodHandle INVERSE_WIDE =
+      NttPasses.find(LOOKUP, VectorNtt.class, "inverseWideStages");
+  private static final MethodHandle SCALE =
+      NttPasses.find(LOOKUP, VectorNtt.class, "scaleByInverseDegree");
+  private static final MethodHandle REDUCE_FROM_FOUR_Q =
+      NttPasses.find(LOOKUP, VectorNtt.class, "reduceFromFourQ");
+  private static final MethodHandle REDUCE_FROM_TWO_Q =
+      NttPasses.find(LOOKUP, VectorNtt.class, "reduceFromTwoQ");
   private final MethodHandle forwardWidePass = FORWARD_WIDE;
   private final MethodHandle forwardTailPass = FORWARD_TAIL;
   private final MethodHandle inverseTailPass = INVERSE_TAIL;
@@ -53,18 +60,8 @@ final class VectorNtt implements NttLoops {
   private final MethodHandle reduceFromFourQPass = REDUCE_FROM_FOUR_Q;
   private final MethodHandle reduceFromTwoQPass = REDUCE_FROM_TWO_Q;
 
-  /**
-   * One stage with {@code t < L}, indexed by {@code log2 t}: the permutes that gather a chunk's
-   * {@code x} and {@code y} operands and scatter the results, and per-lane twiddles ({@code n/2}
-   * words: chunk {@code c}'s lanes at {@code [c·L, (c+1)·L)}).
-   */
-  private record Tail(
-      LongVector gatherX,
-      LongVector gatherY,
-      LongVector scatterLow,
-      LongVector scatterHigh,
-      long[] twiddles,
-      long[] twiddlesShoup) {}
+  /** One stage with {@code t < L}: its permutes and its twiddles laid out lane by lane. */
+  private record Tail(TailPermutes permutes, long[] twiddles, long[] twiddlesShoup) {}
 
   /** Lanes of one vector of 64-bit words on this machine ({@code L}). */
   static int lanes() {
@@ -97,52 +94,8 @@ final class VectorNtt implements NttLoops {
   }
 
   private Tail tail(int t, long[] table, long[] tableShoup) {
-    int lanes = lanes();
-    int groups = degree / (2 * t);
-    long[] twiddles = new long[degree / 2];
-    long[] twiddlesShoup = new long[degree / 2];
-    for (int chunk = 0; chunk < degree / (2 * lanes); chunk++) {
-      for (int k = 0; k < lanes; k++) {
-        // Lane k's butterfly is in group chunk·L/t + k/t of the stage's `groups`.
-        int index = groups + chunk * lanes / t + k / t;
-        twiddles[chunk * lanes + k] = table[index];
-        twiddlesShoup[chunk * lanes + k] = tableShoup[index];
-      }
-    }
-    long[] gatherX = new long[lanes];
-    long[] gatherY = new long[lanes];
-    long[] positionInPair = new long[2 * lanes]; // chunk position -> lane of concat(x, y)
-    for (int k = 0; k < lanes; k++) {
-      gatherX[k] = (k / t) * 2L * t + k % t;
-      gatherY[k] = gatherX[k] + t;
-      positionInPair[(int) gatherX[k]] = k;
-      positionInPair[(int) gatherY[k]] = lanes + k;
-    }
-    long[] scatterLow = java.util.Arrays.copyOfRange(positionInPair, 0, lanes);
-    long[] scatterHigh = java.util.Arrays.copyOfRange(positionInPair, lanes, 2 * lanes);
-    return new Tail(
-        LongVector.fromArray(SPECIES, gatherX, 0),
-        LongVector.fromArray(SPECIES, gatherY, 0),
-        LongVector.fromArray(SPECIES, scatterLow, 0),
-        LongVector.fromArray(SPECIES, scatterHigh, 0),
-        twiddles,
-        twiddlesShoup);
-  }
-
-  /**
-   * A handle on one pass method ({@code (VectorNtt, long[], extra...) void}), called through a
-   * non-constant handle so that C2 compiles each pass on its own. Called directly, the passes were
-   * inlined into their driver until C2's node budget ran out; the vector operations past that point
-   * were then not inlined, so their vectors were boxed on the heap: the inverse took 450 µs at N =
-   * 2^14 instead of about 80.
-   */
-  private static MethodHandle passBarrier(String name, Class<?>... extra) {
-    try {
-      MethodType type = MethodType.methodType(void.class, long[].class, extra);
-      return MethodHandles.lookup().findVirtual(VectorNtt.class, name, type);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("missing NTT pass " + name, e);
-    }
+    TailPermutes permutes = TailPermutes.of(t, degree);
+    return new Tail(permutes, permutes.lay(table), permutes.lay(tableShoup));
   }
 
   /** Runs a pass of type {@code (VectorNtt, long[]) void}. */
@@ -150,7 +103,7 @@ final class VectorNtt implements NttLoops {
     try {
       pass.invokeExact(this, a);
     } catch (Throwable e) {
-      throw passFailed(e);
+      throw NttPasses.failed(e);
     }
   }
 
@@ -159,18 +112,8 @@ final class VectorNtt implements NttLoops {
     try {
       pass.invokeExact(this, a, stage);
     } catch (Throwable e) {
-      throw passFailed(e);
+      throw NttPasses.failed(e);
     }
-  }
-
-  private static RuntimeException passFailed(Throwable e) {
-    if (e instanceof RuntimeException runtime) {
-      return runtime;
-    }
-    if (e instanceof Error error) {
-      throw error;
-    }
-    return new IllegalStateException("NTT pass failed", e);
   }
 
   /** As {@link NegacyclicNtt#forwardLazyInPlace}. Range: input and output in [0, 4q). */
@@ -212,15 +155,15 @@ final class VectorNtt implements NttLoops {
     for (int j = 0, c = 0; j < degree; j += 2 * lanes, c += lanes) {
       LongVector low = LongVector.fromArray(SPECIES, a, j);
       LongVector high = LongVector.fromArray(SPECIES, a, j + lanes);
-      LongVector x = LaneMath.reduceOnce(stage.gatherX().selectFrom(low, high), twoQ);
-      LongVector y = stage.gatherY().selectFrom(low, high);
+      LongVector x = LaneMath.reduceOnce(stage.permutes().gatherX().selectFrom(low, high), twoQ);
+      LongVector y = stage.permutes().gatherY().selectFrom(low, high);
       LongVector w = LongVector.fromArray(SPECIES, stage.twiddles(), c);
       LongVector wShoup = LongVector.fromArray(SPECIES, stage.twiddlesShoup(), c);
       LongVector product = LaneMath.mulShoupLazy(y, w, wShoup, vq);
       LongVector sum = x.add(product);
       LongVector difference = x.sub(product).add(twoQ);
-      stage.scatterLow().selectFrom(sum, difference).intoArray(a, j);
-      stage.scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
+      stage.permutes().scatterLow().selectFrom(sum, difference).intoArray(a, j);
+      stage.permutes().scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
     }
   }
 
@@ -275,14 +218,14 @@ final class VectorNtt implements NttLoops {
     for (int j = 0, c = 0; j < degree; j += 2 * lanes, c += lanes) {
       LongVector low = LongVector.fromArray(SPECIES, a, j);
       LongVector high = LongVector.fromArray(SPECIES, a, j + lanes);
-      LongVector x = stage.gatherX().selectFrom(low, high);
-      LongVector y = stage.gatherY().selectFrom(low, high);
+      LongVector x = stage.permutes().gatherX().selectFrom(low, high);
+      LongVector y = stage.permutes().gatherY().selectFrom(low, high);
       LongVector w = LongVector.fromArray(SPECIES, stage.twiddles(), c);
       LongVector wShoup = LongVector.fromArray(SPECIES, stage.twiddlesShoup(), c);
       LongVector sum = LaneMath.reduceOnce(x.add(y), twoQ);
       LongVector difference = LaneMath.mulShoupLazy(x.sub(y).add(twoQ), w, wShoup, vq);
-      stage.scatterLow().selectFrom(sum, difference).intoArray(a, j);
-      stage.scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
+      stage.permutes().scatterLow().selectFrom(sum, difference).intoArray(a, j);
+      stage.permutes().scatterHigh().selectFrom(sum, difference).intoArray(a, j + lanes);
     }
   }
 

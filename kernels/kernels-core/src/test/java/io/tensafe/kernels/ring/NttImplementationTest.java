@@ -120,12 +120,15 @@ class NttImplementationTest {
     assertEquals(expected, NttImplementation.configured());
     assertEquals(
         expected == NttImplementation.VECTOR
-            ? "vector, " + VectorNtt.lanes() + " × 64-bit lanes"
+            ? "vector, " + VectorNtt.lanes() + " lanes (fma-double below 2^50, int64 above)"
             : "scalar",
         NttImplementation.describeConfigured());
   }
 
-  /** The transform under test gives the radix-2 reference's words exactly on {@code input}. */
+  /**
+   * The transform under test gives the radix-2 reference's words exactly on {@code input} with
+   * 64-bit arithmetic; with FMA doubles, words in [0, q) congruent to them (fully reduced).
+   */
   private static void assertLazyTransformMatches(
       long[] input,
       java.util.function.Consumer<long[]> transform,
@@ -135,6 +138,56 @@ class NttImplementationTest {
     long[] expected = input.clone();
     transform.accept(actual);
     reference.accept(ntt, expected);
-    assertArrayEquals(expected, actual);
+    if (ntt.arithmetic().equals("int64")) {
+      assertArrayEquals(expected, actual);
+      return;
+    }
+    long q = ntt.modulus().value();
+    for (int i = 0; i < expected.length; i++) {
+      assertEquals(expected[i] % q, actual[i], "word " + i + " (FMA loops reduce fully)");
+    }
+  }
+
+  @Test
+  void primesBelow2To50_runOnFmaDoubles_largerOnes_on64BitWords() {
+    int n = 1 << 12;
+    NegacyclicNtt fifty = ntt(n, 50, NttImplementation.VECTOR);
+    NegacyclicNtt fiftyOne = ntt(n, 51, NttImplementation.VECTOR);
+    assertEquals("fma-double", fifty.arithmetic());
+    assertEquals("int64", fiftyOne.arithmetic());
+    assertEquals(VectorNtt.lanes(), fifty.lanes());
+    assertEquals("int64", ntt(n, 50, NttImplementation.SCALAR).arithmetic());
+    assertEquals(1, ntt(n, 50, NttImplementation.SCALAR).lanes());
+  }
+
+  /** Inputs at the ends of the ranges, where the FMA loops' bounds are tightest, every stage. */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {16, 1 << 10, 1 << 16})
+  void fmaLoops_areExactAtTheRangesEnds(int n) {
+    NegacyclicNtt ntt = ntt(n, 50, NttImplementation.VECTOR);
+    long q = ntt.modulus().value();
+    for (long[] extremes : new long[][] {{4 * q - 1, 0}, {4 * q - 1, 2 * q}, {q - 1, q / 2}}) {
+      long[] input = new long[n];
+      for (int i = 0; i < n; i++) {
+        input[i] = extremes[(Integer.bitCount(i) + i / 3) % 2];
+      }
+      long[] forward = input.clone();
+      ntt.forwardLazyInPlace(forward);
+      long[] reference = input.clone();
+      RadixTwoForward.forwardLazyInPlace(ntt, reference);
+      for (int i = 0; i < n; i++) {
+        assertEquals(reference[i] % q, forward[i], "forward word " + i);
+      }
+      long[] inverse = new long[n];
+      for (int i = 0; i < n; i++) {
+        inverse[i] = Math.min(input[i], 2 * q - 1);
+      }
+      long[] expected = inverse.clone();
+      RadixTwoForward.inverseLazyInPlace(ntt, expected);
+      ntt.inverseInPlace(inverse);
+      for (int i = 0; i < n; i++) {
+        assertEquals(expected[i] % q, inverse[i], "inverse word " + i);
+      }
+    }
   }
 }
