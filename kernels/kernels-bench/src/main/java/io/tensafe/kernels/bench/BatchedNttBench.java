@@ -76,12 +76,13 @@ final class BatchedNttBench {
     if (json) {
       System.out.printf(
           Locale.ROOT,
-          "{\"backend\":\"%s\",\"log_n\":%d,\"prime_bits\":%d,\"batch\":%d,"
+          "{\"backend\":\"%s\",\"log_n\":%d,\"prime_bits\":%d,%s,\"batch\":%d,"
               + "\"forward_ntts_per_s\":%.0f,\"inverse_ntts_per_s\":%.0f,"
               + "\"forward_with_transfers_ntts_per_s\":%.0f,\"device\":\"%s\"}%n",
           backend,
           logN,
           bits,
+          ntt.laneFields(),
           batch,
           forward,
           inverse,

@@ -214,7 +214,7 @@ final class HeLoraBenchCommand implements Runnable {
     if (json) {
       System.out.printf(
           Locale.ROOT,
-          "{\"dim\":%d,\"rank\":%d,\"packing\":\"%s\",\"mode\":\"%s\",\"ring_degree\":%d,\"limbs\":%d,"
+          "{\"dim\":%d,\"rank\":%d,\"packing\":\"%s\",\"mode\":\"%s\",\"ring_degree\":%d,\"limbs\":%d,%s,"
               + "\"batch\":%d,\"he_ms_per_token\":%.4f,\"plain_ms_per_token\":%.4f,\"max_rel_error\":%.3e,\"threads\":%d,"
               + "\"backend\":\"%s\",\"us_per_token_per_site\":%.2f,"
               + "\"backend_call_us_per_token\":%.2f,\"device\":\"%s\"}%n",
@@ -224,6 +224,7 @@ final class HeLoraBenchCommand implements Runnable {
           mode,
           parameters.ringDegree(),
           parameters.limbCount(),
+          parameters.ntts().getFirst().laneFields(),
           batch,
           heMsPerToken,
           plainMsPerToken,

@@ -42,7 +42,8 @@ final class PrivateRoundsBench {
       long roundTwoBytesDown,
       double maxRelError,
       int keySwitches,
-      long openingBytes) {
+      long openingBytes,
+      String laneFields) {
     double nodeUs() {
       return nodeRoundOneUs + nodeRoundTwoUs;
     }
@@ -135,7 +136,8 @@ final class PrivateRoundsBench {
         bytes[3],
         worst,
         site.aOutputs().switches() + site.bOutputs().switches(),
-        GaloisKeysCodec.toBytes(galoisKeys).length + RlweCodec.toBytes(client.publicKey()).length);
+        GaloisKeysCodec.toBytes(galoisKeys).length + RlweCodec.toBytes(client.publicKey()).length,
+        p.ntts().getFirst().laneFields());
   }
 
   static String json(Result r, int dimension, int rank) {
@@ -148,7 +150,7 @@ final class PrivateRoundsBench {
             + "\"round_one_bytes_up\":%d,\"round_one_bytes_down\":%d,\"round_two_bytes_up\":%d,"
             + "\"round_two_bytes_down\":%d,\"bytes_per_token\":%d,\"max_rel_error\":%.3e,"
             + "\"key_switches_per_token\":%d,\"switch_cost_bytes\":%d,"
-            + "\"session_opening_bytes\":%d}",
+            + "\"session_opening_bytes\":%d,%s}",
         dimension,
         rank,
         r.ringDegree(),
@@ -166,7 +168,8 @@ final class PrivateRoundsBench {
         r.maxRelError(),
         r.keySwitches(),
         PrivatePacking.switchCostBytes(),
-        r.openingBytes());
+        r.openingBytes(),
+        r.laneFields());
   }
 
   /** max |expected − actual| over max |expected|. */

@@ -42,6 +42,9 @@ public final class CpuBackend implements HeBackend {
   public HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1) {
     NegacyclicNtt ntt = weights.ntt();
     HostedLoraShapes.check(weights, messages, c1);
+    if (ntt.arithmetic().equals("fma-double")) {
+      return hostedLoraOnFmaLanes(weights, messages, c1);
+    }
     Modulus q = ntt.modulus();
     int n = ntt.degree();
     int plaintexts = weights.plaintextCount();
@@ -79,7 +82,39 @@ public final class CpuBackend implements HeBackend {
       }
       hostedProductDecryptNanos.add(System.nanoTime() - encrypted);
     }
-    long products = (long) messages.length * plaintexts;
-    return new HostedLoraOutput(residues, extract ? 0 : products, extract ? products * outputs : 0);
+    return output(weights, residues);
+  }
+
+  private static HostedLoraOutput output(HostedLoraWeights weights, long[][] residues) {
+    long products = (long) residues.length * weights.plaintextCount();
+    boolean extract = weights.extractsOutputs();
+    return new HostedLoraOutput(
+        residues, extract ? 0 : products, extract ? products * weights.outputsPerPlaintext() : 0);
+  }
+
+  /** As the 64-bit loops, on lanes of doubles ({@link FmaHostedLora}): primes below 2^50. */
+  private HostedLoraOutput hostedLoraOnFmaLanes(
+      HostedLoraWeights weights, long[][] messages, long[][] c1) {
+    FmaHostedLora lanes = new FmaHostedLora(weights);
+    int plaintexts = weights.plaintextCount();
+    int outputs = weights.outputsPerPlaintext();
+    boolean extract = weights.extractsOutputs();
+    long[][] residues = new long[messages.length][plaintexts * outputs];
+    for (int t = 0; t < messages.length; t++) {
+      long start = System.nanoTime();
+      lanes.encrypt(messages[t], c1[t]);
+      long encrypted = System.nanoTime();
+      hostedEncryptNanos.add(encrypted - start);
+      for (int p = 0; p < plaintexts; p++) {
+        lanes.multiplyDecrypt(p);
+        long[] coefficients = extract ? null : lanes.coefficients();
+        for (int b = 0; b < outputs; b++) {
+          residues[t][p * outputs + b] =
+              extract ? lanes.extract(b) : coefficients[weights.position(b)];
+        }
+      }
+      hostedProductDecryptNanos.add(System.nanoTime() - encrypted);
+    }
+    return output(weights, residues);
   }
 }

@@ -29,6 +29,8 @@ public final class HostedLoraWeights {
   private final long[][] plaintextsShoup;
   private final int[] positions;
   private final List<CoefficientExtractor> extractors;
+  // The FMA loops' forms, built on first use (a benign race: each build gives equal arrays).
+  private volatile FmaWeights fmaWeights;
 
   /**
    * @param ntt the ring and prime
@@ -98,6 +100,15 @@ public final class HostedLoraWeights {
 
   long[] plaintextShoup(int p) {
     return plaintextsShoup[p];
+  }
+
+  FmaWeights fmaWeights() {
+    FmaWeights forms = fmaWeights;
+    if (forms == null) {
+      forms = FmaWeights.of(this);
+      fmaWeights = forms;
+    }
+    return forms;
   }
 
   int position(int b) {

@@ -305,8 +305,9 @@ public final class HostedCoefficientOperator implements HeLoraOperator {
   /**
    * The smallest 128-bit secure parameters for inputs of {@code dimension} values: the smallest
    * ring with {@code N ≥ d} (at least 2^11) and one prime as wide as the HE Standard allows there,
-   * capped at 60 bits: 54 bits at N = 2^11 ({@code ParameterPresets.HOSTED_LORA}), 60 bits above.
-   * The encoding scale of the spec is unused: this operator derives its scales from the data.
+   * capped at 60 bits: 50 bits at N = 2^11 ({@code ParameterPresets.HOSTED_LORA}, ADR 0033), 60
+   * bits above. The encoding scale of the spec is unused: this operator derives its scales from the
+   * data.
    *
    * @param dimension d, in [1, 2^16]
    */

@@ -12,8 +12,9 @@ final class HostedParameters {
 
   /**
    * The one-prime set for ring degree 2^logN, as wide as the HE Standard allows there and at most
-   * 60 bits: 54 bits at N = 2^11 ({@link ParameterPresets#HOSTED_LORA}), 60 bits above. The spec's
-   * scale is unused: hosted operators derive their scales from the data.
+   * 60 bits: 50 bits at N = 2^11 ({@link ParameterPresets#HOSTED_LORA}, exact on FMA lanes, ADR
+   * 0033), 60 bits above. The spec's scale is unused: hosted operators derive their scales from the
+   * data.
    */
   static Parameters forLogN(int logN) {
     ParameterSpec spec =

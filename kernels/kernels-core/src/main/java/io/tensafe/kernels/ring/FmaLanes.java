@@ -32,7 +32,7 @@ public final class FmaLanes {
   /**
    * {@code 1.5·2^52}: {@code fl(x + ROUNDING) − ROUNDING} is x rounded to an integer, |x| < 2^51.
    */
-  static final double ROUNDING = 0x1.8p52;
+  public static final double ROUNDING = 0x1.8p52;
 
   /** {@code 2^52} and its bit pattern: an integer {@code 0 ≤ v < 2^52} has the bits of 2^52 + v. */
   private static final double TWO_POW_52 = 0x1p52;
@@ -85,7 +85,10 @@ public final class FmaLanes {
     return quotient.neg().fma(q, high).add(low);
   }
 
-  /** {@code x mod q}, signed: congruent, {@code |r| ≤ q/2 + 1}, for integers {@code |x| ≤ 4q}. */
+  /**
+   * {@code x mod q}, signed: congruent, {@code |r| ≤ q/2 + 1}, for integers {@code |x| < 2^53} (the
+   * quotient's error is below 2^-50, so {@code fma(-c, q, x)} is the exact small remainder).
+   */
   public static DoubleVector reduce(
       DoubleVector x, DoubleVector q, DoubleVector qInverse, DoubleVector rounding) {
     DoubleVector quotient = x.fma(qInverse, rounding).sub(rounding);
@@ -107,13 +110,13 @@ public final class FmaLanes {
     return x.add(TWO_POW_52).reinterpretAsLongs().sub(TWO_POW_52_BITS);
   }
 
-  /** {@link #reduce} for one value: congruent, {@code |r| ≤ q/2 + 1}, for {@code |x| ≤ 4q}. */
+  /** {@link #reduce} for one value: congruent, {@code |r| ≤ q/2 + 1}, for {@code |x| < 2^53}. */
   public static double reduce(double x, double q, double qInverse) {
     double quotient = Math.fma(x, qInverse, ROUNDING) - ROUNDING;
     return Math.fma(-quotient, q, x);
   }
 
-  /** {@code x} with {@code |x| ≤ 4q} as the word in [0, q). */
+  /** An integer {@code |x| < 2^53} as the word in [0, q) congruent to it. */
   public static long toWord(double x, long q) {
     double r = reduce(x, q, 1.0 / q);
     return (long) (r < 0 ? r + q : r);

@@ -146,6 +146,19 @@ public final class NegacyclicNtt {
     return loops instanceof FmaNtt ? "fma-double" : "int64";
   }
 
+  /**
+   * This transform's loops as JSON fields for benchmark lines, names stable (issue 38): {@code
+   * "implementation":"vector","arithmetic":"fma-double","lanes":4}.
+   */
+  public String laneFields() {
+    return "\"implementation\":\""
+        + implementation().name().toLowerCase(java.util.Locale.ROOT)
+        + "\",\"arithmetic\":\""
+        + arithmetic()
+        + "\",\"lanes\":"
+        + lanes();
+  }
+
   /** The ring degree {@code n}. */
   public int degree() {
     return tables.degree();

@@ -119,7 +119,7 @@ public abstract class HeBackendContractTest {
   }
 
   /** Random hosted weights: a random key, P random plaintexts, outputs at every d-th position. */
-  private static HostedLoraWeights randomWeights(
+  protected static HostedLoraWeights randomWeights(
       NegacyclicNtt ntt, int plaintexts, int outputs, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long q = ntt.modulus().value();
@@ -136,7 +136,7 @@ public abstract class HeBackendContractTest {
     return new HostedLoraWeights(ntt, key, ntt.modulus().shoupPrecomputeAll(key), pts, extractors);
   }
 
-  private static long[][] randomRows(int rows, NegacyclicNtt ntt, long seed) {
+  protected static long[][] randomRows(int rows, NegacyclicNtt ntt, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long[][] data = new long[rows][];
     for (int t = 0; t < rows; t++) {
@@ -145,7 +145,7 @@ public abstract class HeBackendContractTest {
     return data;
   }
 
-  private static long[][] copyRows(long[][] rows) {
+  protected static long[][] copyRows(long[][] rows) {
     long[][] copy = new long[rows.length][];
     for (int t = 0; t < rows.length; t++) {
       copy[t] = rows[t].clone();
@@ -153,18 +153,20 @@ public abstract class HeBackendContractTest {
     return copy;
   }
 
-  @ParameterizedTest(name = "N = 2^{0}, {1} tokens, {2} plaintexts, {3} outputs each")
+  @ParameterizedTest(name = "N = 2^{0}, {1} tokens, {2} plaintexts, {3} outputs each, {4}-bit q")
   @CsvSource({
-    "11, 1, 1, 1",
-    "11, 5, 32, 1",
-    "11, 3, 3, 6",
-    "11, 2, 2, 16",
-    "12, 4, 5, 2",
-    "13, 2, 3, 32",
-    "14, 3, 2, 1"
+    "11, 1, 1, 1, 50",
+    "11, 5, 32, 1, 50",
+    "11, 3, 3, 6, 50",
+    "11, 2, 2, 16, 50",
+    "11, 3, 3, 6, 54",
+    "12, 4, 5, 2, 60",
+    "13, 2, 3, 32, 50",
+    "14, 3, 2, 1, 60"
   })
-  void hostedLora_matchesCpuReferenceBitForBit(int logN, int tokens, int plaintexts, int outputs) {
-    NegacyclicNtt ntt = table(logN, logN == 11 ? 54 : 60);
+  void hostedLora_matchesCpuReferenceBitForBit(
+      int logN, int tokens, int plaintexts, int outputs, int bits) {
+    NegacyclicNtt ntt = table(logN, bits);
     HostedLoraWeights weights = randomWeights(ntt, plaintexts, outputs, logN * 1000L + tokens);
     long[][] messages = randomRows(tokens, ntt, 11);
     long[][] c1 = randomRows(tokens, ntt, 12);
@@ -182,9 +184,10 @@ public abstract class HeBackendContractTest {
    * Independent of every backend: decryption of ct×pt under the key gives (m + e)·p, so each output
    * is a coefficient of a negacyclic product computed here by schoolbook multiplication.
    */
-  @Test
-  void hostedLora_outputsAreCoefficientsOfTheNegacyclicProduct() {
-    NegacyclicNtt ntt = table(11, 54);
+  @ParameterizedTest(name = "{0}-bit q")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {50, 54})
+  void hostedLora_outputsAreCoefficientsOfTheNegacyclicProduct(int bits) {
+    NegacyclicNtt ntt = table(11, bits);
     Modulus q = ntt.modulus();
     int n = ntt.degree();
     HostedLoraWeights weights = randomWeights(ntt, 2, 4, 77);

@@ -1,6 +1,7 @@
 package io.tensafe.node.tools.bench;
 
 import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.helora.HostedCoefficientOperator;
 import io.tensafe.kernels.helora.HostedPhaseTimes;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.HeOperators;
@@ -73,7 +74,7 @@ public final class NodeBenchCommand implements Callable<Integer> {
               + "\"base_tokens_per_s\":%.2f,\"plain_lora_tokens_per_s\":%.2f,"
               + "\"he_lora_tokens_per_s\":%.2f,"
               + "\"he_share\":{\"encrypt\":%.3f,\"multiply_decrypt\":%.3f,\"decode\":%.3f,"
-              + "\"other\":%.3f},\"he_backend\":\"cpu\"}%n",
+              + "\"other\":%.3f},\"he_backend\":\"cpu\",%s}%n",
           options.model,
           loaded.parameters(),
           options.rank,
@@ -92,7 +93,8 @@ public final class NodeBenchCommand implements Callable<Integer> {
           encryptShare,
           multiplyShare,
           decodeShare,
-          otherShare);
+          otherShare,
+          HostedCoefficientOperator.parametersFor(shape.hiddenSize()).ntts().getFirst().laneFields());
     } else {
       System.out.printf(
           Locale.ROOT,

@@ -1,7 +1,10 @@
 package io.tensafe.node.tools.bench;
 
 import io.tensafe.kernels.backend.CpuBackend;
+import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.helora.PrivatePacking;
+import io.tensafe.kernels.ring.NegacyclicNtt;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.privatemode.ClientDeltas;
 import io.tensafe.node.privatemode.ClientKeys;
@@ -126,6 +129,16 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("session_tokens", sessionTokens);
     r.put("bytes_per_token_with_opening", sent + received + openingBytes / sessionTokens);
     r.put("switch_cost_bytes", PrivatePacking.switchCostBytes());
+    // Which loops the rings ran on (issue 38): hosted's 50-bit prime on FMA lanes of doubles,
+    // private mode's 54-bit primes on 64-bit words.
+    NegacyclicNtt hostedRing =
+        HostedCoefficientOperator.parametersFor(shape.hiddenSize()).ntts().getFirst();
+    r.put("implementation", hostedRing.implementation().name().toLowerCase(Locale.ROOT));
+    r.put("lanes", hostedRing.lanes());
+    r.put("hosted_arithmetic", hostedRing.arithmetic());
+    r.put(
+        "private_arithmetic",
+        PrivateClient.parametersFor(shape.hiddenSize()).ntts().getFirst().arithmetic());
     if (options.json) {
       StringBuilder line = new StringBuilder("{");
       r.forEach(
