@@ -79,10 +79,25 @@ public final class FmaLanes {
       DoubleVector wQuotient,
       DoubleVector q,
       DoubleVector rounding) {
-    DoubleVector high = y.mul(w);
-    DoubleVector low = y.fma(w, high.neg());
+    return mulMod(y, w, w.neg(), wQuotient, q, rounding);
+  }
+
+  /**
+   * As {@link #mulMod(DoubleVector, DoubleVector, DoubleVector, DoubleVector, DoubleVector)}, given
+   * {@code negatedW = −w} (a broadcast or table read outside the loop), so that no lane is negated
+   * in it: {@code −h = y·(−w)}, {@code l = fma(y, w, −h)}, {@code r = l − fma(c, q, −h)}.
+   */
+  public static DoubleVector mulMod(
+      DoubleVector y,
+      DoubleVector w,
+      DoubleVector negatedW,
+      DoubleVector wQuotient,
+      DoubleVector q,
+      DoubleVector rounding) {
+    DoubleVector negatedHigh = y.mul(negatedW);
+    DoubleVector low = y.fma(w, negatedHigh);
     DoubleVector quotient = y.fma(wQuotient, rounding).sub(rounding);
-    return quotient.neg().fma(q, high).add(low);
+    return low.sub(quotient.fma(q, negatedHigh));
   }
 
   /**
