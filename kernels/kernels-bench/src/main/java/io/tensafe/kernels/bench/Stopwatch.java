@@ -22,13 +22,19 @@ public record Stopwatch(long warmupMillis, int rounds, long roundMillis) {
   /** Median nanoseconds per call of {@code task}. */
   public double medianNanosPerCall(Runnable task) {
     long warmupEnd = System.nanoTime() + warmupMillis * 1_000_000;
+    do {
+      task.run();
+    } while (System.nanoTime() < warmupEnd);
+    // Calls per round from the calls after the warm-up: the first ones run in the interpreter
+    // (a vector NTT there takes a third of a second) and would make rounds of one call.
+    long calibrationStart = System.nanoTime();
+    long calibrationEnd = calibrationStart + Math.max(1, roundMillis / 4) * 1_000_000;
     long calls = 0;
-    long start = System.nanoTime();
     do {
       task.run();
       calls++;
-    } while (System.nanoTime() < warmupEnd);
-    double nanosPerCall = (System.nanoTime() - start) / (double) calls;
+    } while (System.nanoTime() < calibrationEnd);
+    double nanosPerCall = (System.nanoTime() - calibrationStart) / (double) calls;
     long callsPerRound = Math.max(1, (long) (roundMillis * 1e6 / Math.max(1, nanosPerCall)));
     double[] perCall = new double[rounds];
     for (int r = 0; r < rounds; r++) {

@@ -1,7 +1,11 @@
 package io.tensafe.kernels.backend;
 
 import io.tensafe.kernels.ring.FmaLanes;
+import io.tensafe.kernels.ring.InliningBarriers;
 import io.tensafe.kernels.ring.NegacyclicNtt;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
@@ -21,6 +25,25 @@ import jdk.incubator.vector.VectorSpecies;
 final class FmaHostedLora {
   private static final VectorSpecies<Double> DOUBLES = FmaLanes.SPECIES;
   private static final VectorSpecies<Long> WORDS = LongVector.SPECIES_PREFERRED;
+
+  // Inlining barriers, as the NTT's passes have (InliningBarriers): inlined into the token loop,
+  // the
+  // two loops below passed C2's node budget on four lanes and their vectors were boxed (505 µs a
+  // token's products instead of about 130, -XX:UseAVX=2).
+  private static final MethodHandle MULTIPLY_DECRYPT =
+      InliningBarriers.find(
+          MethodHandles.lookup(),
+          FmaHostedLora.class,
+          "multiplyDecryptLoop",
+          MethodType.methodType(void.class, int.class));
+  private static final MethodHandle EXTRACT =
+      InliningBarriers.find(
+          MethodHandles.lookup(),
+          FmaHostedLora.class,
+          "extractLoop",
+          MethodType.methodType(long.class, int.class));
+  private final MethodHandle multiplyDecryptPass = MULTIPLY_DECRYPT;
+  private final MethodHandle extractPass = EXTRACT;
 
   private final NegacyclicNtt ntt;
   private final FmaWeights forms;
@@ -63,6 +86,23 @@ final class FmaHostedLora {
 
   /** Decrypts the product with plaintext {@code p}: {@code c0·p + (c1·p)·s}, each within 3q/2. */
   void multiplyDecrypt(int p) {
+    try {
+      multiplyDecryptPass.invokeExact(this, p);
+    } catch (Throwable e) {
+      throw InliningBarriers.failed(e);
+    }
+  }
+
+  /** Output {@code b} of the last decrypted product, by its inner product: a word in [0, q). */
+  long extract(int b) {
+    try {
+      return (long) extractPass.invokeExact(this, b);
+    } catch (Throwable e) {
+      throw InliningBarriers.failed(e);
+    }
+  }
+
+  private void multiplyDecryptLoop(int p) {
     DoubleVector vq = DoubleVector.broadcast(DOUBLES, q);
     DoubleVector rounding = DoubleVector.broadcast(DOUBLES, FmaLanes.ROUNDING);
     double[] pt = forms.plaintexts()[p];
@@ -87,8 +127,7 @@ final class FmaHostedLora {
     }
   }
 
-  /** Output {@code b} of the last decrypted product, by its inner product: a word in [0, q). */
-  long extract(int b) {
+  private long extractLoop(int b) {
     DoubleVector vq = DoubleVector.broadcast(DOUBLES, q);
     DoubleVector vInverse = DoubleVector.broadcast(DOUBLES, qInverse);
     DoubleVector rounding = DoubleVector.broadcast(DOUBLES, FmaLanes.ROUNDING);

@@ -31,16 +31,19 @@ final class FmaNtt implements NttLoops {
 
   private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
   private static final MethodHandle FORWARD_WIDE =
-      NttPasses.find(LOOKUP, FmaNtt.class, "forwardWide", int.class, boolean.class, boolean.class);
+      InliningBarriers.find(
+          LOOKUP, FmaNtt.class, "forwardWide", int.class, boolean.class, boolean.class);
   private static final MethodHandle FORWARD_TAIL =
-      NttPasses.find(LOOKUP, FmaNtt.class, "forwardTail", Tail.class, boolean.class, boolean.class);
+      InliningBarriers.find(
+          LOOKUP, FmaNtt.class, "forwardTail", Tail.class, boolean.class, boolean.class);
   private static final MethodHandle INVERSE_TAIL =
-      NttPasses.find(LOOKUP, FmaNtt.class, "inverseTail", Tail.class, boolean.class, boolean.class);
+      InliningBarriers.find(
+          LOOKUP, FmaNtt.class, "inverseTail", Tail.class, boolean.class, boolean.class);
   private static final MethodHandle INVERSE_WIDE =
-      NttPasses.find(LOOKUP, FmaNtt.class, "inverseWide", int.class, boolean.class);
+      InliningBarriers.find(LOOKUP, FmaNtt.class, "inverseWide", int.class, boolean.class);
   private static final MethodHandle INVERSE_LAST =
-      NttPasses.find(LOOKUP, FmaNtt.class, "inverseLastToWords");
-  // Per-instance copies, which C2 does not inline through (see NttPasses).
+      InliningBarriers.find(LOOKUP, FmaNtt.class, "inverseLastToWords");
+  // Per-instance copies, which C2 does not inline through (see InliningBarriers).
   private final MethodHandle forwardWidePass = FORWARD_WIDE;
   private final MethodHandle forwardTailPass = FORWARD_TAIL;
   private final MethodHandle inverseTailPass = INVERSE_TAIL;
@@ -142,7 +145,7 @@ final class FmaNtt implements NttLoops {
               this, a, forwardTail[Integer.numberOfTrailingZeros(t)], reduceX, t == 1);
         }
       } catch (Throwable e) {
-        throw NttPasses.failed(e);
+        throw InliningBarriers.failed(e);
       }
     }
   }
@@ -174,7 +177,7 @@ final class FmaNtt implements NttLoops {
           inverseWidePass.invokeExact(this, a, t, reduceSum);
         }
       } catch (Throwable e) {
-        throw NttPasses.failed(e);
+        throw InliningBarriers.failed(e);
       }
     }
     // The last stage (t = n/2 ≥ L) takes |x ± y| ≤ 2·bound ≤ 4q, as mulMod needs.
@@ -185,7 +188,7 @@ final class FmaNtt implements NttLoops {
     try {
       pass.invokeExact(this, a);
     } catch (Throwable e) {
-      throw NttPasses.failed(e);
+      throw InliningBarriers.failed(e);
     }
   }
 

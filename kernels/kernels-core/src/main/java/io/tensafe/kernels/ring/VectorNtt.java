@@ -36,22 +36,22 @@ final class VectorNtt implements NttLoops {
   private final Tail[] inverseTail;
 
   private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
-  // Inlining barriers, see NttPasses. Looked up once; each instance keeps its own copies in
+  // Inlining barriers, see InliningBarriers. Looked up once; each instance keeps its own copies in
   // instance fields, which C2 does not treat as constants (a static final would be inlined).
   private static final MethodHandle FORWARD_WIDE =
-      NttPasses.find(LOOKUP, VectorNtt.class, "forwardWideStages");
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "forwardWideStages");
   private static final MethodHandle FORWARD_TAIL =
-      NttPasses.find(LOOKUP, VectorNtt.class, "forwardTailStage", Tail.class);
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "forwardTailStage", Tail.class);
   private static final MethodHandle INVERSE_TAIL =
-      NttPasses.find(LOOKUP, VectorNtt.class, "inverseTailStage", Tail.class);
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "inverseTailStage", Tail.class);
   private static final MethodHandle INVERSE_WIDE =
-      NttPasses.find(LOOKUP, VectorNtt.class, "inverseWideStages");
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "inverseWideStages");
   private static final MethodHandle SCALE =
-      NttPasses.find(LOOKUP, VectorNtt.class, "scaleByInverseDegree");
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "scaleByInverseDegree");
   private static final MethodHandle REDUCE_FROM_FOUR_Q =
-      NttPasses.find(LOOKUP, VectorNtt.class, "reduceFromFourQ");
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "reduceFromFourQ");
   private static final MethodHandle REDUCE_FROM_TWO_Q =
-      NttPasses.find(LOOKUP, VectorNtt.class, "reduceFromTwoQ");
+      InliningBarriers.find(LOOKUP, VectorNtt.class, "reduceFromTwoQ");
   private final MethodHandle forwardWidePass = FORWARD_WIDE;
   private final MethodHandle forwardTailPass = FORWARD_TAIL;
   private final MethodHandle inverseTailPass = INVERSE_TAIL;
@@ -103,7 +103,7 @@ final class VectorNtt implements NttLoops {
     try {
       pass.invokeExact(this, a);
     } catch (Throwable e) {
-      throw NttPasses.failed(e);
+      throw InliningBarriers.failed(e);
     }
   }
 
@@ -112,7 +112,7 @@ final class VectorNtt implements NttLoops {
     try {
       pass.invokeExact(this, a, stage);
     } catch (Throwable e) {
-      throw NttPasses.failed(e);
+      throw InliningBarriers.failed(e);
     }
   }
 

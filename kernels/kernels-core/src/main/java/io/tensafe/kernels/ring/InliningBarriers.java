@@ -11,28 +11,33 @@ import java.lang.invoke.MethodType;
  * until C2's node budget ran out; the vector operations past that point were then not inlined, so
  * their vectors were boxed on the heap: the inverse took 450 µs at N = 2^14 instead of about 80.
  */
-final class NttPasses {
-  private NttPasses() {}
+public final class InliningBarriers {
+  private InliningBarriers() {}
 
   /** A handle on {@code owner}'s pass method {@code (owner, long[], extra...) void}. */
   static MethodHandle find(
       MethodHandles.Lookup lookup, Class<?> owner, String name, Class<?>... extra) {
+    return find(lookup, owner, name, MethodType.methodType(void.class, long[].class, extra));
+  }
+
+  /** A handle on {@code owner}'s instance method {@code name} of {@code type}. */
+  public static MethodHandle find(
+      MethodHandles.Lookup lookup, Class<?> owner, String name, MethodType type) {
     try {
-      return lookup.findVirtual(
-          owner, name, MethodType.methodType(void.class, long[].class, extra));
+      return lookup.findVirtual(owner, name, type);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("missing NTT pass " + name, e);
+      throw new IllegalStateException("missing loop " + name, e);
     }
   }
 
-  /** What a pass threw, as an unchecked exception (errors are rethrown as they are). */
-  static RuntimeException failed(Throwable e) {
+  /** What a loop threw, as an unchecked exception (errors are rethrown as they are). */
+  public static RuntimeException failed(Throwable e) {
     if (e instanceof RuntimeException runtime) {
       return runtime;
     }
     if (e instanceof Error error) {
       throw error;
     }
-    return new IllegalStateException("NTT pass failed", e);
+    return new IllegalStateException("SIMD loop failed", e);
   }
 }
