@@ -149,8 +149,10 @@ final class NttBenchCommand implements Runnable {
     for (int i = 0; i < n; i++) {
       data[i] = random.nextLong(ntt.modulus().value());
     }
-    // Two seconds of warm-up: interpreted, one vector transform takes about 0.35 s.
-    Stopwatch stopwatch = new Stopwatch(2000, 9, Math.max(1, seconds * 1000L / 9));
+    // Two seconds of warm-up (interpreted, one vector transform takes about 0.35 s); a tenth of
+    // one for --seconds 0, a smoke run.
+    Stopwatch stopwatch =
+        new Stopwatch(seconds == 0 ? 200 : 2000, 9, Math.max(1, seconds * 1000L / 9));
     double forwardUs = stopwatch.medianNanosPerCall(() -> ntt.forwardInPlace(data)) / 1000;
     double inverseUs = stopwatch.medianNanosPerCall(() -> ntt.inverseInPlace(data)) / 1000;
     String name = ntt.implementation().name().toLowerCase(Locale.ROOT);

@@ -43,7 +43,7 @@ class BenchCommandTest {
     assertTrue(
         line.matches(
             "\\{\"log_n\":11,\"prime_bits\":40,\"implementation\":\"vector\","
-                + "\"forward_us\":[0-9.]+,\"inverse_us\":[0-9.]+,\"threads\":1}"),
+                + "\"arithmetic\":\"fma-double\",\"lanes\":(4|8),\"forward_us\":[0-9.]+,\"inverse_us\":[0-9.]+,\"threads\":1}"),
         line);
   }
 
@@ -73,7 +73,8 @@ class BenchCommandTest {
     assertEquals(2, lines.length, result.out());
     assertTrue(
         lines[1].matches(
-            "\\{\"backend\":\"cpu\",\"log_n\":11,\"prime_bits\":60,\"batch\":4,"
+            "\\{\"backend\":\"cpu\",\"log_n\":11,\"prime_bits\":50,\"implementation\":\"vector\","
+                + "\"arithmetic\":\"fma-double\",\"lanes\":(4|8),\"batch\":4,"
                 + "\"forward_ntts_per_s\":[0-9]+,\"inverse_ntts_per_s\":[0-9]+,"
                 + "\"forward_with_transfers_ntts_per_s\":[0-9]+,\"device\":\"1 thread\"}"),
         lines[1]);
@@ -104,7 +105,8 @@ class BenchCommandTest {
     assertTrue(
         line.matches(
             "\\{\"dim\":256,\"rank\":4,\"packing\":\"coefficient\",\"mode\":\"hosted\","
-                + "\"ring_degree\":2048,\"limbs\":1,\"batch\":1,\"he_ms_per_token\":[0-9.]+,"
+                + "\"ring_degree\":2048,\"limbs\":1,\"implementation\":\"vector\","
+                + "\"arithmetic\":\"fma-double\",\"lanes\":(4|8),\"batch\":1,\"he_ms_per_token\":[0-9.]+,"
                 + "\"plain_ms_per_token\":[0-9.]+,\"max_rel_error\":[0-9.e+-]+,\"threads\":1,"
                 + "\"backend\":\"cpu\",\"us_per_token_per_site\":[0-9.]+,"
                 + "\"backend_call_us_per_token\":[0-9.]+,\"device\":\"cpu\"}"),
