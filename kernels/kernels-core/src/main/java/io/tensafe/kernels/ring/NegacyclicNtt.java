@@ -63,7 +63,10 @@ public final class NegacyclicNtt {
             inverseDegree,
             modulus.shoupPrecompute(inverseDegree));
     if (implementation == NttImplementation.VECTOR && degree >= 2 * VectorNtt.lanes()) {
-      loops = FmaNtt.supports(modulus.value()) ? new FmaNtt(tables) : new VectorNtt(tables);
+      loops =
+          FmaNtt.supports(modulus.value()) && NttImplementation.fmaInHardware()
+              ? new FmaNtt(tables)
+              : new VectorNtt(tables);
     } else {
       loops = new ScalarNtt(tables);
     }
@@ -139,8 +142,8 @@ public final class NegacyclicNtt {
   }
 
   /**
-   * How the loops multiply modulo q: {@code "fma-double"} (vector, q below 2^50: {@link FmaLanes})
-   * or {@code "int64"} (64-bit words: scalar, or vector with larger primes).
+   * How the loops multiply modulo q: {@code "fma-double"} (vector, q below 2^50, FMA in hardware:
+   * {@link FmaLanes}) or {@code "int64"} (64-bit words: scalar, or vector otherwise).
    */
   public String arithmetic() {
     return loops instanceof FmaNtt ? "fma-double" : "int64";

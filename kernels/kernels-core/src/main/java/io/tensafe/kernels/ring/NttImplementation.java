@@ -48,6 +48,35 @@ public enum NttImplementation {
         : "scalar";
   }
 
+  /**
+   * Whether this JVM runs fused multiply-adds in hardware (HotSpot's {@code UseFMA}, on by default
+   * wherever the CPU has FMA3: every AVX2 server CPU of the last decade). Without it the JDK
+   * computes each {@code fma} exactly in software, hundreds of times slower, so the vector loops
+   * stay on 64-bit words ({@link VectorNtt}) for every prime. A runtime without the {@code
+   * jdk.management} module (the device package's) cannot tell; it is assumed to have FMA.
+   */
+  static boolean fmaInHardware() {
+    return FmaSupport.PRESENT;
+  }
+
+  private static final class FmaSupport {
+    static final boolean PRESENT = read();
+
+    private static boolean read() {
+      try {
+        Class<?> beanType = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");
+        Object bean =
+            java.lang.management.ManagementFactory.getPlatformMXBean(
+                beanType.asSubclass(java.lang.management.PlatformManagedObject.class));
+        Object option = beanType.getMethod("getVMOption", String.class).invoke(bean, "UseFMA");
+        return Boolean.parseBoolean(
+            (String) option.getClass().getMethod("getValue").invoke(option));
+      } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        return true;
+      }
+    }
+  }
+
   /** Whether the vector module is in the boot layer, so {@link VectorNtt} can load. */
   static boolean vectorModulePresent() {
     return ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent();
