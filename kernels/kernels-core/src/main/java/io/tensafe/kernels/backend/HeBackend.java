@@ -32,7 +32,8 @@ public interface HeBackend {
    *
    * @param messages T coefficient-form polynomials {@code m_t + e_t}, residues in [0, q), each of
    *     the ring degree; overwritten with scratch values
-   * @param c1 T NTT-form uniform polynomials (the ciphertexts' second components); not modified
+   * @param c1 T NTT-form uniform polynomials (the ciphertexts' second components), residues in [0,
+   *     q); not modified
    */
   HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1);
 

@@ -17,9 +17,10 @@ import jdk.incubator.vector.VectorSpecies;
  * fma against {@link #ROUNDING}) is within {@code 1/2 + |y·w/q|·2^-53} of {@code y·w/q}; {@code
  * fma(-c, q, h) + l} is then {@code y·w − c·q} exactly, every intermediate an integer below 2^53.
  *
- * <p>Invariants, for {@code q < 2^50} ({@link #MAX_BITS}): {@link #mulMod} takes any integer {@code
- * |y| ≤ 4q} and returns a value congruent to {@code y·w} with {@code |r| < 3q/4}; {@link #reduce}
- * takes any integer {@code |x| ≤ 4q} and returns {@code |r| ≤ q/2 + 1}. Only loaded when the {@code
+ * <p>Invariants, for {@code 5 ≤ q < 2^50} ({@link #MAX_BITS}; every NTT prime is at least 5):
+ * {@link #mulMod} takes any integer {@code |y| ≤ 4q} and returns a value congruent to {@code y·w}
+ * with {@code |r| ≤ 3q/4} (the proof's bound; a search found at most 0.62q); {@link #reduce} takes
+ * any integer {@code |x| < 2^53} and returns {@code |r| ≤ q/2 + 1}. Only loaded when the {@code
  * jdk.incubator.vector} module is (see {@link NttImplementation}).
  */
 public final class FmaLanes {
@@ -101,8 +102,9 @@ public final class FmaLanes {
   }
 
   /**
-   * {@code x mod q}, signed: congruent, {@code |r| ≤ q/2 + 1}, for integers {@code |x| < 2^53} (the
-   * quotient's error is below 2^-50, so {@code fma(-c, q, x)} is the exact small remainder).
+   * {@code x mod q}, signed: congruent, {@code |r| ≤ q/2 + 1}, for integers {@code |x| < 2^53} and
+   * {@code q ≥ 5} (the quotient's error is below 2^-50, so {@code fma(-c, q, x)} is the exact small
+   * remainder).
    */
   public static DoubleVector reduce(
       DoubleVector x, DoubleVector q, DoubleVector qInverse, DoubleVector rounding) {

@@ -88,6 +88,10 @@ final class FmaNtt implements NttLoops {
     if (!supports(tables.q())) {
       throw new IllegalArgumentException("the FMA NTT needs q < 2^50, was " + tables.q());
     }
+    if (FmaLanes.lanes() < 2) {
+      // With one lane there are no tail stages, and the passes that convert words are tail ones.
+      throw new IllegalArgumentException("the FMA NTT needs at least two lanes");
+    }
     if (tables.degree() < 2 * FmaLanes.lanes()) {
       throw new IllegalArgumentException(
           "the vector NTT needs a ring degree of at least " + 2 * FmaLanes.lanes());
@@ -132,11 +136,12 @@ final class FmaNtt implements NttLoops {
   @Override
   public void forward(long[] a) {
     double bound = MAX_BOUND; // in units of q: words in [0, 4q)
+    double reducedBound = 0.5 + 1 / q; // FmaLanes.reduce leaves at most q/2 + 1
     int lanes = FmaLanes.lanes();
     for (int t = degree >>> 1; t >= 1; t >>>= 1) {
       // A butterfly's outputs are x ± r with |r| ≤ 3q/4; x is reduced when they would pass 4q.
       boolean reduceX = bound + 0.75 > MAX_BOUND;
-      bound = (reduceX ? 0.5 + 1e-9 : bound) + 0.75;
+      bound = (reduceX ? reducedBound : bound) + 0.75;
       try {
         if (t >= lanes) { // the first stage always, as degree ≥ 2L
           forwardWidePass.invokeExact(this, a, t, reduceX, t == degree >>> 1);
@@ -163,12 +168,13 @@ final class FmaNtt implements NttLoops {
   @Override
   public void inverse(long[] a) {
     double bound = 2; // in units of q: words in [0, 2q)
+    double reducedBound = 0.5 + 1 / q; // FmaLanes.reduce leaves at most q/2 + 1
     int lanes = FmaLanes.lanes();
     for (int t = 1; t < degree >>> 1; t <<= 1) {
       // Outputs: x + y (the bound doubles) and (x − y)·w (|.| ≤ 3q/4, taking |x − y| ≤ 4q):
       // the sum is reduced when the next stage's x − y could pass 4q.
       boolean reduceSum = 2 * (2 * bound) > MAX_BOUND;
-      bound = Math.max(reduceSum ? 0.5 + 1e-9 : 2 * bound, 0.75);
+      bound = Math.max(reduceSum ? reducedBound : 2 * bound, 0.75);
       try {
         if (t < lanes) { // the first stage always, as L ≥ 2
           inverseTailPass.invokeExact(

@@ -64,7 +64,9 @@ public final class NegacyclicNtt {
             modulus.shoupPrecompute(inverseDegree));
     if (implementation == NttImplementation.VECTOR && degree >= 2 * VectorNtt.lanes()) {
       loops =
-          FmaNtt.supports(modulus.value()) && NttImplementation.fmaInHardware()
+          FmaNtt.supports(modulus.value())
+                  && NttImplementation.fmaInHardware()
+                  && VectorNtt.lanes() >= 2
               ? new FmaNtt(tables)
               : new VectorNtt(tables);
     } else {
