@@ -82,7 +82,9 @@ final class BatchedNttBench {
           backend,
           logN,
           bits,
-          ntt.laneFields(),
+          "cuda".equals(backend)
+              ? "\"implementation\":\"cuda\",\"arithmetic\":\"int64\",\"lanes\":0"
+              : ntt.laneFields(),
           batch,
           forward,
           inverse,
