@@ -14,6 +14,10 @@ import java.util.SplittableRandom;
  * ({@link CudaNttMeasurement}), on the CPU through {@link CpuBackend} on one thread.
  */
 final class BatchedNttBench {
+  /** A GPU row's lane fields (ADR 0033): the device computes on 64-bit words, not host lanes. */
+  static final String CUDA_LANE_FIELDS =
+      "\"implementation\":\"cuda\",\"arithmetic\":\"int64\",\"lanes\":0";
+
   private final NegacyclicNtt ntt;
   private final int bits;
   private final List<Integer> batches;
@@ -82,9 +86,7 @@ final class BatchedNttBench {
           backend,
           logN,
           bits,
-          "cuda".equals(backend)
-              ? "\"implementation\":\"cuda\",\"arithmetic\":\"int64\",\"lanes\":0"
-              : ntt.laneFields(),
+          "cuda".equals(backend) ? CUDA_LANE_FIELDS : ntt.laneFields(),
           batch,
           forward,
           inverse,

@@ -224,7 +224,9 @@ final class HeLoraBenchCommand implements Runnable {
           mode,
           parameters.ringDegree(),
           parameters.limbCount(),
-          parameters.ntts().getFirst().laneFields(),
+          "cuda".equals(heBackend.name())
+              ? BatchedNttBench.CUDA_LANE_FIELDS
+              : parameters.ntts().getFirst().laneFields(),
           batch,
           heMsPerToken,
           plainMsPerToken,
