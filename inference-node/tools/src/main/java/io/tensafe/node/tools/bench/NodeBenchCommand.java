@@ -94,7 +94,10 @@ public final class NodeBenchCommand implements Callable<Integer> {
           multiplyShare,
           decodeShare,
           otherShare,
-          HostedCoefficientOperator.parametersFor(shape.hiddenSize()).ntts().getFirst().laneFields());
+          HostedCoefficientOperator.parametersFor(shape.hiddenSize())
+              .ntts()
+              .getFirst()
+              .laneFields());
     } else {
       System.out.printf(
           Locale.ROOT,
