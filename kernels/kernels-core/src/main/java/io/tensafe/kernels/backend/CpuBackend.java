@@ -42,7 +42,7 @@ public final class CpuBackend implements HeBackend {
   public HostedLoraOutput hostedLora(HostedLoraWeights weights, long[][] messages, long[][] c1) {
     NegacyclicNtt ntt = weights.ntt();
     HostedLoraShapes.check(weights, messages, c1);
-    if (ntt.arithmetic().equals("fma-double")) {
+    if (ntt.onFmaLanes()) {
       return hostedLoraOnFmaLanes(weights, messages, c1);
     }
     Modulus q = ntt.modulus();

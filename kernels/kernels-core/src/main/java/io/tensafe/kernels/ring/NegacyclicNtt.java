@@ -144,11 +144,19 @@ public final class NegacyclicNtt {
   }
 
   /**
-   * How the loops multiply modulo q: {@code "fma-double"} (vector, q below 2^50, FMA in hardware:
-   * {@link FmaLanes}) or {@code "int64"} (64-bit words: scalar, or vector otherwise).
+   * Whether the loops run on FMA lanes of doubles ({@link FmaLanes}: vector, q below 2^50, FMA in
+   * hardware); other code on the same prime (the hosted backend's element-wise loops) follows it.
+   */
+  public boolean onFmaLanes() {
+    return loops instanceof FmaNtt;
+  }
+
+  /**
+   * How the loops multiply modulo q, for reports: {@code "fma-double"} ({@link #onFmaLanes()}) or
+   * {@code "int64"} (64-bit words: scalar, or vector otherwise).
    */
   public String arithmetic() {
-    return loops instanceof FmaNtt ? "fma-double" : "int64";
+    return onFmaLanes() ? "fma-double" : "int64";
   }
 
   /**

@@ -42,22 +42,20 @@ class CpuBackendFmaTest {
         HeBackendContractTest.randomWeights(scalar, plaintexts, outputs, seed);
     for (long[][] data : new long[][][] {random(tokens, vector, 5), extremes(tokens, q, n)}) {
       long[][] c1 = random(tokens, vector, 6);
-      HostedLoraOutput expected =
-          new CpuBackend()
-              .hostedLora(
-                  onWords,
-                  HeBackendContractTest.copyRows(data),
-                  HeBackendContractTest.copyRows(c1));
-      HostedLoraOutput actual =
-          new CpuBackend()
-              .hostedLora(
-                  onLanes,
-                  HeBackendContractTest.copyRows(data),
-                  HeBackendContractTest.copyRows(c1));
+      HostedLoraOutput expected = hostedLora(onWords, data, c1);
+      HostedLoraOutput actual = hostedLora(onLanes, data, c1);
       for (int t = 0; t < tokens; t++) {
         assertArrayEquals(expected.residues()[t], actual.residues()[t], "token " + t);
       }
     }
+  }
+
+  /** The CPU backend's hosted unit on copies (it overwrites the messages). */
+  private static HostedLoraOutput hostedLora(
+      HostedLoraWeights weights, long[][] messages, long[][] c1) {
+    return new CpuBackend()
+        .hostedLora(
+            weights, HeBackendContractTest.copyRows(messages), HeBackendContractTest.copyRows(c1));
   }
 
   private static long[][] random(int rows, NegacyclicNtt ntt, long seed) {
