@@ -3,19 +3,17 @@ package io.tensafe.client.marketplace;
 import io.tensafe.node.privatemode.SitePlan;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Whether a session's plan is one the client's decoder can follow ({@link SitePlan}'s order): every
- * site is a module of {@link SitePlan#LAYER_GROUPS} at {@code model.layers.L.}, a group's sites
- * read one input of one layer (q, k and v; o; gate and up; down), each once, and groups come in the
- * decoder's order. The node builds the plan; one that breaks this is the node's fault, found here
- * before any frame leaves, and not a base-model mismatch.
+ * site is a module of {@link SitePlan#LAYER_GROUPS} at {@code model.layers.L.} or an expert's gate,
+ * up or down projection at {@code model.layers.L.mlp.experts.E.}, a group's sites read one input of
+ * one layer (q, k and v; o; gate and up, of the MLP or of one expert; down), each once, and groups
+ * come in the decoder's order ({@link SitePlan#decoderPosition}). The node builds the plan; one
+ * that breaks this is the node's fault, found here before any frame leaves, and not a base-model
+ * mismatch.
  */
 final class DecoderOrder {
-  private static final Pattern SITE = Pattern.compile("model\\.layers\\.(\\d{1,6})\\.(.+)");
-
   private DecoderOrder() {}
 
   /**
@@ -42,17 +40,13 @@ final class DecoderOrder {
     }
   }
 
-  /** Where the decoder reads {@code path}'s input: layer × groups per layer + the group. */
   private static long position(String path) {
-    Matcher m = SITE.matcher(path);
-    if (m.matches()) {
-      for (int k = 0; k < SitePlan.LAYER_GROUPS.size(); k++) {
-        if (SitePlan.LAYER_GROUPS.get(k).contains(m.group(2))) {
-          return Long.parseLong(m.group(1)) * SitePlan.LAYER_GROUPS.size() + k;
-        }
-      }
-    }
-    throw new IllegalArgumentException(
-        path + " is not a module private mode adapts (a layer's q/k/v/o or gate/up/down_proj)");
+    return SitePlan.decoderPosition(path)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    path
+                        + " is not a module private mode adapts (a layer's q/k/v/o or"
+                        + " gate/up/down_proj, or an expert's)"));
   }
 }

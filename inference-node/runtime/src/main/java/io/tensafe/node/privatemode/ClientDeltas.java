@@ -47,6 +47,12 @@ public final class ClientDeltas implements AdapterDeltas {
   private int lastGroup = -1;
   private final ExchangeCounts counts = new ExchangeCounts();
 
+  /** Per layer and kind of expert group ({@link SitePlan#inputKind}), the plan's groups. */
+  private final Map<Long, List<Integer>> expertGroups = new java.util.HashMap<>();
+
+  /** This layer's routed experts' tokens, from its gate/up call: the down call's rows. */
+  private final Map<Integer, long[]> routedTokens = new java.util.HashMap<>();
+
   /**
    * @param terms the session's public terms from its opening: scales (the policy's clip norm C and
    *     the signed weight bound) and the node's upload seed key
@@ -58,6 +64,12 @@ public final class ClientDeltas implements AdapterDeltas {
     this.keys = keys;
     this.plan = plan;
     this.groupOf = plan.groupIndex();
+    for (int g = 0; g < plan.groups().size(); g++) {
+      String path = plan.groups().get(g).sites().getFirst().path();
+      if (SitePlan.expertOf(path) >= 0) {
+        expertGroups.computeIfAbsent(SitePlan.inputKind(path), k -> new ArrayList<>()).add(g);
+      }
+    }
     this.exchange = exchange;
     this.terms = terms;
     for (int logN : plan.rings()) {
@@ -90,24 +102,117 @@ public final class ClientDeltas implements AdapterDeltas {
       return out;
     }
     int group = groups.getFirst();
-    if (group <= lastGroup || step < 0) {
-      throw new IllegalStateException("the decoder visited group " + group + " out of order");
-    }
-    lastGroup = group;
-    SitePlan.Group g = plan.groups().get(group);
     double[][] rows = DeltaArrays.rows(input);
     if (rows.length != tokens) {
       throw new IllegalStateException("the step has " + tokens + " tokens, input " + rows.length);
     }
-    try {
-      double[][][] deltas = rounds(group, g, rows);
-      for (int s = 0; s < g.sites().size(); s++) {
-        out[modules.indexOf(g.sites().get(s).path())] = DeltaArrays.array(deltas[s], manager);
+    double[][][] deltas = visit(group, rows);
+    List<SitePlan.Site> sites = plan.groups().get(group).sites();
+    for (int s = 0; s < sites.size(); s++) {
+      out[modules.indexOf(sites.get(s).path())] = DeltaArrays.array(deltas[s], manager);
+    }
+    return out;
+  }
+
+  /**
+   * A mixture-of-experts layer's routed experts (ADR 0034): the node is sent every expert group the
+   * plan has for this layer and kind, in the plan's order, each over every token of the step,
+   * whichever experts the tokens chose; the client keeps the rows of the routed ones. Gate and up
+   * read the layer's input for every token; a down reads its expert's activation for the tokens
+   * routed to it (the rows of the gate/up call before it) and zeros for the others.
+   */
+  @Override
+  public NDArray[][] groupedDeltas(List<RowGroup> routed, NDArray input, NDManager manager) {
+    if (routed.isEmpty() || SitePlan.expertOf(routed.getFirst().modules().getFirst()) < 0) {
+      return AdapterDeltas.super.groupedDeltas(routed, input, manager);
+    }
+    long kind = SitePlan.inputKind(routed.getFirst().modules().getFirst());
+    boolean gateUp = routed.getFirst().modules().stream().noneMatch(m -> m.endsWith("down_proj"));
+    double[][] given = DeltaArrays.rows(input);
+    if (gateUp) {
+      if (given.length != tokens) {
+        throw new IllegalStateException(
+            "the step has " + tokens + " tokens, input " + given.length);
       }
+      routedTokens.clear();
+      for (RowGroup g : routed) {
+        routedTokens.put(SitePlan.expertOf(g.modules().getFirst()), g.rows());
+      }
+    }
+    Map<String, double[][]> deltaOf = new java.util.HashMap<>();
+    for (int group : expertGroups.getOrDefault(kind, List.of())) {
+      List<SitePlan.Site> sites = plan.groups().get(group).sites();
+      SitePlan.Site first = sites.getFirst();
+      double[][] rows =
+          gateUp
+              ? given
+              : activations(routed, given, SitePlan.expertOf(first.path()), first.inputWidth());
+      double[][][] deltas = visit(group, rows);
+      for (int s = 0; s < sites.size(); s++) {
+        deltaOf.put(sites.get(s).path(), deltas[s]);
+      }
+    }
+    NDArray[][] out = new NDArray[routed.size()][];
+    for (int k = 0; k < routed.size(); k++) {
+      RowGroup g = routed.get(k);
+      long[] at = routedTokensOf(SitePlan.expertOf(g.modules().getFirst()));
+      out[k] = new NDArray[g.modules().size()];
+      for (int m = 0; m < g.modules().size(); m++) {
+        double[][] all = deltaOf.get(g.modules().get(m));
+        if (all != null) {
+          double[][] mine = new double[at.length][];
+          for (int r = 0; r < at.length; r++) {
+            mine[r] = all[(int) at[r]];
+          }
+          out[k][m] = DeltaArrays.array(mine, manager);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The tokens of this step routed to {@code expert}, as the layer's gate/up call gave them. */
+  private long[] routedTokensOf(int expert) {
+    long[] at = routedTokens.get(expert);
+    if (at == null) {
+      throw new IllegalStateException("expert " + expert + " was not routed at this layer");
+    }
+    return at;
+  }
+
+  /**
+   * A down group's input: for each token of the step, its expert's activation if the token was
+   * routed to it, else zeros of the site's width.
+   */
+  private double[][] activations(List<RowGroup> routed, double[][] stacked, int expert, int width) {
+    double[][] rows = new double[tokens][];
+    for (RowGroup g : routed) {
+      if (SitePlan.expertOf(g.modules().getFirst()) == expert) {
+        long[] at = routedTokensOf(expert);
+        for (int r = 0; r < at.length; r++) {
+          rows[(int) at[r]] = stacked[(int) g.rows()[r]];
+        }
+      }
+    }
+    for (int t = 0; t < tokens; t++) {
+      if (rows[t] == null) {
+        rows[t] = new double[width];
+      }
+    }
+    return rows;
+  }
+
+  /** Both rounds of {@code group}, which must come after the step's last: deltas[site][token]. */
+  private double[][][] visit(int group, double[][] rows) {
+    if (group <= lastGroup || step < 0) {
+      throw new IllegalStateException("the decoder visited group " + group + " out of order");
+    }
+    lastGroup = group;
+    try {
+      return rounds(group, plan.groups().get(group), rows);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out;
   }
 
   /** Both rounds for one group: deltas[site][token][output]. */

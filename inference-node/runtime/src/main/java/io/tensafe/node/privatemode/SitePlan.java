@@ -120,42 +120,107 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
     return PrivateClient.parametersFor(1 << logN);
   }
 
-  /** The plan of {@code adapter} on a decoder of {@code shape}. */
+  /**
+   * The plan of {@code adapter} on a decoder of {@code shape}: its sites in {@link #LAYER_GROUPS}
+   * per layer and, for a mixture-of-experts layer, each expert's gate and up as one group and its
+   * down as another, every expert's gate/up group before any down group, experts in ascending order
+   * ({@link #decoderPosition}). An expert's group is in the plan whether or not a token is routed
+   * to it: the client sends every group of the plan at every step (ADR 0034).
+   *
+   * @throws IllegalArgumentException naming a site that is no module of the decoder's layers
+   */
   public static SitePlan of(LoraAdapter adapter, ModelShape shape) {
-    int layers = shape.layers();
+    java.util.TreeMap<Long, List<Site>> byPosition = new java.util.TreeMap<>();
+    for (Map.Entry<String, LoraAdapter.Site> e : adapter.sites().entrySet()) {
+      String path = e.getKey();
+      long position = decoderPosition(path).orElse(-1);
+      if (position < 0 || layerOf(position) >= shape.layers()) {
+        throw new IllegalArgumentException(
+            "the adapter's site " + path + " is not a module of the decoder's layers");
+      }
+      LoraAdapter.Site s = e.getValue();
+      byPosition
+          .computeIfAbsent(position, k -> new ArrayList<>())
+          .add(new Site(path, s.a()[0].length, s.b().length, s.rank()));
+    }
     List<Group> groups = new ArrayList<>();
-    int placed = 0;
-    for (int layer = 0; layer < layers; layer++) {
-      for (List<String> suffixes : LAYER_GROUPS) {
-        List<Site> sites = new ArrayList<>();
-        for (String suffix : suffixes) {
-          String path = "model.layers." + layer + "." + suffix;
-          LoraAdapter.Site s = adapter.sites().get(path);
-          if (s != null) {
-            sites.add(new Site(path, s.a()[0].length, s.b().length, s.rank()));
-          }
-        }
-        if (!sites.isEmpty()) {
-          groups.add(new Group(sites));
-          placed += sites.size();
+    for (List<Site> sites : byPosition.values()) {
+      sites.sort(java.util.Comparator.comparingInt(s -> moduleIndex(s.path())));
+      groups.add(new Group(sites));
+    }
+    return new SitePlan(groups, ringsOf(shape));
+  }
+
+  private static final java.util.regex.Pattern LAYER_SITE =
+      java.util.regex.Pattern.compile("model\\.layers\\.(\\d{1,6})\\.(.+)");
+
+  private static final java.util.regex.Pattern EXPERT_SITE =
+      java.util.regex.Pattern.compile("mlp\\.experts\\.(\\d{1,6})\\.(gate_proj|up_proj|down_proj)");
+
+  /** Bits of a position below the layer's group kind: the expert's number plus one, or zero. */
+  private static final int EXPERT_BITS = 24;
+
+  /**
+   * Where the decoder reads {@code path}'s input, as a number that orders the groups the way it
+   * visits them: layer, then the kind of group ({@link #LAYER_GROUPS}' index; an expert's gate and
+   * up count as the MLP's gate/up, its down as the MLP's down), then the expert. Two sites read one
+   * input exactly when their positions are equal. Empty for a path private mode does not adapt.
+   */
+  public static java.util.OptionalLong decoderPosition(String path) {
+    java.util.regex.Matcher m = LAYER_SITE.matcher(path);
+    if (!m.matches()) {
+      return java.util.OptionalLong.empty();
+    }
+    long layer = Long.parseLong(m.group(1));
+    String module = m.group(2);
+    long expert = 0;
+    java.util.regex.Matcher x = EXPERT_SITE.matcher(module);
+    if (x.matches()) {
+      expert = Long.parseLong(x.group(1)) + 1;
+      module = "mlp." + x.group(2);
+    }
+    for (int k = 0; k < LAYER_GROUPS.size(); k++) {
+      if (LAYER_GROUPS.get(k).contains(module)) {
+        return java.util.OptionalLong.of(
+            ((layer * LAYER_GROUPS.size() + k) << EXPERT_BITS) + expert);
+      }
+    }
+    return java.util.OptionalLong.empty();
+  }
+
+  /**
+   * The expert {@code path} names ({@code model.layers.L.mlp.experts.E.*}), or -1 for a module that
+   * is no expert's.
+   */
+  public static int expertOf(String path) {
+    return (int) (decoderPosition(path).orElse(0) & ((1L << EXPERT_BITS) - 1)) - 1;
+  }
+
+  /**
+   * {@link #decoderPosition} without the expert: one value for every expert's gate and up of one
+   * layer, another for their downs; -1 for a path private mode does not adapt.
+   */
+  public static long inputKind(String path) {
+    return decoderPosition(path).orElse(-1L << EXPERT_BITS) >> EXPERT_BITS;
+  }
+
+  private static long layerOf(long position) {
+    return (position >> EXPERT_BITS) / LAYER_GROUPS.size();
+  }
+
+  /**
+   * The module's index in its group of {@link #LAYER_GROUPS}: q before k before v, gate before up.
+   */
+  private static int moduleIndex(String path) {
+    String module = path.substring(path.lastIndexOf('.') + 1);
+    for (List<String> suffixes : LAYER_GROUPS) {
+      for (int i = 0; i < suffixes.size(); i++) {
+        if (suffixes.get(i).endsWith("." + module)) {
+          return i;
         }
       }
     }
-    if (placed != adapter.sites().size()) {
-      List<String> planned =
-          groups.stream().flatMap(g -> g.sites().stream()).map(Site::path).toList();
-      String outside =
-          adapter.sites().keySet().stream()
-              .filter(p -> !planned.contains(p))
-              .sorted()
-              .findFirst()
-              .orElseThrow();
-      throw new IllegalArgumentException(
-          outside.contains(".experts.")
-              ? "private mode does not serve adapters on experts (ADR 0019): " + outside
-              : "the adapter's site " + outside + " is not a module of the decoder's layers");
-    }
-    return new SitePlan(groups, ringsOf(shape));
+    throw new IllegalArgumentException(path);
   }
 
   /** The group index of each site's path. */

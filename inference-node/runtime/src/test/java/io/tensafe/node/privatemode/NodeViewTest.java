@@ -78,7 +78,7 @@ class NodeViewTest {
    * The frame with every upload's body zeroed: what is left is everything the client's text could
    * show through besides the ciphertexts themselves.
    */
-  private static byte[] skeleton(byte[] bytes) throws MalformedFrameException {
+  static byte[] skeleton(byte[] bytes, SitePlan plan) throws MalformedFrameException {
     SessionFrame frame = SessionFrame.read(bytes, InProcessNode.LIMITS);
     assertArrayEquals(bytes, frame.toBytes(), "a frame holds nothing outside what it parses to");
     int prefix =
@@ -99,10 +99,20 @@ class NodeViewTest {
   private static void assertSameView(long[] first, long[] second) throws Exception {
     List<byte[]> a = nodeView(first);
     List<byte[]> b = nodeView(second);
+    assertSameSkeletons(a, b, plan);
+  }
+
+  /**
+   * The frames {@code a} and {@code b} the node received are as many, each of one size, equal
+   * outside the ciphertexts' bodies, and not copies.
+   */
+  static void assertSameSkeletons(List<byte[]> a, List<byte[]> b, SitePlan plan)
+      throws MalformedFrameException {
     assertEquals(a.size(), b.size(), "frames");
     for (int i = 0; i < a.size(); i++) {
       assertEquals(a.get(i).length, b.get(i).length, "frame " + i + "'s size");
-      assertArrayEquals(skeleton(a.get(i)), skeleton(b.get(i)), "frame " + i + " outside bodies");
+      assertArrayEquals(
+          skeleton(a.get(i), plan), skeleton(b.get(i), plan), "frame " + i + " outside bodies");
     }
     assertFalse(
         Arrays.equals(a.getFirst(), b.getFirst()), "the bodies differ: the frames are not copies");

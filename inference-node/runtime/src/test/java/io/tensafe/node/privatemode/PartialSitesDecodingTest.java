@@ -179,18 +179,6 @@ class PartialSitesDecodingTest {
     assertPrivateEqualsHosted(decoder, adapter);
   }
 
-  /** An adapter on experts has no private plan, and the refusal says that, not a layer problem. */
-  @Test
-  void plan_adapterOnExperts_isRefusedNamingExperts() {
-    QwenDecoder decoder = moe.decoder();
-    LoraAdapter experts =
-        LoraAdapter.randomForExperts(decoder.shape(), ModelGenerator.TINY_MOE, 4, 1, 1, 7);
-    IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> SitePlan.of(experts, decoder.shape()));
-    assertTrue(e.getMessage().startsWith("private mode does not serve adapters on experts"));
-    assertTrue(e.getMessage().contains("model.layers.1.mlp.experts."), e.getMessage());
-  }
-
   /** A plan that splits one input's modules over two groups is refused, and says so. */
   @Test
   void deltas_planSplittingOneInputsModules_isRefusedNamingTheGroups() throws Exception {

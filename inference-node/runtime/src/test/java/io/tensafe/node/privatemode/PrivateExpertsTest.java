@@ -1,0 +1,198 @@
+package io.tensafe.node.privatemode;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.node.model.ModelGenerator;
+import io.tensafe.node.runtime.AdapterDeltas;
+import io.tensafe.node.runtime.DeltaArrays;
+import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.node.runtime.KvCache;
+import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.LoraPath;
+import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.Sampler;
+import io.tensafe.node.runtime.TinyModel;
+import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.session.FrameOrder;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Private mode with adapters on a mixture-of-experts model's routed experts and attention (issue
+ * 39, ADR 0034): it decodes as hosted HE-LoRA does, and the node (and the marketplace, which relays
+ * the same bytes) cannot tell which experts the tokens chose: two prompts whose tokens route to
+ * different experts give it the same frames outside the ciphertexts' bodies, frame for frame.
+ */
+class PrivateExpertsTest {
+  private static final int TOKENS = 32;
+  private static final int VIEW_STEPS = 3;
+  private static TinyModel model;
+  private static QwenDecoder decoder;
+  private static LoraAdapter adapter;
+  private static SitePlan plan;
+
+  @BeforeAll
+  static void load() throws Exception {
+    model = TinyModel.generate(DType.F32, 31, ModelGenerator.Arch.QWEN3_MOE);
+    decoder = model.decoder();
+    double scale = LoraAdapter.scale(8, 4, false);
+    adapter =
+        LoraAdapter.randomForAttention(decoder.shape(), 4, scale, 1.0, 7)
+            .with(
+                LoraAdapter.randomForExperts(
+                    decoder.shape(), ModelGenerator.TINY_MOE, 4, scale, 1, 9));
+    plan = SitePlan.of(adapter, decoder.shape());
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    model.close();
+  }
+
+  /** Greedy tokens after {@code prompt}, and the prefill's logits. */
+  private record Decoded(float[] prefill, long[] tokens) {}
+
+  private static Decoded greedy(long[] prompt, AdapterDeltas lora, int n) {
+    long[] out = new long[n];
+    try (KvCache cache = decoder.newCache()) {
+      float[] prefill = decoder.forward(prompt, cache, lora);
+      float[] logits = prefill;
+      for (int i = 0; i < n; i++) {
+        out[i] = Sampler.argmax(logits);
+        if (i + 1 < n) {
+          logits = decoder.forward(new long[] {out[i]}, cache, lora);
+        }
+      }
+      return new Decoded(prefill, out);
+    }
+  }
+
+  /**
+   * Plaintext deltas that record, per forward pass, which experts the decoder routed tokens to, and
+   * the largest input any adapted module read.
+   */
+  private static final class Watched implements AdapterDeltas {
+    final LoraPath exact = new LoraPath(adapter, LoraPath.Mode.PLAINTEXT, null);
+    final List<Set<String>> routedPerStep = new ArrayList<>();
+    double largest;
+
+    @Override
+    public void beginStep(int tokens) {
+      exact.beginStep(tokens);
+      routedPerStep.add(new TreeSet<>());
+    }
+
+    @Override
+    public NDArray[] deltas(List<String> modules, NDArray input, NDManager manager) {
+      if (modules.stream().anyMatch(adapter.sites()::containsKey)) {
+        for (double[] row : DeltaArrays.rows(input)) {
+          largest = Math.max(largest, Math.sqrt(Arrays.stream(row).map(v -> v * v).sum()));
+        }
+      }
+      return exact.deltas(modules, input, manager);
+    }
+
+    @Override
+    public NDArray[][] groupedDeltas(List<RowGroup> groups, NDArray input, NDManager manager) {
+      for (RowGroup g : groups) {
+        routedPerStep.getLast().add(g.modules().getFirst() + " " + Arrays.toString(g.rows()));
+      }
+      return AdapterDeltas.super.groupedDeltas(groups, input, manager);
+    }
+  }
+
+  /** The node session, in this process, that a client of {@code prompt} would talk to. */
+  private static InProcessNode node(
+      ClientKeys keys, long[] prompt, int steps, InputPrivacy policy, boolean noise)
+      throws Exception {
+    return InProcessNode.open(
+        adapter, plan, keys, policy, new FrameOrder(prompt.length, steps), noise);
+  }
+
+  @Test
+  void plan_putsEveryExpertsGroupsAfterAttention_gateAndUpBeforeAnyDown() {
+    List<String> layer1 =
+        plan.groups().stream()
+            .map(g -> g.sites().stream().map(s -> s.path().substring(13)).toList().toString())
+            .filter(g -> g.startsWith("[1."))
+            .toList();
+    int experts = ModelGenerator.TINY_MOE.experts();
+    assertEquals(2 + 2 * experts, layer1.size(), layer1.toString());
+    assertEquals("[1.self_attn.q_proj, 1.self_attn.k_proj, 1.self_attn.v_proj]", layer1.get(0));
+    assertEquals("[1.mlp.experts.0.gate_proj, 1.mlp.experts.0.up_proj]", layer1.get(2));
+    assertEquals("[1.mlp.experts.0.down_proj]", layer1.get(2 + experts));
+    assertEquals(
+        "[1.mlp.experts." + (experts - 1) + ".down_proj]", layer1.getLast(), layer1.toString());
+  }
+
+  @Test
+  void privateDecode_expertsAndAttention_equalsHostedForThirtyTwoGreedyTokens() throws Exception {
+    long[] prompt = {9707, 11, 1246, 653, 3796, 369, 264, 20846, 30};
+    Watched watched = new Watched();
+    Decoded exact = greedy(prompt, watched, TOKENS);
+    HostedCoefficientOperator operator =
+        new HostedCoefficientOperator(
+            HostedCoefficientOperator.parametersFor(decoder.shape().intermediateSize()),
+            SecureRandom.getInstance("DRBG"));
+    Decoded hosted = greedy(prompt, new LoraPath(adapter, LoraPath.Mode.HE, operator), TOKENS);
+
+    ClientKeys keys = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
+    // Clips nothing (5% above the largest input), as hosted mode clips nothing; DP noise off.
+    InProcessNode node =
+        node(keys, prompt, TOKENS - 1, new InputPrivacy(watched.largest * 1.05, 1), false);
+    ClientDeltas deltas = node.client(keys, plan);
+    Decoded secret = greedy(prompt, deltas, TOKENS);
+
+    assertArrayEquals(hosted.tokens(), secret.tokens());
+    double moved = maxDistance(greedy(prompt, null, 1).prefill(), exact.prefill());
+    double error = maxDistance(exact.prefill(), secret.prefill());
+    assertTrue(moved > 1e-3, "the adapter must move the logits: " + moved);
+    assertTrue(error < moved / 100, "HE error " + error + " against the adapter's " + moved);
+    // Every group of the plan at every forward pass, routed or not: two round trips each.
+    assertEquals((long) TOKENS * 2 * plan.groups().size(), deltas.counts().roundTrips());
+  }
+
+  @Test
+  void twoPromptsRoutingToDifferentExperts_giveTheNodeTheSameView() throws Exception {
+    long[] banking = {9707, 11, 1246, 653, 3796, 369, 264, 20846, 30};
+    long[] other = {3555, 525, 279, 6722, 9362, 3183, 4710, 1879, 13};
+    Watched first = new Watched();
+    Watched second = new Watched();
+    greedy(banking, first, VIEW_STEPS + 1);
+    greedy(other, second, VIEW_STEPS + 1);
+    // The attacker's premise: the routing differs, at the prefill and at a decoded token.
+    assertNotEquals(first.routedPerStep.getFirst(), second.routedPerStep.getFirst());
+    assertNotEquals(first.routedPerStep.get(1), second.routedPerStep.get(1));
+
+    NodeViewTest.assertSameSkeletons(view(banking), view(other), plan);
+  }
+
+  /** Every frame the node receives for {@code prompt} and {@code VIEW_STEPS} greedy tokens. */
+  private static List<byte[]> view(long[] prompt) throws Exception {
+    ClientKeys keys = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
+    InProcessNode node = node(keys, prompt, VIEW_STEPS, new InputPrivacy(4, 1), true);
+    greedy(prompt, node.client(keys, plan), VIEW_STEPS + 1);
+    return node.received();
+  }
+
+  private static double maxDistance(float[] a, float[] b) {
+    double max = 0;
+    for (int i = 0; i < a.length; i++) {
+      max = Math.max(max, Math.abs(a[i] - b[i]));
+    }
+    return max;
+  }
+}
