@@ -36,6 +36,13 @@ final class BenchOptions {
       description = "tokens timed per variant after the warm-up (default: ${DEFAULT-VALUE})")
   int tokens;
 
+  @Option(
+      names = "--attention-only",
+      description =
+          "adapt q, k, v and o only (on qwen3-30b-a3b-shape every expert's gate, up and down are"
+              + " adapted too unless this is given)")
+  boolean attentionOnly;
+
   @Option(names = "--json", description = "one JSON object instead of a line")
   boolean json;
 
@@ -43,14 +50,23 @@ final class BenchOptions {
    * The generated model and rank-r attention adapters these options name.
    *
    * @param parameters the generated model's parameters (every tensor's elements)
+   * @param fullLayers the named shape's layers before {@code --layers} cut it
+   * @param expertsAdapted whether the adapter is on every expert's gate, up and down too
    */
   record Loaded(
-      ModelShape shape, QwenDecoder decoder, LoraAdapter adapter, long parameters, boolean moe) {
+      ModelShape shape,
+      QwenDecoder decoder,
+      LoraAdapter adapter,
+      long parameters,
+      boolean moe,
+      int fullLayers,
+      boolean expertsAdapted) {
     /**
-     * Adapted sites a token runs per layer: q, k, v, o, plus gate, up, down of each routed expert.
+     * Adapted sites a token runs per layer in hosted mode: q, k, v, o, plus gate, up, down of each
+     * routed expert when the experts are adapted.
      */
     int sitesRunPerLayer() {
-      return 4 + (moe ? 3 * MoeShape.QWEN3_30B_A3B.expertsPerToken() : 0);
+      return 4 + (expertsAdapted ? 3 * MoeShape.QWEN3_30B_A3B.expertsPerToken() : 0);
     }
   }
 
@@ -62,6 +78,7 @@ final class BenchOptions {
   Loaded load(CommandLine commandLine) throws IOException {
     System.setProperty("ai.djl.offline", "true");
     ModelShape shape = BenchModels.shape(model, rank, tokens, commandLine);
+    int fullLayers = shape.layers();
     if (layers != null) {
       if (layers < 1 || layers > shape.layers()) {
         throw new CommandLine.ParameterException(
@@ -76,9 +93,17 @@ final class BenchOptions {
             moe ? ModelGenerator.Arch.QWEN3_MOE : ModelGenerator.Arch.QWEN3,
             MoeShape.QWEN3_30B_A3B);
     LoraAdapter adapter = BenchModels.attentionAdapter(shape, rank);
-    if (moe) {
+    boolean expertsAdapted = moe && !attentionOnly;
+    if (expertsAdapted) {
       adapter = adapter.with(BenchModels.expertAdapter(shape, rank));
     }
-    return new Loaded(shape, BenchModels.decoder(shape, moe), adapter, parameters, moe);
+    return new Loaded(
+        shape,
+        BenchModels.decoder(shape, moe),
+        adapter,
+        parameters,
+        moe,
+        fullLayers,
+        expertsAdapted);
   }
 }

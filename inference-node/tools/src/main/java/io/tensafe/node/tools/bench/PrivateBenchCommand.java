@@ -104,8 +104,14 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("model", options.model);
     r.put("adapter_rank", options.rank);
-    r.put("sites_per_layer", 4);
-    r.put("layers", shape.layers());
+    int layers = shape.layers();
+    int planned = plan.groups().stream().mapToInt(g -> g.sites().size()).sum();
+    // Private mode sends every site of the plan at every token (ADR 0034: every expert's, routed
+    // or not); hosted mode runs attention and the routed experts' sites only.
+    r.put("sites_per_layer", planned / layers);
+    r.put("hosted_sites_run_per_layer", loaded.sitesRunPerLayer());
+    r.put("experts_adapted", loaded.expertsAdapted());
+    r.put("layers", layers);
     r.put("tokens", options.tokens);
     r.put("base_ms_per_token", base);
     r.put("hosted_ms_per_token", hosted);
@@ -119,6 +125,18 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("bytes_received_per_token", received);
     r.put("bytes_per_token", sent + received);
     r.put("private_s_per_token", privately / 1000);
+    // Per layer: what each mode adds to the base model's time, divided by the layers run.
+    r.put("private_added_ms_per_layer", (privately - base) / layers);
+    r.put("hosted_added_ms_per_layer", (hosted - base) / layers);
+    r.put("private_over_hosted_added", (privately - base) / (hosted - base));
+    // Scaled to the named shape's layers: every measured ms, the output head's included, times
+    // fullLayers / layers, an upper bound on both modes that flatters neither's added cost.
+    double toFull = (double) loaded.fullLayers() / layers;
+    r.put("extrapolated_layers", loaded.fullLayers());
+    r.put("private_s_per_token_extrapolated", privately * toFull / 1000);
+    r.put("hosted_s_per_token_extrapolated", hosted * toFull / 1000);
+    r.put("bytes_per_token_per_layer", (sent + received) / layers);
+    r.put("mb_per_token_extrapolated", (sent + received) * toFull / 1e6);
     r.put("published_s_per_token", PUBLISHED_S_PER_TOKEN);
     r.put("relay", "one loopback HTTP hop");
     r.put("node_session_open_ms", openMs);
