@@ -34,7 +34,8 @@ seed_demo() {
     tensafe_say "publishing the demo adapter (a signed, encrypted TGSP package) and creating an API key ..."
     out=$(tensafe_node_tool io.tensafe.node.tools.demo.DemoCommand seed \
       --dir "$TENSAFE_DATA_DIR/demo" --marketplace "$TENSAFE_MARKETPLACE_URL" \
-      --keycloak "http://127.0.0.1:$TENSAFE_KEYCLOAK_PORT" 2>"$TENSAFE_RUN_DIR/demo-seed.log") \
+      --keycloak "http://127.0.0.1:$TENSAFE_KEYCLOAK_PORT" --model-dir "$TENSAFE_NODE_MODEL_DIR" \
+      2>"$TENSAFE_RUN_DIR/demo-seed.log") \
       || tensafe_die "seeding the demo failed: $(grep -v 'incubator' "$TENSAFE_RUN_DIR/demo-seed.log" | tail -n 1) (log: $TENSAFE_RUN_DIR/demo-seed.log)"
     printf '%s\n' "$out" >"$env"
   fi

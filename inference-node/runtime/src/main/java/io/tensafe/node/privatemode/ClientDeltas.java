@@ -139,8 +139,13 @@ public final class ClientDeltas implements AdapterDeltas {
         routedTokens.put(SitePlan.expertOf(g.modules().getFirst()), g.rows());
       }
     }
+    List<Integer> groups = expertGroups.getOrDefault(kind, List.of());
+    // Every group's width checked before any frame: a refusal never depends on the routing.
+    for (int group : groups) {
+      requireWidth(group, given);
+    }
     Map<String, double[][]> deltaOf = new java.util.HashMap<>();
-    for (int group : expertGroups.getOrDefault(kind, List.of())) {
+    for (int group : groups) {
       List<SitePlan.Site> sites = plan.groups().get(group).sites();
       SitePlan.Site first = sites.getFirst();
       double[][] rows =
@@ -202,11 +207,28 @@ public final class ClientDeltas implements AdapterDeltas {
     return rows;
   }
 
+  /** Refuses {@code rows} unless each is as wide as {@code group}'s input. */
+  private void requireWidth(int group, double[][] rows) {
+    int width = plan.groups().get(group).sites().getFirst().inputWidth();
+    for (double[] row : rows) {
+      if (row.length != width) {
+        throw new IllegalStateException(
+            "group "
+                + group
+                + " reads inputs of width "
+                + width
+                + ", the decoder's are "
+                + row.length);
+      }
+    }
+  }
+
   /** Both rounds of {@code group}, which must come after the step's last: deltas[site][token]. */
   private double[][][] visit(int group, double[][] rows) {
     if (group <= lastGroup || step < 0) {
       throw new IllegalStateException("the decoder visited group " + group + " out of order");
     }
+    requireWidth(group, rows);
     lastGroup = group;
     try {
       return rounds(group, plan.groups().get(group), rows);
@@ -274,9 +296,27 @@ public final class ClientDeltas implements AdapterDeltas {
               List<SwitchedAnswer> answers =
                   decoded(
                       slice(second, g, false, k, p), b::outputs, p, AnswerCodec::switchedFromBytes);
+              requireSessionScale(answers);
               deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
             });
     return deltas;
+  }
+
+  /**
+   * Refuses answers whose scale is not the session's delta scale, bit for bit: the node's word on
+   * the scale would set how large the client's deltas decode (a tiny one gives infinities), and
+   * through the decoder whether a later input can be encrypted at all, for routed experts only.
+   * With the session's scale every delta decodes within 8·C·W_A·W_B (ADR 0034).
+   */
+  private void requireSessionScale(List<SwitchedAnswer> answers) {
+    double expected = terms.scales().delta();
+    for (SwitchedAnswer a : answers) {
+      if (Double.doubleToLongBits(a.scale()) != Double.doubleToLongBits(expected)) {
+        throw new UncheckedIOException(
+            new IOException(
+                "the node's answer has scale " + a.scale() + ", not the session's " + expected));
+      }
+    }
   }
 
   /** Reads one encoded answer expected to carry {@code outputs} outputs. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import io.tensafe.kernels.helora.HostedCoefficientOperator;
+import io.tensafe.kernels.params.EncodingHeader;
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.DeltaArrays;
@@ -19,7 +20,10 @@ import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
 import io.tensafe.node.runtime.TinyModel;
 import io.tensafe.tgsp.safetensors.DType;
+import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.session.MalformedFrameException;
+import io.tensafe.tgsp.session.SessionFrame;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -178,6 +182,70 @@ class PrivateExpertsTest {
     assertNotEquals(first.routedPerStep.get(1), second.routedPerStep.get(1));
 
     NodeViewTest.assertSameSkeletons(view(banking), view(other), plan);
+  }
+
+  /**
+   * A node that lies about one expert's round-two answers (their scale, which would decode the
+   * deltas as infinities) at the first decoded token: the client refuses the lie at that group's
+   * round trip whether or not the token was routed to the expert, so where and whether the session
+   * stops tells the node nothing about the routing.
+   */
+  @Test
+  void aNodeLyingAboutOneExpertsAnswers_stopsTheClientAtTheSameFrame_routedOrNot()
+      throws Exception {
+    long[] banking = {9707, 11, 1246, 653, 3796, 369, 264, 20846, 30};
+    long[] other = {3555, 525, 279, 6722, 9362, 3183, 4710, 1879, 13};
+    Watched first = new Watched();
+    Watched second = new Watched();
+    greedy(banking, first, 2);
+    greedy(other, second, 2);
+    // An expert of layer 1 that the first decoded token chose for one prompt and not the other.
+    int expert = -1;
+    for (int e = 0; e < ModelGenerator.TINY_MOE.experts() && expert < 0; e++) {
+      String gate = "model.layers.1.mlp.experts." + e + ".gate_proj [0]";
+      if (first.routedPerStep.get(1).contains(gate) != second.routedPerStep.get(1).contains(gate)) {
+        expert = e;
+      }
+    }
+    assertTrue(expert >= 0, "the prompts' first tokens route alike: " + first.routedPerStep);
+    int group = plan.groupOf("model.layers.1.mlp.experts." + expert + ".gate_proj").orElseThrow();
+    assertEquals(framesBeforeRefusal(banking, group), framesBeforeRefusal(other, group));
+  }
+
+  /** Frames sent before the client refuses a node lying about {@code group}'s scale at step 1. */
+  private static int framesBeforeRefusal(long[] prompt, int group) throws Exception {
+    ClientKeys keys = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
+    InProcessNode honest = node(keys, prompt, VIEW_STEPS, new InputPrivacy(4, 1), true);
+    FrameExchange lying =
+        frame -> {
+          byte[] answer = honest.exchange(frame);
+          try {
+            SessionFrame asked = SessionFrame.read(frame, InProcessNode.LIMITS);
+            if (asked.step() != 1
+                || asked.group() != group
+                || asked.kind() != FrameKind.ROUND_TWO) {
+              return answer;
+            }
+            SessionFrame a = SessionFrame.read(answer, InProcessNode.LIMITS);
+            List<byte[]> forged = new ArrayList<>();
+            for (byte[] ct : a.ciphertexts()) {
+              byte[] f = ct.clone();
+              // A switched answer: its header, bits (u8), outputs (u16), then its scale (f64).
+              java.nio.ByteBuffer.wrap(f, EncodingHeader.SIZE + 3, 8).putDouble(Double.MIN_VALUE);
+              forged.add(f);
+            }
+            return new SessionFrame(a.kind(), a.sequence(), a.step(), a.group(), a.tokens(), forged)
+                .toBytes();
+          } catch (MalformedFrameException e) {
+            throw new java.io.IOException(e);
+          }
+        };
+    ClientDeltas deltas = new ClientDeltas(keys, plan, lying, honest.session().terms());
+    java.io.UncheckedIOException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.io.UncheckedIOException.class, () -> greedy(prompt, deltas, 2));
+    assertTrue(refused.getMessage().contains("scale"), refused.getMessage());
+    return honest.received().size();
   }
 
   /** Every frame the node receives for {@code prompt} and {@code VIEW_STEPS} greedy tokens. */

@@ -112,6 +112,13 @@ public final class DemoCommand implements Runnable {
     @Option(names = "--node", defaultValue = "demo-node-1", description = "the node to wait for")
     String node;
 
+    @Option(
+        names = "--model-dir",
+        description =
+            "the folder the node serves: the adapter is packed for its shape (for a Qwen3-MoE"
+                + " folder, on attention and every expert); default: the tiny model's shape")
+    Path modelDir;
+
     private static final Duration NODE_WAIT = Duration.ofSeconds(180);
     private static final Duration SERVICE_WAIT = Duration.ofSeconds(60);
 
@@ -204,8 +211,7 @@ public final class DemoCommand implements Runnable {
     private byte[] pack(FleetKeyPair fleet, CreatorKeyPair creator) throws Exception {
       Path work = Files.createTempDirectory("demo-adapter");
       try {
-        LoraAdapter adapter =
-            LoraAdapter.random(ModelShape.TINY, LoraAdapter.ALL_MODULES, 8, 2.0, 0.3, 2026);
+        LoraAdapter adapter = demoAdapter();
         Path peft = PeftAdapters.write(adapter, BASE_MODEL, work.resolve("peft"));
         PackOptions options =
             new PackOptions(
@@ -238,6 +244,23 @@ public final class DemoCommand implements Runnable {
       } finally {
         io.tensafe.tgsp.io.FileTrees.deleteRecursively(work);
       }
+    }
+
+    /**
+     * Rank 8 on every module of the tiny shape or, for the served folder, on its layers' q, k, v, o
+     * and, on a Qwen3-MoE folder, every expert's gate, up and down (ADR 0034).
+     */
+    private LoraAdapter demoAdapter() throws IOException {
+      if (modelDir == null) {
+        return LoraAdapter.random(ModelShape.TINY, LoraAdapter.ALL_MODULES, 8, 2.0, 0.3, 2026);
+      }
+      io.tensafe.node.model.ModelFolder folder = io.tensafe.node.model.ModelFolder.load(modelDir);
+      if (folder.moe().isEmpty()) {
+        return LoraAdapter.random(folder.shape(), LoraAdapter.ALL_MODULES, 8, 2.0, 0.3, 2026);
+      }
+      return LoraAdapter.randomForAttention(folder.shape(), 8, 2.0, 0.3, 2026)
+          .with(
+              LoraAdapter.randomForExperts(folder.shape(), folder.moe().get(), 8, 2.0, 0.3, 2027));
     }
 
     private void awaitNode(String admin) throws Exception {
