@@ -112,17 +112,6 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
         .statusCode(201);
   }
 
-  private long rhoMillionths(String id, String kind) {
-    Object v =
-        em.createNativeQuery(
-                "SELECT coalesce(sum(rho), 0) * 1000000 FROM dp_budget_event"
-                    + " WHERE request_id = ?1 AND kind = ?2")
-            .setParameter(1, id)
-            .setParameter(2, kind)
-            .getSingleResult();
-    return ((java.math.BigDecimal) v).longValueExact();
-  }
-
   /**
    * Private mode's DP cost is per noised site and token run, ρ = 1/(2z²) each: a version with q and
    * v adapted in two layers (4 sites, 2 hosted releases per token) at z = 50 reserves (8 + 4) × 4 ×

@@ -183,4 +183,16 @@ abstract class PrivateSessionHarness {
             .getSingleResult();
     return ((Number) v).longValue();
   }
+
+  /** The ρ of {@code id}'s DP budget events of {@code kind}, in millionths. */
+  long rhoMillionths(String id, String kind) {
+    Object v =
+        em.createNativeQuery(
+                "SELECT coalesce(sum(rho), 0) * 1000000 FROM dp_budget_event"
+                    + " WHERE request_id = ?1 AND kind = ?2")
+            .setParameter(1, id)
+            .setParameter(2, kind)
+            .getSingleResult();
+    return ((java.math.BigDecimal) v).longValueExact();
+  }
 }
