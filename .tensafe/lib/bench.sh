@@ -13,9 +13,11 @@ help_bench() {
                   the latency the metered gateway adds to the first token (p50, p99);
                   `bench node [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
                   decode ms/token: base, plaintext LoRA and HE-LoRA in one run;
-                  `bench private [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
+                  `bench private [--model tiny|qwen2.5-1.5b-shape|qwen3-30b-a3b-shape]
+                  [--layers K] [--adapter-rank 32] [--attention-only] [--json]`
                   private mode's ms/token (client base model, HE rounds, relay), round trips and
-                  bytes per token, beside hosted HE-LoRA in the same run;
+                  bytes per token, per layer and at the shape's depth, beside hosted HE-LoRA in
+                  the same run (on the MoE shape every expert's gate, up and down are adapted);
                   `bench memory [DIR] [--layers 28] [--dtype bf16|f16|f32] [--tokens 8]`
                   the resident memory (RSS, peak, Java heap, direct buffers) of a loaded
                   model of Qwen2.5-1.5B's shape, written to DIR first if DIR is empty;

@@ -50,6 +50,14 @@ public final class PrivateBenchCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Option(
+      names = "--baseline-tokens",
+      defaultValue = "16",
+      description =
+          "tokens timed for the base model and hosted mode, cheap beside private mode's"
+              + " (default: ${DEFAULT-VALUE})")
+  int baselineTokens;
+
   @Override
   public Integer call() throws Exception {
     BenchOptions.Loaded loaded = options.load(spec.commandLine());
@@ -58,8 +66,9 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     LoraAdapter adapter = loaded.adapter();
     PreparedAdapter prepared = new PreparedAdapter(adapter, new HeOperators(new CpuBackend()));
     System.err.println("timing the base model and hosted HE-LoRA ...");
-    double base = msPerToken(decoder, null);
-    double hosted = msPerToken(decoder, new LoraPath(prepared, LoraPath.Mode.HE, null));
+    double base = time(decoder, null, baselineTokens).msPerToken();
+    double hosted =
+        time(decoder, new LoraPath(prepared, LoraPath.Mode.HE, null), baselineTokens).msPerToken();
 
     System.err.println("timing private mode (a fresh client key, a node session behind HTTP) ...");
     SitePlan plan = SitePlan.of(adapter, shape);
@@ -88,7 +97,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     try (LoopbackNode node = new LoopbackNode(session)) {
       loopback = node;
       ClientDeltas deltas = new ClientDeltas(client, plan, node, session.terms());
-      Timed t = time(decoder, deltas);
+      Timed t = time(decoder, deltas, options.tokens);
       privately = t.msPerToken();
       var c = deltas.counts();
       // Per timed token: the counters' growth over the timed loop.
@@ -105,6 +114,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("model", options.model);
     r.put("adapter_rank", options.rank);
     int layers = shape.layers();
+    int full = loaded.fullLayers();
     int planned = plan.groups().stream().mapToInt(g -> g.sites().size()).sum();
     // Private mode sends every site of the plan at every token (ADR 0034: every expert's, routed
     // or not); hosted mode runs attention and the routed experts' sites only.
@@ -113,6 +123,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("experts_adapted", loaded.expertsAdapted());
     r.put("layers", layers);
     r.put("tokens", options.tokens);
+    r.put("baseline_tokens", baselineTokens);
     r.put("base_ms_per_token", base);
     r.put("hosted_ms_per_token", hosted);
     r.put("private_ms_per_token", privately);
@@ -129,14 +140,13 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("private_added_ms_per_layer", (privately - base) / layers);
     r.put("hosted_added_ms_per_layer", (hosted - base) / layers);
     r.put("private_over_hosted_added", (privately - base) / (hosted - base));
-    // Scaled to the named shape's layers: every measured ms, the output head's included, times
-    // fullLayers / layers, an upper bound on both modes that flatters neither's added cost.
-    double toFull = (double) loaded.fullLayers() / layers;
+    // At the named shape's layers, what each mode adds to the base model (the base model's own
+    // time at that depth is the same for both; docs/benchmarks.md adds it from two --layers runs).
     r.put("extrapolated_layers", loaded.fullLayers());
-    r.put("private_s_per_token_extrapolated", privately * toFull / 1000);
-    r.put("hosted_s_per_token_extrapolated", hosted * toFull / 1000);
+    r.put("private_added_s_per_token_extrapolated", (privately - base) / layers * full / 1000);
+    r.put("hosted_added_s_per_token_extrapolated", (hosted - base) / layers * full / 1000);
     r.put("bytes_per_token_per_layer", (sent + received) / layers);
-    r.put("mb_per_token_extrapolated", (sent + received) * toFull / 1e6);
+    r.put("mb_per_token_extrapolated", (double) (sent + received) / layers * full / 1e6);
     r.put("published_s_per_token", PUBLISHED_S_PER_TOKEN);
     r.put("relay", "one loopback HTTP hop");
     r.put("node_session_open_ms", openMs);
@@ -197,14 +207,10 @@ public final class PrivateBenchCommand implements Callable<Integer> {
 
   private static final long[] PROMPT = {3838, 374, 264, 18986, 2692, 30};
 
-  private double msPerToken(QwenDecoder decoder, AdapterDeltas lora) {
-    return time(decoder, lora).msPerToken();
-  }
-
   /** A timed run and, for private mode, the counters read when the timed loop began. */
   private record Timed(double msPerToken, long[] before) {}
 
-  private Timed time(QwenDecoder decoder, AdapterDeltas lora) {
+  private Timed time(QwenDecoder decoder, AdapterDeltas lora, int tokens) {
     try (KvCache cache = decoder.newCache()) {
       float[] logits = decoder.forward(PROMPT, cache, lora);
       for (int i = 0; i < 2; i++) {
@@ -212,10 +218,10 @@ public final class PrivateBenchCommand implements Callable<Integer> {
       }
       long[] before = counters(lora);
       long start = System.nanoTime();
-      for (int i = 0; i < options.tokens; i++) {
+      for (int i = 0; i < tokens; i++) {
         logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, lora);
       }
-      return new Timed((System.nanoTime() - start) / 1e6 / options.tokens, before);
+      return new Timed((System.nanoTime() - start) / 1e6 / tokens, before);
     }
   }
 
