@@ -22,9 +22,10 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
- * The node's half of one private session (ADR 0017): it holds the adapter's sites packed for the
- * client's public key, answers each client frame with {@link SharedLoraNode}'s rounds, and keeps
- * round one's shares until their round two. It sees only ciphertexts under the client's key.
+ * The node's half of one private session (ADR 0017): it adopts the adapter's packed sites ({@link
+ * PackedSites}, shared read-only with the adapter's other sessions, ADR 0034) under the client's
+ * keys, answers each client frame with {@link SharedLoraNode}'s rounds, and keeps round one's
+ * shares until their round two. It sees only ciphertexts under the client's key.
  *
  * <p>Round one takes, token by token, the group's input in {@link SitePlan.Group#inputChunks}
  * chunks, and answers, site by site and token by token, one share answer per plaintext of A; round
@@ -53,20 +54,21 @@ public final class NodeSession {
   private SharedLoraNode.Share[][] shares;
 
   private NodeSession(
-      LoraAdapter adapter,
+      PackedSites packed,
       PrivateBounds bounds,
-      SitePlan plan,
       List<byte[]> publicKeys,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random,
       boolean noise)
       throws MalformedEncodingException {
-    this.plan = plan;
-    bounds.check(adapter);
+    this.plan = packed.plan();
+    if (!packed.scales().equals(bounds.scales(policy))) {
+      throw new IllegalArgumentException("the sites were packed at another policy's scales");
+    }
     byte[] seedKey = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(seedKey);
-    this.terms = new SessionTerms(bounds.scales(policy), new UploadSeeds(seedKey));
+    this.terms = new SessionTerms(packed.scales(), new UploadSeeds(seedKey));
     if (publicKeys.size() != plan.rings().size()) {
       throw new MalformedEncodingException(
           "expected "
@@ -93,13 +95,11 @@ public final class NodeSession {
     for (SitePlan.Group g : plan.groups()) {
       SharedLoraNode node = nodes.get(SitePlan.parameters(g).logN());
       groupNodes.add(node);
-      List<SharedLoraNode.Site> packed = new ArrayList<>();
+      List<SharedLoraNode.Site> adopted = new ArrayList<>();
       for (SitePlan.Site s : g.sites()) {
-        LoraAdapter.Site site = adapter.sites().get(s.path());
-        double[][] scaledB = PrivateBounds.scaled(site.b(), site.scale());
-        packed.add(node.prepare(site.a(), scaledB, terms.scales(), g.inputChunks(), g.roundTwo(s)));
+        adopted.add(node.adopt(packed.byPath().get(s.path())));
       }
-      sites.add(packed);
+      sites.add(adopted);
     }
   }
 
@@ -120,7 +120,27 @@ public final class NodeSession {
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
-    return new NodeSession(adapter, bounds, plan, publicKeys, policy, order, random, true);
+    return open(
+        PackedSites.pack(adapter, bounds, plan, policy), bounds, publicKeys, policy, order, random);
+  }
+
+  /**
+   * A session of sites packed before (for an earlier session of the same adapter, policy and plan:
+   * {@link PackedSites}), under the adapter's DP policy and signed bounds.
+   *
+   * @throws MalformedEncodingException if a key's bytes or parameters do not fit
+   * @throws IllegalArgumentException if the sites were packed at other scales than {@code bounds}
+   *     and {@code policy} give
+   */
+  public static NodeSession open(
+      PackedSites packed,
+      PrivateBounds bounds,
+      List<byte[]> publicKeys,
+      InputPrivacy policy,
+      FrameOrder order,
+      SecureRandom random)
+      throws MalformedEncodingException {
+    return new NodeSession(packed, bounds, publicKeys, policy, order, random, true);
   }
 
   /** A session whose round two adds no DP noise: for tests that compare outputs exactly. */
@@ -133,7 +153,14 @@ public final class NodeSession {
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
-    return new NodeSession(adapter, bounds, plan, publicKeys, policy, order, random, false);
+    return new NodeSession(
+        PackedSites.pack(adapter, bounds, plan, policy),
+        bounds,
+        publicKeys,
+        policy,
+        order,
+        random,
+        false);
   }
 
   /** The session's public terms, which the client needs to encrypt for it. */

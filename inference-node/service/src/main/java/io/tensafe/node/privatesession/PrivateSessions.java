@@ -7,6 +7,7 @@ import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.generation.ModelService;
 import io.tensafe.node.generation.NodeProblem;
 import io.tensafe.node.privatemode.NodeSession;
+import io.tensafe.node.privatemode.PackedSites;
 import io.tensafe.node.privatemode.PrivateBounds;
 import io.tensafe.node.privatemode.PrivateLimits;
 import io.tensafe.node.privatemode.SitePlan;
@@ -94,6 +95,26 @@ public class PrivateSessions {
     opening.add(id);
   }
 
+  /**
+   * Each loaded adapter's sites, packed once for all its sessions (ADR 0034: the plaintexts do not
+   * depend on a client's key), dropped with the adapter.
+   */
+  private final Map<io.tensafe.node.runtime.PreparedAdapter, PackedSites> packedSites =
+      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+  /** The adapter's sites packed for {@code plan} at the scales {@code policy} gives, once. */
+  private PackedSites packed(
+      LoadedAdapter adapter, PrivateBounds bounds, SitePlan plan, InputPrivacy policy) {
+    PackedSites packed = packedSites.get(adapter.prepared());
+    if (packed == null
+        || !packed.plan().equals(plan)
+        || !packed.scales().equals(bounds.scales(policy))) {
+      packed = PackedSites.pack(adapter.prepared().adapter(), bounds, plan, policy);
+      packedSites.put(adapter.prepared(), packed);
+    }
+    return packed;
+  }
+
   private SessionOpened open(UUID id, SessionOpening r, int maxPrompt, int maxDecode) {
     LoadedAdapter adapter = model.adapter(r.adapter());
     InputPrivacy policy =
@@ -150,9 +171,8 @@ public class PrivateSessions {
     try {
       session =
           NodeSession.open(
-              adapter.prepared().adapter(),
+              packed(adapter, bounds, plan, policy),
               bounds,
-              plan,
               keys,
               policy,
               new FrameOrder(maxPrompt, maxDecode, chunk),

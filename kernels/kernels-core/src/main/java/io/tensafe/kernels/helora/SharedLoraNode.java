@@ -101,6 +101,8 @@ public final class SharedLoraNode {
    * @param aOutputs A's layout per chunk (rows a power of two apart) and its one packed answer
    * @param bChunks the r + 1 shares' chunks
    * @param bOutputs B's layout per share chunk and its packing
+   * @param parameters the ring the plaintexts are packed for
+   * @param owner the node whose rounds take the site, null until one {@link #adopt}s it
    */
   public record Site(
       int inputChunks,
@@ -110,6 +112,7 @@ public final class SharedLoraNode {
       PackedOutputs bOutputs,
       List<PrivateWeights.Site> b,
       PrivateScales scales,
+      Parameters parameters,
       SharedLoraNode owner) {
     /** A's layout per chunk: r outputs (the shares; the check answer comes after). */
     public CoefficientLayout aLayout() {
@@ -176,6 +179,23 @@ public final class SharedLoraNode {
       PrivateScales scales,
       int chunks,
       PrivatePacking.RoundTwo roundTwo) {
+    return adopt(prepareShared(parameters, a, b, scales, chunks, roundTwo));
+  }
+
+  /**
+   * As {@link #prepare}, for every node of {@code parameters}: a site's plaintexts follow from its
+   * weights, the session's public scales and the layout alone, never from a client's key, so one
+   * packing serves every session of the same adapter, plan and scales (ADR 0034). Its owner is
+   * null: a node {@link #adopt}s it before its rounds.
+   */
+  public static Site prepareShared(
+      Parameters parameters,
+      double[][] a,
+      double[][] b,
+      PrivateScales scales,
+      int chunks,
+      PrivatePacking.RoundTwo roundTwo) {
+    PrivateWeights packer = new PrivateWeights(parameters);
     if (a.length == 0 || b.length == 0 || b[0].length != a.length) {
       throw new IllegalArgumentException("B must have A's row count as its width");
     }
@@ -215,6 +235,29 @@ public final class SharedLoraNode {
         bOutputs,
         List.copyOf(bSites),
         scales,
+        parameters,
+        null);
+  }
+
+  /**
+   * {@code site} (packed by {@link #prepareShared} or another node) as this node's: the same
+   * plaintexts, shared read-only.
+   *
+   * @throws IllegalArgumentException if it was packed for another ring
+   */
+  public Site adopt(Site site) {
+    if (!site.parameters().equals(parameters)) {
+      throw new IllegalArgumentException("the site was packed for another ring");
+    }
+    return new Site(
+        site.inputChunks(),
+        site.aOutputs(),
+        site.a(),
+        site.bChunks(),
+        site.bOutputs(),
+        site.b(),
+        site.scales(),
+        site.parameters(),
         this);
   }
 

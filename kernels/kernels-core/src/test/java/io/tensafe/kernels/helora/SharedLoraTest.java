@@ -188,6 +188,36 @@ class SharedLoraTest {
   }
 
   /**
+   * One packing of a site serves the sessions of two clients, each under its own key (ADR 0034: the
+   * plaintexts do not depend on a key); a node must adopt it first, and one of another ring cannot.
+   */
+  @Test
+  void aSharedPacking_servesTwoClientsKeys_andNoOtherRing() {
+    int d = 64;
+    int r = 8;
+    Parties first = parties(d, 11);
+    Parties second = parties(d, 12);
+    double[][] a = LoraData.loraA(r, d, 2);
+    double[][] b = randomB(d, r, 3);
+    int n = first.client().parameters().ringDegree();
+    PrivatePacking.RoundTwo two =
+        new PrivatePacking.RoundTwo(1, PrivatePacking.roundTwoOutputs(r, 1, d, n, true));
+    SharedLoraNode.Site shared =
+        SharedLoraNode.prepareShared(first.client().parameters(), a, b, first.scales(a, b), 1, two);
+    double[] x = clipped(LoraData.activations(1, d, 4)[0]);
+    double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
+    for (Parties p : List.of(first, second)) {
+      double[] actual = delta(p, p.node().adopt(shared), x);
+      for (int i = 0; i < d; i++) {
+        assertEquals(expected[i], actual[i], 1e-4 * CLIP, "output " + i);
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> roundOne(first, shared, x));
+    Parties wider = parties(8192, 13);
+    assertThrows(IllegalArgumentException.class, () -> wider.node().adopt(shared));
+  }
+
+  /**
    * A modified client adds v to its round-two shares, so that an unchecked node would answer {@code
    * B·(A·x + v)} and give away {@code B·v} (a column of B per query). The check row folds {@code
    * G·(hᵀ·v)} into every output: what comes back has no correlation with {@code B·v}, and is far
