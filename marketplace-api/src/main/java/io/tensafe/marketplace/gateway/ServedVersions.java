@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -32,6 +33,13 @@ public class ServedVersions {
 
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
   private final Map<UUID, Integer> noisedSites = new ConcurrentHashMap<>();
+  private final Map<UUID, Set<String>> adaptedModules = new ConcurrentHashMap<>();
+
+  /** The suffix of a site's {@code lora_A} tensor in a PEFT (and so a TGSP manifest's) name. */
+  private static final String LORA_A = ".lora_A.weight";
+
+  /** The prefix PEFT puts before the base model's module path; a node's plan names it without. */
+  private static final String PEFT_PREFIX = "base_model.model.";
 
   /**
    * The newest version ({@link ServedCatalogue.Entry#newestAt}) of every adapter the key may use,
@@ -169,7 +177,8 @@ public class ServedVersions {
   /**
    * The adapted sites of {@code adapterRef@version} (which must exist) that a private session
    * noises once per token each (ADR 0024): one per {@code lora_A} tensor of its manifest, at least
-   * 1. A node's plan must name the same number when it opens a session.
+   * 1. A node's plan must name the same number when it opens a session, and list those sites
+   * ({@link #adaptedModules}).
    */
   public int noisedSitesPerToken(String adapterRef, String version) {
     return noisedSitesPerToken(versionId(adapterRef, version));
@@ -184,14 +193,39 @@ public class ServedVersions {
     }
     int count =
         Math.max(
-            1,
-            (int)
-                tensorNames(id).stream()
-                    .filter(n -> n.endsWith(".lora_A.weight"))
-                    .distinct()
-                    .count());
+            1, (int) tensorNames(id).stream().filter(n -> n.endsWith(LORA_A)).distinct().count());
     noisedSites.put(id, count);
     return count;
+  }
+
+  /**
+   * The module paths of version {@code id}'s adapted sites, as a node's private-session plan names
+   * them: one per {@code lora_A} tensor of its signed manifest, its name without {@code
+   * .lora_A.weight} and without PEFT's {@code base_model.model.} (so {@code
+   * base_model.model.model.layers.1.mlp.experts.3.gate_proj.lora_A.weight} is {@code
+   * model.layers.1.mlp.experts.3.gate_proj}). A node's plan must list exactly these, each once (ADR
+   * 0024): the budget and the bill are for them. Cached, since a version's manifest never changes.
+   */
+  @Transactional
+  public Set<String> adaptedModules(UUID id) {
+    Set<String> cached = adaptedModules.get(id);
+    if (cached != null) {
+      return cached;
+    }
+    Set<String> modules =
+        Set.copyOf(
+            tensorNames(id).stream()
+                .filter(n -> n.endsWith(LORA_A))
+                .map(ServedVersions::modulePath)
+                .toList());
+    adaptedModules.put(id, modules);
+    return modules;
+  }
+
+  /** The module path of {@code lora_A} tensor {@code name} ({@link #adaptedModules}). */
+  static String modulePath(String name) {
+    String site = name.substring(0, name.length() - LORA_A.length());
+    return site.startsWith(PEFT_PREFIX) ? site.substring(PEFT_PREFIX.length()) : site;
   }
 
   /**

@@ -33,6 +33,7 @@ import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -174,8 +175,11 @@ public class PrivateSessions {
 
   /**
    * Opening a session on one node ({@link Dispatch} fails over between them). The node's plan must
-   * noise the version's sites, which the budget was reserved for: a node whose plan does not ends
-   * the session unserved (502); a node whose answer does not parse is failed over from.
+   * noise the version's sites, which the budget was reserved for: as many per token as the version
+   * has ({@link ServedVersions#noisedSitesPerToken}) and, listed, exactly the version's adapted
+   * modules, each once ({@link ServedVersions#adaptedModules}), the manifest's word rather than the
+   * node's. A node whose plan does not ends the session unserved (502); a node whose answer does
+   * not parse is failed over from.
    */
   private final class Opening implements NodeAttempt<OnNode> {
     private final PrivateSessionRequest r;
@@ -225,29 +229,53 @@ public class PrivateSessions {
         throw new IOException("the node's open answer: " + e.getMessage(), e);
       }
       int sites = a.releasesPerToken();
+      String version = a.version().adapterId() + "@" + a.version().version();
       if (plan.noisedSitesPerToken() != sites) {
-        closeOnNode(target, id);
-        Log.warnf(
-            "private session %s: node %s plans %d noised sites per token, the version %d",
-            id, target.name(), plan.noisedSitesPerToken(), sites);
-        throw new ApiProblem(
-            ProblemKind.HTTP,
-            502,
-            "Node failed",
+        throw refused(
+            target,
+            id,
+            "plans " + plan.noisedSitesPerToken() + " noised sites per token, the version " + sites,
             "the node's plan noises "
                 + plan.noisedSitesPerToken()
                 + " sites per token where "
-                + a.version().adapterId()
-                + "@"
-                + a.version().version()
+                + version
                 + " adapts "
                 + sites
-                + ", which its privacy budget is charged for; the session ended unserved and"
-                + " nothing was billed",
-            0);
+                + ", which its privacy budget is charged for");
+      }
+      Optional<String> mismatch = plan.mismatch(versions.adaptedModules(a.version().versionId()));
+      if (mismatch.isPresent()) {
+        throw refused(
+            target,
+            id,
+            "plans other sites than the version's: " + mismatch.get(),
+            "the node's plan "
+                + mismatch.get()
+                + ", where the session must run every site "
+                + version
+                + " adapts, once each, which its privacy budget is charged for");
       }
       return new OnNode(answer, plan, chunk);
     }
+  }
+
+  /**
+   * Ends session {@code id} on {@code target}, whose plan does not run the version's sites, before
+   * any frame: the 502 for the client ({@link Dispatch} then ends the request unserved, its
+   * reservation refunded).
+   *
+   * @param why for the log, after "node N "
+   * @param detail for the client, before "; the session ended unserved ..."
+   */
+  private ApiProblem refused(NodeTarget target, UUID id, String why, String detail) {
+    closeOnNode(target, id);
+    Log.warnf("private session %s: node %s %s", id, target.name(), why);
+    return new ApiProblem(
+        ProblemKind.HTTP,
+        502,
+        "Node failed",
+        detail + "; the session ended unserved and nothing was billed",
+        0);
   }
 
   /** The node's open request: the session, the adapter, the client's keys and the bounds. */

@@ -15,31 +15,32 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A stand-in node for the marketplace's private-session tests: opens sessions with the plan {@link
- * #plan} describes (its groups' counts and its noised sites per token, as the real node's {@code
- * SessionOpened} carries them), answers each frame with an answer frame of the same header carrying
- * the plan's answers per token × tokens opaque ciphertexts (the marketplace never reads them), and
- * records what it received. Like the real node it serves only its dispatch token and reads a frame
- * whole before answering. The real node's side (NodeSession) is tested in the inference runtime.
+ * A stand-in node for the marketplace's private-session tests: opens sessions of the adapters it
+ * {@link #serve}s with a plan that lists the adapter's sites (its manifest's module paths, in
+ * groups of up to 3, each group with the counts {@link #plan} gives) and claims as many noised
+ * sites per token, as the real node's {@code SessionOpened} carries them, unless told to lie
+ * ({@link #listed}, {@link #claimedSites}); answers each frame with an answer frame of the same
+ * header carrying the plan's answers per token × tokens opaque ciphertexts (the marketplace never
+ * reads them), and records what it received. Like the real node it serves only its dispatch token
+ * and reads a frame whole before answering. The real node's side (NodeSession) is tested in the
+ * inference runtime.
  */
 final class FakePrivateNode implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final FrameLimits LIMITS = new FrameLimits(1 << 27, 0xFFFF, 1 << 27);
 
-  /**
-   * The plan the node opens sessions with: {@code groups} groups of one layer-{@code g} {@code
-   * q_proj} site each, every one with these counts per token.
-   */
+  /** Sites per group of the plan, as many as a group may have (q, k and v). */
+  private static final int SITES_PER_GROUP = 3;
+
+  /** The counts per token of every group of the plan the node opens sessions with. */
   record Plan(
-      int groups,
       int roundOneCiphertexts,
       int roundTwoCiphertexts,
       int roundOneAnswers,
       int roundTwoAnswers,
-      int uploadBytes,
-      int noisedSitesPerToken) {
-    /** One group of one site (the fixture's adapter: q_proj of layer 0), 3-byte ciphertexts. */
-    static final Plan ONE_SITE = new Plan(1, 1, 1, 2, 1, 3, 1);
+      int uploadBytes) {
+    /** One ciphertext per token each way, two answers to round one, 3-byte ciphertexts. */
+    static final Plan SMALL = new Plan(1, 1, 2, 1, 3);
   }
 
   private final HttpServer server;
@@ -57,7 +58,17 @@ final class FakePrivateNode implements AutoCloseable {
   final java.util.concurrent.atomic.AtomicLong bytesRead =
       new java.util.concurrent.atomic.AtomicLong();
 
-  volatile Plan plan = Plan.ONE_SITE;
+  volatile Plan plan = Plan.SMALL;
+
+  /** The module paths of each adapter served, by {@code adapter@version} as opening names it. */
+  private final java.util.Map<String, List<String>> sites =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The sites the plan lists, from the adapter's: all of them, each once, unless set. */
+  volatile java.util.function.UnaryOperator<List<String>> listed = all -> all;
+
+  /** When set, the noised sites per token the plan claims; else the adapter's sites' count. */
+  volatile Integer claimedSites;
 
   /** When non-negative, every answer carries this many ciphertexts whatever the plan says. */
   volatile int answerCiphertexts = -1;
@@ -73,6 +84,40 @@ final class FakePrivateNode implements AutoCloseable {
 
   /** Milliseconds the node takes per frame. */
   volatile long frameDelayMillis;
+
+  /** Serves {@code adapterRef@1.0.0}, as published: its plans list its manifest's sites. */
+  void serve(jakarta.persistence.EntityManager em, String adapterRef) {
+    sites.put(adapterRef + "@1.0.0", manifestModules(em, adapterRef));
+  }
+
+  /**
+   * The module paths of {@code adapterRef@1.0.0}'s sites, read here from its signed manifest as a
+   * node names them: each {@code lora_A} tensor's name without PEFT's {@code base_model.model.} and
+   * without {@code .lora_A.weight}, sorted.
+   */
+  static List<String> manifestModules(jakarta.persistence.EntityManager em, String adapterRef) {
+    List<?> names =
+        em.createNativeQuery(
+                "SELECT t->>'name' FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id,"
+                    + " jsonb_array_elements(v.manifest->'lora'->'tensors') t"
+                    + " WHERE a.adapter_ref = ?1 AND v.version = '1.0.0'"
+                    + " AND t->>'name' LIKE '%.lora_A.weight' ORDER BY 1")
+            .setParameter(1, adapterRef)
+            .getResultList();
+    if (names.isEmpty()) {
+      throw new IllegalStateException(adapterRef + "@1.0.0 has no lora_A tensors");
+    }
+    List<String> modules = new ArrayList<>();
+    for (Object name : names) {
+      String n = (String) name;
+      if (!n.startsWith("base_model.model.model.layers.")) {
+        throw new IllegalStateException("not a PEFT decoder-layer tensor: " + n);
+      }
+      modules.add(
+          n.substring("base_model.model.".length(), n.length() - ".lora_A.weight".length()));
+    }
+    return modules;
+  }
 
   FakePrivateNode() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -108,7 +153,12 @@ final class FakePrivateNode implements AutoCloseable {
       }
       JsonNode request = JSON.readTree(body);
       opened.add(request);
-      send(x, 201, openAnswer(request.path("session_id").asText()), "json");
+      List<String> served = sites.get(request.path("adapter").asText());
+      if (served == null) {
+        send(x, 500, "{\"detail\":\"not served\"}".getBytes(StandardCharsets.UTF_8), "json");
+        return;
+      }
+      send(x, 201, openAnswer(request.path("session_id").asText(), served), "json");
     }
   }
 
@@ -125,19 +175,28 @@ final class FakePrivateNode implements AutoCloseable {
     return body.toByteArray();
   }
 
-  private byte[] openAnswer(String sessionId) {
+  private byte[] openAnswer(String sessionId, List<String> served) {
     Plan p = plan;
+    List<String> paths = listed.apply(served);
+    Integer claimed = claimedSites;
     StringBuilder groups = new StringBuilder();
-    for (int g = 0; g < p.groups(); g++) {
+    for (int from = 0; from < paths.size(); from += SITES_PER_GROUP) {
+      StringBuilder sites = new StringBuilder();
+      for (String path : paths.subList(from, Math.min(paths.size(), from + SITES_PER_GROUP))) {
+        sites
+            .append(sites.isEmpty() ? "" : ",")
+            .append("{\"path\":\"")
+            .append(path)
+            .append("\",\"input_width\":64,\"output_width\":64,\"rank\":4}");
+      }
       groups
-          .append(g == 0 ? "" : ",")
+          .append(from == 0 ? "" : ",")
           .append(
               String.format(
-                  "{\"sites\":[{\"path\":\"model.layers.%d.self_attn.q_proj\",\"input_width\":64,"
-                      + "\"output_width\":64,\"rank\":4}],\"round_one_ciphertexts\":%d,"
+                  "{\"sites\":[%s],\"round_one_ciphertexts\":%d,"
                       + "\"round_two_ciphertexts\":%d,\"round_one_answers\":%d,"
                       + "\"round_two_answers\":%d,\"upload_bytes\":%d}",
-                  g,
+                  sites,
                   p.roundOneCiphertexts(),
                   p.roundTwoCiphertexts(),
                   p.roundOneAnswers(),
@@ -150,7 +209,7 @@ final class FakePrivateNode implements AutoCloseable {
             + groups
             + "],\"rings\":[12],\"prefill_chunk_tokens\":8,\"clip_norm\":1.5,"
             + "\"noised_sites_per_token\":"
-            + p.noisedSitesPerToken()
+            + (claimed != null ? claimed : served.size())
             + "}")
         .getBytes(StandardCharsets.UTF_8);
   }

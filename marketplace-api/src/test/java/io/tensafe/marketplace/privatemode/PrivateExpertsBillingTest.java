@@ -11,6 +11,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.restassured.response.Response;
+import io.restassured.response.ValidatableResponse;
 import io.tensafe.marketplace.gateway.ServedVersions;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
@@ -20,7 +21,9 @@ import io.tensafe.tgsp.peft.SyntheticAdapter;
 import io.tensafe.tgsp.safetensors.DType;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -96,6 +99,7 @@ class PrivateExpertsBillingTest extends PrivateSessionHarness {
         .post("/api/creator/adapters/" + experts + "/versions/1.0.0/publish")
         .then()
         .statusCode(200);
+    serve(experts);
   }
 
   private Response openExperts() {
@@ -127,6 +131,17 @@ class PrivateExpertsBillingTest extends PrivateSessionHarness {
       }
     }
     assertEquals(EVERY_SITE, versions.noisedSitesPerToken(experts, "1.0.0"));
+    java.util.Set<String> modules =
+        versions.adaptedModules(
+            (java.util.UUID)
+                em.createNativeQuery(
+                        "SELECT v.id FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id"
+                            + " WHERE a.adapter_ref = ?1")
+                    .setParameter(1, experts)
+                    .getSingleResult());
+    assertEquals(EVERY_SITE, modules.size());
+    assertTrue(modules.contains("model.layers.1.mlp.experts.3.gate_proj"), modules.toString());
+    assertTrue(modules.contains("model.layers.0.self_attn.q_proj"), modules.toString());
     // Hosted: layer 0's attention, MLP and down inputs; layer 1's attention input, the experts'
     // shared input and the down input of each of the 2 experts a token runs.
     assertEquals(3 + 1 + 1 + 2, versions.releasesPerToken(experts, "1.0.0"));
@@ -140,7 +155,7 @@ class PrivateExpertsBillingTest extends PrivateSessionHarness {
   @Test
   void aNodeThatPlansOnlyTheRoutedExperts_isRefused_everyExpertsSitesAreOpened() {
     for (int planned : List.of(ROUTED_SITES, 3 + 1 + 1 + 2)) {
-      node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, planned);
+      node.claimedSites = planned;
       openExperts()
           .then()
           .statusCode(502)
@@ -157,12 +172,100 @@ class PrivateExpertsBillingTest extends PrivateSessionHarness {
       assertEquals(List.of(), charged(id));
       assertTrue(node.closed.contains(id));
     }
-    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, EVERY_SITE);
+    node.claimedSites = null;
     openExperts()
         .then()
         .statusCode(201)
         .body("model", equalTo(experts + "@1.0.0"))
         .body("terms.noised_sites_per_token", equalTo(EVERY_SITE));
+  }
+
+  /**
+   * The node's count is a cross-check, never the bill: a node that claims every site (17) but lists
+   * only the attention sites and the experts a token routes to (layer 1's experts 0 and 1: 11
+   * sites) would serve part of the adapter billed as the whole. The marketplace checks the plan's
+   * sites against the manifest itself and refuses it with 502 before any frame, the session
+   * refunded.
+   */
+  @Test
+  void aNodeThatListsOnlyTheRoutedExpertsButClaimsEverySite_isRefused_andRefunded() {
+    node.listed =
+        all ->
+            all.stream()
+                .filter(p -> !p.contains(".experts.2.") && !p.contains(".experts.3."))
+                .toList();
+    assertEquals(
+        ROUTED_SITES,
+        node.listed.apply(FakePrivateNode.manifestModules(em, experts)).size(),
+        "the attention and routed experts' sites");
+    openExperts()
+        .then()
+        .statusCode(502)
+        .contentType("application/problem+json")
+        .body("title", equalTo("Node failed"))
+        .body("detail", containsString("leaves out 6 sites (model.layers.1.mlp.experts.2."))
+        .body("detail", containsString("of the version's 17"))
+        .body("detail", containsString("nothing was billed"));
+    assertRefusedAndRefunded(node.opened.getLast().path("session_id").asText());
+    assertEquals(1, node.opened.size(), "not failed over: the node's plan is a lie, not a fault");
+  }
+
+  /**
+   * A plan that lists a site the version does not adapt (in place of one it does, or besides all of
+   * them) or one site twice is refused as well, whatever count it claims; an honest plan opens.
+   */
+  @Test
+  void aNodeThatListsASiteTheVersionDoesNotAdapt_orOneTwice_isRefused() {
+    String foreign = "model.layers.2.self_attn.q_proj";
+    String down = "model.layers.1.mlp.experts.3.down_proj";
+    record Lie(UnaryOperator<List<String>> listed, List<String> said) {}
+    List<Lie> lies =
+        List.of(
+            new Lie(
+                all -> all.stream().map(p -> p.equals(down) ? foreign : p).toList(),
+                List.of(
+                    "lists 1 site (" + foreign + ") that the version does not adapt",
+                    "leaves out 1 site (" + down + ") of the version's 17")),
+            new Lie(
+                all -> concat(all, List.of(foreign)),
+                List.of("lists 1 site (" + foreign + ") that the version does not adapt")),
+            new Lie(
+                all ->
+                    concat(
+                        all.stream().filter(p -> !p.equals(down)).toList(),
+                        List.of(all.getFirst())),
+                List.of(
+                    "lists 1 site (model.layers.0.mlp.down_proj) more than once",
+                    "leaves out 1 site (" + down + ")")));
+    for (Lie lie : lies) {
+      node.listed = lie.listed();
+      ValidatableResponse answer =
+          openExperts().then().statusCode(502).contentType("application/problem+json");
+      for (String said : lie.said()) {
+        answer.body("detail", containsString(said));
+      }
+      assertRefusedAndRefunded(node.opened.getLast().path("session_id").asText());
+    }
+    node.listed = all -> all;
+    openExperts().then().statusCode(201).body("plan.groups.size()", equalTo(6));
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  /** Session {@code id} ended node_failed before any frame, its reservation refunded, no charge. */
+  private void assertRefusedAndRefunded(String id) {
+    assertEquals("node_failed", request(id)[1]);
+    assertEquals(EVERY_SITE * 12L, releases(id, "reserve"));
+    // ρ in millionths: (8 + 4) × 17 / 5000 = 0.0408, all given back.
+    assertEquals(40800, rhoMillionths(id, "refund"), "refunded");
+    assertEquals(0, releases(id, "settle"));
+    assertEquals(List.of(), charged(id));
+    assertTrue(node.closed.contains(id), "closed on the node");
+    assertTrue(node.frames.isEmpty(), "no frame relayed");
   }
 
   /**
@@ -172,7 +275,6 @@ class PrivateExpertsBillingTest extends PrivateSessionHarness {
    */
   @Test
   void theBudget_isChargedForEveryExpertsSites_perTokenRun() {
-    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, EVERY_SITE);
     String id = openExperts().then().statusCode(201).extract().path("id");
     step(id, 0, 5);
     step(id, 1, 1);

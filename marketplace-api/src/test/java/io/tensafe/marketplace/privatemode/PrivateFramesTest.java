@@ -56,8 +56,7 @@ class PrivateFramesTest {
   private static final int MIB_64 = 64 << 20;
 
   /** Ciphertexts of 100 000 bytes: a round one of 8 tokens is 800 051 bytes, two pass 1 MiB. */
-  private static final FakePrivateNode.Plan LARGE =
-      new FakePrivateNode.Plan(1, 1, 1, 2, 1, 100_000, 1);
+  private static final FakePrivateNode.Plan LARGE = new FakePrivateNode.Plan(1, 1, 2, 1, 100_000);
 
   @TestHTTPResource("/")
   URL base;
@@ -72,6 +71,7 @@ class PrivateFramesTest {
     node = new FakePrivateNode();
     fixture = GatewayFixture.create();
     fixture.registerNode("node-1", node.url(), List.of(), 4, node.dispatchToken);
+    node.serve(em, fixture.adapterId());
   }
 
   @AfterEach

@@ -121,7 +121,7 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
   void theBudget_isChargedPerNoisedSiteAndTokenRun_atOneOverTwoZSquaredEach() throws Exception {
     GatewayFixture fourSites = GatewayFixture.create("50", 2, List.of("q_proj", "v_proj"));
     fourSites.registerNode("node-4", node.url(), List.of(), 4, node.dispatchToken);
-    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, 4);
+    serve(fourSites.adapterId());
     String id =
         given()
             .header("Authorization", "Bearer " + fourSites.apiKey())
@@ -154,7 +154,7 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
    */
   @Test
   void aPlanThatNoisesOtherSites_endsTheSessionUnserved_andRefunded() {
-    node.plan = new FakePrivateNode.Plan(1, 1, 1, 2, 1, 3, 2);
+    node.claimedSites = 2;
     openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
         .then()
         .statusCode(502)
@@ -201,6 +201,7 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
       throws Exception {
     GatewayFixture thin = GatewayFixture.create("3");
     thin.registerNode("node-thin", node.url(), List.of(), 4, node.dispatchToken);
+    serve(thin.adapterId());
     int k = 16;
     Response r = openFor(thin, (1 << k) - 1);
     r.then().statusCode(422).contentType("application/problem+json");

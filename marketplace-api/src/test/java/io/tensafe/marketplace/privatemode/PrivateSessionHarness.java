@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * What the private-session tests share: a published adapter (one site, q_proj of layer 0), a {@link
- * FakePrivateNode} that serves it, an API key, and calls that open sessions, send frames of the
- * node's plan and read what the marketplace recorded.
+ * FakePrivateNode} that serves it (its plan listing the manifest's sites), an API key, and calls
+ * that open sessions, send frames of the node's plan and read what the marketplace recorded.
  */
 abstract class PrivateSessionHarness {
   /** Frames of at most 64 KiB and a one-second idle timeout. */
@@ -52,7 +52,13 @@ abstract class PrivateSessionHarness {
     node = new FakePrivateNode();
     fixture = GatewayFixture.create();
     fixture.registerNode("node-1", node.url(), List.of(), 4, node.dispatchToken);
+    serve(fixture.adapterId());
     sequence = 0;
+  }
+
+  /** Has the node serve {@code adapterRef@1.0.0}, listing its manifest's sites. */
+  void serve(String adapterRef) {
+    node.serve(em, adapterRef);
   }
 
   @AfterEach
