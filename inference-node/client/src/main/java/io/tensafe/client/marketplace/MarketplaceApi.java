@@ -27,8 +27,14 @@ import java.util.Optional;
  * ciphertext frames and token limits go out; never text.
  */
 public final class MarketplaceApi {
-  /** The most of any JSON answer read, in bytes. */
+  /** The most of any JSON answer read, in bytes, but a session's opening. */
   static final int MAX_JSON_BYTES = 4 << 20;
+
+  /**
+   * The most of a session's opening read, in bytes: its plan lists every site (about 4 MB for every
+   * expert of Qwen3-30B-A3B's 48 layers, ADR 0034).
+   */
+  static final int MAX_OPENING_BYTES = 16 << 20;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private final URI base;
@@ -91,7 +97,7 @@ public final class MarketplaceApi {
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
                     .build(),
-                MAX_JSON_BYTES));
+                MAX_OPENING_BYTES));
     String sha = answer.path("base_model").path("config_sha256").asText(null);
     String id = answer.path("id").asText();
     SitePlan plan;
