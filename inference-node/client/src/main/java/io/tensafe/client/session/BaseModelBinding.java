@@ -58,14 +58,14 @@ public final class BaseModelBinding {
               + configSha256
               + ": point --model-dir at the adapter's base model");
     }
-    if (!plan.rings().equals(SitePlan.ringsOf(shape))) {
+    if (!plan.rings().equals(SitePlan.ringsOf(sites))) {
       throw new BaseModelMismatchException(
           "the node's base model needs rings "
               + plan.rings()
               + "; this client's model ("
               + shape
               + ") needs "
-              + SitePlan.ringsOf(shape));
+              + SitePlan.ringsOf(sites));
     }
     Map<String, List<Long>> tensors = new LinkedHashMap<>();
     for (SitePlan.Group g : plan.groups()) {

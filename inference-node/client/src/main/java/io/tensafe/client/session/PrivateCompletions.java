@@ -95,7 +95,7 @@ public final class PrivateCompletions {
     OpenedSession session = null;
     try {
       // Fresh key pairs per session, one per ring this model's inputs can need (the plan's rings).
-      ClientKeys keys = ClientKeys.generate(SitePlan.ringsOf(decoder.shape()), random);
+      ClientKeys keys = ClientKeys.generate(SitePlan.ringsOf(decoder.adapterShape()), random);
       session =
           marketplace.open(
               model,

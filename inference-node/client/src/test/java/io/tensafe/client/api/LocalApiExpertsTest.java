@@ -63,7 +63,7 @@ class LocalApiExpertsTest {
             .with(
                 LoraAdapter.randomForExperts(
                     decoder.shape(), ModelGenerator.TINY_MOE, 4, scale, 1, 9));
-    SitePlan plan = SitePlan.of(adapter, decoder.shape());
+    SitePlan plan = SitePlan.of(adapter, decoder.adapterShape());
     try (FakeMarketplace market = new FakeMarketplace(adapter, plan, binding.configSha256());
         LocalApi local = local(market, decoder)) {
       HttpResponse<String> r =

@@ -76,7 +76,7 @@ class LocalApiTest {
   }
 
   private static SitePlan plan(LoraAdapter adapter) {
-    return SitePlan.of(adapter, model.decoder().shape());
+    return SitePlan.of(adapter, model.decoder().adapterShape());
   }
 
   /** GET (body null) or POST {@code body} to {@code path}, with this Authorization or none. */

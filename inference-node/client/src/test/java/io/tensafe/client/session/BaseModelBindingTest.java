@@ -32,14 +32,14 @@ class BaseModelBindingTest {
   }
 
   private static SitePlan plan(ModelShape shape) {
-    return SitePlan.of(LoraAdapter.randomForAttention(shape, 4, 2.0, 0.1, 1), shape);
+    return SitePlan.of(LoraAdapter.randomForAttention(shape, 4, 2.0, 0.1, 1), shape.adapterShape());
   }
 
   /** A plan of one site, of the tiny model's rings. */
   private static SitePlan oneSite(String path, int in, int out) {
     return new SitePlan(
         List.of(new SitePlan.Group(List.of(new SitePlan.Site(path, in, out, 4)))),
-        SitePlan.ringsOf(ModelShape.TINY));
+        SitePlan.ringsOf(ModelShape.TINY.adapterShape()));
   }
 
   @Test
@@ -53,7 +53,7 @@ class BaseModelBindingTest {
     SitePlan qAndV =
         SitePlan.of(
             LoraAdapter.random(ModelShape.TINY, List.of("q_proj", "v_proj"), 4, 2.0, 0.1, 1),
-            ModelShape.TINY);
+            ModelShape.TINY.adapterShape());
     assertDoesNotThrow(() -> b.check(Optional.empty(), qAndV));
     BaseModelMismatchException wrongHash =
         assertThrows(

@@ -140,9 +140,18 @@ public final class ClientDeltas implements AdapterDeltas {
       }
     }
     List<Integer> groups = expertGroups.getOrDefault(kind, List.of());
-    // Every group's width checked before any frame: a refusal never depends on the routing.
+    // Every group's width and every row's values checked before any frame: a refusal never
+    // depends on the routing (a non-finite activation would otherwise stop the client at its own
+    // expert's down group).
     for (int group : groups) {
       requireWidth(group, given);
+    }
+    for (double[] row : given) {
+      for (double v : row) {
+        if (!Double.isFinite(v)) {
+          throw new IllegalStateException("the decoder's input to " + kind + " is not finite");
+        }
+      }
     }
     Map<String, double[][]> deltaOf = new java.util.HashMap<>();
     for (int group : groups) {

@@ -3,8 +3,8 @@ package io.tensafe.node.privatemode;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.helora.PrivatePacking;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.tgsp.peft.BaseModelShape;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -104,10 +104,25 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
     }
   }
 
-  /** The rings a model of {@code shape} can need: one per distinct adaptable input width's ring. */
-  public static List<Integer> ringsOf(ModelShape shape) {
-    return java.util.stream.IntStream.of(
-            shape.hiddenSize(), shape.attentionHeads() * shape.headDim(), shape.intermediateSize())
+  /**
+   * The rings a model of {@code sites}' shape can need: one per distinct adaptable input width's
+   * ring: the hidden size, the attention's width and, per MLP, its intermediate width (each
+   * expert's; the dense MLP's only where a layer has one).
+   */
+  public static List<Integer> ringsOf(BaseModelShape sites) {
+    java.util.stream.IntStream.Builder widths = java.util.stream.IntStream.builder();
+    widths.add(sites.hiddenSize()).add(sites.attentionHeads() * sites.headDim());
+    java.util.Optional<io.tensafe.tgsp.peft.ExpertShape> experts = sites.moe();
+    if (experts.isPresent()) {
+      widths.add(experts.get().intermediateSize());
+    }
+    if (experts.isEmpty()
+        || java.util.stream.IntStream.range(0, sites.layers())
+            .anyMatch(l -> !experts.get().sparse(l))) {
+      widths.add(sites.intermediateSize());
+    }
+    return widths
+        .build()
         .map(w -> PrivateClient.parametersFor(w).logN())
         .distinct()
         .sorted()
@@ -129,7 +144,7 @@ public record SitePlan(List<Group> groups, List<Integer> rings) {
    *
    * @throws IllegalArgumentException naming a site that is no module of the decoder's layers
    */
-  public static SitePlan of(LoraAdapter adapter, ModelShape shape) {
+  public static SitePlan of(LoraAdapter adapter, BaseModelShape shape) {
     java.util.TreeMap<Long, List<Site>> byPosition = new java.util.TreeMap<>();
     for (Map.Entry<String, LoraAdapter.Site> e : adapter.sites().entrySet()) {
       String path = e.getKey();

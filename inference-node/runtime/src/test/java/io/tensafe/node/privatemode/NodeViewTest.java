@@ -45,7 +45,7 @@ class NodeViewTest {
     decoder = model.decoder();
     adapter =
         LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 7);
-    plan = SitePlan.of(adapter, decoder.shape());
+    plan = SitePlan.of(adapter, decoder.adapterShape());
   }
 
   @AfterAll

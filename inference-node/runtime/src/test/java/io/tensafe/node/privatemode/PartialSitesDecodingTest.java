@@ -131,7 +131,7 @@ class PartialSitesDecodingTest {
    */
   private static void assertPrivateEqualsHosted(QwenDecoder decoder, LoraAdapter adapter)
       throws Exception {
-    SitePlan plan = SitePlan.of(adapter, decoder.shape());
+    SitePlan plan = SitePlan.of(adapter, decoder.adapterShape());
     HostedCoefficientOperator operator =
         new HostedCoefficientOperator(
             HostedCoefficientOperator.parametersFor(decoder.shape().intermediateSize()),
@@ -186,7 +186,7 @@ class PartialSitesDecodingTest {
     LoraAdapter adapter =
         LoraAdapter.random(
             decoder.shape(), List.of("q_proj", "k_proj"), 4, LoraAdapter.scale(8, 4, false), 1, 7);
-    SitePlan joined = SitePlan.of(adapter, decoder.shape());
+    SitePlan joined = SitePlan.of(adapter, decoder.adapterShape());
     // Layer 0's q and k, each a group of its own.
     List<SitePlan.Site> layer0 = joined.groups().getFirst().sites();
     SitePlan split =

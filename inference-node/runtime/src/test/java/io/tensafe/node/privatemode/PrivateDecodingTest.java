@@ -62,7 +62,7 @@ class PrivateDecodingTest {
     }
     adapter =
         LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 99);
-    plan = SitePlan.of(adapter, decoder.shape());
+    plan = SitePlan.of(adapter, decoder.adapterShape());
   }
 
   @AfterAll

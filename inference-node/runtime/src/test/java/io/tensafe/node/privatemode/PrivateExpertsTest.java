@@ -58,7 +58,7 @@ class PrivateExpertsTest {
             .with(
                 LoraAdapter.randomForExperts(
                     decoder.shape(), ModelGenerator.TINY_MOE, 4, scale, 1, 9));
-    plan = SitePlan.of(adapter, decoder.shape());
+    plan = SitePlan.of(adapter, decoder.adapterShape());
   }
 
   @AfterAll
@@ -140,6 +140,39 @@ class PrivateExpertsTest {
     assertEquals("[1.mlp.experts.0.down_proj]", layer1.get(2 + experts));
     assertEquals(
         "[1.mlp.experts." + (experts - 1) + ".down_proj]", layer1.getLast(), layer1.toString());
+  }
+
+  /**
+   * The client's keys are for the rings the experts' inputs need and no dense MLP's that the model
+   * does not have: at Qwen3-30B-A3B (hidden 2048, attention 4096, experts 768, every layer sparse;
+   * its config's dense 6144 unused) one ring of N = 4096; with a hidden size that needs N = 8192
+   * and experts that fit N = 4096, both, and the dense width's ring only with a dense layer.
+   */
+  @Test
+  void rings_followTheExpertsWidth_andTheDenseMlpOnlyWhereALayerHasOne() {
+    assertEquals(
+        List.of(12),
+        SitePlan.ringsOf(
+            io.tensafe.node.model.ModelShape.QWEN3_30B_A3B.adapterShape(
+                io.tensafe.node.model.MoeShape.QWEN3_30B_A3B)));
+    // Hidden and attention widths 6144 (N = 8192), experts of 2560 (N = 4096), dense 20000.
+    assertEquals(List.of(12, 13), SitePlan.ringsOf(wideMoe(List.of())));
+    assertEquals(List.of(12, 13, 15), SitePlan.ringsOf(wideMoe(List.of(0))));
+    assertEquals(
+        List.of(12, 14),
+        SitePlan.ringsOf(io.tensafe.node.model.ModelShape.QWEN25_1_5B.adapterShape()));
+  }
+
+  /** Two layers, 48 heads of 128, 8 experts of 2560; {@code denseLayers} without experts. */
+  private static io.tensafe.tgsp.peft.BaseModelShape wideMoe(List<Integer> denseLayers) {
+    return new io.tensafe.tgsp.peft.BaseModelShape(
+        6144,
+        20000,
+        2,
+        48,
+        4,
+        128,
+        new io.tensafe.tgsp.peft.ExpertShape(8, 2, 2560, 1, denseLayers));
   }
 
   @Test

@@ -268,6 +268,15 @@ public class ModelService {
     return decoder.shape();
   }
 
+  /**
+   * The served model's shape as adapters are checked against it, with its experts if it has them;
+   * loading the model if needed (503 when none is configured).
+   */
+  public io.tensafe.tgsp.peft.BaseModelShape adapterShape() {
+    generator();
+    return decoder.adapterShape();
+  }
+
   /** The adapter ids held now (for heartbeats); empty before the model is loaded. */
   public List<String> heldAdapterIds() {
     AdapterRegistry r = registryIfLoaded();

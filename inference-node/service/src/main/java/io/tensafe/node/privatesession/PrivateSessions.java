@@ -23,6 +23,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -97,22 +98,57 @@ public class PrivateSessions {
 
   /**
    * Each loaded adapter's sites, packed once for all its sessions (ADR 0034: the plaintexts do not
-   * depend on a client's key), dropped with the adapter.
+   * depend on a client's key), dropped with the adapter. A first opening packs; openings of the
+   * same adapter meanwhile wait for that packing rather than pack again.
    */
-  private final Map<io.tensafe.node.runtime.PreparedAdapter, PackedSites> packedSites =
-      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+  private final Map<io.tensafe.node.runtime.PreparedAdapter, CompletableFuture<PackedSites>>
+      packedSites = new java.util.WeakHashMap<>();
 
-  /** The adapter's sites packed for {@code plan} at the scales {@code policy} gives, once. */
+  /**
+   * The adapter's sites packed for {@code plan} at the scales {@code policy} gives, once.
+   *
+   * @throws IllegalArgumentException if the adapter's weights exceed its signed bounds
+   */
   private PackedSites packed(
       LoadedAdapter adapter, PrivateBounds bounds, SitePlan plan, InputPrivacy policy) {
-    PackedSites packed = packedSites.get(adapter.prepared());
-    if (packed == null
-        || !packed.plan().equals(plan)
-        || !packed.scales().equals(bounds.scales(policy))) {
-      packed = PackedSites.pack(adapter.prepared().adapter(), bounds, plan, policy);
-      packedSites.put(adapter.prepared(), packed);
+    CompletableFuture<PackedSites> mine = new CompletableFuture<>();
+    CompletableFuture<PackedSites> held;
+    synchronized (packedSites) {
+      held = packedSites.get(adapter.prepared());
+      if (held == null || held.isCompletedExceptionally() || !fits(held, plan, bounds, policy)) {
+        packedSites.put(adapter.prepared(), mine);
+        held = mine;
+      }
     }
-    return packed;
+    if (held == mine) {
+      try {
+        mine.complete(PackedSites.pack(adapter.prepared().adapter(), bounds, plan, policy));
+      } catch (RuntimeException e) {
+        mine.completeExceptionally(e);
+        throw e;
+      }
+    }
+    try {
+      PackedSites packed = held.join();
+      return fits(held, plan, bounds, policy)
+          ? packed
+          : PackedSites.pack(adapter.prepared().adapter(), bounds, plan, policy);
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+  }
+
+  /** Whether a packing, if done, is for {@code plan} at the scales {@code policy} gives. */
+  private static boolean fits(
+      CompletableFuture<PackedSites> packing,
+      SitePlan plan,
+      PrivateBounds bounds,
+      InputPrivacy policy) {
+    if (!packing.isDone() || packing.isCompletedExceptionally()) {
+      return true; // a packing under way is for this adapter's one plan and scales
+    }
+    PackedSites p = packing.join();
+    return p.plan().equals(plan) && p.scales().equals(bounds.scales(policy));
   }
 
   private SessionOpened open(UUID id, SessionOpening r, int maxPrompt, int maxDecode) {
@@ -145,7 +181,7 @@ public class PrivateSessions {
                             + " has none: repack it"));
     SitePlan plan;
     try {
-      plan = SitePlan.of(adapter.prepared().adapter(), model.shape());
+      plan = SitePlan.of(adapter.prepared().adapter(), model.adapterShape());
     } catch (IllegalArgumentException e) {
       throw NodeProblem.rejectedAdapter(e.getMessage());
     }

@@ -72,7 +72,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
         time(decoder, new LoraPath(prepared, LoraPath.Mode.HE, null), baselineTokens).msPerToken();
 
     System.err.println("timing private mode (a fresh client key, a node session behind HTTP) ...");
-    SitePlan plan = SitePlan.of(adapter, shape);
+    SitePlan plan = SitePlan.of(adapter, decoder.adapterShape());
     SecureRandom random = new SecureRandom();
     ClientKeys client = ClientKeys.generate(plan.rings(), random);
     int promptTokens = PROMPT.length;
