@@ -35,8 +35,8 @@ import java.util.regex.Pattern;
 public final class PeftAdapters {
   private static final Pattern SITE =
       Pattern.compile(
-          "(?:base_model\\.model\\.)?(model\\.layers\\.\\d{1,6}\\."
-              + "(?:self_attn|mlp|mlp\\.experts\\.\\d{1,7})\\.[a-z_]+)");
+          "(?:base_model\\.model\\.)?(model\\.layers\\.(?:0|[1-9]\\d{0,5})\\."
+              + "(?:self_attn|mlp|mlp\\.experts\\.(?:0|[1-9]\\d{0,6}))\\.[a-z_]+)");
 
   private PeftAdapters() {}
 
@@ -90,7 +90,7 @@ public final class PeftAdapters {
           "site "
               + site.site()
               + " is not a q/k/v/o_proj or gate/up/down_proj (of the MLP or of an expert) of a"
-              + " decoder layer");
+              + " decoder layer, numbered without leading zeros");
     }
     return m.group(1);
   }

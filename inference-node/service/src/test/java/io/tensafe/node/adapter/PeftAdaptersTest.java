@@ -69,4 +69,27 @@ class PeftAdaptersTest {
             .toList(),
         "the same adapter fits the dense model");
   }
+
+  /**
+   * A layer or expert number with a leading zero names no module the decoder asks for: read, the
+   * site would be planned, noised and billed in private mode but never run, so it is refused.
+   */
+  @Test
+  void zeroPaddedLayerOrExpertNumbers_areRefused() throws Exception {
+    LoraAdapter.Site site =
+        LoraAdapter.randomForAttention(ModelShape.TINY, 4, 2.0, 0.1, 5)
+            .sites()
+            .get("model.layers.1.self_attn.q_proj");
+    for (String path :
+        List.of("model.layers.01.self_attn.q_proj", "model.layers.1.mlp.experts.03.up_proj")) {
+      Path peft =
+          PeftAdapters.write(
+              new LoraAdapter(java.util.Map.of(path, site)),
+              "tiny-moe",
+              dir.resolve(path.replace('.', '-')));
+      AdapterRejectedException e =
+          assertThrows(AdapterRejectedException.class, () -> PeftAdapters.read(peft, MOE));
+      assertTrue(e.getMessage().contains("without leading zeros"), e.getMessage());
+    }
+  }
 }
