@@ -1,10 +1,13 @@
 package io.tensafe.node.privatemode;
 
 import io.tensafe.kernels.helora.PrivateScales;
+import io.tensafe.kernels.helora.PrivateWeights;
 import io.tensafe.kernels.helora.SharedLoraNode;
+import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,6 +22,24 @@ public record PackedSites(
     SitePlan plan, PrivateScales scales, Map<String, SharedLoraNode.Site> byPath) {
   public PackedSites {
     byPath = Map.copyOf(byPath);
+  }
+
+  /**
+   * The bytes the packed plaintexts hold in memory: per plaintext, its residues and their Shoup
+   * companions, 8 bytes each (the layouts and norms beside them are small).
+   */
+  public long bytes() {
+    long words = 0;
+    for (SharedLoraNode.Site site : byPath.values()) {
+      for (List<PrivateWeights.Site> matrix : List.of(site.a(), site.b())) {
+        for (PrivateWeights.Site chunk : matrix) {
+          for (ShoupPlaintext p : chunk.plaintexts()) {
+            words += 2L * p.plaintext().limbCount() * p.plaintext().poly().degree();
+          }
+        }
+      }
+    }
+    return 8 * words;
   }
 
   /**

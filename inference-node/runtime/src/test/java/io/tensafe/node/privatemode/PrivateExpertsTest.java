@@ -126,6 +126,21 @@ class PrivateExpertsTest {
         adapter, plan, keys, policy, new FrameOrder(prompt.length, steps), noise);
   }
 
+  /**
+   * The packed sites' memory: every plaintext is two 54-bit residues and their Shoup companions at
+   * N = 4096 (131,072 bytes), and every site packs A and B in at least one plaintext each.
+   */
+  @Test
+  void packedSites_countTheirPlaintextsBytes() {
+    PackedSites packed =
+        PackedSites.pack(
+            adapter, PrivateBounds.asPackWouldSign(adapter), plan, new InputPrivacy(4, 1));
+    long plaintext = 2L * 2 * 4096 * 8;
+    int sites = plan.groups().stream().mapToInt(g -> g.sites().size()).sum();
+    assertEquals(0, packed.bytes() % plaintext, packed.bytes() + " bytes");
+    assertTrue(packed.bytes() >= 2 * sites * plaintext, packed.bytes() + " bytes");
+  }
+
   @Test
   void plan_putsEveryExpertsGroupsAfterAttention_gateAndUpBeforeAnyDown() {
     List<String> layer1 =

@@ -89,6 +89,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     long reopenStart = System.nanoTime();
     NodeSession session = NodeSession.open(packed, bounds, opening, policy, order, random);
     double reopenMs = (System.nanoTime() - reopenStart) / 1e6;
+    long packedBytes = packed.bytes();
     double privately;
     double nodeMs;
     double exchangeMs;
@@ -152,6 +153,7 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     r.put("relay", "one loopback HTTP hop");
     r.put("node_session_open_ms", openMs);
     r.put("node_session_reopen_ms", reopenMs);
+    r.put("packed_sites_bytes", packedBytes);
     // The opening's keys (public and Galois, ADR 0032) travel once: beside the per-token figure,
     // and amortised only over this session's tokens (its prompt and the decoded ones).
     int sessionTokens = promptTokens + 2 + options.tokens;
