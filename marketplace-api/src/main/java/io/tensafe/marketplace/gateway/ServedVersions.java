@@ -32,7 +32,6 @@ public class ServedVersions {
   @Inject ServedCatalogue catalogue;
 
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
-  private final Map<UUID, Integer> noisedSites = new ConcurrentHashMap<>();
   private final Map<UUID, Set<String>> adaptedModules = new ConcurrentHashMap<>();
 
   /** The suffix of a site's {@code lora_A} tensor in a PEFT (and so a TGSP manifest's) name. */
@@ -187,15 +186,7 @@ public class ServedVersions {
   /** As {@link #noisedSitesPerToken(String, String)}, for version row {@code id}. */
   @Transactional
   public int noisedSitesPerToken(UUID id) {
-    Integer cached = noisedSites.get(id);
-    if (cached != null) {
-      return cached;
-    }
-    int count =
-        Math.max(
-            1, (int) tensorNames(id).stream().filter(n -> n.endsWith(LORA_A)).distinct().count());
-    noisedSites.put(id, count);
-    return count;
+    return Math.max(1, adaptedModules(id).size());
   }
 
   /**

@@ -180,25 +180,23 @@ abstract class PrivateSessionHarness {
   }
 
   long releases(String id, String kind) {
-    Object v =
-        em.createNativeQuery(
-                "SELECT coalesce(sum(releases), 0) FROM dp_budget_event"
-                    + " WHERE request_id = ?1 AND kind = ?2")
-            .setParameter(1, id)
-            .setParameter(2, kind)
-            .getSingleResult();
-    return ((Number) v).longValue();
+    return eventSum("sum(releases)", id, kind).longValue();
   }
 
   /** The ρ of {@code id}'s DP budget events of {@code kind}, in millionths. */
   long rhoMillionths(String id, String kind) {
-    Object v =
+    return ((java.math.BigDecimal) eventSum("sum(rho) * 1000000", id, kind)).longValueExact();
+  }
+
+  /** {@code sum} over {@code id}'s DP budget events of {@code kind}, 0 when there are none. */
+  private Number eventSum(String sum, String id, String kind) {
+    return (Number)
         em.createNativeQuery(
-                "SELECT coalesce(sum(rho), 0) * 1000000 FROM dp_budget_event"
-                    + " WHERE request_id = ?1 AND kind = ?2")
+                "SELECT coalesce("
+                    + sum
+                    + ", 0) FROM dp_budget_event WHERE request_id = ?1 AND kind = ?2")
             .setParameter(1, id)
             .setParameter(2, kind)
             .getSingleResult();
-    return ((java.math.BigDecimal) v).longValueExact();
   }
 }

@@ -106,6 +106,7 @@ public final class ClientDeltas implements AdapterDeltas {
     if (rows.length != tokens) {
       throw new IllegalStateException("the step has " + tokens + " tokens, input " + rows.length);
     }
+    requireWidth(group, rows);
     double[][][] deltas = visit(group, rows);
     List<SitePlan.Site> sites = plan.groups().get(group).sites();
     for (int s = 0; s < sites.size(); s++) {
@@ -139,6 +140,10 @@ public final class ClientDeltas implements AdapterDeltas {
         routedTokens.put(SitePlan.expertOf(g.modules().getFirst()), g.rows());
       }
     }
+    Map<Integer, RowGroup> byExpert = new java.util.HashMap<>();
+    for (RowGroup g : routed) {
+      byExpert.put(SitePlan.expertOf(g.modules().getFirst()), g);
+    }
     List<Integer> groups = expertGroups.getOrDefault(kind, List.of());
     // Every group's width and every row's values checked before any frame: a refusal never
     // depends on the routing (a non-finite activation would otherwise stop the client at its own
@@ -160,7 +165,7 @@ public final class ClientDeltas implements AdapterDeltas {
       double[][] rows =
           gateUp
               ? given
-              : activations(routed, given, SitePlan.expertOf(first.path()), first.inputWidth());
+              : activations(byExpert, given, SitePlan.expertOf(first.path()), first.inputWidth());
       double[][][] deltas = visit(group, rows);
       for (int s = 0; s < sites.size(); s++) {
         deltaOf.put(sites.get(s).path(), deltas[s]);
@@ -198,14 +203,14 @@ public final class ClientDeltas implements AdapterDeltas {
    * A down group's input: for each token of the step, its expert's activation if the token was
    * routed to it, else zeros of the site's width.
    */
-  private double[][] activations(List<RowGroup> routed, double[][] stacked, int expert, int width) {
+  private double[][] activations(
+      Map<Integer, RowGroup> routed, double[][] stacked, int expert, int width) {
     double[][] rows = new double[tokens][];
-    for (RowGroup g : routed) {
-      if (SitePlan.expertOf(g.modules().getFirst()) == expert) {
-        long[] at = routedTokensOf(expert);
-        for (int r = 0; r < at.length; r++) {
-          rows[(int) at[r]] = stacked[(int) g.rows()[r]];
-        }
+    RowGroup g = routed.get(expert);
+    if (g != null) {
+      long[] at = routedTokensOf(expert);
+      for (int r = 0; r < at.length; r++) {
+        rows[(int) at[r]] = stacked[(int) g.rows()[r]];
       }
     }
     for (int t = 0; t < tokens; t++) {
@@ -237,7 +242,6 @@ public final class ClientDeltas implements AdapterDeltas {
     if (group <= lastGroup || step < 0) {
       throw new IllegalStateException("the decoder visited group " + group + " out of order");
     }
-    requireWidth(group, rows);
     lastGroup = group;
     try {
       return rounds(group, plan.groups().get(group), rows);

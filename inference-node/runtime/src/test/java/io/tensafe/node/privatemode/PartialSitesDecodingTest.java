@@ -17,7 +17,6 @@ import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.QwenDecoder;
-import io.tensafe.node.runtime.Sampler;
 import io.tensafe.node.runtime.TinyModel;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.safetensors.DType;
@@ -60,22 +59,8 @@ class PartialSitesDecodingTest {
     moe.close();
   }
 
-  /** The prefill's last logits and the greedy tokens after them. */
-  private record Decoded(float[] prefill, long[] tokens) {}
-
-  private static Decoded greedy(QwenDecoder decoder, AdapterDeltas lora) {
-    long[] out = new long[TOKENS];
-    try (KvCache cache = decoder.newCache()) {
-      float[] prefill = decoder.forward(prompt, cache, lora);
-      float[] logits = prefill;
-      for (int i = 0; i < TOKENS; i++) {
-        out[i] = Sampler.argmax(logits);
-        if (i + 1 < TOKENS) {
-          logits = decoder.forward(new long[] {out[i]}, cache, lora);
-        }
-      }
-      return new Decoded(prefill, out);
-    }
+  private static GreedyDecoding greedy(QwenDecoder decoder, AdapterDeltas lora) {
+    return GreedyDecoding.of(decoder, prompt, lora, TOKENS);
   }
 
   /**
@@ -117,14 +102,6 @@ class PartialSitesDecodingTest {
         .client(keys, plan);
   }
 
-  private static double maxDistance(float[] a, float[] b) {
-    double max = 0;
-    for (int i = 0; i < a.length; i++) {
-      max = Math.max(max, Math.abs(a[i] - b[i]));
-    }
-    return max;
-  }
-
   /**
    * Private decoding of {@code adapter} gives hosted HE-LoRA's greedy tokens, and its prefill
    * logits are the plaintext deltas' within HE's error, which is far below what the adapter moves.
@@ -136,15 +113,15 @@ class PartialSitesDecodingTest {
         new HostedCoefficientOperator(
             HostedCoefficientOperator.parametersFor(decoder.shape().intermediateSize()),
             SecureRandom.getInstance("DRBG"));
-    Decoded hosted = greedy(decoder, new LoraPath(adapter, LoraPath.Mode.HE, operator));
+    GreedyDecoding hosted = greedy(decoder, new LoraPath(adapter, LoraPath.Mode.HE, operator));
     ClientDeltas deltas = privately(adapter, plan, tightPolicy(decoder, adapter));
-    Decoded secret = greedy(decoder, deltas);
+    GreedyDecoding secret = greedy(decoder, deltas);
     assertArrayEquals(hosted.tokens(), secret.tokens());
 
     float[] base = greedy(decoder, null).prefill();
     float[] exact = greedy(decoder, new LoraPath(adapter, LoraPath.Mode.PLAINTEXT, null)).prefill();
-    double moved = maxDistance(base, exact);
-    double error = maxDistance(exact, secret.prefill());
+    double moved = GreedyDecoding.maxDistance(base, exact);
+    double error = GreedyDecoding.maxDistance(exact, secret.prefill());
     assertTrue(moved > 1e-3, "the adapter must move the logits: " + moved);
     assertTrue(error < moved / 100, "HE error " + error + " against the adapter's " + moved);
     // Two round trips per group the plan has, per forward pass: none for unadapted modules.

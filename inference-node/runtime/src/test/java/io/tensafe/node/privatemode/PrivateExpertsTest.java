@@ -13,11 +13,9 @@ import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.DeltaArrays;
 import io.tensafe.node.runtime.InputPrivacy;
-import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.QwenDecoder;
-import io.tensafe.node.runtime.Sampler;
 import io.tensafe.node.runtime.TinyModel;
 import io.tensafe.tgsp.safetensors.DType;
 import io.tensafe.tgsp.session.FrameKind;
@@ -66,22 +64,8 @@ class PrivateExpertsTest {
     model.close();
   }
 
-  /** Greedy tokens after {@code prompt}, and the prefill's logits. */
-  private record Decoded(float[] prefill, long[] tokens) {}
-
-  private static Decoded greedy(long[] prompt, AdapterDeltas lora, int n) {
-    long[] out = new long[n];
-    try (KvCache cache = decoder.newCache()) {
-      float[] prefill = decoder.forward(prompt, cache, lora);
-      float[] logits = prefill;
-      for (int i = 0; i < n; i++) {
-        out[i] = Sampler.argmax(logits);
-        if (i + 1 < n) {
-          logits = decoder.forward(new long[] {out[i]}, cache, lora);
-        }
-      }
-      return new Decoded(prefill, out);
-    }
+  private static GreedyDecoding greedy(long[] prompt, AdapterDeltas lora, int n) {
+    return GreedyDecoding.of(decoder, prompt, lora, n);
   }
 
   /**
@@ -194,23 +178,24 @@ class PrivateExpertsTest {
   void privateDecode_expertsAndAttention_equalsHostedForThirtyTwoGreedyTokens() throws Exception {
     long[] prompt = {9707, 11, 1246, 653, 3796, 369, 264, 20846, 30};
     Watched watched = new Watched();
-    Decoded exact = greedy(prompt, watched, TOKENS);
+    GreedyDecoding exact = greedy(prompt, watched, TOKENS);
     HostedCoefficientOperator operator =
         new HostedCoefficientOperator(
             HostedCoefficientOperator.parametersFor(decoder.shape().intermediateSize()),
             SecureRandom.getInstance("DRBG"));
-    Decoded hosted = greedy(prompt, new LoraPath(adapter, LoraPath.Mode.HE, operator), TOKENS);
+    GreedyDecoding hosted =
+        greedy(prompt, new LoraPath(adapter, LoraPath.Mode.HE, operator), TOKENS);
 
     ClientKeys keys = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
     // Clips nothing (5% above the largest input), as hosted mode clips nothing; DP noise off.
     InProcessNode node =
         node(keys, prompt, TOKENS - 1, new InputPrivacy(watched.largest * 1.05, 1), false);
     ClientDeltas deltas = node.client(keys, plan);
-    Decoded secret = greedy(prompt, deltas, TOKENS);
+    GreedyDecoding secret = greedy(prompt, deltas, TOKENS);
 
     assertArrayEquals(hosted.tokens(), secret.tokens());
-    double moved = maxDistance(greedy(prompt, null, 1).prefill(), exact.prefill());
-    double error = maxDistance(exact.prefill(), secret.prefill());
+    double moved = GreedyDecoding.maxDistance(greedy(prompt, null, 1).prefill(), exact.prefill());
+    double error = GreedyDecoding.maxDistance(exact.prefill(), secret.prefill());
     assertTrue(moved > 1e-3, "the adapter must move the logits: " + moved);
     assertTrue(error < moved / 100, "HE error " + error + " against the adapter's " + moved);
     // Every group of the plan at every forward pass, routed or not: two round trips each.
@@ -302,13 +287,5 @@ class PrivateExpertsTest {
     InProcessNode node = node(keys, prompt, VIEW_STEPS, new InputPrivacy(4, 1), true);
     greedy(prompt, node.client(keys, plan), VIEW_STEPS + 1);
     return node.received();
-  }
-
-  private static double maxDistance(float[] a, float[] b) {
-    double max = 0;
-    for (int i = 0; i < a.length; i++) {
-      max = Math.max(max, Math.abs(a[i] - b[i]));
-    }
-    return max;
   }
 }

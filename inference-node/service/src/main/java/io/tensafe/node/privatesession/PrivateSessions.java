@@ -105,7 +105,9 @@ public class PrivateSessions {
       packedSites = new java.util.WeakHashMap<>();
 
   /**
-   * The adapter's sites packed for {@code plan} at the scales {@code policy} gives, once.
+   * The adapter's sites packed for {@code plan} at the scales {@code policy} gives, once: a plan
+   * and scales follow from the adapter and the served model alone, so a packing that does not fit
+   * them (never, unless the model changed under the adapter) is made again, not kept.
    *
    * @throws IllegalArgumentException if the adapter's weights exceed its signed bounds
    */
@@ -115,7 +117,7 @@ public class PrivateSessions {
     CompletableFuture<PackedSites> held;
     synchronized (packedSites) {
       held = packedSites.get(adapter.prepared());
-      if (held == null || held.isCompletedExceptionally() || !fits(held, plan, bounds, policy)) {
+      if (held == null || held.isCompletedExceptionally()) {
         packedSites.put(adapter.prepared(), mine);
         held = mine;
       }
@@ -128,27 +130,15 @@ public class PrivateSessions {
         throw e;
       }
     }
+    PackedSites packed;
     try {
-      PackedSites packed = held.join();
-      return fits(held, plan, bounds, policy)
-          ? packed
-          : PackedSites.pack(adapter.prepared().adapter(), bounds, plan, policy);
+      packed = held.join();
     } catch (java.util.concurrent.CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
-  }
-
-  /** Whether a packing, if done, is for {@code plan} at the scales {@code policy} gives. */
-  private static boolean fits(
-      CompletableFuture<PackedSites> packing,
-      SitePlan plan,
-      PrivateBounds bounds,
-      InputPrivacy policy) {
-    if (!packing.isDone() || packing.isCompletedExceptionally()) {
-      return true; // a packing under way is for this adapter's one plan and scales
-    }
-    PackedSites p = packing.join();
-    return p.plan().equals(plan) && p.scales().equals(bounds.scales(policy));
+    return packed.plan().equals(plan) && packed.scales().equals(bounds.scales(policy))
+        ? packed
+        : PackedSites.pack(adapter.prepared().adapter(), bounds, plan, policy);
   }
 
   private SessionOpened open(UUID id, SessionOpening r, int maxPrompt, int maxDecode) {
