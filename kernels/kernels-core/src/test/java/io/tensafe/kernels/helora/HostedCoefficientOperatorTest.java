@@ -43,9 +43,12 @@ class HostedCoefficientOperatorTest {
         operator.apply(operator.prepare(LoraData.loraA(4, 64, 1)), new double[1][64]);
     HeLoraResult zeroA =
         operator.apply(operator.prepare(new double[4][64]), LoraData.activations(1, 64, 2));
+    // The encryption's error alone: on the 50-bit hosted prime (ADR 0033, four times the 54-bit
+    // prime's error) it reached 1.02e-6 in one CI run, so the bound is 1e-5, far below any output
+    // a nonzero A and x give (order 1).
     for (int i = 0; i < 4; i++) {
-      assertEquals(0, zeroX.outputs()[0][i], 1e-6);
-      assertEquals(0, zeroA.outputs()[0][i], 1e-6);
+      assertEquals(0, zeroX.outputs()[0][i], 1e-5);
+      assertEquals(0, zeroA.outputs()[0][i], 1e-5);
     }
   }
 
