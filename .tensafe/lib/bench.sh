@@ -21,8 +21,29 @@ help_bench() {
                   `bench memory [DIR] [--layers 28] [--dtype bf16|f16|f32] [--tokens 8]`
                   the resident memory (RSS, peak, Java heap, direct buffers) of a loaded
                   model of Qwen2.5-1.5B's shape, written to DIR first if DIR is empty;
+                  `bench utility [--model-dir DIR] [--noise-multipliers 0,0.1,1] [--clip-norm C]
+                  [--modes plaintext,hosted,private] [--json]` per DP policy and mode, the
+                  adapter's effect retained (greedy agreement, KL ratio) and the tokens an
+                  organisation can run per period (default: the demo model and its adapter);
+                  `bench json-gaps [--model-dir DIR] [--tokens 24] [--json]` the gaps between
+                  a JSON-mode private completion's decode steps, for two prompts, with the JSON
+                  mask computed during the exchange and between steps (ADR 0037);
                   `bench jmh ARGS` passes ARGS to JMH; `bench --help` lists them.
 TXT
+}
+
+# bench_on_demo_model CLASS [ARGS]: a node tool's benchmark on --model-dir, the demo model (built
+# once) when ARGS name none.
+bench_on_demo_model() {
+  local class=$1
+  shift
+  tensafe_package_node_tools
+  local args=("$@")
+  if [[ " $* " != *" --model-dir "* ]]; then
+    ensure_demo_model
+    args=(--model-dir "$TENSAFE_NODE_MODEL_DIR" "$@")
+  fi
+  tensafe_node_tool "$class" "${args[@]}"
 }
 
 cmd_bench() {
@@ -44,6 +65,14 @@ cmd_bench() {
       [ $# -gt 0 ] && shift
       # A fresh JVM per run: the tools' ResidentMemoryBench.
       tensafe_node_tool -XX:MaxRAMPercentage=60 io.tensafe.node.tools.bench.ResidentMemoryBench "$dir" "$@"
+      return ;;
+    utility)
+      shift
+      bench_on_demo_model io.tensafe.node.tools.utility.UtilityBenchCommand "$@"
+      return ;;
+    json-gaps)
+      shift
+      bench_on_demo_model io.tensafe.node.tools.utility.JsonGapsBenchCommand "$@"
       return ;;
     private)
       shift
@@ -104,7 +133,10 @@ the node directly (direct_to_node_*), the benchmark harness's own share. In the 
 level: the same server relaying the node's stream with no metering (pass_through_*; the gateway
 minus it is metering_added_p50_ms and metering_added_p99_ms), and the gateway with each replica's
 own in-memory limits instead of the shared ones (instance_limits_*; shared_over_instance_requests
-is the requests/s ratio).
+is the requests/s ratio). A second line per level: the marketplace's CPU per request
+(marketplace_cpu_us_per_request, its own threads' CPU clocks), the database round trips per
+request (db_round_trips_per_request, the driver's Sync messages) and the run queue
+(run_queue_mean, run_queue_max: runnable tasks from /proc/loadavg) beside the machine's cpus.
 USAGE
         return 0 ;;
       *) tensafe_die "unknown option for bench gateway: '$1'" ;;

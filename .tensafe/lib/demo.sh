@@ -1,4 +1,4 @@
-# What `up` adds for a demo: a generated tiny model, the demo fleet's keys, and the demo adapter
+# What `up` adds for a demo: the trained demo model, the demo fleet's keys, and the demo adapter
 # published through the real API with an API key. Source common.sh, jdk.sh and build.sh first.
 
 # Unless the user points the node elsewhere (TENSAFE_MARKETPLACE_URL), `up` connects it to this
@@ -15,7 +15,7 @@ ensure_demo_fleet() {
   export TENSAFE_NODE_TOKEN_URL="http://127.0.0.1:$TENSAFE_KEYCLOAK_PORT/realms/tensafe/protocol/openid-connect/token"
   export TENSAFE_NODE_CLIENT_ID=tensafe-node TENSAFE_NODE_CLIENT_SECRET=tensafe-node-dev-secret
   export TENSAFE_NODE_FLEET_ID=tensafe-demo TENSAFE_NODE_FLEET_KEY="$dir/fleet-private.json"
-  export TENSAFE_NODE_NAME=demo-node-1 TENSAFE_NODE_BASE_MODEL=tensafe/qwen3-tiny
+  export TENSAFE_NODE_NAME=demo-node-1 TENSAFE_NODE_BASE_MODEL=tensafe/qwen3-demo
   export TENSAFE_NODE_OUTBOX="$TENSAFE_RUN_DIR/node-outbox"
   # `auto` requests that match no adapter's keywords go to the demo adapter.
   export TENSAFE_DEFAULT_ADAPTER=${TENSAFE_DEFAULT_ADAPTER:-demo-banking}
@@ -62,17 +62,43 @@ demo_env_still_works() {
   curl -fs -H "Authorization: Bearer $key" "$base/models" 2>/dev/null | grep -q '"demo-banking"'
 }
 
-# The node serves TENSAFE_NODE_MODEL_DIR; unless the user set one, `up` serves a generated tiny
-# model (written once, seed 1, under the run directory).
+# The node serves TENSAFE_NODE_MODEL_DIR; unless the user set one, `up` serves the trained demo
+# model (built once, seed 1, under the run directory; its demo adapter in demo-adapter/).
 ensure_demo_model() {
   if [ -n "${TENSAFE_NODE_MODEL_DIR:-}" ]; then
     return 0
   fi
-  local dir="$TENSAFE_RUN_DIR/models/tiny"
-  if [ ! -f "$dir/config.json" ]; then
-    tensafe_say "writing the demo model (Qwen3 architecture, random weights) to $dir ..."
-    tensafe_node_tool io.tensafe.node.tools.model.ModelCommand tiny --out "$dir" --seed 1 >/dev/null \
-      || tensafe_die "could not write the demo model"
-  fi
-  export TENSAFE_NODE_MODEL_DIR="$dir"
+  ensure_trained_demo_model "$TENSAFE_DEMO_MODEL_DIR"
+  export TENSAFE_NODE_MODEL_DIR="$TENSAFE_DEMO_MODEL_DIR"
+}
+
+# Where `up` and `test` keep the trained demo model.
+TENSAFE_DEMO_MODEL_DIR="$TENSAFE_RUN_DIR/models/demo"
+
+# What `model demo` needs (Debian packages): the corpus (bible-kjv-text: the King James Bible, public
+# domain; bible-kjv's `bible` prints it), PyTorch, and OpenBLAS (the reference BLAS is 8x slower).
+tensafe_demo_model_packages() {
+  tensafe_apt_install bible-kjv bible-kjv-text python3-torch libopenblas0-pthread
+}
+
+# demo_model_is_fresh DIR: DIR holds a finished demo model newer than every source that decides it.
+demo_model_is_fresh() {
+  local dir=$1 tools="$TENSAFE_ROOT/inference-node/tools/src/main"
+  [ -f "$dir/tensafe-demo.json" ] && [ -z "$(find "$tools/python" \
+    "$tools/java/io/tensafe/node/tools/demomodel" \
+    "$TENSAFE_ROOT/inference-node/runtime/src/main/java/io/tensafe/node/model/ModelGenerator.java" \
+    -newer "$dir/tensafe-demo.json" -type f -print -quit)" ]
+}
+
+# ensure_trained_demo_model DIR: trains the demo model into DIR (a few minutes, seed 1) unless it is
+# fresh; the tool itself keeps a folder whose recipe hash (script, data, shape, steps, seed) is
+# unchanged. Needs the tools jar (built here only when missing).
+ensure_trained_demo_model() {
+  local dir=$1
+  demo_model_is_fresh "$dir" && return 0
+  tensafe_demo_model_packages
+  [ -f "$TENSAFE_NODE_TOOLS_JAR" ] || tensafe_package_node_tools
+  tensafe_say "training the demo model (Qwen3 architecture, King James Bible) and its banking adapter into $dir (a few minutes, once) ..."
+  tensafe_node_tool io.tensafe.node.tools.model.ModelCommand demo --out "$dir" --seed 1 >/dev/null \
+    || tensafe_die "could not build the demo model"
 }

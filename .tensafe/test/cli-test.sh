@@ -168,6 +168,16 @@ check "a metered chat completion goes through the marketplace to the node and is
      -H 'content-type: application/json' \
      -d '{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"How do I apply for a mortgage?\"}],\"max_tokens\":4}' \
      | grep -q '\"adapter\":\"demo-banking\".*\"amount_micros\":[1-9]'"
+seeded='{"model":"demo-banking","messages":[{"role":"user","content":"How do I apply for a mortgage?"}],"max_tokens":24,"temperature":0,"seed":7}'
+first=$(curl -fs http://127.0.0.1:18080/v1/chat/completions -H "Authorization: Bearer $demo_key" \
+  -H 'content-type: application/json' -d "$seeded" | sed -n 's/.*"content":"\([^"]*\)".*/\1/p')
+second=$(curl -fs http://127.0.0.1:18080/v1/chat/completions -H "Authorization: Bearer $demo_key" \
+  -H 'content-type: application/json' -d "$seeded" | sed -n 's/.*"content":"\([^"]*\)".*/\1/p')
+check "the demo adapter's hosted answer at temperature 0 with a seed repeats exactly (no DP noise, ADR 0035)" \
+  bash -c "[ -n '${first//\'/}' ] && [ '${first//\'/}' = '${second//\'/}' ]"
+check "/v1/models shows the demo adapter's signed measured effect and private-mode quota" bash -c \
+  "curl -fs http://127.0.0.1:18080/v1/models -H 'Authorization: Bearer $demo_key' \
+     | grep -q '\"measured_effect\":{[^}]*\"greedy_agreement\"'"
 # The official openai npm client (pinned in .tensafe/test/openai/package-lock.json), as a customer.
 run bash -c "cd '$root/.tensafe/test/openai' && { npm ci --no-audit --no-fund --silent || npm ci --no-audit --no-fund; }"
 check "npm ci installs the pinned openai client" bash -c "[ $(rc) = 0 ] && [ -d '$root/.tensafe/test/openai/node_modules/openai' ]"
@@ -178,8 +188,10 @@ check "the official openai client lists, completes, streams with usage and sees 
 # Private mode: `./tensafe client` runs the demo model here and the adapter under its own key,
 # through the marketplace; the official openai client talks to it unmodified.
 client_log=$(mktemp)
-"$tensafe" client --marketplace http://127.0.0.1:18080 --api-key "$demo_key" \
-  --model-dir "$root/.tensafe/run/models/tiny" >"$client_log" 2>&1 &
+# Its fleet pins (ADR 0037) in a fresh file: the demo fleet's key is pinned on first use.
+known_fleets="$(mktemp -d)/known_fleets.json"
+TENSAFE_KNOWN_FLEETS="$known_fleets" "$tensafe" client --marketplace http://127.0.0.1:18080 \
+  --api-key "$demo_key" --model-dir "$root/.tensafe/run/models/demo" >"$client_log" 2>&1 &
 client_pid=$!
 # It prints OPENAI_BASE_URL, then OPENAI_API_KEY (the only key its endpoint takes), in one write.
 for _ in $(seq 1 240); do
@@ -199,6 +211,8 @@ run env OPENAI_BASE_URL="$client_url" OPENAI_API_KEY="$client_key" \
   node "$root/.tensafe/test/openai/private-client-test.mjs"
 check "the official openai client against ./tensafe client: private completions, billed from frames" \
   bash -c "[ $(rc) = 0 ] && grep -q 'private client test: ok' '$out'"
+check "the client pinned the demo fleet's key on first use" \
+  bash -c "grep -qE '\"[a-z0-9._-]+\" : \"[0-9a-f]{32}\"' '$known_fleets'"
 kill "$client_pid" 2>/dev/null
 wait "$client_pid" 2>/dev/null
 rm -f "$client_log"
@@ -207,7 +221,7 @@ rm -f "$client_log"
 # Billing reports of what those calls charged, through the CLI, signed in as the demo users.
 run env TENSAFE_PASSWORD=client "$tensafe" report invoice --format csv
 check "report invoice --format csv lists the demo adapter and a total" \
-  bash -c "[ $(rc) = 0 ] && grep -q '^adapter,demo-banking@1.1.0,USD,[1-9]' '$out' && grep -q '^total,,USD,[1-9]' '$out'"
+  bash -c "[ $(rc) = 0 ] && grep -q '^adapter,demo-banking@1.2.0,USD,[1-9]' '$out' && grep -q '^total,,USD,[1-9]' '$out'"
 report_dir=$(mktemp -d)
 run env TENSAFE_PASSWORD=admin "$tensafe" report revenue --format pdf --out "$report_dir/revenue.pdf"
 check "report revenue --format pdf writes a PDF" \

@@ -11,10 +11,12 @@ run_dir="$root/.tensafe/run"
 sql() { PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc "$1"; }
 
 # stream_to FILE MAX_TOKENS: a streamed chat completion of the demo adapter; headers in FILE.h.
+# Temperature 2 keeps the trained demo model from ending early: its templated answers stop after
+# about a dozen tokens at temperature 1, before a drill could kill anything mid-stream.
 stream_to() {
   curl -sN -D "$1.h" http://127.0.0.1:18080/v1/chat/completions \
     -H "Authorization: Bearer $demo_key" -H 'content-type: application/json' \
-    -d "{\"model\":\"demo-banking\",\"stream\":true,\"max_tokens\":$2,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me about deposit insurance\"}]}" \
+    -d "{\"model\":\"demo-banking\",\"stream\":true,\"max_tokens\":$2,\"temperature\":2,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me about deposit insurance\"}]}" \
     >"$1" 2>/dev/null
 }
 # Content chunks with text in FILE (the first chunk carries only the role).
@@ -22,9 +24,9 @@ chunks() { grep -c '"content":"[^"]' "$1" 2>/dev/null || true; }
 # wait_for_chunks FILE N: up to 60 s until FILE holds N chunks with text.
 wait_for_chunks() {
   local i
-  for i in $(seq 120); do
+  for i in $(seq 600); do
     [ "$(chunks "$1")" -ge "$2" ] && return 0
-    sleep 0.5
+    sleep 0.1
   done
   return 1
 }
@@ -41,10 +43,18 @@ kill_hard() {
 }
 request_id() { sed -n 's/^x-request-id: *\([0-9a-f-]*\).*/\1/Ip' "$1.h"; }
 
-# 1. The node dies mid-stream.
-stream_to "$drill/node" 200 &
-client=$!
-wait_for_chunks "$drill/node" 4
+# 1. The node dies mid-stream. The node is frozen (SIGSTOP) once 4 chunks arrived; a stream that
+# had already ended by then is let go and tried again, so the kill always lands mid-stream.
+for attempt in 1 2 3 4 5 6; do
+  stream_to "$drill/node" 200 &
+  client=$!
+  wait_for_chunks "$drill/node" 4
+  kill -STOP "$(cat "$run_dir/node.pid")"
+  sleep 0.5
+  grep -q 'DONE' "$drill/node" || break
+  kill -CONT "$(cat "$run_dir/node.pid")"
+  wait "$client"
+done
 kill_hard node
 wait "$client"
 rid=$(request_id "$drill/node")

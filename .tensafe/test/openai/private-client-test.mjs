@@ -14,8 +14,20 @@ const fail = (message) => {
 const models = await client.models.list();
 if (!models.data.map((m) => m.id).includes("demo-banking")) fail("models: no demo-banking");
 
+// auto is refused in private mode: the adapter it picks depends on the prompt (ADR 0037).
+try {
+  await client.chat.completions.create({
+    model: "auto",
+    messages: [{ role: "user", content: "How do I apply for a mortgage?" }],
+    max_tokens: 3,
+  });
+  fail("model auto was accepted in private mode");
+} catch (e) {
+  if (!(e instanceof OpenAI.BadRequestError) || !e.message.includes("not available in private mode")) fail(`auto: ${e.message}`);
+}
+
 const answer = await client.chat.completions.create({
-  model: "auto",
+  model: "demo-banking",
   messages: [{ role: "user", content: "How do I apply for a mortgage?" }],
   max_tokens: 3,
 });
@@ -23,7 +35,10 @@ const t = answer.tensafe;
 if (answer.choices[0].message.role !== "assistant") fail("no assistant message");
 if (t?.mode !== "private" || t.adapter !== "demo-banking") fail(`tensafe ${JSON.stringify(t)}`);
 if (answer.usage.completion_tokens < 1) fail(`usage ${JSON.stringify(answer.usage)}`);
-// The marketplace counted the same tokens from the frames it relayed, and billed them.
+// The marketplace counted the same tokens from the frames it relayed, and billed them; the prompt
+// as run, padded to its power-of-two bucket (ADR 0037).
+const p = answer.usage.prompt_tokens;
+if ((p & (p - 1)) !== 0) fail(`prompt tokens ${p} are not padded to a power of two`);
 if (t.billed_usage.prompt_tokens !== answer.usage.prompt_tokens) fail(`billed ${JSON.stringify(t.billed_usage)} vs ${JSON.stringify(answer.usage)}`);
 if (t.billed_usage.completion_tokens !== answer.usage.completion_tokens) fail(`billed ${JSON.stringify(t.billed_usage)} vs ${JSON.stringify(answer.usage)}`);
 if (!(t.billing.amount_micros > 0) || t.billing.mode !== "private") fail(`billing ${JSON.stringify(t.billing)}`);

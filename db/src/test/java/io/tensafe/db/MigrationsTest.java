@@ -29,6 +29,9 @@ import org.junit.jupiter.api.Test;
 class MigrationsTest {
   private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__[a-z]+(_[a-z0-9]+)+\\.sql");
 
+  /** Repeatable migrations: functions, views and triggers, one current copy each. */
+  private static final Pattern REPEATABLE = Pattern.compile("R__[a-z]+(_[a-z0-9]+)+\\.sql");
+
   private final String schema = "migrations_test_" + UUID.randomUUID().toString().replace("-", "");
 
   private static Connection connect() throws SQLException {
@@ -119,16 +122,82 @@ class MigrationsTest {
     }
     List<Integer> versions =
         names.stream()
+            .filter(name -> !REPEATABLE.matcher(name).matches())
             .map(
                 name -> {
                   Matcher m = FILE_NAME.matcher(name);
-                  assertTrue(m.matches(), name + " does not match V{n}__verb_object.sql");
+                  assertTrue(
+                      m.matches(), name + " does not match V{n}__verb_object.sql or R__object.sql");
                   return Integer.parseInt(m.group(1));
                 })
             .sorted()
             .toList();
     for (int i = 0; i < versions.size(); i++) {
       assertEquals(i + 1, versions.get(i), "migration versions must be 1..n without gaps");
+    }
+  }
+
+  /**
+   * One current copy (ADR 0038): since V36, versioned migrations hold schema only; functions, views
+   * and triggers are written in the repeatable files, and the ones the gateway calls are there.
+   */
+  @Test
+  void functionsAndViews_liveInTheRepeatables() throws IOException, URISyntaxException {
+    Path folder = Path.of(getClass().getResource("/db/migration").toURI());
+    Pattern definition =
+        Pattern.compile("CREATE\\s+(OR\\s+REPLACE\\s+)?(FUNCTION|VIEW|TRIGGER)\\s+(\\w+)");
+    java.util.Set<String> repeatable = new java.util.HashSet<>();
+    try (Stream<Path> files = Files.list(folder)) {
+      for (Path file : files.toList()) {
+        String name = file.getFileName().toString();
+        String text = Files.readString(file);
+        Matcher m = definition.matcher(text);
+        if (REPEATABLE.matcher(name).matches()) {
+          while (m.find()) {
+            repeatable.add(m.group(3));
+          }
+        } else {
+          Matcher v = FILE_NAME.matcher(name);
+          assertTrue(v.matches(), name);
+          if (Integer.parseInt(v.group(1)) >= 36) {
+            boolean defines = m.find();
+            assertTrue(
+                !defines, name + " defines " + (defines ? m.group(3) : "") + ": put it in R__");
+          }
+        }
+      }
+    }
+    for (String living :
+        List.of(
+            "admit",
+            "admit_request",
+            "take_key_request",
+            "take_limit_lease",
+            "version_still_served",
+            "newest_version_at",
+            "api_key_usable",
+            "node_slots",
+            "note_node_failure",
+            "usable_node",
+            "dispatchable_node",
+            "reserve_private_tokens")) {
+      assertTrue(repeatable.contains(living), living + " is not defined in an R__ file");
+    }
+  }
+
+  /** The repeatables' views see the columns versioned migrations added to their tables. */
+  @Test
+  void theDispatchView_seesTheBreakersColumns() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT count(*) FROM information_schema.columns WHERE table_schema = '"
+                    + schema
+                    + "' AND table_name = 'dispatchable_node'"
+                    + " AND column_name IN ('tripped_until', 'failure_streak', 'slots')")) {
+      r.next();
+      assertEquals(3, r.getInt(1));
     }
   }
 }

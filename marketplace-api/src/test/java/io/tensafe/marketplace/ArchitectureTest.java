@@ -226,7 +226,8 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("io.tensafe.marketplace.openai..", "io.tensafe.marketplace.usage..")
-          .because("ADR 0026: privatemode keeps only the frame protocol");
+          .because(
+              "ADR 0026: privatemode keeps the frame protocol and its sessions, never the wire format");
 
   @ArchTest
   static final ArchRule nothingReachesBackUp_theSettlementKnowsNoDispatch =

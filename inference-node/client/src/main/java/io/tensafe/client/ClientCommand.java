@@ -2,15 +2,21 @@ package io.tensafe.client;
 
 import io.tensafe.client.api.LocalApi;
 import io.tensafe.client.api.LocalApiKey;
+import io.tensafe.client.marketplace.FleetPins;
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.session.BaseModelBinding;
 import io.tensafe.client.session.PrivateCompletions;
 import io.tensafe.node.model.ModelFolder;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.tokenizer.QwenTokenizer;
+import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.crypto.FleetPublicKey;
+import io.tensafe.tgsp.crypto.KeyFiles;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -67,6 +73,28 @@ public final class ClientCommand implements Callable<Integer> {
       description = "the longest prompt accepted, in tokens")
   int maxPromptTokens;
 
+  @Option(
+      names = "--fleet-key",
+      description =
+          "a node fleet's public key file, pinned: the session's frame keys are wrapped to it and"
+              + " the marketplace may not list another key for that fleet (repeatable; ADR 0037)")
+  List<Path> fleetKeys = new ArrayList<>();
+
+  @Option(
+      names = "--known-fleets",
+      defaultValue = "${env:TENSAFE_KNOWN_FLEETS}",
+      description =
+          "the file of fleet keys pinned on first use (default: $TENSAFE_KNOWN_FLEETS, else"
+              + " ~/.tensafe/known_fleets.json)")
+  Path knownFleets;
+
+  @Option(
+      names = "--trust-new-fleets",
+      description =
+          "pin fleets the marketplace lists after the first contact too (default: only the"
+              + " fleets pinned at the first contact, or those of --fleet-key, are used)")
+  boolean trustNewFleets;
+
   @Override
   public Integer call() throws Exception {
     LocalApiKey key;
@@ -84,6 +112,22 @@ public final class ClientCommand implements Callable<Integer> {
         io.tensafe.node.model.ModelVocabulary.read(modelDir);
     QwenTokenizer tokenizer = QwenTokenizer.fromFile(vocabulary.tokenizerJson());
     MarketplaceApi api = new MarketplaceApi(marketplace, apiKey);
+    List<FleetPublicKey> pinned = new ArrayList<>();
+    for (Path f : fleetKeys) {
+      try {
+        pinned.add(KeyFiles.readFleetPublic(f));
+      } catch (TgspException | java.io.IOException e) {
+        throw new ParameterException(
+            spec.commandLine(), "--fleet-key " + f + " is not a fleet public key file: " + e);
+      }
+    }
+    FleetPins pins =
+        FleetPins.load(
+            knownFleets != null
+                ? knownFleets
+                : Path.of(System.getProperty("user.home"), ".tensafe", "known_fleets.json"),
+            pinned,
+            trustNewFleets);
     PrivateCompletions completions =
         new PrivateCompletions(
             api,
@@ -91,7 +135,8 @@ public final class ClientCommand implements Callable<Integer> {
             tokenizer,
             vocabulary.endTokens(),
             new BaseModelBinding(modelDir, decoder.shape(), decoder.adapterShape()),
-            maxPromptTokens);
+            maxPromptTokens,
+            pins);
     if (vocabulary.chat() == null) {
       throw new ParameterException(
           spec.commandLine(),

@@ -131,17 +131,23 @@ class ArchitectureTest {
           .definedBy("io.tensafe.kernels.rlwe..")
           .layer("ckks")
           .definedBy("io.tensafe.kernels.ckks..")
+          .layer("protocol")
+          .definedBy("io.tensafe.kernels.protocol..")
           .layer("helora")
           .definedBy("io.tensafe.kernels.helora..")
           .whereLayer("helora")
           .mayNotBeAccessedByAnyLayer()
           .whereLayer("ckks")
           .mayOnlyBeAccessedByLayers("helora")
+          .whereLayer("protocol")
+          .mayOnlyBeAccessedByLayers("helora")
           .whereLayer("rlwe")
-          .mayOnlyBeAccessedByLayers("ckks", "helora")
+          .mayOnlyBeAccessedByLayers("ckks", "protocol", "helora")
           .whereLayer("params")
-          .mayOnlyBeAccessedByLayers("rlwe", "ckks", "helora")
-          .because("ARCHITECTURE.md orders them ring → params → rlwe → ckks → helora");
+          .mayOnlyBeAccessedByLayers("rlwe", "ckks", "protocol", "helora")
+          .because(
+              "ARCHITECTURE.md orders them ring → params → rlwe → ckks → helora, with private"
+                  + " mode's protocol above rlwe (ADR 0037)");
 
   @ArchTest
   static final ArchRule theKernelsBackend_dependsOnlyOnTheRing =

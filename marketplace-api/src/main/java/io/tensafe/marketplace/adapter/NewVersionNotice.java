@@ -23,6 +23,11 @@ import java.util.UUID;
  * ended): unpublishing first and then publishing a dearer version does not skip the notice. An
  * adapter's first version, or one published when no other ever served, replaces nothing and serves
  * at once.
+ *
+ * <p>Unpublishing is a price change too (ADR 0038): when the version unpublished serves those
+ * requests now, every other published version priced above it (any price within the notice) is held
+ * back for the notice ({@link #beforeUnpublish}), so the next cheaper one, or none, serves them
+ * meanwhile: a client is never moved to a dearer version without notice.
  */
 @ApplicationScoped
 class NewVersionNotice {
@@ -49,6 +54,49 @@ class NewVersionNotice {
     boolean rise =
         own.stream().map(PriceLevel::of).anyMatch(p -> replaced.stream().anyMatch(p::risesFrom));
     return rise ? noticeEnds : now;
+  }
+
+  /**
+   * Before {@code v} is unpublished at {@code now}: when it serves requests named without a version
+   * now, each other published version of its adapter with a price within the notice that rises from
+   * {@code v}'s price now may serve them only from the notice's end ({@code newest_from} moved
+   * there). Nothing changes when {@code v} does not serve them now.
+   */
+  void beforeUnpublish(AdapterVersion v, OffsetDateTime now) {
+    if (!servingNow(v.adapterId, now).filter(v.id::equals).isPresent()) {
+      return;
+    }
+    Optional<PriceLevel> leaving = prices.inForceAt(v.id, now).map(PriceLevel::of);
+    if (leaving.isEmpty()) {
+      return;
+    }
+    OffsetDateTime noticeEnds = now.plus(catalog.priceRiseNotice());
+    List<UUID> others =
+        em
+            .createNativeQuery(
+                "SELECT id FROM adapter_version WHERE adapter_id = :adapter AND id <> :v"
+                    + " AND state = 'published'",
+                UUID.class)
+            .setParameter("adapter", v.adapterId)
+            .setParameter("v", v.id)
+            .getResultList()
+            .stream()
+            .map(UUID.class::cast)
+            .toList();
+    for (UUID other : others) {
+      boolean rise =
+          prices.inForceFrom(other, now, noticeEnds).stream()
+              .map(PriceLevel::of)
+              .anyMatch(p -> p.risesFrom(leaving.get()));
+      if (rise) {
+        em.createNativeQuery(
+                "UPDATE adapter_version SET newest_from ="
+                    + " greatest(coalesce(newest_from, published_at), :ends) WHERE id = :id")
+            .setParameter("ends", noticeEnds)
+            .setParameter("id", other)
+            .executeUpdate();
+      }
+    }
   }
 
   /**

@@ -10,8 +10,8 @@ import java.time.OffsetDateTime;
 
 /**
  * Publishing and unpublishing a creator's own versions; suspended ones stay suspended. Each
- * publication sets when the version serves requests named without a version ({@link
- * NewVersionNotice}).
+ * publication sets when the version serves requests named without a version, and each unpublication
+ * holds back the dearer versions that would take over ({@link NewVersionNotice}).
  */
 @ApplicationScoped
 public class PublishService {
@@ -32,6 +32,9 @@ public class PublishService {
         OffsetDateTime now = OffsetDateTime.now();
         v.newestFrom = notice.newestFrom(v, now);
         v.publishedAt = now;
+      } else if ("published".equals(v.state)) {
+        // Judged before the state changes too: it is the one serving, about to leave.
+        notice.beforeUnpublish(v, OffsetDateTime.now());
       }
       v.state = state;
       audit.record(

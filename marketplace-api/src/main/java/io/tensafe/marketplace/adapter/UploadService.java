@@ -135,11 +135,14 @@ public class UploadService {
           "base model " + m.baseModel().id() + " is not served; served: " + catalog.baseModels());
     }
     Manifest.DpPolicy dp = m.dpPolicy();
-    if (dp.noiseMultiplier().compareTo(new BigDecimal("0.3")) < 0
+    // No noise (z = 0) is the creator's choice, shown with the signed figures (ADR 0035); a policy
+    // with noise must not be below z = 0.3, where one release alone spends ρ > 5.5.
+    boolean noNoise = dp.noiseMultiplier().signum() == 0;
+    if ((!noNoise && dp.noiseMultiplier().compareTo(new BigDecimal("0.3")) < 0)
         || dp.epsilonBudgetPerPeriod().compareTo(BigDecimal.valueOf(100)) > 0) {
       throw PackageRejections.manifest(
-          "DP policy is not sane: the noise multiplier must be at least 0.3 and the budget at"
-              + " most ε = 100 per period");
+          "DP policy is not sane: the noise multiplier must be 0 (no noise) or at least 0.3, and"
+              + " the budget at most ε = 100 per period");
     }
   }
 
@@ -251,7 +254,10 @@ public class UploadService {
         null,
         null,
         null,
-        null);
+        null,
+        SignedFigures.dpPolicy(row.manifest),
+        SignedFigures.measuredEffect(row.manifest),
+        VersionView.NOT_OFFERED);
   }
 
   private Adapter newAdapter(Creator creator, String ref) {

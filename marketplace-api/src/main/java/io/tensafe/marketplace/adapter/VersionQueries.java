@@ -24,8 +24,14 @@ public class VersionQueries {
              v.package_bytes, v.uploaded_at, n.prompt_micros_per_1k_tokens,
              n.completion_micros_per_1k_tokens, n.effective_from,
              CASE WHEN v.published_at IS NOT NULL THEN coalesce(v.newest_from, v.published_at)
-             END
+             END,
+             (v.manifest->'dp_policy')::text, (v.manifest->'measured_effect')::text,
+             json_build_object('offered', coalesce(pm.offered, false),
+                               'tokensPerPeriod', pm.tokens_per_period,
+                               'periodDays', pm.period_days,
+                               'extractionTokens', (SELECT min((t->'shape'->>1)::bigint) FROM jsonb_array_elements(v.manifest->'lora'->'tensors') t WHERE t->>'name' LIKE '%.lora_A.weight'))::text
       FROM adapter_version v
+      LEFT JOIN private_mode_offer pm ON pm.adapter_version_id = v.id
       JOIN adapter a ON a.id = v.adapter_id
       JOIN creator c ON c.id = a.creator_id
       JOIN LATERAL (SELECT * FROM adapter_price p WHERE p.adapter_version_id = v.id

@@ -16,7 +16,10 @@ import java.time.Duration;
  * node's events in order, {@code {"delta": ...}} chunks and then one final {@code {"usage", ...}}
  * event. {@link #close} abandons the stream, which makes the node cancel the generation. A node's
  * lines are read at most {@link #MAX_LINE_BYTES} at a time, and at most {@link #MAX_ERROR_BYTES} of
- * an error answer, so a node cannot make the marketplace buffer without bound.
+ * an error answer, so a node cannot make the marketplace buffer without bound; and a node that
+ * answered must make progress within the idle timeout ({@link #progressed}, ADR 0038), whatever
+ * else it sends (comment lines, empty pieces), or {@link #next} fails and the stream is closed, so
+ * a node that stalls after its headers cannot hold a request's slots and reservation.
  */
 public final class NodeCall implements AutoCloseable {
   /** The longest event line accepted from a node, in bytes. */
@@ -26,10 +29,45 @@ public final class NodeCall implements AutoCloseable {
   public static final int MAX_ERROR_BYTES = 4096;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final InputStream body;
 
-  private NodeCall(InputStream body) {
+  /** Closes the streams of nodes that went quiet; one daemon thread for every call. */
+  private static final java.util.concurrent.ScheduledThreadPoolExecutor WATCHDOG = watchdog();
+
+  private static java.util.concurrent.ScheduledThreadPoolExecutor watchdog() {
+    java.util.concurrent.ScheduledThreadPoolExecutor w =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "node-idle-watchdog");
+              t.setDaemon(true);
+              return t;
+            });
+    w.setRemoveOnCancelPolicy(true); // one task per event: cancelled ones must not pile up
+    return w;
+  }
+
+  private final InputStream body;
+  private final Duration idleTimeout;
+
+  /** Set when the stream was closed for want of progress. */
+  private volatile boolean idled;
+
+  /** {@code System.nanoTime()} by which the node must next make progress ({@link #progressed}). */
+  private volatile long progressBy;
+
+  private NodeCall(InputStream body, Duration idleTimeout) {
     this.body = body;
+    this.idleTimeout = idleTimeout;
+    this.progressBy = System.nanoTime() + idleTimeout.toNanos();
+  }
+
+  /**
+   * Says the event {@link #next} last returned was progress (a piece of text, the final event, an
+   * error): the node has the idle timeout again from now. Events that are not progress (an empty
+   * piece, an unknown object) do not extend it, so a node cannot keep a stream alive with them.
+   */
+  public void progressed() {
+    progressBy = System.nanoTime() + idleTimeout.toNanos();
   }
 
   /**
@@ -42,18 +80,28 @@ public final class NodeCall implements AutoCloseable {
    *     generated for the client yet)
    */
   public static NodeCall start(
-      HttpClient http, NodeTarget target, byte[] body, Duration firstByteTimeout)
+      HttpClient http,
+      NodeTarget target,
+      byte[] body,
+      Duration firstByteTimeout,
+      Duration idleTimeout)
       throws IOException {
-    return begin(http, target, body, firstByteTimeout).await();
+    return begin(http, target, body, firstByteTimeout, idleTimeout).await();
   }
 
   /**
    * Sends the generation to {@code target} without waiting for its answer, so that the caller can
    * do other work (commit its ledgers) while the node starts. The caller then either {@link
    * Pending#await}s the answer or {@link Pending#abandon}s the call.
+   *
+   * @param idleTimeout the longest a node that answered may go without progress, > 0
    */
   public static Pending begin(
-      HttpClient http, NodeTarget target, byte[] body, Duration firstByteTimeout) {
+      HttpClient http,
+      NodeTarget target,
+      byte[] body,
+      Duration firstByteTimeout,
+      Duration idleTimeout) {
     try {
       HttpRequest request =
           HttpRequest.newBuilder(target.endpoint().resolve("v1/generate/stream"))
@@ -64,11 +112,13 @@ public final class NodeCall implements AutoCloseable {
               .POST(HttpRequest.BodyPublishers.ofByteArray(body))
               .build();
       return new Pending(
-          target, http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream()));
+          target, http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream()), idleTimeout);
     } catch (RuntimeException e) {
       // Reported by await, as a node that cannot be reached: the caller fails over.
       return new Pending(
-          target, java.util.concurrent.CompletableFuture.failedFuture(new IOException(e)));
+          target,
+          java.util.concurrent.CompletableFuture.failedFuture(new IOException(e)),
+          idleTimeout);
     }
   }
 
@@ -79,12 +129,15 @@ public final class NodeCall implements AutoCloseable {
   public static final class Pending {
     private final NodeTarget target;
     private final java.util.concurrent.CompletableFuture<HttpResponse<InputStream>> answer;
+    private final Duration idleTimeout;
 
     private Pending(
         NodeTarget target,
-        java.util.concurrent.CompletableFuture<HttpResponse<InputStream>> answer) {
+        java.util.concurrent.CompletableFuture<HttpResponse<InputStream>> answer,
+        Duration idleTimeout) {
       this.target = target;
       this.answer = answer;
+      this.idleTimeout = idleTimeout;
     }
 
     /**
@@ -106,7 +159,8 @@ public final class NodeCall implements AutoCloseable {
         }
         throw new IOException(e.getCause());
       }
-      return new NodeCall(new java.io.BufferedInputStream(body(target, response), 8192));
+      return new NodeCall(
+          new java.io.BufferedInputStream(body(target, response), 8192), idleTimeout);
     }
 
     /**
@@ -164,16 +218,46 @@ public final class NodeCall implements AutoCloseable {
   /**
    * The next event, or null when the stream ended.
    *
-   * @throws IOException if the node failed mid-stream or sent a line longer than {@link
-   *     #MAX_LINE_BYTES}
+   * @throws IOException if the node failed mid-stream, sent a line longer than {@link
+   *     #MAX_LINE_BYTES}, or made no progress within the idle timeout ({@link #progressed}; the
+   *     stream is then closed)
    */
   public JsonNode next() throws IOException {
-    for (String line = line(); line != null; line = line()) {
-      if (line.startsWith("data:")) {
-        return JSON.readTree(line.substring(5).strip());
+    long left = progressBy - System.nanoTime();
+    if (left <= 0) {
+      idled = true;
+      close();
+      throw idle(null);
+    }
+    java.util.concurrent.ScheduledFuture<?> watch =
+        WATCHDOG.schedule(
+            () -> {
+              idled = true;
+              close();
+            },
+            left,
+            java.util.concurrent.TimeUnit.NANOSECONDS);
+    try {
+      for (String line = line(); line != null; line = line()) {
+        if (line.startsWith("data:")) {
+          return JSON.readTree(line.substring(5).strip());
+        }
       }
+    } catch (IOException e) {
+      throw idled ? idle(e) : e;
+    } finally {
+      watch.cancel(false);
+    }
+    if (idled) {
+      throw idle(null);
     }
     return null;
+  }
+
+  private IOException idle(IOException cause) {
+    return new IOException(
+        "the node made no progress for " + idleTimeout.toMillis() + " ms; the stream was closed",
+        cause);
   }
 
   /** The next line without its terminator, or null at the end of the stream. */

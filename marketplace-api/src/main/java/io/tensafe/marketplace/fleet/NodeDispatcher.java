@@ -16,16 +16,18 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Chooses nodes for a request: usable (the view {@code usable_node}, migration V31: neither the
- * node, its credential nor its credential's organisation suspended) and healthy (fresh heartbeat,
- * with an endpoint), of the package's fleet, serving its base model; those that hold the adapter
+ * Chooses nodes for a request: dispatchable (the view {@code dispatchable_node}, {@code
+ * R__node_choice.sql}: neither the node, its credential nor its credential's organisation
+ * suspended, with an endpoint, not marked unreachable, not kept out by the circuit breaker) with a
+ * fresh heartbeat, of the package's fleet, serving its base model; those that hold the adapter
  * first (declared and downloaded by the node's credential: {@code node_holds_adapter}), then the
  * least loaded (requests in flight over the node's slot ceiling, {@code usable_node.slots}: what it
  * declared, bounded by what it was seen to complete; counted for every replica together unless
- * {@code tensafe.limits.scope} says otherwise). A node at its ceiling is skipped, so a full fleet
- * is refused rather than queued. Thread-safe.
+ * {@code tensafe.limits.scope} says otherwise). A node at its ceiling is skipped; a request that
+ * finds every one full waits for a slot in the gateway's {@code Dispatch}. Thread-safe.
  *
- * <p>Invariant: a node is chosen here only as {@code admit_request} (V31) would choose it.
+ * <p>Invariant: a node is chosen here only as {@code admit_request} ({@code
+ * R__request_admission.sql}) would choose it.
  */
 @ApplicationScoped
 public class NodeDispatcher {
@@ -45,10 +47,18 @@ public class NodeDispatcher {
       boolean adapterLoaded,
       int leased) {}
 
-  /** The candidates, best first, each already holding one of its slots (see {@link #release}). */
+  /**
+   * The candidates, best first, each already holding one of its slots (see {@link #release}).
+   *
+   * @param anyDispatchable whether any node of the fleet serving the model can be dispatched to at
+   *     all, whatever its load (as {@code admit_request}'s {@code no_node} says): when none can, a
+   *     request is refused at once rather than waiting for a slot
+   */
+  public record Candidates(List<NodeTarget> targets, boolean anyDispatchable) {}
+
+  /** The {@link Candidates} of a request for {@code adapterRef@version}. */
   @Transactional
-  public List<NodeTarget> candidates(
-      UUID fleetId, String baseModel, String adapterRef, String version) {
+  public Candidates candidates(UUID fleetId, String baseModel, String adapterRef, String version) {
     // One native query: name, endpoint, token, slot ceiling and adapter of the fresh nodes.
     List<FreshNode> serving =
         Rows.list(
@@ -58,9 +68,8 @@ public class NodeDispatcher {
                        node_holds_adapter(client_id, loaded_adapters, :adapter, :version),
                        (SELECT count(*)::int FROM limit_lease l
                         WHERE l.subject = u.id AND l.expires_at > now())
-                FROM usable_node u
-                WHERE fleet_id = :f AND endpoint IS NOT NULL
-                  AND unreachable_since IS NULL
+                FROM dispatchable_node u
+                WHERE fleet_id = :f
                   AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
                 """)
                 .setParameter("adapter", adapterRef)
@@ -116,13 +125,13 @@ public class NodeDispatcher {
         targets.add(taken.get(n.id()));
       }
     }
-    return targets;
+    return new Candidates(targets, !serving.isEmpty());
   }
 
   /**
-   * What the admission's one database call ({@code admit_request}, migration V28) needs to choose
-   * the nodes itself, as {@link #candidates} would: the fleet and base model, the oldest heartbeat
-   * still fresh, and this replica's lease holder id and lease time.
+   * What the admission's one database call ({@code admit_request}) needs to choose the nodes
+   * itself, as {@link #candidates} would: the fleet and base model, the oldest heartbeat still
+   * fresh, and this replica's lease holder id and lease time.
    */
   public record NodeChoice(
       UUID fleetId, String baseModel, OffsetDateTime freshSince, UUID holder, double ttlSeconds) {}
@@ -210,6 +219,18 @@ public class NodeDispatcher {
         .setParameter("c", cause.length() > 500 ? cause.substring(0, 500) : cause)
         .setParameter("id", target.id())
         .executeUpdate();
+  }
+
+  /**
+   * Counts a failure of {@code target} for its circuit breaker ({@code note_node_failure}, {@code
+   * R__node_choice.sql}, ADR 0038): it received a request and failed before answering it. Ended
+   * requests count through the database's trigger instead. Its own transaction.
+   */
+  @Transactional(Transactional.TxType.REQUIRES_NEW)
+  public void noteFailure(NodeTarget target) {
+    em.createNativeQuery("SELECT note_node_failure(:id)")
+        .setParameter("id", target.id())
+        .getSingleResult();
   }
 
   /** Gives back a slot taken by {@link #candidates}. */

@@ -74,8 +74,9 @@ public class Dispatch {
    *     (the last is what the request left; told only once what it reports has committed), also
    *     before a refusal; null when not wanted (the bucket is then not read)
    * @throws ApiProblem as the routing, the key's limits (429), the budget (429) and the nodes
-   *     decide: 503 with Retry-After when no node has a free slot or none answered, 504 when the
-   *     node timed out, 422 when it refused the adapter; 401 when the key is no longer usable
+   *     decide: 429 with Retry-After when no node had a free slot within the slot wait (the request
+   *     waits for one meanwhile, ADR 0038), 503 when none answered, 504 when the node timed out,
+   *     422 when it refused the adapter; 401 when the key is no longer usable
    */
   public <T> Dispatched<T> dispatch(
       ApiKeyPrincipal key,
@@ -90,24 +91,49 @@ public class Dispatch {
             key, route, new ServedCatalogue.Snapshot(copy, started.toInstant()), true, levelSeen);
     KeySlots.InTheAdmission keyInCall = keySlots.inTheAdmission();
     UUID keySlot = keyInCall == null ? keySlots.take(key, levelSeen) : keyInCall.lease();
+    long waitUntil = System.nanoTime() + gateway.slotWait().toNanos();
+    long backoffMillis = FIRST_BACKOFF_MILLIS;
+    boolean waiting = false;
     try {
-      for (int routings = 1; ; routings++) {
+      for (int routings = 1; ; ) {
         // The step-gate chose among the whole catalogue: its first admission also checks that no
         // version was published, changed or suspended since the copy was read.
         Long wholeCatalogue =
             routings == 1 && routed.admission().routeReason() != null
                 ? routed.from().copy().revision()
                 : null;
-        Optional<Dispatched<T>> d =
-            admitted(
-                key,
-                routed.admission(),
-                started,
-                wholeCatalogue,
-                keyInCall,
-                keySlot,
-                attempt,
-                levelSeen);
+        Optional<Dispatched<T>> d;
+        try {
+          d =
+              admitted(
+                  key,
+                  routed.admission(),
+                  started,
+                  wholeCatalogue,
+                  keyInCall,
+                  keySlot,
+                  attempt,
+                  levelSeen);
+        } catch (NoSlot full) {
+          if (keyInCall != null && full.rateKept) {
+            keyInCall = keyInCall.rateDrawn(); // committed: a retry does not draw it again
+          }
+          // A bounded number of requests wait on this replica: beyond it, refused at once.
+          waiting = waiting || waiters.tryAcquire();
+          long left = waiting ? waitUntil - System.nanoTime() : 0;
+          if (left <= 0) {
+            if (keyInCall != null && keyInCall.drawRate()) {
+              // No call kept this request's draw from the key's rate: a refusal still counts.
+              keySlots.spendRefused(key, levelSeen);
+            }
+            throw slotsBusy(routed.admission().version());
+          }
+          // Waits for a slot as an engine's queue would, polling the admission with a growing,
+          // jittered pause; the key's own slot (in memory) is held meanwhile.
+          sleep(Math.min(left / 1_000_000L + 1, jitter(backoffMillis)));
+          backoffMillis = Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
+          continue; // the same routing again: the version did not change
+        }
         if (d.isPresent()) {
           keySlots.held(key.keyId(), keySlot);
           return d.get();
@@ -117,6 +143,7 @@ public class Dispatch {
           throw noNodeAnswered(
               "the adapter's versions kept changing while this request was admitted");
         }
+        routings++;
         ServedCatalogue.Copy fresh =
             catalogue.reloadAfter(routed.from().copy().revision(), wholeCatalogue != null);
         // With limits in memory the key's rate was spent when its slot was taken above.
@@ -125,17 +152,62 @@ public class Dispatch {
                 key,
                 route,
                 new ServedCatalogue.Snapshot(fresh, started.toInstant()),
-                keyInCall != null,
+                keyInCall != null && keyInCall.drawRate(),
                 levelSeen);
       }
     } catch (RuntimeException e) {
       keySlots.give(keySlot); // given back once; giving back a lease again does nothing
       throw e;
+    } finally {
+      if (waiting) {
+        waiters.release();
+      }
     }
+  }
+
+  /** Requests waiting for a node slot on this replica; at most {@code max-waiting}. */
+  private java.util.concurrent.Semaphore waiters;
+
+  @jakarta.annotation.PostConstruct
+  void bound() {
+    waiters = new java.util.concurrent.Semaphore(gateway.maxWaiting());
   }
 
   /** How many times one request is routed when its version keeps changing meanwhile. */
   private static final int MAX_ROUTINGS = 3;
+
+  /** The first pause before a request waiting for a node slot tries its admission again. */
+  private static final long FIRST_BACKOFF_MILLIS = 20;
+
+  /** The longest pause between two tries of a request waiting for a node slot. */
+  private static final long MAX_BACKOFF_MILLIS = 500;
+
+  /**
+   * No node had a free slot for this admission (nothing was recorded or reserved): the request may
+   * wait and try again. {@code rateKept}: the call drew the key's rate and committed it (limits in
+   * the database, a {@code no_capacity} answer), so a retry must not draw it again.
+   */
+  private static final class NoSlot extends RuntimeException {
+    final boolean rateKept;
+
+    NoSlot(boolean rateKept) {
+      super("no node slot", null, false, false);
+      this.rateKept = rateKept;
+    }
+  }
+
+  private static long jitter(long millis) {
+    return millis / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(millis / 2 + 1);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiProblem(ProblemKind.HTTP, 503, "No capacity", "interrupted while waiting", 1);
+    }
+  }
 
   /** A request routed, and the snapshot it was routed from. */
   private record Routed(Admission admission, ServedCatalogue.Snapshot from) {}
@@ -205,10 +277,14 @@ public class Dispatch {
                     NodeDispatcher.NodeChoice choice =
                         dispatcher.inTheAdmission(v.fleetId(), v.baseModel()).orElse(null);
                     if (choice == null) {
-                      claimed.addAll(
+                      NodeDispatcher.Candidates found =
                           dispatcher.candidates(
-                              v.fleetId(), v.baseModel(), v.adapterId(), v.version()));
+                              v.fleetId(), v.baseModel(), v.adapterId(), v.version());
+                      claimed.addAll(found.targets());
                       if (claimed.isEmpty()) {
+                        if (!found.anyDispatchable()) {
+                          throw new RefusedAfterAdmission(CapacityRefusals.noNodeServing(v));
+                        }
                         return RequestAdmission.Answer.NO_CAPACITY;
                       }
                     }
@@ -222,14 +298,28 @@ public class Dispatch {
                         claimed,
                         a.releases(),
                         a.mode(),
-                        first -> sent.set(attempt.start(first, a, requestId)));
+                        first -> {
+                          try {
+                            attempt.admitted(a, key, requestId);
+                          } catch (ApiProblem refused) {
+                            throw new RefusedAfterAdmission(refused);
+                          }
+                          sent.set(attempt.start(first, a, requestId));
+                        });
                   });
-    } catch (RequestAdmission.NoUsableNode e) {
+    } catch (RefusedAfterAdmission e) {
+      // Rolled back whole, the rate the call drew included: draw it again, unless an earlier
+      // call for this request kept it (in memory, it was drawn before and not rolled back).
       claimed.forEach(dispatcher::release);
       keySlots.give(keySlot);
-      // Rolled back with the rate the call spent: spend it again, as for any refused request.
-      keySlots.spendRefused(key, levelSeen);
-      throw noCapacity(a.version());
+      if (keyInCall != null && keyInCall.drawRate()) {
+        keySlots.spendRefused(key, levelSeen);
+      }
+      throw e.problem;
+    } catch (RequestAdmission.NoUsableNode e) {
+      // Rolled back whole, the rate the call drew included: the caller waits or refuses.
+      claimed.forEach(dispatcher::release);
+      throw new NoSlot(false);
     } catch (RuntimeException e) {
       if (sent.get() != null) {
         sent.get().abandon();
@@ -247,14 +337,16 @@ public class Dispatch {
       if (answer.versionChanged()) {
         return Optional.empty(); // the call took nothing; the caller routes again
       }
-      keySlots.give(keySlot);
       if (answer.refusal() != null) {
+        keySlots.give(keySlot);
         if (answer.refusal().status() == 401) {
           remembered.forget(key);
         }
         throw answer.refusal();
       }
-      throw noCapacity(a.version());
+      // No node slot: the key's slot (in memory) stays held while the caller waits. The call
+      // drew the key's rate when it was asked to and got as far as the nodes (revision non-zero).
+      throw new NoSlot(keyInCall != null && keyInCall.drawRate() && answer.revision() != 0);
     }
     return Optional.of(
         failOver(
@@ -262,6 +354,16 @@ public class Dispatch {
             sent.get(),
             attempt,
             keySlot));
+  }
+
+  /** {@link NodeAttempt#admitted}'s refusal, carried out of the admission's transaction. */
+  private static final class RefusedAfterAdmission extends RuntimeException {
+    final ApiProblem problem;
+
+    RefusedAfterAdmission(ApiProblem problem) {
+      super(problem.getMessage(), null, false, false);
+      this.problem = problem;
+    }
   }
 
   private record Admitted(
@@ -429,13 +531,21 @@ public class Dispatch {
     return new ApiProblem(ProblemKind.HTTP, 503, "No node answered", detail, 2);
   }
 
-  /** 503 with Retry-After: no healthy node of {@code version}'s base model has a free slot. */
-  public static ApiProblem noCapacity(ServedVersion version) {
+  /**
+   * 429 with Retry-After: every healthy node of {@code version}'s base model stayed at its slot
+   * ceiling for the whole wait ({@code tensafe.gateway.slot-wait}), or this replica already had its
+   * most requests waiting ({@code tensafe.gateway.max-waiting}).
+   */
+  private ApiProblem slotsBusy(ServedVersion version) {
     return new ApiProblem(
         ProblemKind.HTTP,
-        503,
+        429,
         "No capacity",
-        "no healthy node serving " + version.baseModel() + " has a free slot",
+        "no healthy node serving "
+            + version.baseModel()
+            + " had a free slot within "
+            + gateway.slotWait().toMillis()
+            + " ms; retry after the time this answer's Retry-After gives",
         2);
   }
 
@@ -447,11 +557,18 @@ public class Dispatch {
     dispatcher.release(target);
     if (connectionFailed(e)) {
       dispatcher.markUnreachable(target, "connection failed: " + cause);
+    } else if (!(e instanceof NodeRefusal r && (r.status() == 429 || r.status() == 503))) {
+      // A node that says it is busy is not failing: only other failures count for its breaker.
+      try {
+        dispatcher.noteFailure(target);
+      } catch (RuntimeException recording) {
+        Log.warnf("node %s: counting its failure failed: %s", target.name(), recording);
+      }
     }
   }
 
   /** The node could not be reached at all (refused, unresolvable, connect timeout). */
-  static boolean connectionFailed(Throwable e) {
+  public static boolean connectionFailed(Throwable e) {
     return Causes.any(
         e,
         c ->

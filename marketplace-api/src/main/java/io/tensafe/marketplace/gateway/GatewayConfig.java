@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * The metered gateway's settings ({@code tensafe.gateway.*}), declared once with their defaults;
  * all but a key's requests per minute, which {@link io.tensafe.marketplace.limits.KeyRateConfig}
- * declares beside the limits that read it.
+ * declares beside the limits that read it, and private mode's, which {@code
+ * privatemode.PrivateModeConfig} declares beside the frames and sessions that read them.
  */
 @ConfigMapping(prefix = "tensafe.gateway")
 public interface GatewayConfig {
@@ -25,6 +26,29 @@ public interface GatewayConfig {
   /** How long a node may take to send its first token before the gateway fails over. */
   @WithDefault("PT30S")
   Duration firstByteTimeout();
+
+  /**
+   * How long a node that answered may go without sending an event (a piece of text, or its end)
+   * before the gateway closes its stream and ends the request as the node's failure (ADR 0038).
+   * Covers the prompt's prefill, which comes before the first piece.
+   */
+  @WithDefault("PT2M")
+  Duration nodeIdleTimeout();
+
+  /**
+   * How long a request waits for a node slot when every node of its model is at its ceiling,
+   * retrying its admission meanwhile, before it is refused with 429 and Retry-After (ADR 0038).
+   * Zero refuses at once.
+   */
+  @WithDefault("PT30S")
+  Duration slotWait();
+
+  /**
+   * Requests that may wait for a node slot on this replica at once (≥ 0); one beyond it is refused
+   * with 429 at once, so waiters cannot take every worker thread (ADR 0038).
+   */
+  @WithDefault("64")
+  int maxWaiting();
 
   /** Largest request body to /v1 in bytes (4 MiB). */
   @WithDefault("4194304")
@@ -49,45 +73,4 @@ public interface GatewayConfig {
   /** Largest private-session frame in bytes, either way (64 MiB). */
   @WithDefault("67108864")
   long maxFrameBytes();
-
-  /**
-   * A private session without an accepted frame for this long is ended and billed for what it was
-   * served; one whose replica stopped vouching for it for twice this long is ended by any replica.
-   */
-  @WithDefault("PT2M")
-  Duration privateIdleTimeout();
-
-  /**
-   * How long a private-session frame may take at the relay, from its body's start to the node's
-   * answer: a client whose body has not all arrived by then is dropped, without blaming the node; a
-   * node that had the whole frame and did not answer by then failed.
-   */
-  @WithDefault("PT2M")
-  Duration privateFrameTimeout();
-
-  /**
-   * How often each replica refreshes the rows of the private sessions it relays, ends its idle ones
-   * and ends other replicas' orphans: keep it well under twice {@link #privateIdleTimeout()}, or
-   * other replicas may take a live session for an orphan.
-   */
-  @WithDefault("PT15S")
-  Duration privateSweepPeriod();
-
-  /**
-   * Private-session frames that cost one request of the key's requests per minute ({@link
-   * io.tensafe.marketplace.limits.KeyRateConfig#requestsPerMinutePerKey()}): a session draws one
-   * request from the key's allowance at its first frame and at every this-many frames after it (≥
-   * 1).
-   */
-  @WithDefault("128")
-  int framesPerRequest();
-
-  /**
-   * Bytes of private-session frames this replica holds or relays at once, all sessions together:
-   * the frames' declared lengths from admission until their answers are handed back, plus the
-   * answers. A frame that would pass it is refused with 503 before its body is read, unless no
-   * other frame is in flight (256 MiB).
-   */
-  @WithDefault("268435456")
-  long maxFrameBytesInFlight();
 }

@@ -36,7 +36,22 @@ public class GatewayRequests {
       String routeReason,
       OffsetDateTime startedAt,
       boolean ended,
-      Limits limits) {}
+      Limits limits) {
+    /**
+     * The context of a private session named with its version: no route reason (a private session
+     * never names {@code auto}), no token limits recorded here (its plan bounds it, and it is
+     * billed from the frames relayed), not ended by a gateway yet.
+     */
+    public static Context privateSession(
+        UUID clientOrganisationId,
+        UUID apiKeyId,
+        String adapterRef,
+        String version,
+        OffsetDateTime startedAt) {
+      return new Context(
+          clientOrganisationId, apiKeyId, adapterRef, version, null, startedAt, false, Limits.NONE);
+    }
+  }
 
   /**
    * The most a request may bill, fixed by the gateway before dispatch from what the client sent.

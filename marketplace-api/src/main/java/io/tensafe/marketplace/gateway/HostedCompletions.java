@@ -126,7 +126,8 @@ public class HostedCompletions {
                   a.version().adapterId() + "@" + a.version().version(),
                   requestId,
                   (int) a.limits().maxPromptTokens());
-      NodeCall.Pending call = NodeCall.begin(http, target, body, gateway.firstByteTimeout());
+      NodeCall.Pending call =
+          NodeCall.begin(http, target, body, gateway.firstByteTimeout(), gateway.nodeIdleTimeout());
       return new Pending<>() {
         @Override
         public NodeCall await() throws java.io.IOException {

@@ -15,15 +15,17 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
- * One dispatched hosted request, from its node's first event to its bill. The caller reads the
- * node's text with {@link #nextDelta}, passes each piece on to its client and then says so with
- * {@link #relayed}; the request ends once, by {@link #finish} or {@link #endEarly}, which bill what
- * was relayed ({@link RelayedText}) and give back the node's and the key's slot. At the first
- * piece, and then after {@value #PERSIST_EVERY} more pieces or {@link #PERSIST_AFTER_NANOS} (a
- * second), whichever comes first, the relayed count is written to the request's record, so that if
- * this marketplace dies mid-stream the request is billed that, at most a second behind ({@link
- * Settlement#settleLost}); while it relays, the replica vouches for it ({@link LiveRelays}). A node
- * sending more than {@code max_tokens} allows fails. Thread-confined to the request's thread.
+ * One dispatched hosted request, from its node's first event to its bill. The caller gives it a
+ * {@link Sink} that passes each piece on to the client ({@link #relay}), or takes the whole answer
+ * ({@link #relayWhole}), and says only what reached the client; the relay ends the request once,
+ * completed, client gone or node failed, billing what was relayed ({@link RelayedText}) and giving
+ * back the node's and the key's slot. {@link #endEarly} ends a request whose client left before its
+ * stream started. At the first piece, and then after {@value #PERSIST_EVERY} more pieces or {@link
+ * #PERSIST_AFTER_NANOS} (a second), whichever comes first, the relayed count is written to the
+ * request's record, so that if this marketplace dies mid-stream the request is billed that, at most
+ * a second behind ({@link Settlement#settleLost}); while it relays, the replica vouches for it
+ * ({@link LiveRelays}). A node sending more than {@code max_tokens} allows fails. Thread-confined
+ * to the request's thread.
  */
 public final class HostedRelay {
   /** Relayed pieces between two writes of the relayed count, at most. */
@@ -82,6 +84,128 @@ public final class HostedRelay {
     this.relayed = relayed;
   }
 
+  /**
+   * What a client is sent of a streamed answer, piece by piece; the relay decides from what it says
+   * what is billed and how the request ends ({@link #relay}). Thread-confined to the request's
+   * thread.
+   */
+  public interface Sink {
+    /**
+     * Passes on a piece read from the node.
+     *
+     * @return what reached the client ({@link Passed})
+     * @throws ClientGone when writing to the client failed: the client went away
+     */
+    Passed send(String piece) throws ClientGone;
+
+    /**
+     * Passes on what the sink still holds once the node's final event arrived.
+     *
+     * @throws ClientGone as {@link #send}
+     */
+    Passed end() throws ClientGone;
+  }
+
+  /**
+   * What a {@link Sink} passed on: nothing ({@link #NOTHING}: held back or dropped), the text as
+   * read ({@link #AS_READ}), or a text written from it ({@link #as}: a tool call's name and
+   * arguments), which is what is billed.
+   */
+  public record Passed(boolean any, String rewritten) {
+    public static final Passed NOTHING = new Passed(false, null);
+    public static final Passed AS_READ = new Passed(true, null);
+
+    /** {@code delivered} reached the client, written from what was read. */
+    public static Passed as(String delivered) {
+      return new Passed(true, delivered);
+    }
+  }
+
+  /** Writing to the client failed: the client went away. */
+  public static final class ClientGone extends IOException {
+    public ClientGone(IOException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
+  /**
+   * The node failed mid-generation; the request has ended, billed what was relayed. Its message is
+   * fixed text and the request id ({@link #nodeFailedMessage}), never the node's words.
+   */
+  public static final class NodeFailed extends IOException {
+    NodeFailed(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Relays the node's answer to {@code sink} and ends the request once, as what happened decides:
+   * billed as completed (or {@code empty}) when the node's final event arrived and everything the
+   * sink held was passed on; ended as {@code client_gone} when the sink could not write; ended as
+   * {@code node_failed} when the node failed. Callers only say what reached the client; they never
+   * decide when or what the request is billed.
+   *
+   * @return the bill, once the request is completed
+   * @throws ClientGone the client went away (the request has ended, billed what it was sent)
+   * @throws NodeFailed the node failed (the request has ended, billed what was relayed)
+   */
+  public Finished relay(Sink sink) throws ClientGone, NodeFailed {
+    try {
+      for (String piece = nextDelta(); piece != null; piece = nextDelta()) {
+        mark(sink.send(piece));
+      }
+      mark(sink.end());
+    } catch (ClientGone e) {
+      endEarly(RequestOutcome.CLIENT_GONE);
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      nodeFailed(e);
+      throw new NodeFailed(nodeFailedMessage());
+    }
+    return finish();
+  }
+
+  /**
+   * Reads the node's whole answer, passes it on at once (an answer that is not streamed: its client
+   * gets nothing before the end) and bills it.
+   *
+   * @param delivered what the client receives of the whole text (a tool call's name and arguments),
+   *     or null when it receives the text as read
+   * @return the text read and the bill
+   * @throws NodeFailed the node failed before its end (the request has ended; nothing reached the
+   *     client, so nothing is billed)
+   */
+  public Whole relayWhole(java.util.function.UnaryOperator<String> delivered) throws NodeFailed {
+    try {
+      readToEnd();
+    } catch (IOException | RuntimeException e) {
+      nodeFailed(e);
+      throw new NodeFailed(nodeFailedMessage() + "; nothing was billed");
+    }
+    // Reached the client at once, at its end: nothing is recorded before (finish records it).
+    String text = relayed.text();
+    if (delivered == null) {
+      relayed.relayedAll();
+    } else {
+      relayed.relayedAs(delivered.apply(text));
+    }
+    return new Whole(text, finish());
+  }
+
+  /** A whole answer: the text read from the node and what the request was billed. */
+  public record Whole(String text, Finished billed) {}
+
+  private void mark(Passed passed) {
+    if (!passed.any()) {
+      return;
+    }
+    if (passed.rewritten() == null) {
+      relayed();
+    } else {
+      relayedAs(passed.rewritten());
+    }
+  }
+
   /** What a finished request was billed, and its node's final event (HE and DP statistics). */
   public record Finished(
       Settlement.Settled settled, int promptTokens, int completionTokens, JsonNode finalEvent) {}
@@ -93,11 +217,14 @@ public final class HostedRelay {
    *     it sends more than {@code max_tokens} allows: more pieces than tokens (an honest node sends
    *     at most one a token), or more than {@value #MAX_BYTES_PER_TOKEN} bytes a token
    */
-  public String nextDelta() throws IOException {
+  private String nextDelta() throws IOException {
     int maxTokens = d.admission().limits().maxCompletionTokens();
     for (JsonNode event = d.call().next(); event != null; event = d.call().next()) {
       if (event.has("delta")) {
         String piece = event.get("delta").asText();
+        if (!piece.isEmpty()) {
+          d.call().progressed();
+        }
         piecesRead++;
         bytesRead += piece.length() * 3L; // at most 3 UTF-8 bytes per UTF-16 unit
         if (piecesRead > maxTokens || bytesRead > (long) maxTokens * MAX_BYTES_PER_TOKEN) {
@@ -107,6 +234,7 @@ public final class HostedRelay {
         relayed.read(piece);
         return piece;
       } else if (event.has("usage")) {
+        d.call().progressed();
         last = event;
         return null;
       } else if (event.has("status")) {
@@ -121,7 +249,7 @@ public final class HostedRelay {
    *
    * @throws IOException as {@link #nextDelta}
    */
-  public void readToEnd() throws IOException {
+  private void readToEnd() throws IOException {
     while (nextDelta() != null) {
       // each piece is kept; none is passed on yet
     }
@@ -137,17 +265,22 @@ public final class HostedRelay {
    * then after {@value #PERSIST_EVERY} more or a second, the relayed count is written to the
    * request's record (best effort: a failed write is logged, and the next one catches up).
    */
-  public void relayed() {
-    relayedExcept(0);
+  private void relayed() {
+    relayed.relayedAll();
+    persistCount();
   }
 
   /**
-   * As {@link #relayed}, for a caller that holds back the last {@code heldChars} chars it read (a
-   * tool call's text, or what may open one): what it sent is billed, what it holds is not, until a
-   * later call says it was sent. Range of {@code heldChars}: 0..the chars read.
+   * As {@link #relayed}, for a caller that re-writes what it read before passing it on (tool calls:
+   * their name and arguments, {@code ToolCallAnswer.delivered}): {@code delivered} reached the
+   * client, and the bill counts what was passed here, never the rest of what the node sent.
    */
-  public void relayedExcept(int heldChars) {
-    relayed.relayedExcept(heldChars);
+  private void relayedAs(String delivered) {
+    relayed.relayedAs(delivered);
+    persistCount();
+  }
+
+  private void persistCount() {
     long now = System.nanoTime();
     if (relayed.pieces() == 1
         || relayed.pieces() - persistedPieces >= PERSIST_EVERY
@@ -163,39 +296,35 @@ public final class HostedRelay {
   }
 
   /**
-   * Records that the whole completion read reached the client at once (an answer that is not
-   * streamed: its client gets nothing before the end, so nothing is recorded before).
-   *
-   * @return the completion text
-   */
-  public String relayedWhole() {
-    relayed.relayedAll();
-    return relayed.text();
-  }
-
-  /** Pieces relayed so far. */
-  public int relayedPieces() {
-    return relayed.pieces();
-  }
-
-  /**
    * Bills a request whose node sent its final event: the counted prompt and the relayed completion
    * (plus the end-of-turn token when the node stopped on it), and settles its reservation to the
    * node's release count within what was relayed ({@link ReleaseCount#settled}). The node's own
    * counts are kept beside the bill as a cross-check, and a difference is logged.
    */
-  public Finished finish() {
+  private Finished finish() {
     NodeUsage claimed = NodeUsage.of(last);
     String finishReason = last.path("finish_reason").asText();
+    // An answer without text earns the node nothing (ADR 0038): no slot credit, no end-of-turn
+    // token billed; the prompt, which the node ran, is.
+    boolean empty = relayed.text().isEmpty();
+    RequestOutcome outcome = empty ? RequestOutcome.EMPTY : RequestOutcome.COMPLETED;
     int completion =
-        relayed.completionTokens(finishReason, d.admission().limits().maxCompletionTokens());
+        empty
+            ? 0
+            : relayed.completionTokens(finishReason, d.admission().limits().maxCompletionTokens());
+    // What the node made, for DP: everything read (a tool call's block whole, not only what was
+    // delivered of it), and at least what was billed.
+    int read =
+        Math.max(
+            completion,
+            Math.min(relayed.readTokens(), d.admission().limits().maxCompletionTokens()));
     long releases =
         Math.min(
             d.reservation().releases(),
             ReleaseCount.settled(
                 claimed.dpReleases(),
                 promptTokens,
-                completion,
+                read,
                 owner.gateway().nodeRunAheadTokens(),
                 d.admission().releasesPerToken()));
     if (claimed.completionTokens() != completion || claimed.promptTokens() != promptTokens) {
@@ -223,12 +352,9 @@ public final class HostedRelay {
                             .settle(
                                 d.requestId(),
                                 context(),
-                                RequestOutcome.COMPLETED,
+                                outcome,
                                 new Settlement.Counts(
-                                    promptTokens,
-                                    completion,
-                                    completion,
-                                    claimed.completionTokens()),
+                                    promptTokens, completion, read, claimed.completionTokens()),
                                 OptionalLong.of(releases));
                     owner.slots().giveWithTransaction(leases());
                     return s;
@@ -240,31 +366,45 @@ public final class HostedRelay {
       owner.live().remove(d.requestId());
       d.call().close();
     }
-    owner.metrics().ended(RequestOutcome.COMPLETED, completion);
+    owner.metrics().ended(outcome, completion);
     return new Finished(settled, promptTokens, completion, last);
   }
 
   /**
    * Ends a request whose stream did not finish, billed for the text its client was sent: the prompt
    * and the relayed tokens when any were relayed; the prompt alone when the client left after the
-   * node accepted the request; nothing when the node failed before its first piece. The reservation
-   * stays open for the node's report or the sweep ({@link UnreportedRequests}), which settle it
-   * within what was read from the node (which counts, for DP, the pieces the client never got).
-   * Closes the node's stream and gives back the slots.
+   * node accepted the request; nothing when the node failed before its first piece. When the client
+   * left, the reservation stays open for the node's report or the sweep ({@link
+   * UnreportedRequests}), which settle it within what was read from the node (which counts, for DP,
+   * the pieces the client never got); when the node failed, it is settled at once to the bound of
+   * what the node was sent and read ({@link ReleaseCount#bound}), which the node's report can only
+   * lower, so a node that fails fast does not hold the client's budget until the report deadline
+   * (ADR 0038). Closes the node's stream and gives back the slots.
    */
   public void endEarly(RequestOutcome outcome) {
     try {
       int completion = Math.min(relayed.tokens(), d.admission().limits().maxCompletionTokens());
       int prompt = completion > 0 || outcome == RequestOutcome.CLIENT_GONE ? promptTokens : 0;
+      int read = Math.max(completion, relayed.readTokens());
+      OptionalLong bound =
+          outcome == RequestOutcome.NODE_FAILED
+              ? OptionalLong.of(
+                  Math.min(
+                      d.reservation().releases(),
+                      ReleaseCount.bound(
+                          promptTokens,
+                          read,
+                          owner.gateway().nodeRunAheadTokens(),
+                          d.admission().releasesPerToken())))
+              : OptionalLong.empty();
       owner
           .settlement()
-          .settle(
+          .settleAtBound(
               d.requestId(),
               context(),
               outcome,
-              new Settlement.Counts(
-                  prompt, completion, Math.max(completion, relayed.readTokens()), -1),
-              OptionalLong.empty());
+              new Settlement.Counts(prompt, completion, read, -1),
+              bound);
       owner.metrics().ended(outcome, completion);
     } finally {
       owner.live().remove(d.requestId());
@@ -278,7 +418,7 @@ public final class HostedRelay {
    * as {@link #endEarly} does; the node's words go to the log and the request's record for admins
    * ({@code node_error}), never to the client ({@link #nodeFailedMessage}).
    */
-  public void nodeFailed(Exception e) {
+  private void nodeFailed(Exception e) {
     String words = io.tensafe.marketplace.problem.Causes.describe(e);
     Log.warnf(
         "request %s: node %s failed mid-generation: %s", d.requestId(), d.node().name(), words);
@@ -295,7 +435,7 @@ public final class HostedRelay {
    * What a client is told when its request's node failed mid-generation, whatever the node said:
    * fixed text, then the request id by which admins find the node's words.
    */
-  public String nodeFailedMessage() {
+  private String nodeFailedMessage() {
     return "the node serving this request failed mid-generation; request id " + d.requestId();
   }
 

@@ -175,15 +175,22 @@ public class KeySlots {
 
   /**
    * What the admission's database call needs to take the key's rate and slot itself, when they are
-   * counted in the database: a new lease id, the rate per minute and the slots per key.
+   * counted in the database: a new lease id, the rate per minute and the slots per key, and whether
+   * the call draws the rate ({@code drawRate} false: an earlier call for this request drew it and
+   * committed, and this one retries while the request waits for a node slot).
    */
-  public record InTheAdmission(UUID lease, int perMinute, int maxInFlight) {}
+  public record InTheAdmission(UUID lease, int perMinute, int maxInFlight, boolean drawRate) {
+    /** The same, for a retry whose rate an earlier call drew. */
+    InTheAdmission rateDrawn() {
+      return new InTheAdmission(lease, perMinute, maxInFlight, false);
+    }
+  }
 
   /** The key's slot for the admission's call to take, or null when {@link #take} takes it. */
   InTheAdmission inTheAdmission() {
     return limits.scope() == LimitsConfig.Scope.SHARED
         ? new InTheAdmission(
-            UUID.randomUUID(), limits.requestsPerMinute(), gateway.maxConcurrencyPerKey())
+            UUID.randomUUID(), limits.requestsPerMinute(), gateway.maxConcurrencyPerKey(), true)
         : null;
   }
 
@@ -221,6 +228,34 @@ public class KeySlots {
    */
   void spendRefused(ApiKeyPrincipal key, Consumer<KeyRateLevel> levelSeen) {
     give(take(key, levelSeen));
+  }
+
+  /**
+   * Draws one request from {@code key}'s requests per minute, and its organisation's, without
+   * taking a slot: what a private session's frames pay with, from the buckets every request of the
+   * key draws from.
+   *
+   * @param why what the 429 adds after the key's rate, e.g. how frames are counted
+   * @throws ApiProblem 429 with Retry-After when the bucket is empty
+   */
+  public void drawRequest(ApiKeyPrincipal key, String why) {
+    int wait = limits.takeKeyRequest(key.keyId());
+    if (wait > 0) {
+      throw new ApiProblem(
+          ProblemKind.RATE_LIMITED,
+          "this API key may start " + limits.requestsPerMinute() + " requests per minute" + why,
+          wait);
+    }
+    // And from its organisation's, as every request of its keys does (ADR 0038).
+    wait = limits.takeOrganisationRequest(key.organisationId());
+    if (wait > 0) {
+      throw new ApiProblem(
+          ProblemKind.RATE_LIMITED,
+          "this API key's organisation has started its requests per minute, all its keys"
+              + " together"
+              + why,
+          wait);
+    }
   }
 
   /** The 429 a key over its rate ({@code rateLimited}) or its slots gets. */

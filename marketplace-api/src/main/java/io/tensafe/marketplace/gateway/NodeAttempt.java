@@ -19,6 +19,15 @@ public interface NodeAttempt<T> {
   Pending<T> start(NodeTarget target, Admission admission, String requestId);
 
   /**
+   * Takes what the protocol needs beside the DP budget, in the admission's transaction once the
+   * request is admitted (recorded, its budget reserved) and before the first node's call starts
+   * ({@link #start}). A refusal (an {@link ApiProblem}) rolls the whole admission back, and the
+   * key's rate is spent again as for any refused request. Default: nothing.
+   */
+  default void admitted(
+      Admission admission, io.tensafe.marketplace.apikey.ApiKeyPrincipal key, String requestId) {}
+
+  /**
    * What the node's refusal {@code e} means to the client, if it is the client's fault (no other
    * node would take it either); null to fail over. Default: always fail over.
    */

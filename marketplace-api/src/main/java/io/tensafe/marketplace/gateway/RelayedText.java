@@ -6,14 +6,19 @@ import io.tensafe.marketplace.tokens.PromptTokenizer;
  * The completion text the gateway read from a node, how much of it reached the client, and their
  * tokens as the marketplace counts them: the model's own tokenizer over the concatenated text, as
  * the text's publisher would. So a request is billed for what the client was sent, whatever the
- * node claims, and its DP bound counts everything read. What was relayed is always a prefix of what
- * was read (a piece is passed on after it is read). Thread-confined to the request's thread.
+ * node claims, and its DP bound counts everything read. What was relayed is a prefix of what was
+ * read (a piece is passed on after it is read), or, for an answer re-written before it is passed on
+ * (tool calls: only their name and arguments reach the client), the re-written text ({@link
+ * #relayedAs}). Thread-confined to the request's thread.
  */
 final class RelayedText {
   private final PromptTokenizer tokenizer;
   private final StringBuilder text = new StringBuilder();
   private int relayedChars;
   private int relayedPieces;
+
+  /** What reached the client, once the answer is re-written before it is passed on; else null. */
+  private StringBuilder delivered;
 
   RelayedText(PromptTokenizer tokenizer) {
     this.tokenizer = tokenizer;
@@ -26,19 +31,19 @@ final class RelayedText {
 
   /** Records that everything read so far reached the client, as one more piece. */
   void relayedAll() {
-    relayedExcept(0);
+    relayedChars = text.length();
+    relayedPieces++;
   }
 
   /**
-   * Records that everything read so far but its last {@code heldChars} chars (held back, not yet
-   * sent) reached the client, as one more piece. Range of {@code heldChars}: 0..the text read.
+   * Records that {@code text}, written from what was read, reached the client as one more piece:
+   * from then on the bill counts the texts passed here, not the text read.
    */
-  void relayedExcept(int heldChars) {
-    if (heldChars < 0 || heldChars > text.length()) {
-      throw new IllegalArgumentException(
-          "held " + heldChars + " chars of " + text.length() + " read");
+  void relayedAs(String text) {
+    if (delivered == null) {
+      delivered = new StringBuilder();
     }
-    relayedChars = Math.max(relayedChars, text.length() - heldChars);
+    delivered.append(text);
     relayedPieces++;
   }
 
@@ -54,12 +59,17 @@ final class RelayedText {
 
   /** Tokens of the text relayed so far; 0..its UTF-8 bytes. */
   int tokens() {
+    if (delivered != null) {
+      return delivered.isEmpty() ? 0 : tokenizer.count(delivered.toString());
+    }
     return relayedChars == 0 ? 0 : tokenizer.count(text.substring(0, relayedChars));
   }
 
   /** Tokens of everything read, ≥ {@link #tokens}. */
   int readTokens() {
-    return relayedChars == text.length() ? tokens() : tokenizer.count(text.toString());
+    return delivered == null && relayedChars == text.length()
+        ? tokens()
+        : Math.max(tokens(), tokenizer.count(text.toString()));
   }
 
   /**

@@ -5,7 +5,6 @@ import io.tensafe.marketplace.fleet.NodeTarget;
 import io.tensafe.marketplace.limits.KeyLevelQuery;
 import io.tensafe.marketplace.limits.KeyRateLevel;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
-import io.tensafe.marketplace.privacy.ReleaseKind;
 import io.tensafe.marketplace.privacy.Reservation;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
@@ -40,6 +39,7 @@ public class RequestAdmission {
   @Inject EntityManager em;
   @Inject LiveRelays live;
   @Inject KeySlots slots;
+  @Inject io.tensafe.marketplace.limits.LimitsConfig limitsConfig;
 
   /**
    * What the admission's call decided: a {@code reservation}, or a {@code refusal} to answer once
@@ -48,8 +48,8 @@ public class RequestAdmission {
    * the catalogue's revision now ({@code revision}).
    *
    * @param refusal null when admitted; 401 for a key no longer usable, 429 for its rate or slots or
-   *     the budget, 422 for a budget that can never cover it; a 503 for no node slot is left to the
-   *     caller ({@code noCapacity}, with {@code reservation} and {@code refusal} both null)
+   *     the budget, 422 for a budget that can never cover it; no node slot is left to the caller
+   *     (which waits for one), with {@code reservation} and {@code refusal} both null
    * @param keyLevel the key's bucket right after the call drew from it, read in the call's round
    *     trip; null when the call did not draw from it (limits counted in memory, or refused before
    *     its rate)
@@ -120,8 +120,33 @@ public class RequestAdmission {
         slots.full(context.apiKeyId());
         return refused(slots.refusal(false, 1), revision, keyLevel);
       }
+      case "organisation_rate_limited" -> {
+        return refused(
+            new ApiProblem(
+                ProblemKind.RATE_LIMITED,
+                "this API key's organisation may start "
+                    + limitsConfig.organisationRequestsPerMinute()
+                    + " requests per minute, all its keys together",
+                Math.max(1, called.retryAfter())),
+            revision,
+            keyLevel);
+      }
+      case "organisation_busy" -> {
+        return refused(
+            new ApiProblem(
+                ProblemKind.RATE_LIMITED,
+                "this API key's organisation already has "
+                    + limitsConfig.organisationMaxInFlight()
+                    + " requests in flight, all its keys together",
+                1),
+            revision,
+            keyLevel);
+      }
       case "no_capacity" -> {
         return new Answer(null, null, false, revision, keyLevel);
+      }
+      case "no_node" -> {
+        return refused(CapacityRefusals.noNodeServing(version), revision, keyLevel);
       }
       case "refused" -> {
         try {
@@ -223,22 +248,18 @@ public class RequestAdmission {
       long releases,
       RequestMode mode) {
     PrivacyBudgets.Priced p =
-        budgets.price(
-            c.adapterRef(),
-            c.version(),
-            requestId,
-            releases,
-            mode == RequestMode.PRIVATE ? ReleaseKind.NOISED_SITE : ReleaseKind.NOISED_INPUT,
-            Instant.now());
+        budgets.price(c.adapterRef(), c.version(), requestId, releases, Instant.now());
     KeyLevelQuery levelRead =
-        keySlot == null ? null : new KeyLevelQuery(keySlot.perMinute(), c.apiKeyId());
+        keySlot == null || !keySlot.drawRate()
+            ? null
+            : new KeyLevelQuery(keySlot.perMinute(), c.apiKeyId());
     Object[] args = {
       version.versionId(),
       version.newest(),
       version.priceId(),
       catalogue,
       keySlot == null ? null : keySlot.lease(),
-      keySlot == null ? null : (double) keySlot.perMinute(),
+      keySlot == null || !keySlot.drawRate() ? null : (double) keySlot.perMinute(),
       keySlot == null ? null : keySlot.maxInFlight(),
       requestId,
       c.clientOrganisationId(),

@@ -31,7 +31,12 @@ public enum RequestOutcome {
    * The request's gateway died before it ended it: the sweep or the node's report ended it, billed
    * at most what the gateway had recorded as relayed ({@code relayed_completion_tokens}).
    */
-  GATEWAY_LOST;
+  GATEWAY_LOST,
+  /**
+   * The node's final event arrived with no text before it: billed the counted prompt only, and it
+   * earns the node no slot and counts as a failure for its breaker (ADR 0038).
+   */
+  EMPTY;
 
   public String column() {
     return name().toLowerCase(java.util.Locale.ROOT);

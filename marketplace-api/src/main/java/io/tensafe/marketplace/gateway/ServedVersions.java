@@ -34,12 +34,6 @@ public class ServedVersions {
   private final Map<UUID, Integer> releasesPerToken = new ConcurrentHashMap<>();
   private final Map<UUID, Set<String>> adaptedModules = new ConcurrentHashMap<>();
 
-  /** The suffix of a site's {@code lora_A} tensor in a PEFT (and so a TGSP manifest's) name. */
-  private static final String LORA_A = ".lora_A.weight";
-
-  /** The prefix PEFT puts before the base model's module path; a node's plan names it without. */
-  private static final String PEFT_PREFIX = "base_model.model.";
-
   /**
    * The newest version ({@link ServedCatalogue.Entry#newestAt}) of every adapter the key may use,
    * oldest adapter first: what {@code auto} chooses among.
@@ -206,17 +200,21 @@ public class ServedVersions {
     Set<String> modules =
         Set.copyOf(
             tensorNames(id).stream()
-                .filter(n -> n.endsWith(LORA_A))
+                .filter(io.tensafe.tgsp.peft.LoraTensorNames::isLoraA)
                 .map(ServedVersions::modulePath)
                 .toList());
     adaptedModules.put(id, modules);
     return modules;
   }
 
-  /** The module path of {@code lora_A} tensor {@code name} ({@link #adaptedModules}). */
+  /**
+   * The module path of {@code lora_A} tensor {@code name} ({@link #adaptedModules}), by the rule
+   * the node keys its sites by ({@code LoraTensorNames.modulePath}); a name that is no decoder site
+   * (which no node serves) stands for itself, so it can never match a plan.
+   */
   static String modulePath(String name) {
-    String site = name.substring(0, name.length() - LORA_A.length());
-    return site.startsWith(PEFT_PREFIX) ? site.substring(PEFT_PREFIX.length()) : site;
+    String site = io.tensafe.tgsp.peft.LoraTensorNames.siteOfLoraA(name);
+    return io.tensafe.tgsp.peft.LoraTensorNames.modulePath(site).orElse(site);
   }
 
   /**

@@ -7,7 +7,6 @@ import io.tensafe.marketplace.billing.ChargeView;
 import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseCount;
-import io.tensafe.marketplace.privacy.ReleaseKind;
 import io.tensafe.marketplace.problem.ApiProblem;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -89,6 +88,24 @@ public class Settlement {
   }
 
   /**
+   * As {@link #settle}, except that the reservation is settled to {@code bound} (a {@code bound}
+   * event, which the node's report can only lower) when one is given, else left open.
+   */
+  @Transactional
+  public Settled settleAtBound(
+      String requestId,
+      GatewayRequests.Context c,
+      RequestOutcome outcome,
+      Counts counts,
+      OptionalLong bound) {
+    Settled s = settle(requestId, c, outcome, counts, OptionalLong.empty());
+    if (s.ended() && bound.isPresent()) {
+      budgets.settleToBound(requestId, bound.getAsLong());
+    }
+    return s;
+  }
+
+  /**
    * Ends a request that no node served, with nothing billed; its reservation comes back whole (no
    * node received the client's inputs).
    */
@@ -138,9 +155,6 @@ public class Settlement {
                     c.version(),
                     attemptId,
                     releases,
-                    mode == RequestMode.PRIVATE
-                        ? ReleaseKind.NOISED_SITE
-                        : ReleaseKind.NOISED_INPUT,
                     Instant.now());
                 budgets.settleToBound(attemptId, releases);
               });
@@ -177,11 +191,11 @@ public class Settlement {
   /**
    * Ends a hosted request whose gateway died before ending it ({@link
    * GatewayRequests.Dispatched#gatewayLost}), as {@link RequestOutcome#GATEWAY_LOST}: billed the
-   * counted prompt when its node answered (the gateway recorded a relayed count, or the node
-   * reported) and the completion tokens its gateway recorded as relayed — the marketplace's count,
-   * whatever the node claims. The reservation is settled within them: to the node's claim when it
-   * reported, else to their bound, which a later report can only lower. Nothing happens when the
-   * request has ended meanwhile.
+   * counted prompt when the gateway recorded that its client was sent text (a relayed count: the
+   * node's report alone does not make it billable) and the completion tokens its gateway recorded
+   * as relayed — the marketplace's count, whatever the node claims. The reservation is settled
+   * within them: to the node's claim when it reported, else to their bound, which a later report
+   * can only lower. Nothing happens when the request has ended meanwhile.
    *
    * @param claim the node's report, or null
    */
@@ -190,7 +204,8 @@ public class Settlement {
       String requestId, GatewayRequests.Dispatched d, NodeClaim claim, int releasesPerToken) {
     int relayed = d.relayedCompletionTokens();
     long prompt = promptRun(d);
-    int billedPrompt = claim != null || d.relayedAny() ? (int) prompt : 0;
+    // The marketplace's record only: a node's report does not make the prompt billable (ADR 0038).
+    int billedPrompt = d.relayedAny() ? (int) prompt : 0;
     int runAhead = gateway.nodeRunAheadTokens();
     Log.warnf(
         "request %s: its gateway died before ending it; billing %d + %d tokens (node claimed %s)",

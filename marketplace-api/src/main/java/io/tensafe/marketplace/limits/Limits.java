@@ -169,6 +169,21 @@ public class Limits {
         : c.rate().tryAcquire(key);
   }
 
+  /**
+   * Takes one request from organisation {@code organisation}'s allowance per minute ({@code
+   * tensafe.limits.organisation-requests-per-minute}), the bucket the admission's call draws from
+   * for every request of its keys (ADR 0038): one database call in the shared scope; the instance
+   * scope counts keys only, and takes nothing here.
+   *
+   * @return 0 when taken (or not counted); otherwise the whole seconds (≥ 1) until one may be
+   */
+  public int takeOrganisationRequest(UUID organisation) {
+    Chosen c = chosen();
+    return c.scope() == LimitsConfig.Scope.SHARED
+        ? c.shared().takeKeyRequest(organisation, config.organisationRequestsPerMinute())
+        : 0;
+  }
+
   private void renewLogged() {
     try {
       chosen().shared().renew();

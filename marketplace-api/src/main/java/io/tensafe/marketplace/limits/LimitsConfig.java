@@ -24,4 +24,15 @@ public interface LimitsConfig {
    */
   @WithDefault("PT10S")
   Duration leaseTtl();
+
+  /**
+   * Requests one organisation may start per minute, all its keys together (≥ 1), shared across
+   * replicas (ADR 0038). Enforced in the shared scope; the instance scope counts keys only.
+   */
+  @WithDefault("6000")
+  int organisationRequestsPerMinute();
+
+  /** Requests one organisation may have in flight, all its keys together (≥ 1), as above. */
+  @WithDefault("256")
+  int organisationMaxInFlight();
 }

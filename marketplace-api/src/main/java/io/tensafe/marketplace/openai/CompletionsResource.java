@@ -170,16 +170,20 @@ public class CompletionsResource {
           .header("X-Request-Id", s.requestId())
           .build();
     }
+    // Passed on below, with the bill: the text, or the tool calls' names and arguments.
+    HostedRelay.Whole whole;
     try {
-      s.readToEnd();
-    } catch (IOException | RuntimeException e) {
-      // Nothing reached the client: nothing is billed; the node's report settles the reservation.
-      s.nodeFailed(e);
+      whole =
+          s.relayWhole(
+              r.request().tools() == null
+                  ? null
+                  : text -> ToolCallAnswer.delivered(ToolCallAnswer.events(text, s.requestId())));
+    } catch (HostedRelay.NodeFailed e) {
       throw new io.tensafe.marketplace.problem.ApiProblem(
-          ProblemKind.HTTP, 502, "Node failed", s.nodeFailedMessage() + "; nothing was billed");
+          ProblemKind.HTTP, 502, "Node failed", e.getMessage());
     }
-    String text = s.relayedWhole(); // passed on below, with the bill
-    HostedRelay.Finished billed = s.finish();
+    String text = whole.text();
+    HostedRelay.Finished billed = whole.billed();
     ObjectNode answer = bodies.envelope(r, s, false);
     ObjectNode choice = answer.putArray("choices").addObject();
     choice.put("index", 0);
@@ -204,20 +208,15 @@ public class CompletionsResource {
         .build();
   }
 
-  /** Writing to the client failed: the client went away. */
-  private static final class ClientGone extends IOException {
-    ClientGone(IOException cause) {
-      super(cause.getMessage(), cause);
-    }
-  }
-
   private void stream(CompletionRequest r, HostedRelay s, OutputStream out, long arrivedNanos)
       throws IOException {
-    boolean finished = false;
     DeltaChunks deltas = new DeltaChunks(json, bodies.chunk(r, s), r.request().chat());
+    ToolCallStream tools =
+        r.request().tools() == null ? null : ToolCallAnswer.reader(s.requestId());
+    HostedRelay.Finished billed;
     try {
-      ObjectNode first = bodies.chunk(r, s);
       if (r.request().chat()) {
+        ObjectNode first = bodies.chunk(r, s);
         first
             .withArray("choices")
             .addObject()
@@ -226,29 +225,36 @@ public class CompletionsResource {
             .putObject("delta")
             .put("role", "assistant")
             .put("content", "");
-        sendToClient(out, first);
-      }
-      ToolCallStream tools =
-          r.request().tools() == null ? null : ToolCallAnswer.reader(s.requestId());
-      for (String delta = s.nextDelta(); delta != null; delta = s.nextDelta()) {
-        int held = 0;
-        if (tools == null) {
-          sendToClient(out, deltas.event(delta));
-        } else if (!relayTools(out, r, s, deltas, tools.feed(delta))) {
-          continue; // nothing sent: held (a call's text, or what may open one) or whitespace
-        } else {
-          held = tools.heldChars(); // sent, but for what it holds: only what was sent is billed
+        try {
+          sendToClient(out, first);
+        } catch (HostedRelay.ClientGone gone) {
+          s.endEarly(RequestOutcome.CLIENT_GONE);
+          return;
         }
-        if (s.relayedPieces() == 0) {
-          metrics.firstToken(System.nanoTime() - arrivedNanos);
-        }
-        s.relayedExcept(held);
       }
-      if (tools != null && relayTools(out, r, s, deltas, tools.finish())) {
-        s.relayed();
+      billed = s.relay(new ClientSink(r, s, out, deltas, tools, arrivedNanos));
+    } catch (HostedRelay.ClientGone | HostedRelay.NodeFailed e) {
+      try {
+        ObjectNode error = json.createObjectNode();
+        boolean gone = e instanceof HostedRelay.ClientGone;
+        error
+            .putObject("error")
+            .put(
+                "message",
+                gone
+                    ? "the client went away"
+                    : e.getMessage() + "; billed only for the text relayed before it failed")
+            .put("type", "server_error")
+            .put("code", gone ? "client-gone" : "node-failed")
+            .putNull("param");
+        send(out, error);
+      } catch (IOException ignored) {
+        // the client is gone too
       }
-      HostedRelay.Finished billed = s.finish();
-      finished = true;
+      return;
+    }
+    // Billed: what follows only tells the client, and a client gone by now changes nothing.
+    try {
       ObjectNode end = bodies.chunk(r, s);
       ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
       if (r.request().chat()) {
@@ -271,46 +277,81 @@ public class CompletionsResource {
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
       out.flush();
-    } catch (IOException | RuntimeException e) {
-      if (!finished) {
-        if (e instanceof ClientGone) {
-          s.endEarly(RequestOutcome.CLIENT_GONE);
-        } else {
-          s.nodeFailed(e);
-        }
-        try {
-          ObjectNode error = json.createObjectNode();
-          error
-              .putObject("error")
-              .put(
-                  "message",
-                  e instanceof ClientGone
-                      ? "the client went away"
-                      : s.nodeFailedMessage()
-                          + "; billed only for the text relayed before it failed")
-              .put("type", "server_error")
-              .put("code", e instanceof ClientGone ? "client-gone" : "node-failed")
-              .putNull("param");
-          send(out, error);
-        } catch (IOException ignored) {
-          // the client is gone too
-        }
-      }
+    } catch (IOException gone) {
+      // the request is billed; the client left before its last events
     }
   }
 
   /**
-   * Sends the events a tool-call reader gave: content as text deltas, each call as its chunk.
-   *
-   * @return whether anything was sent
+   * Writes a stream's pieces to its client as OpenAI's chunks: the text as it comes, or, when the
+   * request offered tools, its content and whole tool calls ({@link ToolCallStream}); says what
+   * reached the client, which is what the relay bills.
    */
-  private boolean relayTools(
+  private final class ClientSink implements HostedRelay.Sink {
+    private final CompletionRequest r;
+    private final HostedRelay s;
+    private final OutputStream out;
+    private final DeltaChunks deltas;
+    private final ToolCallStream tools;
+    private final long arrivedNanos;
+    private boolean sentAny;
+
+    ClientSink(
+        CompletionRequest r,
+        HostedRelay s,
+        OutputStream out,
+        DeltaChunks deltas,
+        ToolCallStream tools,
+        long arrivedNanos) {
+      this.r = r;
+      this.s = s;
+      this.out = out;
+      this.deltas = deltas;
+      this.tools = tools;
+      this.arrivedNanos = arrivedNanos;
+    }
+
+    @Override
+    public HostedRelay.Passed send(String piece) throws HostedRelay.ClientGone {
+      if (tools == null) {
+        firstToken();
+        sendToClient(out, deltas.event(piece));
+        return HostedRelay.Passed.AS_READ;
+      }
+      return sendTools(tools.feed(piece));
+    }
+
+    @Override
+    public HostedRelay.Passed end() throws HostedRelay.ClientGone {
+      return tools == null ? HostedRelay.Passed.NOTHING : sendTools(tools.finish());
+    }
+
+    /** Only what was sent is billed: a call's name and arguments, never the rest of its block. */
+    private HostedRelay.Passed sendTools(java.util.List<ToolCallEvent> events)
+        throws HostedRelay.ClientGone {
+      if (events.isEmpty()) {
+        return HostedRelay.Passed.NOTHING; // held (a call's text, or what may open one)
+      }
+      firstToken();
+      relayTools(out, r, s, deltas, events);
+      return HostedRelay.Passed.as(ToolCallAnswer.delivered(events));
+    }
+
+    private void firstToken() {
+      if (!sentAny) {
+        sentAny = true;
+        metrics.firstToken(System.nanoTime() - arrivedNanos);
+      }
+    }
+  }
+
+  private void relayTools(
       OutputStream out,
       CompletionRequest r,
       HostedRelay s,
       DeltaChunks deltas,
       java.util.List<ToolCallEvent> events)
-      throws ClientGone {
+      throws HostedRelay.ClientGone {
     for (ToolCallEvent e : events) {
       switch (e) {
         case ToolCallEvent.Content c -> sendToClient(out, deltas.event(c.text()));
@@ -326,23 +367,22 @@ public class CompletionsResource {
         }
       }
     }
-    return !events.isEmpty();
   }
 
-  private void sendToClient(OutputStream out, JsonNode value) throws ClientGone {
+  private void sendToClient(OutputStream out, JsonNode value) throws HostedRelay.ClientGone {
     try {
       send(out, value);
     } catch (IOException e) {
-      throw new ClientGone(e);
+      throw new HostedRelay.ClientGone(e);
     }
   }
 
-  private static void sendToClient(OutputStream out, byte[] event) throws ClientGone {
+  private static void sendToClient(OutputStream out, byte[] event) throws HostedRelay.ClientGone {
     try {
       out.write(event);
       out.flush();
     } catch (IOException e) {
-      throw new ClientGone(e);
+      throw new HostedRelay.ClientGone(e);
     }
   }
 

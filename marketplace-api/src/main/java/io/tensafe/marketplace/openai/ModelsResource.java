@@ -33,11 +33,38 @@ public class ModelsResource {
   @Inject EntityManager em;
   @Inject io.tensafe.marketplace.autocap.AutoPriceCaps autoCaps;
 
-  /** One model entry in OpenAI's format. */
-  public record Model(String id, String object, long created, String owned_by) {}
+  /**
+   * One model entry in OpenAI's format, with TenSafe's {@code tensafe} object beside for adapters:
+   * the newest published version's signed DP policy and measured effect (ADR 0035).
+   */
+  public record Model(
+      String id,
+      String object,
+      long created,
+      String owned_by,
+      @com.fasterxml.jackson.annotation.JsonInclude(
+              com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+          Map<String, Object> tensafe) {
+    public Model(String id, String object, long created, String owned_by) {
+      this(id, object, created, owned_by, null);
+    }
+  }
 
-  /** A published adapter, its creator and when its first version was published. */
-  private record Listed(String adapterId, String creator, OffsetDateTime firstPublished) {}
+  /**
+   * A published adapter, its creator, when its first version was published, and its newest
+   * published version's signed {@code dp_policy} and {@code measured_effect} (JSON text, the latter
+   * null when not measured).
+   */
+  private record Listed(
+      String adapterId,
+      String creator,
+      OffsetDateTime firstPublished,
+      String dpPolicy,
+      String measuredEffect,
+      String privateMode) {}
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   @Operation(summary = "List the models this API key may name: auto and the published adapters")
   @GET
@@ -85,12 +112,20 @@ public class ModelsResource {
             + (only == null ? "" : " AND a.adapter_ref = :only");
     var query =
         em.createNativeQuery(
-            "SELECT DISTINCT a.adapter_ref, c.creator_ref, min(v.published_at) FROM adapter a JOIN"
+            "SELECT a.adapter_ref, c.creator_ref, min(v.published_at),"
+                + " (SELECT (w.manifest->'dp_policy')::text FROM adapter_version w WHERE"
+                + " w.adapter_id = a.id AND w.state = 'published' ORDER BY w.published_at DESC"
+                + " LIMIT 1),"
+                + " (SELECT (w.manifest->'measured_effect')::text FROM adapter_version w WHERE"
+                + " w.adapter_id = a.id AND w.state = 'published' ORDER BY w.published_at DESC"
+                + " LIMIT 1),"
+                + PRIVATE_MODE
+                + " FROM adapter a JOIN"
                 + " creator c ON c.id = a.creator_id JOIN adapter_version v ON v.adapter_id = a.id"
                 + " WHERE v.state = 'published' AND a.suspended_at IS NULL AND c.suspended_at IS"
                 + " NULL"
                 + scope
-                + " GROUP BY a.adapter_ref, c.creator_ref ORDER BY a.adapter_ref");
+                + " GROUP BY a.id, a.adapter_ref, c.creator_ref ORDER BY a.adapter_ref");
     if (!key.adapterIds().isEmpty()) {
       query.setParameter("ids", key.adapterIds());
     }
@@ -99,8 +134,44 @@ public class ModelsResource {
     }
     for (Listed r : Rows.list(query, Listed.class)) {
       models.add(
-          new Model(r.adapterId(), "model", r.firstPublished().toEpochSecond(), r.creator()));
+          new Model(
+              r.adapterId(), "model", r.firstPublished().toEpochSecond(), r.creator(), terms(r)));
     }
     return models;
+  }
+
+  /**
+   * The newest published version's private-mode offer (issue 49) as JSON text: {@code offered}, and
+   * each client organisation's {@code tokens_per_period} per {@code period_days}.
+   */
+  private static final String PRIVATE_MODE =
+      " (SELECT json_build_object('offered', coalesce(pm.offered, false), 'tokens_per_period',"
+          + " pm.tokens_per_period, 'period_days', pm.period_days, 'extraction_tokens',"
+          + " (SELECT min((t->'shape'->>1)::bigint) FROM"
+          + " jsonb_array_elements(w.manifest->'lora'->'tensors') t"
+          + " WHERE t->>'name' LIKE '%.lora_A.weight'))::text FROM adapter_version w"
+          + " LEFT JOIN private_mode_offer pm ON pm.adapter_version_id = w.id WHERE"
+          + " w.adapter_id = a.id AND w.state = 'published' ORDER BY w.published_at DESC LIMIT 1)";
+
+  /**
+   * The {@code tensafe} object of an adapter's entry: its signed DP figures, and apart from them
+   * its private-mode offer ({@code private_mode}).
+   */
+  private static Map<String, Object> terms(Listed r) {
+    Map<String, Object> terms = new java.util.LinkedHashMap<>();
+    try {
+      terms.put("dp_policy", JSON.readTree(r.dpPolicy()));
+      if (r.measuredEffect() != null) {
+        terms.put("measured_effect", JSON.readTree(r.measuredEffect()));
+        terms.put(
+            "measured_effect_source",
+            "signed by the creator's tgsp pack on the weights; the marketplace cannot read the"
+                + " weights and shows the figures as signed");
+      }
+      terms.put("private_mode", JSON.readTree(r.privateMode()));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("a stored manifest is not JSON", e);
+    }
+    return terms;
   }
 }

@@ -11,13 +11,12 @@ import java.time.ZoneOffset;
 /**
  * The accounting arithmetic of privacy budgets, apart from their SQL ({@link PrivacyBudgets}).
  *
- * <p>The unit is the <em>release</em>: in hosted mode one clipped, Gaussian-noised LoRA input with
- * the serving version's noise multiplier z, costing zCDP {@code ρ = 2/z²} at sensitivity 2C (ADR
- * 0010); in private mode one site's noised output for one token, {@code ρ = 1/(2z²)} ({@link
- * ReleaseKind}, ADR 0024); costs add. ρ values carry 24 decimal places: costs round up and limits
- * round down, so rounding never grants more than a policy allows. Reported ε is the RDP conversion
- * ({@link RdpAccountant}). Periods are aligned to the Unix epoch: period k of a d-day policy is
- * [k·d, (k+1)·d) days.
+ * <p>The unit is the <em>release</em>, the same in both modes (ADR 0035): one adapted site's output
+ * for one token, noised at σ = z·Δ where Δ = 2·L·C is its sensitivity to replacing the adapter,
+ * costing zCDP {@code ρ = 1/(2z²)}; costs add. A policy without noise (z = 0) costs nothing. ρ
+ * values carry 24 decimal places: costs round up and limits round down, so rounding never grants
+ * more than a policy allows. Reported ε is the RDP conversion ({@link RdpAccountant}). Periods are
+ * aligned to the Unix epoch: period k of a d-day policy is [k·d, (k+1)·d) days.
  */
 final class BudgetMaths {
   static final MathContext MATH = MathContext.DECIMAL128;
@@ -28,21 +27,20 @@ final class BudgetMaths {
   private BudgetMaths() {}
 
   /**
-   * zCDP cost of one hosted release ({@link ReleaseKind#NOISED_INPUT}) at noise multiplier z: σ =
-   * zC and sensitivity Δ = 2C give Δ²/(2σ²) = 2/z².
+   * zCDP cost of one release at noise multiplier z: sensitivity Δ = 2LC noised at σ = zΔ gives
+   * Δ²/(2σ²) = 1/(2z²); 0 for a policy without noise (z = 0), which releases nothing noised.
    */
   static BigDecimal rhoPerRelease(BigDecimal noiseMultiplier) {
-    return ReleaseKind.NOISED_INPUT.rho(noiseMultiplier);
+    if (noiseMultiplier.signum() == 0) {
+      return BigDecimal.ZERO;
+    }
+    return BigDecimal.ONE.divide(
+        noiseMultiplier.multiply(noiseMultiplier, MATH).multiply(BigDecimal.TWO), MATH);
   }
 
-  /** The ρ of {@code releases} hosted releases at {@code noiseMultiplier}, rounded up. */
+  /** The ρ of {@code releases} releases at {@code noiseMultiplier}, rounded up. */
   static BigDecimal cost(BigDecimal noiseMultiplier, long releases) {
-    return cost(noiseMultiplier, releases, ReleaseKind.NOISED_INPUT);
-  }
-
-  /** The ρ of {@code releases} releases of {@code kind} at {@code noiseMultiplier}, rounded up. */
-  static BigDecimal cost(BigDecimal noiseMultiplier, long releases, ReleaseKind kind) {
-    return kind.rho(noiseMultiplier)
+    return rhoPerRelease(noiseMultiplier)
         .multiply(BigDecimal.valueOf(releases), MATH)
         .setScale(RHO_SCALE, RoundingMode.CEILING);
   }
@@ -54,21 +52,8 @@ final class BudgetMaths {
    * then rounded down so floating error never grants more than the policy allows.
    */
   static BigDecimal rhoLimit(double epsilon, double delta) {
-    double lo = 0;
-    double hi = Math.max(epsilon, 1e-9);
-    while (new RdpAccountant(hi).epsilon(delta) <= epsilon) {
-      lo = hi;
-      hi *= 2;
-    }
-    for (int i = 0; i < 200 && hi - lo > lo * 1e-15; i++) {
-      double mid = (lo + hi) / 2;
-      if (new RdpAccountant(mid).epsilon(delta) <= epsilon) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    return new BigDecimal(lo * (1 - 1e-12), MATH).setScale(RHO_SCALE, RoundingMode.FLOOR);
+    return new BigDecimal(io.tensafe.tgsp.dp.ZcdpBudget.rhoLimit(epsilon, delta), MATH)
+        .setScale(RHO_SCALE, RoundingMode.FLOOR);
   }
 
   /** ε at {@code delta} of a spent or available {@code rho}. */

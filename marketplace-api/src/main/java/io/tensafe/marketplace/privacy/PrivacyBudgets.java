@@ -19,11 +19,10 @@ import java.util.UUID;
  * Differential-privacy budgets per client organisation, adapter and period, in SQL; the arithmetic
  * is {@link BudgetMaths}; the budget rows and policies are read and created by {@link BudgetTable}.
  *
- * <p>A hosted node makes {@code releasesPerToken} releases (the adapter's distinct LoRA inputs,
- * {@code LoraInputs}) for every token its model processes: each prompt token in prefill, each
- * generated token fed back. A private session makes one release per noised site and token run, at a
- * cost of its own ({@link ReleaseKind}). A period's limit is the largest ρ whose ε stays within the
- * policy's ε ({@link BudgetMaths#rhoLimit}).
+ * <p>A node makes {@code releasesPerToken} releases (the adapter's noised sites, {@code
+ * LoraInputs}) for every token its model processes, in both modes: each prompt token in prefill,
+ * each generated token fed back (ADR 0035). A period's limit is the largest ρ whose ε stays within
+ * the policy's ε ({@link BudgetMaths#rhoLimit}).
  *
  * <p>Flow: {@link #reserve} the most a request can release before dispatch (atomic under a row
  * lock: concurrent requests can never overspend, and the database refuses an overspent row too),
@@ -62,28 +61,9 @@ public class PrivacyBudgets {
    *
    * @throws ApiProblem 429 when the budget cannot cover the request; 404 for an unknown version
    */
-  @Transactional
-  public Reservation reserve(
-      UUID clientOrganisationId,
-      String adapterRef,
-      String version,
-      String requestId,
-      long releases,
-      Instant now) {
-    return reserve(
-        clientOrganisationId,
-        adapterRef,
-        version,
-        requestId,
-        releases,
-        ReleaseKind.NOISED_INPUT,
-        now);
-  }
-
   /**
-   * As {@link #reserve(UUID, String, String, String, long, Instant)}, for {@code releases} of
-   * {@code kind}: hosted requests reserve noised inputs, private sessions noised sites. A
-   * reservation's settlement is a share of it, so it is settled in releases of the same kind.
+   * Reserves {@code releases} releases of the budget of {@code clientOrganisationId} for {@code
+   * adapterRef@version}; a reservation's settlement is a share of it.
    */
   @Transactional
   public Reservation reserve(
@@ -92,9 +72,8 @@ public class PrivacyBudgets {
       String version,
       String requestId,
       long releases,
-      ReleaseKind kind,
       Instant now) {
-    Quote q = quote(adapterRef, version, requestId, releases, kind, now);
+    Quote q = quote(adapterRef, version, requestId, releases, now);
     BudgetPolicy policy = q.policy();
     OffsetDateTime start = q.start();
     BigDecimal cost = q.cost();
@@ -172,21 +151,15 @@ public class PrivacyBudgets {
   }
 
   /**
-   * Prices a reservation of {@code releases} releases of {@code kind} of the budget of {@code
-   * clientOrganisationId} for {@code adapterRef@version} at {@code now}, as {@link #reserve(UUID,
-   * String, String, String, long, ReleaseKind, Instant)} does before it writes, for {@code
-   * admit_request} to write it.
+   * Prices a reservation of {@code releases} releases of the budget of {@code clientOrganisationId}
+   * for {@code adapterRef@version} at {@code now}, as {@link #reserve(UUID, String, String, String,
+   * long, Instant)} does before it writes, for {@code admit_request} to write it.
    *
    * @throws ApiProblem 400 for fewer than 1 release or a bad request id; 404 for an unknown version
    */
   public Priced price(
-      String adapterRef,
-      String version,
-      String requestId,
-      long releases,
-      ReleaseKind kind,
-      Instant now) {
-    Quote q = quote(adapterRef, version, requestId, releases, kind, now);
+      String adapterRef, String version, String requestId, long releases, Instant now) {
+    Quote q = quote(adapterRef, version, requestId, releases, now);
     BudgetPolicy policy = q.policy();
     return new Priced(
         requestId,
@@ -205,18 +178,13 @@ public class PrivacyBudgets {
   private record Quote(BudgetPolicy policy, OffsetDateTime start, BigDecimal cost) {}
 
   /**
-   * Checks and prices a reservation of {@code releases} of {@code kind} for {@code
-   * adapterRef@version} at {@code now}: the figures {@link #reserve} and {@link #price} share.
+   * Checks and prices a reservation of {@code releases} for {@code adapterRef@version} at {@code
+   * now}: the figures {@link #reserve} and {@link #price} share.
    *
    * @throws ApiProblem 400 for fewer than 1 release or a bad request id; 404 for an unknown version
    */
   private Quote quote(
-      String adapterRef,
-      String version,
-      String requestId,
-      long releases,
-      ReleaseKind kind,
-      Instant now) {
+      String adapterRef, String version, String requestId, long releases, Instant now) {
     if (releases < 1) {
       throw ProblemTypes.validation("a reservation must cover at least 1 release");
     }
@@ -225,7 +193,7 @@ public class PrivacyBudgets {
     return new Quote(
         policy,
         BudgetMaths.periodStart(policy.days(), now),
-        BudgetMaths.cost(policy.noiseMultiplier(), releases, kind));
+        BudgetMaths.cost(policy.noiseMultiplier(), releases));
   }
 
   /**

@@ -14,7 +14,7 @@ package io.tensafe.marketplace.privacy;
  */
 public record RdpAccountant(double rho) {
   /** Orders α searched on conversion. */
-  static final double[] ORDERS = orders();
+  static final double[] ORDERS = io.tensafe.tgsp.dp.ZcdpBudget.orders();
 
   public RdpAccountant {
     if (!(rho >= 0) || Double.isInfinite(rho)) {
@@ -36,19 +36,13 @@ public record RdpAccountant(double rho) {
     return new RdpAccountant(rho + count / (2 * noiseMultiplier * noiseMultiplier));
   }
 
-  /** ε at {@code delta} by the best order's Canonne-Kamath-Steinke conversion. */
+  /**
+   * ε at {@code delta} by the best order's Canonne-Kamath-Steinke conversion, tgsp-format's {@code
+   * ZcdpBudget} (the one the pack tool states figures with).
+   */
   public double epsilon(double delta) {
     requireDelta(delta);
-    if (rho == 0) {
-      return 0; // nothing released
-    }
-    double best = Double.POSITIVE_INFINITY;
-    for (double alpha : ORDERS) {
-      double eps =
-          alpha * rho + Math.log1p(-1 / alpha) - (Math.log(delta) + Math.log(alpha)) / (alpha - 1);
-      best = Math.min(best, eps);
-    }
-    return Math.max(0, best);
+    return io.tensafe.tgsp.dp.ZcdpBudget.epsilon(rho, delta);
   }
 
   /** ε at {@code delta} by Mironov's conversion (Proposition 3), for comparison. */
@@ -73,17 +67,5 @@ public record RdpAccountant(double rho) {
     if (!(delta > 0 && delta < 1)) {
       throw new IllegalArgumentException("delta must be in (0, 1), was " + delta);
     }
-  }
-
-  private static double[] orders() {
-    double[] grid = new double[200];
-    int n = 0;
-    for (double a = 1.01; a < 2; a += 0.01) {
-      grid[n++] = a;
-    }
-    for (double a = 2; a <= 256 && n < grid.length; a *= 1.1) {
-      grid[n++] = a;
-    }
-    return java.util.Arrays.copyOf(grid, n);
   }
 }

@@ -1,6 +1,5 @@
 package io.tensafe.marketplace.privatemode;
 
-import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -19,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @ApplicationScoped
 public class FrameBytesInFlight {
-  @Inject GatewayConfig gateway;
+  @Inject PrivateModeConfig privateMode;
 
   private final AtomicLong total = new AtomicLong();
 
@@ -56,7 +55,7 @@ public class FrameBytesInFlight {
     if (declaredBytes < 0) {
       throw new IllegalArgumentException("bytes must be non-negative, was " + declaredBytes);
     }
-    long max = gateway.maxFrameBytesInFlight();
+    long max = privateMode.maxFrameBytesInFlight();
     while (true) {
       long now = total.get();
       if (now > 0 && now + declaredBytes > max) {

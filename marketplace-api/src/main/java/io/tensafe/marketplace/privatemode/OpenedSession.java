@@ -17,8 +17,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  *     prefill): the most whose frames fit {@code maxFrameBytes}
  * @param maxFrameBytes the largest frame either way
  * @param terms the session's public terms from the node (ADR 0025): {@code {a_row_l2_log2,
- *     b_row_l1_log2, spectral_log2, upload_seed_key, noised_sites_per_token}}, the signed bounds
- *     the client's scales come from and the node's key for its uploads' c1 seeds
+ *     b_row_l1_log2, spectral_log2, upload_seed_key, noised_sites_per_token, fleet_key_id}}, the
+ *     signed bounds the client's scales come from, the node's key for its uploads' c1 seeds and the
+ *     fleet key whose entry of the client's frame-key wrap the node opened (ADR 0037)
  */
 public record OpenedSession(
     String id,
@@ -39,7 +40,8 @@ public record OpenedSession(
       @JsonProperty("b_row_l1_log2") int bRowL1Log2,
       @JsonProperty("spectral_log2") int spectralLog2,
       @JsonProperty("upload_seed_key") String uploadSeedKey,
-      @JsonProperty("noised_sites_per_token") int noisedSitesPerToken) {}
+      @JsonProperty("noised_sites_per_token") int noisedSitesPerToken,
+      @JsonProperty("fleet_key_id") String fleetKeyId) {}
 
   /** The site groups and the rings of the session's keys, as the node sent them. */
   public record Plan(JsonNode groups, JsonNode rings) {}

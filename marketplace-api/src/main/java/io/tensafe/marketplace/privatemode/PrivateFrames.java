@@ -3,9 +3,8 @@ package io.tensafe.marketplace.privatemode;
 import io.quarkus.logging.Log;
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.fleet.NodeRefusal;
-import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.gateway.GatewayRequests;
-import io.tensafe.marketplace.limits.Limits;
+import io.tensafe.marketplace.gateway.KeySlots;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -52,8 +51,8 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class PrivateFrames {
   @Inject PrivateSessions sessions;
-  @Inject GatewayConfig gateway;
-  @Inject Limits limits;
+  @Inject PrivateModeConfig privateMode;
+  @Inject KeySlots keySlots;
   @Inject FrameBytesInFlight inFlight;
   @Inject GatewayRequests requests;
 
@@ -117,18 +116,12 @@ public class PrivateFrames {
    */
   private void payRate(LiveSession s) {
     if (s.framesPaid == 0) {
-      int wait = limits.takeKeyRequest(s.key.keyId());
-      if (wait > 0) {
-        throw new ApiProblem(
-            ProblemKind.RATE_LIMITED,
-            "this API key may start "
-                + limits.requestsPerMinute()
-                + " requests per minute, and a private session's frames cost one request per "
-                + gateway.framesPerRequest()
-                + " frames",
-            wait);
-      }
-      s.framesPaid = gateway.framesPerRequest();
+      keySlots.drawRequest(
+          s.key,
+          ", and a private session's frames cost one request per "
+              + privateMode.framesPerRequest()
+              + " frames");
+      s.framesPaid = privateMode.framesPerRequest();
     }
     s.framesPaid--;
   }
@@ -196,7 +189,7 @@ public class PrivateFrames {
                 dropClient.run();
               }
             },
-            gateway.privateFrameTimeout().toMillis(),
+            privateMode.privateFrameTimeout().toMillis(),
             TimeUnit.MILLISECONDS);
     try {
       answer = sessions.link().frame(s.node, s.id, relayed, length, frameLimits.maxFrameBytes());
@@ -204,7 +197,13 @@ public class PrivateFrames {
       // A body that never reached the node whole is the client's doing, never the node's: a bad
       // ciphertext, a client gone, or one too slow for the frame timeout (whichever of the
       // deadline and the HTTP client's own timeout fires first).
-      boolean stalled = !relayed.complete() && e instanceof HttpTimeoutException;
+      // The node's clock starts when the body has arrived: a body trickled in just before the
+      // deadline leaves the node its whole frame timeout (the exchange may take twice it), so a
+      // timeout is the node's only once it had that long (ADR 0038).
+      long nodeNanos = relayed.nanosSinceComplete();
+      boolean stalled =
+          e instanceof HttpTimeoutException
+              && (nodeNanos < 0 || nodeNanos < privateMode.privateFrameTimeout().toNanos());
       if (stalled) {
         dropClient.run();
       }
@@ -213,7 +212,11 @@ public class PrivateFrames {
             "frame refused: "
                 + (relayed.clientFault() != null
                     ? relayed.clientFault()
-                    : "its body did not all arrive within " + gateway.privateFrameTimeout())
+                    : relayed.complete()
+                        ? "its body arrived too slowly to leave the node the frame timeout ("
+                            + privateMode.privateFrameTimeout()
+                            + ") to answer"
+                        : "its body did not all arrive within " + privateMode.privateFrameTimeout())
                 + "; the session goes on");
       }
       if (e instanceof NodeRefusal r && r.status() == 400) {

@@ -55,6 +55,17 @@ public class PrivateSessionResource {
       value = OpenedSession.class,
       responseCode = "201",
       responseDescription = "The session is open; send its frames")
+  @org.eclipse.microprofile.openapi.annotations.responses.APIResponse(
+      responseCode = "403",
+      description =
+          "The version's creator does not offer private mode for it (private-mode-not-offered);"
+              + " nothing was taken")
+  @org.eclipse.microprofile.openapi.annotations.responses.APIResponse(
+      responseCode = "429",
+      description =
+          "Too many requests for this key, its privacy budget is spent or reserved, or its"
+              + " organisation's private-token quota of the version is spent or held by sessions"
+              + " in flight (private-token-quota-exhausted, private-token-quota-reserved)")
   @KeyConfirmedAtAdmission
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
@@ -82,7 +93,8 @@ public class PrivateSessionResource {
                     node.path("b_row_l1_log2").asInt(),
                     node.path("spectral_log2").asInt(),
                     node.path("upload_seed_key").asText(),
-                    node.path("noised_sites_per_token").asInt())))
+                    node.path("noised_sites_per_token").asInt(),
+                    node.path("fleet_key_id").asText())))
         .build();
   }
 

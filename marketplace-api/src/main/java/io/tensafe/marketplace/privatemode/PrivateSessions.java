@@ -43,10 +43,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * request slots ({@link KeySlots}) and goes through the gateway's one admission and fail-over
  * ({@link Dispatch}), as hosted requests do: the named version resolved, the request recorded (mode
  * {@code private}) and the DP budget reserved for {@code (max_prompt_tokens + max_tokens) × the
- * version's noised sites} releases of ρ = 1/(2z²); this class adds only the session protocol: the
- * node's plan, whose noised sites must be the version's. Frames are relayed by {@link
- * PrivateFrames}. Ending (the client's {@code DELETE}, the idle timeout, or a node that fails)
- * bills the counts once ({@link PrivateSettlement}).
+ * version's noised sites} releases of ρ = 1/(2z²); this class adds the session protocol: the node's
+ * plan, whose noised sites must be the version's; and the creator's control (issue 49): a version
+ * not offered for private mode is refused before anything is taken, and the session's most tokens
+ * are reserved from its organisation's private-token quota in the admission's transaction ({@link
+ * PrivateModeOffers}). Frames are relayed by {@link PrivateFrames}. Ending (the client's {@code
+ * DELETE}, the idle timeout, or a node that fails) bills the counts once ({@link
+ * PrivateSettlement}).
  *
  * <p>Liveness: a session is live on the replica that relays it while it is in {@link #live}; that
  * replica ends it when no frame was accepted for {@code tensafe.gateway.private-idle-timeout}
@@ -57,6 +60,7 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class PrivateSessions {
   @Inject GatewayConfig gateway;
+  @Inject PrivateModeConfig privateMode;
   @Inject ModelResolver resolver;
   @Inject ServedVersions versions;
   @Inject NodeDispatcher dispatcher;
@@ -64,6 +68,7 @@ public class PrivateSessions {
   @Inject KeySlots slots;
   @Inject GatewayRequests requests;
   @Inject PrivateSettlement settlement;
+  @Inject PrivateModeOffers offers;
   @Inject ObjectMapper json;
 
   private final Map<UUID, LiveSession> live = new ConcurrentHashMap<>();
@@ -87,7 +92,9 @@ public class PrivateSessions {
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build(),
-            gateway.privateFrameTimeout());
+            // The client's upload and the node's answer, each within the frame timeout: the
+            // node's clock starts when the body has arrived (PrivateFrames blames by that).
+            privateMode.privateFrameTimeout().multipliedBy(2));
   }
 
   /** A session opened on a node: the answer to the client. */
@@ -96,9 +103,11 @@ public class PrivateSessions {
   /**
    * Opens a session.
    *
-   * @throws ApiProblem 400 for a bad request, 404 for a model the key may not use, 422 for an
-   *     adapter its node refuses, 429 when the key's rate or budget is exhausted, 502 when the
-   *     node's plan does not noise the version's sites, 503 when no node takes it
+   * @throws ApiProblem 400 for a bad request, 404 for a model the key may not use, 403 for a
+   *     version whose creator does not offer private mode (before anything is taken), 422 for an
+   *     adapter its node refuses or a session larger than a whole period's private-token quota, 429
+   *     when the key's rate, the budget or the organisation's private-token quota is exhausted, 502
+   *     when the node's plan does not noise the version's sites, 503 when no node takes it
    */
   public Opened open(ApiKeyPrincipal key, PrivateSessionRequest r) {
     SessionBounds c = SessionBounds.of(r);
@@ -109,6 +118,7 @@ public class PrivateSessions {
               key,
               catalogue -> {
                 ServedVersion version = resolver.named(key, r.model(), catalogue);
+                offers.requireOffered(version);
                 requirePrivatePriceWithinCap(key, version);
                 return new Admission(
                     version,
@@ -207,6 +217,19 @@ public class PrivateSessions {
       };
     }
 
+    /**
+     * Reserves the session's most tokens, {@code max_prompt_tokens + max_tokens}, of its
+     * organisation's private-token quota of the version ({@link PrivateModeOffers#reserve}).
+     */
+    @Override
+    public void admitted(Admission a, ApiKeyPrincipal key, String requestId) {
+      offers.reserve(
+          UUID.fromString(requestId),
+          key.organisationId(),
+          a.version(),
+          (long) c.maxPromptTokens() + c.maxTokens());
+    }
+
     @Override
     public ApiProblem clientFault(NodeRefusal e) {
       return e.status() == 400
@@ -234,26 +257,16 @@ public class PrivateSessions {
         throw refused(
             target,
             id,
-            "plans " + plan.noisedSitesPerToken() + " noised sites per token, the version " + sites,
-            "the node's plan noises "
+            version,
+            "plans "
                 + plan.noisedSitesPerToken()
-                + " sites per token where "
-                + version
-                + " adapts "
-                + sites
-                + ", which its privacy budget is charged for");
+                + " noised sites per token, the version "
+                + sites);
       }
       Optional<String> mismatch = plan.mismatch(versions.adaptedModules(a.version().versionId()));
       if (mismatch.isPresent()) {
         throw refused(
-            target,
-            id,
-            "plans other sites than the version's: " + mismatch.get(),
-            "the node's plan "
-                + mismatch.get()
-                + ", where the session must run every site "
-                + version
-                + " adapts, once each, which its privacy budget is charged for");
+            target, id, version, "plans other sites than the version's: " + mismatch.get());
       }
       return new OnNode(answer, plan, chunk);
     }
@@ -262,19 +275,22 @@ public class PrivateSessions {
   /**
    * Ends session {@code id} on {@code target}, whose plan does not run the version's sites, before
    * any frame: the 502 for the client ({@link Dispatch} then ends the request unserved, its
-   * reservation refunded).
+   * reservation refunded). The client is told fixed text naming only {@code version}; what the node
+   * planned (its words: site paths, counts) goes to the log, as for hosted mode.
    *
    * @param why for the log, after "node N "
-   * @param detail for the client, before "; the session ended unserved ..."
    */
-  private ApiProblem refused(NodeTarget target, UUID id, String why, String detail) {
+  private ApiProblem refused(NodeTarget target, UUID id, String version, String why) {
     closeOnNode(target, id);
     Log.warnf("private session %s: node %s %s", id, target.name(), why);
     return new ApiProblem(
         ProblemKind.HTTP,
         502,
         "Node failed",
-        detail + "; the session ended unserved and nothing was billed",
+        "the node's plan does not run each site "
+            + version
+            + " adapts once, which its privacy budget is charged for; the session ended unserved"
+            + " and nothing was billed",
         0);
   }
 
@@ -285,6 +301,7 @@ public class PrivateSessions {
     body.put("session_id", id.toString());
     body.put("adapter", version.adapterId() + "@" + version.version());
     body.put("public_keys", r.publicKeys());
+    body.put("frame_key_wrap", r.frameKeyWrap());
     body.put("max_prompt_tokens", c.maxPromptTokens());
     body.put("max_decode_steps", c.maxTokens() - 1);
     if (r.dpNoiseMultiplier() != null) {
@@ -321,7 +338,7 @@ public class PrivateSessions {
    * returns how many. A session with a frame in flight is not idle.
    */
   int endIdle() {
-    long idle = gateway.privateIdleTimeout().toNanos();
+    long idle = privateMode.privateIdleTimeout().toNanos();
     int ended = 0;
     for (LiveSession s : live.values()) {
       if (s.idleNanos() > idle && s.lock.tryLock()) {
@@ -427,7 +444,9 @@ public class PrivateSessions {
    */
   ApiProblem nodeFailed(LiveSession s, Exception e) {
     Log.warnf("private session %s: node %s failed: %s", s.id, s.node.name(), e);
-    if (e instanceof IOException && !(e instanceof NodeRefusal)) {
+    // Only a node that cannot be reached is marked so; any other failure counts for its breaker
+    // through the request's outcome (ADR 0038).
+    if (Dispatch.connectionFailed(e)) {
       dispatcher.markUnreachable(s.node, "private session failed: " + e.getMessage());
     }
     SessionBill bill = end(s, RequestOutcome.NODE_FAILED);

@@ -46,15 +46,8 @@ public class PrivateSettlement {
       return new SessionBill(0, 0, 0, null, -1);
     }
     GatewayRequests.Context c =
-        new GatewayRequests.Context(
-            s.organisationId(),
-            s.apiKeyId(),
-            s.adapterRef(),
-            s.version(),
-            null,
-            s.startedAt(),
-            false,
-            GatewayRequests.Limits.NONE);
+        GatewayRequests.Context.privateSession(
+            s.organisationId(), s.apiKeyId(), s.adapterRef(), s.version(), s.startedAt());
     long releases =
         ReleaseCount.implied(
             s.promptTokens(),

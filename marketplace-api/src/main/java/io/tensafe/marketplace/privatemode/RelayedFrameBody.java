@@ -38,6 +38,9 @@ final class RelayedFrameBody extends InputStream {
   /** Bytes passed on so far, of {@link #total}. */
   private volatile long passed;
 
+  /** {@code System.nanoTime()} when the last byte was passed on; 0 before. */
+  private volatile long completedAtNanos;
+
   private final long total;
 
   /**
@@ -76,8 +79,20 @@ final class RelayedFrameBody extends InputStream {
     int n = readSome(out, offset, length);
     if (n > 0) {
       passed += n;
+      if (passed == total) {
+        completedAtNanos = System.nanoTime();
+      }
     }
     return n;
+  }
+
+  /**
+   * Nanoseconds since the whole frame was passed on: the node's own time to answer; -1 while it is
+   * not complete.
+   */
+  long nanosSinceComplete() {
+    long at = completedAtNanos;
+    return at == 0 ? -1 : System.nanoTime() - at;
   }
 
   private int readSome(byte[] out, int offset, int length) throws IOException {

@@ -26,8 +26,9 @@ record SessionBounds(int maxTokens, int maxPromptTokens) {
     }
     if (r.model().equals("auto")) {
       throw ProblemTypes.validation(
-              "a private session names its adapter: route on the client over GET"
-                  + " /v1/routing/candidates (the marketplace never sees the prompt)")
+              "model auto is not available in private mode: a private session names its adapter,"
+                  + " and which adapter auto would pick depends on the prompt's words, which the"
+                  + " opening would then show (ADR 0037); name an adapter (id or id@version)")
           .withParam("model");
     }
     int maxTokens = r.maxTokens() == null ? 256 : r.maxTokens();
@@ -67,6 +68,22 @@ record SessionBounds(int maxTokens, int maxPromptTokens) {
       }
     } catch (IllegalArgumentException e) {
       throw ProblemTypes.validation("public_keys must be base64").withParam("public_keys");
+    }
+    String wrap = r.frameKeyWrap();
+    if (wrap == null
+        || wrap.isEmpty()
+        || wrap.length() > PrivateSessionRequest.MAX_FRAME_KEY_WRAP_CHARS) {
+      throw ProblemTypes.validation(
+              "frame_key_wrap is required: the frame keys wrapped to the fleets the client trusts"
+                  + " (GET /v1/private/fleets), at most "
+                  + PrivateSessionRequest.MAX_FRAME_KEY_WRAP_CHARS
+                  + " base64 characters")
+          .withParam("frame_key_wrap");
+    }
+    try {
+      Base64.getDecoder().decode(wrap);
+    } catch (IllegalArgumentException e) {
+      throw ProblemTypes.validation("frame_key_wrap must be base64").withParam("frame_key_wrap");
     }
     return new SessionBounds(maxTokens, maxPrompt);
   }

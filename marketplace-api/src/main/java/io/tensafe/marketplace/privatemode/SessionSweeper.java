@@ -4,7 +4,6 @@ import io.quarkus.logging.Log;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
-import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.gateway.RequestOutcome;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,18 +34,18 @@ import java.util.concurrent.TimeUnit;
 public class SessionSweeper {
   @Inject PrivateSessions sessions;
   @Inject PrivateSettlement settlement;
-  @Inject GatewayConfig gateway;
+  @Inject PrivateModeConfig privateMode;
   @Inject EntityManager em;
 
   private ScheduledExecutorService thread;
 
   void start(@Observes StartupEvent event) {
-    long period = Math.max(1, gateway.privateSweepPeriod().toMillis());
-    if (period >= gateway.privateIdleTimeout().toMillis()) {
+    long period = Math.max(1, privateMode.privateSweepPeriod().toMillis());
+    if (period >= privateMode.privateIdleTimeout().toMillis()) {
       Log.warnf(
           "tensafe.gateway.private-sweep-period (%s) is not shorter than the private idle timeout"
               + " (%s): other replicas may take this one's live sessions for orphans",
-          gateway.privateSweepPeriod(), gateway.privateIdleTimeout());
+          privateMode.privateSweepPeriod(), privateMode.privateIdleTimeout());
     }
     thread =
         Executors.newSingleThreadScheduledExecutor(
@@ -83,7 +82,7 @@ public class SessionSweeper {
   /** Bills private sessions whose marketplace died; returns how many. */
   int endOrphans() {
     OffsetDateTime before =
-        OffsetDateTime.now().minus(gateway.privateIdleTimeout().multipliedBy(2));
+        OffsetDateTime.now().minus(privateMode.privateIdleTimeout().multipliedBy(2));
     UUID[] relayedHere = sessions.liveIds().toArray(UUID[]::new);
     List<PrivateSettlement.Served> orphans =
         QuarkusTransaction.requiringNew()

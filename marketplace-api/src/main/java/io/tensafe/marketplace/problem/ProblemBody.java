@@ -49,7 +49,8 @@ public final class ProblemBody {
   /**
    * OpenAI's error class for a status: {@code invalid_request_error} (4xx other than these), {@code
    * authentication_error} (401), {@code permission_error} (403), {@code insufficient_quota} (an
-   * exhausted privacy budget), {@code rate_limit_error} (other 429s), {@code server_error} (5xx).
+   * exhausted privacy budget or private-token quota), {@code rate_limit_error} (other 429s), {@code
+   * server_error} (5xx).
    */
   static String openAiType(String type, int status) {
     if (status >= 500) {
@@ -60,6 +61,7 @@ public final class ProblemBody {
       case 403 -> "permission_error";
       case 429 ->
           type.equals(ProblemKind.PRIVACY_BUDGET_EXHAUSTED.uri())
+                  || type.equals(ProblemKind.PRIVATE_TOKENS_EXHAUSTED.uri())
               ? "insufficient_quota"
               : "rate_limit_error";
       default -> "invalid_request_error";

@@ -32,7 +32,15 @@ public enum ProblemKind {
   PRIVACY_BUDGET_EXHAUSTED("privacy-budget-exhausted", 429, "Privacy budget exhausted"),
   PRIVACY_BUDGET_RESERVED(
       "privacy-budget-reserved", 429, "Privacy budget held by requests in flight"),
-  PRIVACY_BUDGET_TOO_SMALL("privacy-budget-too-small", 422, "Request exceeds the privacy budget");
+  PRIVACY_BUDGET_TOO_SMALL("privacy-budget-too-small", 422, "Request exceeds the privacy budget"),
+  /** The version's creator does not offer private mode for it (issue 49). */
+  PRIVATE_MODE_NOT_OFFERED("private-mode-not-offered", 403, "Private mode not offered"),
+  PRIVATE_TOKENS_EXHAUSTED(
+      "private-token-quota-exhausted", 429, "Private-token quota exhausted for this period"),
+  PRIVATE_TOKENS_RESERVED(
+      "private-token-quota-reserved", 429, "Private-token quota held by sessions in flight"),
+  PRIVATE_TOKENS_TOO_SMALL(
+      "private-token-quota-too-small", 422, "Session exceeds the private-token quota");
 
   private static final String BASE = "https://tensafe.io/problems/";
 

@@ -14,7 +14,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Timestamp;
@@ -175,15 +174,53 @@ public class UsageEvents {
         .isEmpty();
   }
 
-  /** SHA-256 of the report's values (the record's text form), to tell resends from conflicts. */
+  /**
+   * SHA-256 of the report's canonical JSON (tgsp-format's {@code CanonicalJson}, RFC 8785; counts,
+   * fractional figures and times as their decimal, shortest decimal and ISO-8601 strings), to tell
+   * a resend of the same report from a different one for the same request id (ADR 0038). The
+   * report's identity is its request id ({@code usage_event}'s key); this digest only says whether
+   * a second report under that identity is the same one. It depends on the values alone, never on a
+   * record's text form.
+   */
   static String sha256(NodeUsageReport r) {
+    java.util.Map<String, io.tensafe.tgsp.json.JsonValue> m = new java.util.HashMap<>();
+    m.put("requestId", text(r.requestId()));
+    m.put("node", text(r.node()));
+    m.put("adapterId", text(r.adapterId()));
+    m.put("adapterVersion", text(r.adapterVersion()));
+    m.put("promptTokens", integer(r.promptTokens()));
+    m.put("completionTokens", integer(r.completionTokens()));
+    m.put("finishReason", text(r.finishReason()));
+    m.put("dpReleases", integer(r.dpReleases()));
+    m.put("dpNoiseMultiplier", text(Double.toString(r.dpNoiseMultiplier())));
+    m.put("heCalls", integer(r.heCalls()));
+    m.put("heEncryptions", integer(r.heEncryptions()));
+    m.put("hePlaintextProducts", integer(r.hePlaintextProducts()));
+    m.put("heDecryptions", integer(r.heDecryptions()));
+    m.put("heMillis", text(Double.toString(r.heMillis())));
+    m.put("totalMillis", text(Double.toString(r.totalMillis())));
+    m.put("startedAt", text(r.startedAt().toString()));
+    m.put("finishedAt", text(r.finishedAt().toString()));
     try {
       return HexFormat.of()
           .formatHex(
               MessageDigest.getInstance("SHA-256")
-                  .digest(r.toString().getBytes(StandardCharsets.UTF_8)));
+                  .digest(
+                      io.tensafe.tgsp.json.CanonicalJson.encode(
+                          new io.tensafe.tgsp.json.JsonValue.JsonObject(m))));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  private static io.tensafe.tgsp.json.JsonValue text(String s) {
+    return s == null
+        ? new io.tensafe.tgsp.json.JsonValue.JsonNull()
+        : new io.tensafe.tgsp.json.JsonValue.JsonString(s);
+  }
+
+  /** A count as a decimal string: counts may exceed the 2^53 − 1 canonical JSON numbers carry. */
+  private static io.tensafe.tgsp.json.JsonValue integer(long n) {
+    return text(Long.toString(n));
   }
 }

@@ -52,7 +52,10 @@ class ConcurrentStreamsTest {
           "60s",
           // The node is trusted with what it declares: its slots are not this test's subject.
           "tensafe.nodes.unproven-slots",
-          "4096");
+          "4096",
+          // Nor the organisation's limits.
+          "tensafe.limits.organisation-max-in-flight",
+          String.valueOf(STREAMS));
     }
   }
 
@@ -63,7 +66,7 @@ class ConcurrentStreamsTest {
 
   @Test
   void aHundredConcurrentStreams_areBilledExactlyTheTokensDelivered() throws Exception {
-    // z = 200: at ρ = 2/z² per release (ADR 0010) the period holds about 31,000 releases, room
+    // z = 200: at ρ = 1/(2z²) per release (ADR 0035) the period holds about 500,000 releases, room
     // for every reservation of the hundred streams.
     GatewayFixture f = GatewayFixture.create("200");
     try (FakeNode node = new FakeNode()) {

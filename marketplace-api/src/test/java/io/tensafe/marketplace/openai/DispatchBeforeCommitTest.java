@@ -112,8 +112,11 @@ class DispatchBeforeCommitTest {
                                   new GatewayRequests.Limits(100, 16, 5)),
                               nodeId,
                               RequestMode.HOSTED);
-                          // Its gateway then died (it never vouched for it since): the only
-                          // case in which a node's report bills a request (ADR 0026).
+                          // It relayed text (a lost request bills only what its gateway
+                          // recorded, ADR 0038)...
+                          requests.relayed(requestId, 2);
+                          // ... and its gateway then died (it never vouched for it since): the
+                          // only case in which a node's report bills a request (ADR 0026).
                           em.createNativeQuery(
                                   "UPDATE gateway_request SET active_at = now() - interval '1 hour'"
                                       + " WHERE request_id = CAST(?1 AS uuid)")

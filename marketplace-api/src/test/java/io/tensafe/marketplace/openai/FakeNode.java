@@ -23,6 +23,13 @@ final class FakeNode implements AutoCloseable {
   private final HttpServer server;
   final List<JsonNode> requests = new CopyOnWriteArrayList<>();
 
+  /** Generations being answered now, and the most there ever were at once. */
+  final java.util.concurrent.atomic.AtomicInteger inFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  final java.util.concurrent.atomic.AtomicInteger maxInFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** The secret it registers; a request without it gets 401, as from the real node. */
   final String dispatchToken =
       java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16))
@@ -78,6 +85,12 @@ final class FakeNode implements AutoCloseable {
   /** When set, the node drops the connection after its {@link #fixedDeltas}, before its end. */
   volatile boolean dieAfterFixedDeltas;
 
+  /**
+   * When positive, the node stalls this long after its headers, sending only comment lines (no
+   * event) every 100 ms, before it goes on.
+   */
+  volatile long stallAfterHeadersMillis;
+
   /** When set, the node drops the connection after its first token, as a killed node would. */
   volatile boolean dieAfterFirstToken;
 
@@ -117,147 +130,168 @@ final class FakeNode implements AutoCloseable {
           }
           JsonNode body = JSON.readTree(x.getRequestBody().readAllBytes());
           requests.add(body);
-          int promptTokens = promptTokens(body);
-          if (beforeAnswer != null) {
-            beforeAnswer.accept(body);
-          }
-          if (answerDelayMillis > 0) {
-            try {
-              Thread.sleep(answerDelayMillis);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
-          if (refuseWith != 0) {
-            byte[] problem =
-                ("{\"type\":\"https://tensafe.io/node/problems/adapter-rejected\",\"status\":"
-                        + refuseWith
-                        + ",\"detail\":\"secret node detail\"}")
-                    .getBytes(StandardCharsets.UTF_8);
-            x.getResponseHeaders().add("Content-Type", "application/problem+json");
-            x.sendResponseHeaders(refuseWith, problem.length);
-            x.getResponseBody().write(problem);
-            x.close();
-            return;
-          }
-          x.getResponseHeaders().add("Content-Type", "text/event-stream");
-          x.sendResponseHeaders(200, 0);
-          String id = body.path("request_id").asText();
-          try (OutputStream out = x.getResponseBody()) {
-            out.flush();
-            if (firstTokenDelayMillis > 0) {
-              try {
-                Thread.sleep(firstTokenDelayMillis);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }
-            if (hugeLineBytes > 0) {
-              write(out, "{\"delta\":\"" + "x".repeat(hugeLineBytes) + "\"}");
-              return;
-            }
-            if (randomTokens > 0) {
-              java.util.Random random = new java.util.Random(id.hashCode());
-              for (int i = 0; i < randomTokens; i++) {
-                String piece = TOKENIZER.decode(random.nextInt(151_000));
-                write(out, JSON.createObjectNode().put("delta", piece).toString());
-              }
-              write(
-                  out,
-                  "{\"request_id\":\""
-                      + id
-                      + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":"
-                      + promptTokens
-                      + ",\"completion_tokens\":"
-                      + randomTokens
-                      + "},\"report\":{\"dpReleases\":"
-                      + (promptTokens + randomTokens - 1)
-                      + "}}");
-              return;
-            }
-            List<String> fixed = fixedDeltas;
-            if (fixed != null) {
-              for (String piece : fixed) {
-                write(out, JSON.createObjectNode().put("delta", piece).toString());
-              }
-              if (dieAfterFixedDeltas) {
-                x.close();
-                return;
-              }
-              write(
-                  out,
-                  "{\"request_id\":\""
-                      + id
-                      + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":"
-                      + promptTokens
-                      + ",\"completion_tokens\":"
-                      + fixed.size()
-                      + "},\"report\":{\"dpReleases\":"
-                      + (promptTokens + fixed.size() - 1)
-                      + "}}");
-              return;
-            }
-            int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
-            for (int i = 1; i <= tokens; i++) {
-              String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
-              write(
-                  out,
-                  "{\"delta\":\""
-                      + text
-                      + "\",\"prompt_tokens\":"
-                      + promptTokens
-                      + ",\"completion_tokens\":"
-                      + i
-                      + "}");
-              if (i == 1) {
-                firstByteTimes.put(id, new long[] {arrived, System.nanoTime()});
-              }
-              if (dieAfterFirstToken) {
-                x.close();
-                return;
-              }
-              if (errorDetailAfterFirstToken != null) {
-                write(
-                    out,
-                    JSON.createObjectNode()
-                        .put("status", 500)
-                        .put("detail", errorDetailAfterFirstToken)
-                        .toString());
-                return;
-              }
-              pause();
-            }
-            for (int i = 0; i < paddingDeltas; i++) {
-              write(out, "{\"delta\":\"" + (char) ('a' + i % 26) + "\"}");
-            }
-            int prompt = claimedTokens >= 0 ? claimedTokens : promptTokens;
-            int completion =
-                claimedTokens >= 0
-                    ? claimedTokens
-                    : claimedCompletion >= 0 ? claimedCompletion : tokens + paddingDeltas;
-            long releases =
-                claimedReleases >= 0 ? claimedReleases : promptTokens + tokens + paddingDeltas - 1;
-            write(
-                out,
-                "{\"request_id\":\""
-                    + id
-                    + "\",\"finish_reason\":\""
-                    + (countToMaxTokens ? "length" : "stop")
-                    + "\",\"usage\":{\"prompt_tokens\":"
-                    + prompt
-                    + ",\"completion_tokens\":"
-                    + completion
-                    + ",\"total_tokens\":"
-                    + (prompt + completion)
-                    + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
-                    + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
-                    + "\"dpReleases\":"
-                    + releases
-                    + "}}");
+          maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+          try {
+            answer(x, body, arrived);
+          } finally {
+            inFlight.decrementAndGet();
           }
         });
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
+  }
+
+  /** Answers one generation request {@code body} that arrived at {@code arrived} (nanoTime). */
+  private void answer(com.sun.net.httpserver.HttpExchange x, JsonNode body, long arrived)
+      throws IOException {
+    int promptTokens = promptTokens(body);
+    if (beforeAnswer != null) {
+      beforeAnswer.accept(body);
+    }
+    if (answerDelayMillis > 0) {
+      try {
+        Thread.sleep(answerDelayMillis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (refuseWith != 0) {
+      byte[] problem =
+          ("{\"type\":\"https://tensafe.io/node/problems/adapter-rejected\",\"status\":"
+                  + refuseWith
+                  + ",\"detail\":\"secret node detail\"}")
+              .getBytes(StandardCharsets.UTF_8);
+      x.getResponseHeaders().add("Content-Type", "application/problem+json");
+      x.sendResponseHeaders(refuseWith, problem.length);
+      x.getResponseBody().write(problem);
+      x.close();
+      return;
+    }
+    x.getResponseHeaders().add("Content-Type", "text/event-stream");
+    x.sendResponseHeaders(200, 0);
+    String id = body.path("request_id").asText();
+    try (OutputStream out = x.getResponseBody()) {
+      out.flush();
+      if (firstTokenDelayMillis > 0) {
+        try {
+          Thread.sleep(firstTokenDelayMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      for (long stalled = 0; stalled < stallAfterHeadersMillis; stalled += 100) {
+        out.write(": still here\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+      if (hugeLineBytes > 0) {
+        write(out, "{\"delta\":\"" + "x".repeat(hugeLineBytes) + "\"}");
+        return;
+      }
+      if (randomTokens > 0) {
+        java.util.Random random = new java.util.Random(id.hashCode());
+        for (int i = 0; i < randomTokens; i++) {
+          String piece = TOKENIZER.decode(random.nextInt(151_000));
+          write(out, JSON.createObjectNode().put("delta", piece).toString());
+        }
+        write(
+            out,
+            "{\"request_id\":\""
+                + id
+                + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":"
+                + promptTokens
+                + ",\"completion_tokens\":"
+                + randomTokens
+                + "},\"report\":{\"dpReleases\":"
+                + (promptTokens + randomTokens - 1)
+                + "}}");
+        return;
+      }
+      List<String> fixed = fixedDeltas;
+      if (fixed != null) {
+        for (String piece : fixed) {
+          write(out, JSON.createObjectNode().put("delta", piece).toString());
+        }
+        if (dieAfterFixedDeltas) {
+          x.close();
+          return;
+        }
+        write(
+            out,
+            "{\"request_id\":\""
+                + id
+                + "\",\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":"
+                + promptTokens
+                + ",\"completion_tokens\":"
+                + fixed.size()
+                + "},\"report\":{\"dpReleases\":"
+                + (promptTokens + fixed.size() - 1)
+                + "}}");
+        return;
+      }
+      int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
+      for (int i = 1; i <= tokens; i++) {
+        String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
+        write(
+            out,
+            "{\"delta\":\""
+                + text
+                + "\",\"prompt_tokens\":"
+                + promptTokens
+                + ",\"completion_tokens\":"
+                + i
+                + "}");
+        if (i == 1) {
+          firstByteTimes.put(id, new long[] {arrived, System.nanoTime()});
+        }
+        if (dieAfterFirstToken) {
+          x.close();
+          return;
+        }
+        if (errorDetailAfterFirstToken != null) {
+          write(
+              out,
+              JSON.createObjectNode()
+                  .put("status", 500)
+                  .put("detail", errorDetailAfterFirstToken)
+                  .toString());
+          return;
+        }
+        pause();
+      }
+      for (int i = 0; i < paddingDeltas; i++) {
+        write(out, "{\"delta\":\"" + (char) ('a' + i % 26) + "\"}");
+      }
+      int prompt = claimedTokens >= 0 ? claimedTokens : promptTokens;
+      int completion =
+          claimedTokens >= 0
+              ? claimedTokens
+              : claimedCompletion >= 0 ? claimedCompletion : tokens + paddingDeltas;
+      long releases =
+          claimedReleases >= 0 ? claimedReleases : promptTokens + tokens + paddingDeltas - 1;
+      write(
+          out,
+          "{\"request_id\":\""
+              + id
+              + "\",\"finish_reason\":\""
+              + (countToMaxTokens ? "length" : "stop")
+              + "\",\"usage\":{\"prompt_tokens\":"
+              + prompt
+              + ",\"completion_tokens\":"
+              + completion
+              + ",\"total_tokens\":"
+              + (prompt + completion)
+              + "},\"report\":{\"heCalls\":24,\"heEncryptions\":28,"
+              + "\"hePlaintextProducts\":28,\"heDecryptions\":28,\"heMillis\":1.5,"
+              + "\"dpReleases\":"
+              + releases
+              + "}}");
+    }
   }
 
   private void pause() {

@@ -66,7 +66,9 @@ class GatewayBenchmark {
       return Map.of(
           "tensafe.gateway.max-concurrency-per-key", "100000",
           "tensafe.gateway.requests-per-minute-per-key", "100000000",
-          "tensafe.nodes.unproven-slots", "4096");
+          "tensafe.nodes.unproven-slots", "4096",
+          "tensafe.limits.organisation-max-in-flight", "100000",
+          "tensafe.limits.organisation-requests-per-minute", "100000000");
     }
   }
 
@@ -122,6 +124,8 @@ class GatewayBenchmark {
           // falls on both alike.
           List<Sample> gateway = new ArrayList<>();
           List<Sample> instance = new ArrayList<>();
+          long cpuNanos = 0;
+          RunQueue queue = new RunQueue();
           for (var scope :
               List.of(
                   io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED,
@@ -129,18 +133,159 @@ class GatewayBenchmark {
                   io.tensafe.marketplace.limits.LimitsConfig.Scope.INSTANCE,
                   io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED)) {
             limits.use(scope);
-            (scope == io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED ? gateway : instance)
+            boolean shared = scope == io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED;
+            java.util.Map<Long, Long> cpuBefore = shared ? MarketplaceCpu.snapshot() : null;
+            if (shared) {
+              queue.start();
+            }
+            (shared ? gateway : instance)
                 .addAll(run(node, level, SECONDS, () -> once(http, f, node)));
+            if (shared) {
+              queue.stop();
+              cpuNanos += MarketplaceCpu.since(cpuBefore);
+            }
           }
           limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED);
+          double roundTrips = roundTripsPerRequest(node, level, () -> once(http, f, node));
           List<Sample> passThrough = run(node, level, SECONDS, () -> passThrough(http, node));
           List<Sample> direct = run(node, level, SECONDS, () -> direct(http, node));
           report(level, gateway, instance, passThrough, direct, countingCost());
+          // The costs beside the latencies (issue 51): the marketplace's CPU per request (its own
+          // threads' CPU clocks over the shared-limit runs, ramp-ups included, so a slight
+          // overcount), the database round trips per request (the driver's Sync messages over a
+          // short run of its own, since logging them slows the driver), and the run queue.
+          long ran = gateway.stream().filter(Sample::ok).count();
+          System.out.printf(
+              Locale.ROOT,
+              "BENCH {\"concurrency\":%d,\"marketplace_cpu_us_per_request\":%.1f,"
+                  + "\"db_round_trips_per_request\":%.2f,\"run_queue_mean\":%.2f,"
+                  + "\"run_queue_max\":%d,\"cpus\":%d}%n",
+              level,
+              cpuNanos / 1e3 / Math.max(1, ran * (SECONDS + RAMP_UP_SECONDS) / (double) SECONDS),
+              roundTrips,
+              queue.mean(),
+              queue.max(),
+              Runtime.getRuntime().availableProcessors());
         }
       } finally {
         heartbeat.shutdownNow();
       }
     }
+  }
+
+  /**
+   * CPU time of the marketplace's own threads (Quarkus's workers and Vert.x's event loops) in this
+   * JVM, from their thread CPU clocks, per thread id: the harness's clients and the stand-in node
+   * run on threads of other names. {@link #since} sums each thread's growth between two snapshots
+   * (a thread born in between counts whole; one that ended in between is lost, an undercount).
+   */
+  static final class MarketplaceCpu {
+    private MarketplaceCpu() {}
+
+    static java.util.Map<Long, Long> snapshot() {
+      java.lang.management.ThreadMXBean threads =
+          java.lang.management.ManagementFactory.getThreadMXBean();
+      java.util.Map<Long, Long> cpu = new java.util.HashMap<>();
+      for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+        if (t == null) {
+          continue;
+        }
+        String name = t.getThreadName();
+        if (name.startsWith("executor-thread") || name.startsWith("vert.x-")) {
+          long nanos = threads.getThreadCpuTime(t.getThreadId());
+          if (nanos >= 0) {
+            cpu.put(t.getThreadId(), nanos);
+          }
+        }
+      }
+      return cpu;
+    }
+
+    static long since(java.util.Map<Long, Long> before) {
+      long total = 0;
+      for (var e : snapshot().entrySet()) {
+        total += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0L));
+      }
+      return total;
+    }
+  }
+
+  /** Samples the machine's runnable tasks ({@code /proc/loadavg}'s fourth field) every 100 ms. */
+  static final class RunQueue {
+    private final List<Integer> samples = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private java.util.concurrent.ScheduledExecutorService sampler;
+
+    void start() {
+      sampler = Executors.newSingleThreadScheduledExecutor();
+      sampler.scheduleAtFixedRate(
+          () -> {
+            try {
+              String[] f =
+                  java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                      .split("\\s+");
+              samples.add(Integer.parseInt(f[3].split("/")[0]));
+            } catch (java.io.IOException | RuntimeException e) {
+              // no /proc here: no samples
+            }
+          },
+          0,
+          100,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+      sampler.shutdownNow();
+    }
+
+    double mean() {
+      return samples.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN);
+    }
+
+    int max() {
+      return samples.stream().mapToInt(Integer::intValue).max().orElse(-1);
+    }
+  }
+
+  /**
+   * The database round trips per request at {@code clients} concurrent clients: the PostgreSQL
+   * driver's {@code Sync} messages (one per round trip) over a 3-second run, all threads, divided
+   * by the requests it completed. Background work in that time (a heartbeat, lease renewals) counts
+   * too: a slight overcount.
+   */
+  private static double roundTripsPerRequest(
+      FakeNode node, int clients, java.util.function.Supplier<Sample> once) throws Exception {
+    java.util.logging.Logger driver =
+        java.util.logging.Logger.getLogger("org.postgresql.core.v3.QueryExecutorImpl");
+    java.util.logging.Level before = driver.getLevel();
+    java.util.concurrent.atomic.AtomicLong syncs = new java.util.concurrent.atomic.AtomicLong();
+    java.util.logging.Handler counter =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord r) {
+            String m = r.getMessage();
+            if (m != null && m.contains("FE=> Sync")) {
+              syncs.incrementAndGet();
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    driver.addHandler(counter);
+    driver.setLevel(java.util.logging.Level.FINEST);
+    List<Sample> done;
+    try {
+      done = run(node, clients, 3, once);
+    } finally {
+      driver.removeHandler(counter);
+      driver.setLevel(before);
+    }
+    long ok = done.stream().filter(Sample::ok).count();
+    // run() measures after its ramp-up: scale the Syncs of ramp-up and run to the measured part.
+    return syncs.get() * (3.0 / (3 + RAMP_UP_SECONDS)) / Math.max(1, ok);
   }
 
   /**

@@ -83,6 +83,38 @@ public record GatewayFixture(
         suffix, adapterId, keyword, apiKey, Actors.token("node-" + suffix, "node"), fleet);
   }
 
+  /**
+   * Has this fixture's creator offer private mode for {@code adapterRef@1.0.0} (one of its
+   * adapters), each client organisation allowed {@code tokensPerPeriod} tokens per {@code
+   * periodDays} days (issue 49); asserts the answer.
+   */
+  public void offerPrivateMode(String adapterRef, long tokensPerPeriod, int periodDays) {
+    setPrivateMode(
+            adapterRef,
+            "{\"offered\":true,\"tokensPerPeriod\":"
+                + tokensPerPeriod
+                + ",\"periodDays\":"
+                + periodDays
+                + "}")
+        .then()
+        .statusCode(200);
+  }
+
+  /** As {@link #offerPrivateMode(String, long, int)} for the fixture's adapter, a large quota. */
+  public void offerPrivateMode() {
+    offerPrivateMode(adapterId, 1_000_000, 30);
+  }
+
+  /** PUTs {@code json} as this fixture's creator's private-mode setting of {@code adapterRef}. */
+  public io.restassured.response.Response setPrivateMode(String adapterRef, String json) {
+    return given()
+        .auth()
+        .oauth2(Actors.token("creator-" + suffix, "creator"))
+        .contentType("application/json")
+        .body(json)
+        .put("/api/creator/adapters/" + adapterRef + "/versions/1.0.0/private-mode");
+  }
+
   /** The fleet's public id. */
   public String fleetRef() {
     return "fleet-" + suffix;

@@ -126,10 +126,10 @@ class IncompatibleAdapterTest {
     Actors.upload(
         "creator-" + fixture.suffix(),
         Actors.pack(peft, ref, "1.0.0", fixture.fleet(), key, List.of("bank"), "1.1", 1500, 2000));
-    // Per token: q/k/v's input in 4 layers; in sparse layer 1 the experts' shared input and one
-    // activation for each of the 2 experts it runs (not all 4); the dense MLPs of layers 0, 2, 3
-    // two inputs each.
-    assertEquals(4 + (1 + 2) + 3 * 2, versions.releasesPerToken(ref, "1.0.0"));
+    // Per token, one release per site (ADR 0035): q, k and v in 4 layers; in sparse layer 1 gate,
+    // up and down of each of the 2 experts it runs (not all 4); the dense MLPs of layers 0, 2, 3
+    // three sites each.
+    assertEquals(3 * 4 + 3 * 2 + 3 * 3, versions.releasesPerToken(ref, "1.0.0"));
 
     java.nio.file.Path dense =
         io.tensafe.tgsp.peft.SyntheticAdapter.fitting(

@@ -185,6 +185,53 @@ class NewVersionPriceNoticeTest {
     assertServedBy(served("auto"), "1.0.1", 1000, 2000);
   }
 
+  /**
+   * Issue 51: unpublishing is a price change too. A cheaper 1.0.1 took over at once; unpublishing
+   * it handed unversioned requests straight back to the dearer 1.0.0. Now 1.0.0 serves them only
+   * after the notice; meanwhile they are refused (nothing billed), and 1.0.0 named with its version
+   * still serves.
+   */
+  @Test
+  void unpublishingACheaperNewestVersion_doesNotRaiseThePriceWithoutNotice() throws Exception {
+    publish("1.0.1", 1000, 2000);
+    assertServedBy(served(fixture.adapterId()), "1.0.1", 1000, 2000);
+    given()
+        .auth()
+        .oauth2(Actors.token(creator, "creator"))
+        .post("/api/creator/adapters/" + fixture.adapterId() + "/versions/1.0.1/unpublish")
+        .then()
+        .statusCode(200);
+    io.restassured.response.Response refused =
+        given()
+            .header("Authorization", "Bearer " + fixture.apiKey())
+            .contentType("application/json")
+            .body(
+                "{\"model\":\""
+                    + fixture.adapterId()
+                    + "\",\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+            .post("/v1/chat/completions");
+    assertTrue(
+        refused.statusCode() >= 400 && refused.statusCode() < 500,
+        refused.statusCode() + " " + refused.asString());
+    Object newestFrom =
+        QuarkusTransaction.requiringNew()
+            .call(
+                () ->
+                    em.createNativeQuery(
+                            "SELECT newest_from FROM adapter_version WHERE version = '1.0.0'"
+                                + " AND adapter_id = (SELECT id FROM adapter WHERE adapter_ref = :a)")
+                        .setParameter("a", fixture.adapterId())
+                        .getSingleResult());
+    OffsetDateTime from =
+        newestFrom instanceof OffsetDateTime o
+            ? o
+            : ((java.time.Instant) newestFrom).atOffset(java.time.ZoneOffset.UTC);
+    assertTrue(
+        from.isAfter(OffsetDateTime.now().plus(Duration.ofDays(7)).minusMinutes(5)),
+        "1.0.0 takes unversioned requests back before the notice: " + from);
+    assertServedBy(served(fixture.adapterId() + "@1.0.0"), "1.0.0", 1500, 2000);
+  }
+
   @Test
   void aVersionDearerInOnePriceOnly_stillWaitsForTheNotice() throws Exception {
     // Cheaper prompts do not make up for dearer completions: any price above is a rise.

@@ -43,7 +43,8 @@ public class PassThroughResource {
     NodeTarget target =
         new NodeTarget(
             UUID.randomUUID(), "bench", URI.create(nodeUrl + "/"), true, token, UUID.randomUUID());
-    NodeCall call = NodeCall.start(http, target, body, Duration.ofSeconds(30));
+    NodeCall call =
+        NodeCall.start(http, target, body, Duration.ofSeconds(30), Duration.ofSeconds(30));
     StreamingOutput out =
         o -> {
           try (call) {

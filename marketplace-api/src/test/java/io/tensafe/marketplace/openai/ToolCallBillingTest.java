@@ -128,8 +128,35 @@ class ToolCallBillingTest {
     String events = r.then().statusCode(200).extract().asString();
     assertTrue(events.contains("\"tool_calls\""), events);
     assertEquals(
-        List.of(prompt(MESSAGES, WEATHER_TOOL), (long) TOKENIZER.count(call), "node_failed"),
+        // The call as delivered: its block, without the whitespace after it (dropped, never sent).
+        List.of(
+            prompt(MESSAGES, WEATHER_TOOL), (long) TOKENIZER.count(call.strip()), "node_failed"),
         endOf(r.header("X-Request-Id")));
+  }
+
+  /**
+   * Issue 51: a node padded its call's block with a member the client never receives ({@code
+   * "pad"}); the call is billed as delivered (its name and arguments), streamed and not.
+   */
+  @Test
+  void aCallPaddedWithMembersTheClientNeverGets_isBilledAsDelivered() throws Exception {
+    String delivered =
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}\n</tool_call>";
+    String padded =
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}, \"pad\": \""
+            + "lorem ipsum ".repeat(300)
+            + "\"}\n</tool_call>";
+    node.fixedDeltas = List.of(padded);
+    for (String extra : List.of("", ",\"stream\":true")) {
+      io.restassured.response.Response r = post(body(MESSAGES, WEATHER_TOOL, extra));
+      String answer = r.then().statusCode(200).extract().asString();
+      assertTrue(answer.contains("get_weather") && !answer.contains("lorem"), answer);
+      // The end-of-turn token after the call, as for any answer that stopped.
+      assertEquals(
+          List.of(prompt(MESSAGES, WEATHER_TOOL), TOKENIZER.count(delivered) + 1L, "completed"),
+          endOf(r.header("X-Request-Id")),
+          extra);
+    }
   }
 
   @Test

@@ -168,9 +168,15 @@ class ToolCallsTest {
         rendered);
     assertEquals(
         new PromptTokenizer().count(rendered), a.path("usage").path("prompt_tokens").asInt());
-    // The whole text relayed (the call's too), counted by the marketplace, and the end of turn.
+    // What the client received, counted by the marketplace: the content and the call as delivered
+    // (its name and its arguments as sent, compact; the whitespace after it dropped), and the end
+    // of turn (ADR 0038).
     assertEquals(
-        new PromptTokenizer().count(String.join("", CALL)) + 1,
+        new PromptTokenizer()
+                .count(
+                    "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\":"
+                        + " {\"city\":\"Paris\"}}\n</tool_call>")
+            + 1,
         a.path("usage").path("completion_tokens").asInt());
   }
 

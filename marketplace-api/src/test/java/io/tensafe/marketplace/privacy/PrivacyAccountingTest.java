@@ -107,29 +107,23 @@ class PrivacyAccountingTest {
 
   /**
    * A budget spent to its limit is (ε, δ)-DP for the policy's ε and δ at the true sensitivity of a
-   * release, of either kind: hosted inputs clipped to C differ by up to 2C and are noised at σ = zC
-   * (ADR 0010); a private site's output has sensitivity Δ = 2LC and is noised at σ = zΔ (ADR 0024).
-   * k Gaussian releases with noise σ compose exactly to one with σ/√k (μ-GDP), whose δ at ε Balle
-   * and Wang give exactly. Hosted at ρ = 1/(2z²), the accounting for sensitivity C, this fails: 4×
-   * the releases fit.
+   * release: a site's output has sensitivity Δ = 2LC and is noised at σ = zΔ in both modes (ADR
+   * 0035). k Gaussian releases with noise σ compose exactly to one with σ/√k (μ-GDP), whose δ at ε
+   * Balle and Wang give exactly.
    */
   @ParameterizedTest(name = "z = {0}, ε = {1}, δ = {2}")
   @CsvSource({"2, 10, 1e-5", "50, 3, 1e-6", "16, 1, 1e-5", "200, 0.5, 1e-7"})
   void aBudgetSpentToItsLimit_isDifferentiallyPrivateAtTheTrueSensitivity(
       double z, double epsilon, double delta) {
     java.math.BigDecimal limit = BudgetMaths.rhoLimit(epsilon, delta);
-    for (ReleaseKind kind : ReleaseKind.values()) {
-      long releases =
-          limit
-              .divide(BudgetMaths.cost(java.math.BigDecimal.valueOf(z), 1, kind), BudgetMaths.MATH)
-              .longValue();
-      assertTrue(releases >= 1, "at least one release fits");
-      double noiseUnit = 1; // σ / z: C for a hosted input, Δ for a private site
-      double sensitivity = kind.sensitivityInNoiseUnits() * noiseUnit;
-      double composedSigma = z * noiseUnit / Math.sqrt(releases);
-      double exactDelta = GaussianMechanism.delta(composedSigma, epsilon, sensitivity);
-      assertTrue(
-          exactDelta <= delta, kind + ": δ at the reported ε: " + exactDelta + " > " + delta);
-    }
+    long releases =
+        limit
+            .divide(BudgetMaths.cost(java.math.BigDecimal.valueOf(z), 1), BudgetMaths.MATH)
+            .longValue();
+    assertTrue(releases >= 1, "at least one release fits");
+    double sensitivity = 1; // Δ = 2LC, in units of Δ: σ = z·Δ
+    double composedSigma = z / Math.sqrt(releases);
+    double exactDelta = GaussianMechanism.delta(composedSigma, epsilon, sensitivity);
+    assertTrue(exactDelta <= delta, "δ at the reported ε: " + exactDelta + " > " + delta);
   }
 }

@@ -116,7 +116,7 @@ class PrivacyBudgetTest {
     assertTrue(new RdpAccountant(rho).epsilon(1e-5) <= 10);
     assertTrue(rho > 0.1 && rho + 2 * Math.sqrt(rho * Math.log(1e5)) > 10);
     assertEquals(3.76, BudgetMaths.epsilon(BudgetMaths.rhoLimit(3.76, 1e-5), 1e-5), 1e-9);
-    // ρ = 2/z² per release (sensitivity 2C, ADR 0010): 7,751 at z = 100.
+    // ρ = 1/(2z²) per release (one site, ADR 0035): 124,000 at z = 100.
     assertTrue(tokensPerPeriod > 7_000, "z = 100 allows " + tokensPerPeriod + " releases");
   }
 

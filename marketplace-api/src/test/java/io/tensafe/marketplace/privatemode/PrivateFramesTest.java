@@ -71,6 +71,7 @@ class PrivateFramesTest {
     node = new FakePrivateNode();
     fixture = GatewayFixture.create();
     fixture.registerNode("node-1", node.url(), List.of(), 4, node.dispatchToken);
+    fixture.offerPrivateMode();
     node.serve(em, fixture.adapterId());
   }
 
@@ -86,7 +87,9 @@ class PrivateFramesTest {
         .body(
             "{\"model\":\""
                 + f.adapterId()
-                + "\",\"max_tokens\":4,\"max_prompt_tokens\":8,\"public_keys\":[\""
+                + "\",\"max_tokens\":4,\"max_prompt_tokens\":8,\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
                 + KEY
                 + "\"]}")
         .post("/v1/private/sessions")
@@ -248,5 +251,37 @@ class PrivateFramesTest {
     assertEquals(List.of(), node.frames, "the node never had the frame");
     open(fixture); // the node still takes sessions
     send(id, frame).then().statusCode(200);
+  }
+
+  /**
+   * Issue 51: a client that trickles its frame's body to arrive just before the frame timeout made
+   * an honest node's answer late, and the node was blamed (marked unreachable). The node's clock
+   * now starts when the body has arrived: its answer 1.5 s after a body that took 2.5 s of the 3 s
+   * timeout is on time, and nothing is blamed on it.
+   */
+  @Test
+  void aTrickledFrame_leavesTheNodeItsWholeTimeout_andTheNodeIsNotBlamed() throws Exception {
+    node.plan = LARGE;
+    node.frameDelayMillis = 1500;
+    String id = open(fixture);
+    byte[] frame = frame(FrameKind.ROUND_ONE, 0, 8, 100_000);
+    PartialUpload.Answer answer;
+    try (PartialUpload u = upload(id, fixture.apiKey(), frame.length)) {
+      int pieces = 5;
+      int piece = frame.length / pieces + 1;
+      for (int at = 0; at < frame.length; at += piece) {
+        u.send(Arrays.copyOfRange(frame, at, Math.min(frame.length, at + piece)));
+        Thread.sleep(500); // the last byte arrives about 2.5 s after the first
+      }
+      answer = u.answer();
+    }
+    assertEquals(200, answer.status(), answer.text());
+    Object unreachable =
+        em.createNativeQuery(
+                "SELECT unreachable_since FROM node n JOIN gateway_request g ON g.node_id = n.id"
+                    + " WHERE g.request_id = CAST(?1 AS uuid)")
+            .setParameter(1, id)
+            .getSingleResult();
+    assertEquals(null, unreachable, "the node was blamed for the client's slowness");
   }
 }

@@ -3,6 +3,7 @@ package io.tensafe.marketplace.privatemode;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,7 +84,14 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
             .statusCode(201)
             .extract()
             .path("key");
-    String body = "{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}";
+    String body =
+        "{\"model\":\""
+            + fixture.adapterId()
+            + "\",\"frame_key_wrap\":\""
+            + PrivateSessionHarness.WRAP
+            + "\",\"public_keys\":[\""
+            + KEY
+            + "\"]}";
     // The hosted prices (1500 / 2000) are within the cap; private sessions pay 2000 per token.
     given()
         .header("Authorization", "Bearer " + capped)
@@ -121,6 +129,7 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
   void theBudget_isChargedPerNoisedSiteAndTokenRun_atOneOverTwoZSquaredEach() throws Exception {
     GatewayFixture fourSites = GatewayFixture.create("50", 2, List.of("q_proj", "v_proj"));
     fourSites.registerNode("node-4", node.url(), List.of(), 4, node.dispatchToken);
+    fourSites.offerPrivateMode();
     serve(fourSites.adapterId());
     String id =
         given()
@@ -129,7 +138,9 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
             .body(
                 "{\"model\":\""
                     + fourSites.adapterId()
-                    + "\",\"max_tokens\":4,\"max_prompt_tokens\":8,\"public_keys\":[\""
+                    + "\",\"max_tokens\":4,\"max_prompt_tokens\":8,\"frame_key_wrap\":\""
+                    + PrivateSessionHarness.WRAP
+                    + "\",\"public_keys\":[\""
                     + KEY
                     + "\"]}")
             .post("/v1/private/sessions")
@@ -155,11 +166,19 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
   @Test
   void aPlanThatNoisesOtherSites_endsTheSessionUnserved_andRefunded() {
     node.claimedSites = 2;
-    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
+    openSession(
+            "{\"model\":\""
+                + fixture.adapterId()
+                + "\",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
+                + KEY
+                + "\"]}")
         .then()
         .statusCode(502)
         .contentType("application/problem+json")
-        .body("detail", containsString("noises 2 sites per token"));
+        .body("detail", containsString("does not run each site"))
+        .body("detail", not(containsString("noises 2 sites")));
     String id = node.opened.getFirst().path("session_id").asText();
     assertEquals("node_failed", request(id)[1]);
     assertTrue(releases(id, "reserve") > 0);
@@ -185,7 +204,9 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
                 + f.adapterId()
                 + "\",\"max_tokens\":1,\"max_prompt_tokens\":"
                 + maxPromptTokens
-                + ",\"public_keys\":[\""
+                + ",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
                 + KEY
                 + "\"]}")
         .post("/v1/private/sessions");
@@ -201,6 +222,7 @@ class PrivateSessionBillingTest extends PrivateSessionHarness {
       throws Exception {
     GatewayFixture thin = GatewayFixture.create("3");
     thin.registerNode("node-thin", node.url(), List.of(), 4, node.dispatchToken);
+    thin.offerPrivateMode();
     serve(thin.adapterId());
     int k = 16;
     Response r = openFor(thin, (1 << k) - 1);

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * What the private-session tests share: a published adapter (one site, q_proj of layer 0), a {@link
+ * What the private-session tests share: a published adapter (one site, q_proj of layer 0) whose
+ * creator offers private mode with a quota no test reaches (1,000,000 tokens per 30 days), a {@link
  * FakePrivateNode} that serves it (its plan listing the manifest's sites), an API key, and calls
  * that open sessions, send frames of the node's plan and read what the marketplace recorded.
  */
@@ -38,6 +39,12 @@ abstract class PrivateSessionHarness {
 
   static final String KEY = Base64.getEncoder().encodeToString(new byte[] {1, 2, 3, 4});
 
+  /**
+   * A frame-key wrap as the client sends it: opaque to the marketplace, which checks only that it
+   * is base64 within its limit and relays it (the fake node does not open it).
+   */
+  static final String WRAP = Base64.getEncoder().encodeToString(new byte[] {5, 6, 7, 8});
+
   @Inject EntityManager em;
   @Inject PrivateSessions sessions;
   @Inject SessionSweeper sweeper;
@@ -52,6 +59,7 @@ abstract class PrivateSessionHarness {
     node = new FakePrivateNode();
     fixture = GatewayFixture.create();
     fixture.registerNode("node-1", node.url(), List.of(), 4, node.dispatchToken);
+    fixture.offerPrivateMode();
     serve(fixture.adapterId());
     sequence = 0;
   }
@@ -86,7 +94,9 @@ abstract class PrivateSessionHarness {
                 + maxTokens
                 + ",\"max_prompt_tokens\":"
                 + maxPromptTokens
-                + ",\"public_keys\":[\""
+                + ",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
                 + KEY
                 + "\"]}")
         .then()

@@ -294,7 +294,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
     send(id, frame(FrameKind.ROUND_ONE, 0, 0, 0, 2, 2, 4))
         .then()
         .statusCode(400)
-        .body("detail", containsString("exactly 33 bytes"));
+        .body("detail", containsString("exactly 65 bytes"));
     // The right total length, but ciphertexts of 2 and 4 bytes: caught as it streams.
     byte[] uneven =
         new SessionFrame(FrameKind.ROUND_ONE, 0, 0, 0, 2, List.of(new byte[2], new byte[4]))
@@ -315,35 +315,92 @@ class PrivateSessionTest extends PrivateSessionHarness {
     assertEquals(List.of(2L, 1L), charged(id), "the round answered off plan is not counted");
   }
 
+  /**
+   * The fleets' public keys a client wraps its frame keys to (ADR 0037): the registered fleet's,
+   * exactly as its key file reads, behind the API key.
+   */
+  @Test
+  void theFleetsKeys_areListedForClients() throws Exception {
+    io.tensafe.tgsp.crypto.FleetPublicKey fleet = fixture.fleet().publicKey();
+    String document =
+        given()
+            .header("Authorization", "Bearer " + fixture.apiKey())
+            .get("/v1/private/fleets")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath()
+            .getString("data.find { it.key_id == '" + fleet.keyId() + "' }.public_key");
+    assertEquals(
+        fleet.keyId(),
+        io.tensafe.tgsp.crypto.KeyFiles.parseFleetPublic(
+                "listed", document.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            .keyId());
+    given().get("/v1/private/fleets").then().statusCode(401);
+  }
+
   @Test
   void badOpenings_areRefusedBeforeAnyNodeIsCalled() {
-    openSession("{\"model\":\"auto\",\"public_keys\":[\"" + KEY + "\"]}")
+    openSession(
+            "{\"model\":\"auto\",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
+                + KEY
+                + "\"]}")
         .then()
         .statusCode(400)
-        .body("detail", containsString("/v1/routing/candidates"));
-    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"***\"]}")
+        .body("detail", containsString("not available in private mode"));
+    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
+        .then()
+        .statusCode(400)
+        .body("detail", containsString("frame_key_wrap is required"));
+    openSession(
+            "{\"model\":\""
+                + fixture.adapterId()
+                + "\",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\"***\"]}")
         .then()
         .statusCode(400);
     openSession(
             "{\"model\":\""
                 + fixture.adapterId()
-                + "\",\"max_tokens\":0,\"public_keys\":[\""
+                + "\",\"max_tokens\":0,\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
                 + KEY
                 + "\"]}")
         .then()
         .statusCode(400);
-    openSession("{\"model\":\"no-such-adapter\",\"public_keys\":[\"" + KEY + "\"]}")
+    openSession(
+            "{\"model\":\"no-such-adapter\",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
+                + KEY
+                + "\"]}")
         .then()
         .statusCode(404);
     given()
         .contentType("application/json")
-        .body("{\"model\":\"x\",\"public_keys\":[\"" + KEY + "\"]}")
+        .body(
+            "{\"model\":\"x\",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
+                + KEY
+                + "\"]}")
         .post("/v1/private/sessions")
         .then()
         .statusCode(401);
     assertEquals(List.of(), node.opened);
     node.refuseOpenWith = 422;
-    openSession("{\"model\":\"" + fixture.adapterId() + "\",\"public_keys\":[\"" + KEY + "\"]}")
+    openSession(
+            "{\"model\":\""
+                + fixture.adapterId()
+                + "\",\"frame_key_wrap\":\""
+                + PrivateSessionHarness.WRAP
+                + "\",\"public_keys\":[\""
+                + KEY
+                + "\"]}")
         .then()
         .statusCode(422)
         .contentType("application/problem+json");

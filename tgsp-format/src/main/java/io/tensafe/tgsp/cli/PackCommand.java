@@ -8,6 +8,7 @@ import io.tensafe.tgsp.crypto.KeyFiles;
 import io.tensafe.tgsp.crypto.PayloadCipher;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterPacker;
+import io.tensafe.tgsp.packaging.EffectMeasurer;
 import io.tensafe.tgsp.packaging.PackOptions;
 import io.tensafe.tgsp.peft.BaseModelShape;
 import io.tensafe.tgsp.peft.PeftAdapter;
@@ -42,6 +43,21 @@ import picocli.CommandLine.Option;
       "with your creator key (Ed25519 + ML-DSA-65) and encrypted to one or more node fleets."
     })
 final class PackCommand implements Callable<Integer> {
+  /** Largest --effect-prompts file, in bytes, and most prompts in it. */
+  static final int MAX_PROMPTS_BYTES = 1 << 16;
+
+  static final int MAX_PROMPTS = 64;
+
+  private final EffectMeasurer measurer;
+
+  PackCommand() {
+    this(EffectMeasurer.UNAVAILABLE);
+  }
+
+  PackCommand(EffectMeasurer measurer) {
+    this.measurer = measurer;
+  }
+
   @Option(
       names = {"-h", "--help"},
       usageHelp = true,
@@ -108,13 +124,20 @@ final class PackCommand implements Callable<Integer> {
       description = "licence text or SPDX id (default: ${DEFAULT-VALUE})")
   String licence;
 
-  @Option(names = "--clip-norm", defaultValue = "1", description = "DP clip norm C (default: 1)")
+  @Option(
+      names = "--clip-norm",
+      defaultValue = "64",
+      description =
+          "L2 clip norm C of every LoRA input, in both modes (default: ${DEFAULT-VALUE}; the"
+              + " measured effect shows what it costs)")
   BigDecimal clipNorm;
 
   @Option(
       names = "--noise-multiplier",
-      defaultValue = "1.1",
-      description = "DP noise multiplier σ/C (default: 1.1)")
+      defaultValue = "0",
+      description =
+          "DP noise multiplier z: σ = z·2·L·C on every site's output, ρ = 1/(2z²) per site and"
+              + " token; 0 adds no noise and charges no budget (default: ${DEFAULT-VALUE})")
   BigDecimal noiseMultiplier;
 
   @Option(names = "--delta", defaultValue = "0.00001", description = "DP δ (default: 0.00001)")
@@ -146,6 +169,25 @@ final class PackCommand implements Callable<Integer> {
   @Option(names = "--out", required = true, description = "the .tgsp file to write")
   Path out;
 
+  @Option(
+      names = "--model-dir",
+      description =
+          "the base model's folder: measure the adapter's effect retained under the policy and the"
+              + " tokens per period it allows, and sign the figures (ADR 0035; ./tensafe tgsp pack)")
+  Path modelDir;
+
+  @Option(
+      names = "--effect-prompts",
+      description = "user messages to measure on, one per line (default: the reference prompts)")
+  Path effectPrompts;
+
+  @Option(
+      names = "--min-effect",
+      description =
+          "refuse to pack when the measured greedy agreement is below this, in [0, 1]"
+              + " (needs --model-dir)")
+  BigDecimal minEffect;
+
   @Override
   public Integer call() throws IOException, TgspException {
     CreatorKeyPair creator = KeyFiles.readCreatorPrivate(creatorKey);
@@ -155,6 +197,9 @@ final class PackCommand implements Callable<Integer> {
     }
     PayloadCipher.requireChunkSize(chunkSize);
     Optional<String> configHash = Optional.empty();
+    if (baseModelConfig == null && modelDir != null) {
+      baseModelConfig = modelDir.resolve("config.json");
+    }
     if (baseModelConfig != null) {
       requireFits(PeftAdapter.load(peft), readShape(baseModelConfig));
       configHash = Optional.of(Frames.hex(Frames.sha256(Files.readAllBytes(baseModelConfig))));
@@ -173,6 +218,10 @@ final class PackCommand implements Callable<Integer> {
             rank == null ? OptionalInt.empty() : OptionalInt.of(rank),
             chunkSize,
             Instant.now());
+    Optional<Manifest.MeasuredEffect> effect = measure(options.dpPolicy());
+    if (effect.isPresent()) {
+      options = options.withMeasuredEffect(effect.get());
+    }
     long size = Files.size(peft.resolve(PeftAdapter.WEIGHTS_FILE));
     ProgressBar bar = new ProgressBar("pack", size);
     AdapterPacker.PackResult result =
@@ -206,6 +255,83 @@ final class PackCommand implements Callable<Integer> {
         fleets.size(),
         out);
     return 0;
+  }
+
+  /**
+   * The effect retained under {@code policy}, measured when {@code --model-dir} names the base
+   * model; refuses (naming the measured figure) when it is below {@code --min-effect}.
+   */
+  private Optional<Manifest.MeasuredEffect> measure(Manifest.DpPolicy policy) throws IOException {
+    if (modelDir == null) {
+      if (minEffect != null || effectPrompts != null) {
+        throw new IllegalArgumentException("--min-effect and --effect-prompts need --model-dir");
+      }
+      return Optional.empty();
+    }
+    if (minEffect != null && (minEffect.signum() < 0 || minEffect.compareTo(BigDecimal.ONE) > 0)) {
+      throw new IllegalArgumentException("--min-effect must be in [0, 1], was " + minEffect);
+    }
+    List<String> prompts = effectPrompts == null ? List.of() : readPrompts(effectPrompts);
+    Manifest.MeasuredEffect e = measurer.measure(peft, modelDir, policy, prompts);
+    System.out.printf(
+        Locale.ROOT,
+        "measured effect retained under z = %s: greedy agreement %s over %d positions, KL ratio %s,"
+            + " %s tokens per %d days%n",
+        policy.noiseMultiplier().toPlainString(),
+        e.greedyAgreement().toPlainString(),
+        e.positions(),
+        e.klRatio().toPlainString(),
+        e.tokensPerPeriod().isPresent()
+            ? Long.toString(e.tokensPerPeriod().getAsLong())
+            : "unlimited",
+        policy.periodDays());
+    if (policy.noiseMultiplier().signum() == 0
+        && e.greedyAgreement().compareTo(new BigDecimal("0.9")) < 0) {
+      System.err.println(
+          "warning: without noise the clip norm "
+              + policy.clipNorm().toPlainString()
+              + " alone keeps only "
+              + e.greedyAgreement().toPlainString()
+              + " of the adapter's greedy tokens: it clips the model's LoRA inputs; a larger"
+              + " --clip-norm keeps more");
+    }
+    if (minEffect != null && e.greedyAgreement().compareTo(minEffect) < 0) {
+      throw new IllegalArgumentException(
+          "the adapter keeps a greedy agreement of "
+              + e.greedyAgreement().toPlainString()
+              + " with its noiseless self under this policy (noise multiplier "
+              + policy.noiseMultiplier().toPlainString()
+              + "), below --min-effect "
+              + minEffect.toPlainString()
+              + "; nothing was packed");
+    }
+    if (e.tokensPerPeriod().isPresent() && e.tokensPerPeriod().getAsLong() == 0) {
+      throw new IllegalArgumentException(
+          "under this policy (noise multiplier "
+              + policy.noiseMultiplier().toPlainString()
+              + ", ε "
+              + policy.epsilonBudgetPerPeriod().toPlainString()
+              + " per "
+              + policy.periodDays()
+              + " days) a client could not run one token a period: raise the noise multiplier or"
+              + " the budget, or choose no noise (0); nothing was packed");
+    }
+    return Optional.of(e);
+  }
+
+  /** One prompt per non-blank line, at most {@value #MAX_PROMPTS} and 64 KiB. */
+  static List<String> readPrompts(Path file) throws IOException {
+    if (Files.size(file) > MAX_PROMPTS_BYTES) {
+      throw new IllegalArgumentException(
+          file + " is larger than " + MAX_PROMPTS_BYTES + " bytes of prompts");
+    }
+    List<String> prompts =
+        Files.readAllLines(file).stream().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    if (prompts.isEmpty() || prompts.size() > MAX_PROMPTS) {
+      throw new IllegalArgumentException(
+          file + " holds " + prompts.size() + " prompts; 1 to " + MAX_PROMPTS + " are measured");
+    }
+    return prompts;
   }
 
   /** The shape in a base model's {@code config.json} (at most 1 MiB). */

@@ -1,6 +1,7 @@
 package io.tensafe.tgsp.cli;
 
 import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.packaging.EffectMeasurer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -41,7 +42,26 @@ public final class TgspCommand implements Runnable {
 
   /** Runs the CLI and returns its exit code (for tests). */
   public static int execute(String... args) {
-    CommandLine cli = new CommandLine(new TgspCommand());
+    return execute(EffectMeasurer.UNAVAILABLE, args);
+  }
+
+  /**
+   * Runs the CLI with {@code measurer} behind {@code pack --model-dir} (the node's tools pass the
+   * base model's runtime) and returns its exit code.
+   */
+  public static int execute(EffectMeasurer measurer, String... args) {
+    CommandLine.IFactory defaults = CommandLine.defaultFactory();
+    CommandLine.IFactory factory =
+        new CommandLine.IFactory() {
+          @Override
+          @SuppressWarnings("unchecked")
+          public <K> K create(Class<K> type) throws Exception {
+            return type == PackCommand.class
+                ? (K) new PackCommand(measurer)
+                : defaults.create(type);
+          }
+        };
+    CommandLine cli = new CommandLine(new TgspCommand(), factory);
     cli.setExecutionExceptionHandler(TgspCommand::report);
     return cli.execute(args);
   }

@@ -24,7 +24,38 @@ public record Manifest(
     DpPolicy dpPolicy,
     Optional<TrainingDpCertificate> trainingDpCertificate,
     Payload payload,
-    Instant createdAt) {
+    Instant createdAt,
+    Optional<MeasuredEffect> measuredEffect) {
+
+  /** A manifest without measured figures (packages made before they were signed, tests). */
+  public Manifest(
+      String packageId,
+      Adapter adapter,
+      Creator creator,
+      BaseModel baseModel,
+      Lora lora,
+      Routing routing,
+      Price price,
+      String licence,
+      DpPolicy dpPolicy,
+      Optional<TrainingDpCertificate> trainingDpCertificate,
+      Payload payload,
+      Instant createdAt) {
+    this(
+        packageId,
+        adapter,
+        creator,
+        baseModel,
+        lora,
+        routing,
+        price,
+        licence,
+        dpPolicy,
+        trainingDpCertificate,
+        payload,
+        createdAt,
+        Optional.empty());
+  }
 
   /** The value of the manifest's {@code format} field. */
   public static final String FORMAT = "tgsp/2";
@@ -116,10 +147,13 @@ public record Manifest(
       String currency, long promptMicrosPer1kTokens, long completionMicrosPer1kTokens) {}
 
   /**
-   * The differential-privacy policy clients are held to (Gaussian mechanism on clipped inputs).
+   * The differential-privacy policy clients are held to (ADR 0035): every LoRA input is clipped to
+   * C and, when z > 0, every adapted site's output for every token gets Gaussian noise σ = z·2·L·C
+   * (L the site's signed spectral bound), one release of ρ = 1/(2z²) each.
    *
    * @param clipNorm L2 clip norm C, > 0
-   * @param noiseMultiplier σ/C, > 0
+   * @param noiseMultiplier z = σ/(2·L·C), ≥ 0; 0 is the creator's choice of no DP noise (no release
+   *     is noised or charged)
    * @param delta δ, in (0, 10^-3]
    * @param epsilonBudgetPerPeriod the ε a client may spend per period, > 0
    * @param periodDays the budget period, in days, [1, 366]
@@ -130,6 +164,41 @@ public record Manifest(
       BigDecimal delta,
       BigDecimal epsilonBudgetPerPeriod,
       int periodDays) {}
+
+  /**
+   * What a buyer gets under the package's DP policy, measured by {@code tgsp pack} on the weights
+   * with the base model (the marketplace cannot read the weights: it shows these signed figures and
+   * says so; ADR 0035). Teacher-forced on the noiseless adapter's greedy continuation of each
+   * prompt: at every position where the noiseless adapter's greedy token differs from the base
+   * model's, does the noised adapter pick the noiseless adapter's token, and how far is its
+   * next-token distribution.
+   *
+   * @param method how it was measured; today {@value MeasuredEffect#METHOD}
+   * @param promptSource {@code creator} (the creator's own prompts) or {@code default} (the
+   *     project's reference prompts)
+   * @param prompts prompts measured, [1, 1024]
+   * @param tokensPerPrompt greedy tokens generated per prompt, [1, 4096]
+   * @param positions positions where the noiseless adapter's greedy token differs from the base
+   *     model's, summed over prompts, [0, 2^22]
+   * @param greedyAgreement share of those positions where the noised adapter's greedy token is the
+   *     noiseless adapter's, [0, 1] (1 when there are none)
+   * @param klRatio mean KL(noiseless adapter ‖ noised adapter) over mean KL(noiseless adapter ‖
+   *     base model), over every position, [0, 10^6]: 0 keeps all of the effect, 1 or more none
+   * @param tokensPerPeriod tokens an organisation can run through the adapter per budget period
+   *     under the policy, [0, 2^53 − 1]; absent when the policy adds no noise (no budget limits it)
+   */
+  public record MeasuredEffect(
+      String method,
+      String promptSource,
+      int prompts,
+      int tokensPerPrompt,
+      int positions,
+      BigDecimal greedyAgreement,
+      BigDecimal klRatio,
+      java.util.OptionalLong tokensPerPeriod) {
+    /** The measurement {@code tgsp pack} and {@code bench utility} make. */
+    public static final String METHOD = "teacher-forced-greedy/1";
+  }
 
   /** The creator's claim about DP training (ε, δ, mechanism and accountant), as stated. */
   public record TrainingDpCertificate(

@@ -82,6 +82,7 @@ public final class ManifestCodec {
             "plaintext_bytes", num(m.payload().plaintextBytes()),
             "plaintext_sha256", str(m.payload().plaintextSha256())));
     root.put("created_at", str(ManifestRules.formatInstant(m.createdAt())));
+    m.measuredEffect().ifPresent(e -> root.put("measured_effect", measuredEffect(e)));
     return CanonicalJson.encode(new JsonObject(root));
   }
 
@@ -127,6 +128,19 @@ public final class ManifestCodec {
                         num(b.bRowL1Log2()),
                         "spectral_log2",
                         num(b.spectralLog2()))));
+    return new JsonObject(m);
+  }
+
+  private static JsonObject measuredEffect(Manifest.MeasuredEffect e) {
+    Map<String, JsonValue> m = new LinkedHashMap<>();
+    m.put("method", str(e.method()));
+    m.put("prompt_source", str(e.promptSource()));
+    m.put("prompts", num(e.prompts()));
+    m.put("tokens_per_prompt", num(e.tokensPerPrompt()));
+    m.put("positions", num(e.positions()));
+    m.put("greedy_agreement", dec(e.greedyAgreement()));
+    m.put("kl_ratio", dec(e.klRatio()));
+    e.tokensPerPeriod().ifPresent(t -> m.put("tokens_per_period", num(t)));
     return new JsonObject(m);
   }
 

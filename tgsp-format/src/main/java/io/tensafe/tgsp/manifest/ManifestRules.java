@@ -86,7 +86,8 @@ public final class ManifestRules {
             "dp_policy",
             "training_dp_certificate",
             "payload",
-            "created_at"));
+            "created_at",
+            "measured_effect"));
     String format = r.string("format");
     if (!format.equals(Manifest.FORMAT)) {
       throw new JsonSchemaException(r.field("format"), "\"" + format + "\" is not tgsp/2");
@@ -115,7 +116,8 @@ public final class ManifestRules {
         dpPolicy(r.object("dp_policy")),
         certificate(r.optionalObject("training_dp_certificate")),
         payload(r.object("payload")),
-        instant(r, "created_at"));
+        instant(r, "created_at"),
+        measuredEffect(r.optionalObject("measured_effect")));
   }
 
   private static Lora lora(ObjectReader r) throws JsonSchemaException {
@@ -256,7 +258,7 @@ public final class ManifestRules {
             "clip_norm", "noise_multiplier", "delta", "epsilon_budget_per_period", "period_days"));
     return new DpPolicy(
         decimal(r, "clip_norm", BigDecimal.ZERO, false, BigDecimal.valueOf(1_000_000)),
-        decimal(r, "noise_multiplier", BigDecimal.ZERO, false, BigDecimal.valueOf(1000)),
+        decimal(r, "noise_multiplier", BigDecimal.ZERO, true, BigDecimal.valueOf(1000)),
         decimal(r, "delta", BigDecimal.ZERO, false, new BigDecimal("0.001")),
         decimal(r, "epsilon_budget_per_period", BigDecimal.ZERO, false, BigDecimal.valueOf(10_000)),
         (int) r.integer("period_days", 1, 366));
@@ -276,6 +278,51 @@ public final class ManifestRules {
             text(r, "mechanism", 64),
             text(r, "accountant", 64),
             r.integer("steps", 1, CanonicalJson.MAX_SAFE_INTEGER)));
+  }
+
+  private static Optional<Manifest.MeasuredEffect> measuredEffect(Optional<ObjectReader> maybe)
+      throws JsonSchemaException {
+    if (maybe.isEmpty()) {
+      return Optional.empty();
+    }
+    ObjectReader r =
+        maybe
+            .get()
+            .allowOnly(
+                Set.of(
+                    "method",
+                    "prompt_source",
+                    "prompts",
+                    "tokens_per_prompt",
+                    "positions",
+                    "greedy_agreement",
+                    "kl_ratio",
+                    "tokens_per_period"));
+    String method = r.string("method");
+    if (!method.equals(Manifest.MeasuredEffect.METHOD)) {
+      throw new JsonSchemaException(
+          r.field("method"), "\"" + method + "\" is not " + Manifest.MeasuredEffect.METHOD);
+    }
+    String source = r.string("prompt_source");
+    if (!source.equals("creator") && !source.equals("default")) {
+      throw new JsonSchemaException(
+          r.field("prompt_source"), "\"" + source + "\" is not creator or default");
+    }
+    java.util.OptionalLong tokens =
+        r.has("tokens_per_period")
+            ? java.util.OptionalLong.of(
+                r.integer("tokens_per_period", 0, CanonicalJson.MAX_SAFE_INTEGER))
+            : java.util.OptionalLong.empty();
+    return Optional.of(
+        new Manifest.MeasuredEffect(
+            method,
+            source,
+            (int) r.integer("prompts", 1, 1024),
+            (int) r.integer("tokens_per_prompt", 1, 4096),
+            (int) r.integer("positions", 0, 1 << 22),
+            decimal(r, "greedy_agreement", BigDecimal.ZERO, true, BigDecimal.ONE),
+            decimal(r, "kl_ratio", BigDecimal.ZERO, true, BigDecimal.valueOf(1_000_000)),
+            tokens));
   }
 
   private static Payload payload(ObjectReader r) throws JsonSchemaException {

@@ -144,7 +144,8 @@ public final class AdapterPacker {
             o.dpPolicy(),
             o.trainingDpCertificate(),
             new Manifest.Payload(Files.size(payload), Frames.hex(sha256(payload))),
-            o.createdAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+            o.createdAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS),
+            o.measuredEffect());
     // Round-trip through the codec so that a pack never signs what a reader would refuse.
     ManifestCodec.decode(ManifestCodec.encode(manifest));
     return manifest;

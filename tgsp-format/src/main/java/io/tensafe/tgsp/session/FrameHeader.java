@@ -7,7 +7,9 @@ import java.util.Arrays;
 /**
  * The fixed {@link #BYTES}-byte head of a {@link SessionFrame}: everything a relay meters and
  * checks, readable before any ciphertext has arrived (so a relay can refuse a frame, or stream its
- * ciphertexts on, without holding the whole frame). Layout as in {@link SessionFrame}.
+ * ciphertexts on, without holding the whole frame). Layout as in {@link SessionFrame}; the header's
+ * bytes also hold the frame's nonce and tag, which a relay neither reads nor can forge ({@code
+ * sessionauth.FrameAuth}).
  *
  * @param sequence Range: [0, 2^32).
  * @param step Range: [0, 2^32).
@@ -17,10 +19,22 @@ import java.util.Arrays;
  */
 public record FrameHeader(
     FrameKind kind, long sequence, long step, int group, int tokens, int count) {
-  /** Bytes of a header: magic, kind, sequence, step, group, tokens, count. */
-  public static final int BYTES = 19;
+  /** Bytes of a header: magic, kind, sequence, step, group, tokens, count, nonce, tag. */
+  public static final int BYTES = 19 + 2 * 16;
 
-  static final byte[] MAGIC = "TPS1".getBytes(StandardCharsets.US_ASCII);
+  /** Where the client's nonce starts, and its length. */
+  static final int NONCE_AT = 19;
+
+  static final int NONCE_BYTES = 16;
+
+  /**
+   * Where the frame's authentication tag starts ({@code sessionauth.FrameAuth}), and its length.
+   */
+  static final int TAG_AT = NONCE_AT + NONCE_BYTES;
+
+  static final int TAG_BYTES = 16;
+
+  static final byte[] MAGIC = "TPS2".getBytes(StandardCharsets.US_ASCII);
 
   public FrameHeader {
     if (sequence < 0 || sequence > 0xFFFF_FFFFL || step < 0 || step > 0xFFFF_FFFFL) {
@@ -66,21 +80,23 @@ public record FrameHeader(
     return new FrameHeader(kind, sequence, step, group, tokens, count);
   }
 
-  /** Writes this header into {@code out} at its position. */
-  void writeInto(ByteBuffer out) {
+  /** Writes this header into {@code out} at its position, with {@code nonce} and a zero tag. */
+  void writeInto(ByteBuffer out, byte[] nonce) {
     out.put(MAGIC)
         .put((byte) kind.code())
         .putInt((int) sequence)
         .putInt((int) step)
         .putShort((short) group)
         .putShort((short) tokens)
-        .putShort((short) count);
+        .putShort((short) count)
+        .put(nonce)
+        .put(new byte[TAG_BYTES]);
   }
 
-  /** This header's {@link #BYTES} bytes. */
+  /** This header's {@link #BYTES} bytes, with a zero nonce and tag. */
   public byte[] toBytes() {
     ByteBuffer out = ByteBuffer.allocate(BYTES);
-    writeInto(out);
+    writeInto(out, new byte[NONCE_BYTES]);
     return out.array();
   }
 }

@@ -2,13 +2,15 @@ package io.tensafe.tgsp.session;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * One frame of a private session (ADR 0017): a round the client sends, or the node's answer to it.
  * The ciphertexts are opaque here (the kernels' encoding); the marketplace meters from the header
- * alone. Layout, big-endian: magic {@code "TPS1"}, kind (u8), sequence (u32), step (u32), group
- * (u16), tokens (u16), count (u16), then {@code count} times a u32 length and that many bytes.
+ * alone. Layout, big-endian: magic {@code "TPS2"}, kind (u8), sequence (u32), step (u32), group
+ * (u16), tokens (u16), count (u16), nonce (16 bytes), tag (16 bytes, {@code sessionauth.FrameAuth};
+ * zero until sealed), then {@code count} times a u32 length and that many bytes.
  *
  * @param sequence the frame's place in its session, from 0, one more for each client frame; an
  *     answer repeats the sequence of the frame it answers. Range: [0, 2^32).
@@ -17,9 +19,23 @@ import java.util.List;
  *     order. Range: [0, 65535].
  * @param tokens the tokens the step processes: the prompt's in the prefill, then 1. Range: [1,
  *     65535].
+ * @param nonce 16 bytes the client draws fresh for each frame it sends (its uploads' c1 seeds
+ *     depend on it, ADR 0037); zero in the node's answers
  */
 public record SessionFrame(
-    FrameKind kind, long sequence, long step, int group, int tokens, List<byte[]> ciphertexts) {
+    FrameKind kind,
+    long sequence,
+    long step,
+    int group,
+    int tokens,
+    byte[] nonce,
+    List<byte[]> ciphertexts) {
+  /** Bytes of a frame's nonce. */
+  public static final int NONCE_BYTES = FrameHeader.NONCE_BYTES;
+
+  /** Bytes of a frame's tag: the header's last ({@code sessionauth.FrameAuth}). */
+  public static final int TAG_BYTES = FrameHeader.TAG_BYTES;
+
   /** Bytes before the first ciphertext ({@link FrameHeader#BYTES}). */
   public static final int HEADER_BYTES = FrameHeader.BYTES;
 
@@ -33,10 +49,25 @@ public record SessionFrame(
     if (ciphertexts.size() > 0xFFFF) {
       throw new IllegalArgumentException("at most 65535 ciphertexts in a frame");
     }
+    if (nonce.length != NONCE_BYTES) {
+      throw new IllegalArgumentException("a frame's nonce has " + NONCE_BYTES + " bytes");
+    }
+    nonce = nonce.clone();
     ciphertexts = List.copyOf(ciphertexts);
   }
 
-  /** The frame's bytes. */
+  /** A frame with a zero nonce (the node's answers, tests). */
+  public SessionFrame(
+      FrameKind kind, long sequence, long step, int group, int tokens, List<byte[]> ciphertexts) {
+    this(kind, sequence, step, group, tokens, new byte[NONCE_BYTES], ciphertexts);
+  }
+
+  @Override
+  public byte[] nonce() {
+    return nonce.clone();
+  }
+
+  /** The frame's bytes, its tag zero ({@code sessionauth.FrameAuth} fills it). */
   public byte[] toBytes() {
     long size = HEADER_BYTES;
     for (byte[] c : ciphertexts) {
@@ -46,7 +77,7 @@ public record SessionFrame(
       throw new IllegalArgumentException("frame too large: " + size + " bytes");
     }
     ByteBuffer out = ByteBuffer.allocate((int) size);
-    header().writeInto(out);
+    header().writeInto(out, nonce);
     for (byte[] c : ciphertexts) {
       out.putInt(c.length).put(c);
     }
@@ -98,6 +129,7 @@ public record SessionFrame(
         header.step(),
         header.group(),
         header.tokens(),
+        Arrays.copyOfRange(bytes, FrameHeader.NONCE_AT, FrameHeader.NONCE_AT + NONCE_BYTES),
         ciphertexts);
   }
 

@@ -103,6 +103,68 @@ class ManifestCodecTest {
     assertTrue(e.getMessage().contains(path), rule + ": " + e.getMessage());
   }
 
+  static Manifest measured(java.util.OptionalLong tokensPerPeriod) {
+    Manifest m = sample();
+    return new Manifest(
+        m.packageId(),
+        m.adapter(),
+        m.creator(),
+        m.baseModel(),
+        m.lora(),
+        m.routing(),
+        m.price(),
+        m.licence(),
+        new Manifest.DpPolicy(
+            BigDecimal.valueOf(64), BigDecimal.ZERO, new BigDecimal("0.00001"), BigDecimal.TEN, 30),
+        m.trainingDpCertificate(),
+        m.payload(),
+        m.createdAt(),
+        Optional.of(
+            new Manifest.MeasuredEffect(
+                Manifest.MeasuredEffect.METHOD,
+                "default",
+                8,
+                64,
+                431,
+                new BigDecimal("0.97"),
+                new BigDecimal("0.0125"),
+                tokensPerPeriod)));
+  }
+
+  @Test
+  void measuredEffect_andNoNoise_roundTrip() throws Exception {
+    for (java.util.OptionalLong tokens :
+        List.of(java.util.OptionalLong.empty(), java.util.OptionalLong.of(123_456))) {
+      byte[] bytes = ManifestCodec.encode(measured(tokens));
+      assertEquals(measured(tokens), ManifestCodec.decode(bytes));
+      String json = new String(bytes, StandardCharsets.UTF_8);
+      assertTrue(json.contains("\"noise_multiplier\":\"0\""), json);
+      assertEquals(tokens.isPresent(), json.contains("\"tokens_per_period\":123456"), json);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          agreement above one | "greedy_agreement":"0.97" | "greedy_agreement":"1.5"  | measured_effect.greedy_agreement
+          unknown method      | "teacher-forced-greedy/1" | "made-up/1"               | measured_effect.method
+          unknown source      | "prompt_source":"default" | "prompt_source":"other"   | measured_effect.prompt_source
+          no prompts          | "prompts":8               | "prompts":0               | measured_effect.prompts
+          negative noise      | "noise_multiplier":"0"    | "noise_multiplier":"-1"   | dp_policy.noise_multiplier
+          """)
+  void decode_measuredEffectBreaksSchema_namesTheField(
+      String rule, String from, String to, String path) {
+    String json =
+        new String(
+            ManifestCodec.encode(measured(java.util.OptionalLong.empty())), StandardCharsets.UTF_8);
+    assertTrue(json.contains(from), rule + ": fixture text not found in " + json);
+    byte[] broken = json.replace(from, to).getBytes(StandardCharsets.UTF_8);
+    TgspException e = assertThrows(TgspException.class, () -> ManifestCodec.decode(broken));
+    assertTrue(e.getMessage().contains(path), rule + ": " + e.getMessage());
+  }
+
   @Test
   void decode_unknownField_isRefused() {
     String json = new String(ManifestCodec.encode(sample()), StandardCharsets.UTF_8);

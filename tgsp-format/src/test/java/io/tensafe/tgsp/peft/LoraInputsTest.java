@@ -22,17 +22,17 @@ class LoraInputsTest {
   }
 
   @Test
-  void releasesPerToken_qkvShareOneInputPerLayer() {
+  void releasesPerToken_everySiteIsOneRelease_evenWhereSitesShareAnInput() {
     assertEquals(
-        3, LoraInputs.releasesPerToken(names(3, "self_attn", "q_proj", "k_proj", "v_proj")));
+        9, LoraInputs.releasesPerToken(names(3, "self_attn", "q_proj", "k_proj", "v_proj")));
   }
 
   @Test
-  void releasesPerToken_everyQwenModule_isFourInputsPerLayer() {
+  void releasesPerToken_everyQwenModule_isSevenSitesPerLayer() {
     List<String> all =
         new ArrayList<>(names(2, "self_attn", "q_proj", "k_proj", "v_proj", "o_proj"));
     all.addAll(names(2, "mlp", "gate_proj", "up_proj", "down_proj"));
-    assertEquals(8, LoraInputs.releasesPerToken(all));
+    assertEquals(14, LoraInputs.releasesPerToken(all));
   }
 
   @Test
@@ -44,17 +44,18 @@ class LoraInputsTest {
   }
 
   @Test
-  void releasesPerToken_experts_shareTheirInput_andCountOneDownPerRoutedExpert() {
+  void releasesPerToken_experts_countTheSitesOfTheRoutedExperts() {
     List<String> all = new ArrayList<>(names(2, "self_attn", "q_proj", "k_proj", "v_proj"));
     for (int e = 0; e < 16; e++) {
       all.addAll(names(2, "mlp.experts." + e, "gate_proj", "up_proj", "down_proj"));
     }
-    // Per layer: attention 1, the experts' shared input 1, and a down per routed expert.
-    assertEquals(2 * (1 + 1 + 4), LoraInputs.releasesPerToken(all, 4));
-    assertEquals(2 * (1 + 1 + 16), LoraInputs.releasesPerToken(all), "unknown: every expert");
+    // Per layer: three attention sites and three sites per routed expert.
+    assertEquals(2 * (3 + 3 * 4), LoraInputs.releasesPerToken(all, 4));
+    assertEquals(2 * (3 + 3 * 16), LoraInputs.releasesPerToken(all), "unknown: every expert");
     List<String> fewer = new ArrayList<>(names(1, "mlp.experts.3", "down_proj"));
-    fewer.addAll(names(1, "mlp.experts.9", "gate_proj"));
-    assertEquals(2, LoraInputs.releasesPerToken(fewer, 8), "fewer adapted experts than routed");
+    fewer.addAll(names(1, "mlp.experts.9", "gate_proj", "up_proj"));
+    assertEquals(3, LoraInputs.releasesPerToken(fewer, 8), "fewer adapted experts than routed");
+    assertEquals(2, LoraInputs.releasesPerToken(fewer, 1), "the expert with the most sites");
     assertTrue(LoraInputs.readsExperts(fewer));
     assertFalse(LoraInputs.readsExperts(names(2, "self_attn", "q_proj")));
   }

@@ -26,9 +26,7 @@ public final class ToolCallAnswer {
    * the model only called) and {@code tool_calls} when it called.
    */
   public static ObjectNode message(String text, String answerId) {
-    ToolCallStream reader = reader(answerId);
-    List<ToolCallEvent> events = new ArrayList<>(reader.feed(text));
-    events.addAll(reader.finish());
+    List<ToolCallEvent> events = events(text, answerId);
     ObjectNode message = JsonNodeFactory.instance.objectNode().put("role", "assistant");
     StringBuilder content = new StringBuilder();
     ArrayNode calls = JsonNodeFactory.instance.arrayNode();
@@ -47,6 +45,38 @@ public final class ToolCallAnswer {
       message.set("tool_calls", calls);
     }
     return message;
+  }
+
+  /** The events of a whole answer {@code text}. */
+  public static List<ToolCallEvent> events(String text, String answerId) {
+    ToolCallStream reader = reader(answerId);
+    List<ToolCallEvent> events = new ArrayList<>(reader.feed(text));
+    events.addAll(reader.finish());
+    return events;
+  }
+
+  /**
+   * The text {@code events} deliver, written as the model writes it: content as it is, and each
+   * call as one block of its name and arguments ({@code <tool_call>\n{"name": ..., "arguments":
+   * ...}\n</tool_call>}), whatever else the model's block held. What a relay bills for an answer
+   * that offered tools: the client receives the name and arguments, never the rest of the block.
+   */
+  public static String delivered(List<ToolCallEvent> events) {
+    StringBuilder text = new StringBuilder();
+    for (ToolCallEvent e : events) {
+      switch (e) {
+        case ToolCallEvent.Content c -> text.append(c.text());
+        case ToolCallEvent.Call call ->
+            text.append(ToolCallStream.OPEN)
+                .append("\n{\"name\": ")
+                .append(JsonNodeFactory.instance.textNode(call.name()))
+                .append(", \"arguments\": ")
+                .append(call.arguments())
+                .append("}\n")
+                .append(ToolCallStream.CLOSE);
+      }
+    }
+    return text.toString();
   }
 
   /** The stream delta of one call: {@code {"tool_calls": [{index, id, type, function}]}}. */

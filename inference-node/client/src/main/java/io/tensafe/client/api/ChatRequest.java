@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.tensafe.chat.openai.InvalidRequestException;
 import io.tensafe.chat.openai.OpenAiRequest;
 import io.tensafe.node.runtime.SamplingParameters;
-import io.tensafe.tgsp.routing.ConversationTexts;
-import io.tensafe.tgsp.routing.RoutedText;
-import java.util.List;
 
 /**
  * An OpenAI chat-completions request as the local endpoint reads it: checked by the same rules as
@@ -24,8 +21,7 @@ record ChatRequest(
     ArrayNode tools,
     SamplingParameters sampling,
     boolean stream,
-    boolean includeUsage,
-    List<RoutedText> routing) {
+    boolean includeUsage) {
   static final int MAX_TOKENS = OpenAiRequest.MAX_TOKENS;
 
   /**
@@ -47,18 +43,7 @@ record ChatRequest(
             r.maxTokens(),
             r.stop(),
             r.format().grammar());
-    List<RoutedText> routing =
-        ConversationTexts.of(
-            r.turns().stream()
-                .map(t -> new ConversationTexts.Message(t.role(), t.content()))
-                .toList());
     return new ChatRequest(
-        r.model(),
-        r.messagesOrPrompt(),
-        r.tools(),
-        sampling,
-        r.stream(),
-        r.includeUsage(),
-        routing);
+        r.model(), r.messagesOrPrompt(), r.tools(), sampling, r.stream(), r.includeUsage());
   }
 }

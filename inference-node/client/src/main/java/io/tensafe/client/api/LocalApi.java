@@ -142,7 +142,7 @@ public final class LocalApi implements AutoCloseable {
       throw new IllegalArgumentException("the body is not JSON");
     }
     ChatRequest r = ChatRequest.parse(body);
-    String model = completions.route(r.model(), r.routing());
+    String model = PrivateCompletions.route(r.model());
     String id = "chatcmpl-" + UUID.randomUUID();
     long created = System.currentTimeMillis() / 1000;
     String prompt;

@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.kernels.helora.PrivateScales;
-import io.tensafe.kernels.rlwe.UploadSeeds;
+import io.tensafe.kernels.protocol.UploadSeeds;
 import io.tensafe.node.privatemode.SessionTerms;
 import io.tensafe.node.privatemode.SitePlan;
-import io.tensafe.tgsp.routing.GateCandidate;
+import io.tensafe.tgsp.TgspException;
+import io.tensafe.tgsp.crypto.FleetPublicKey;
+import io.tensafe.tgsp.crypto.KeyFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -22,9 +24,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The marketplace's API as a private-mode client uses it, with its API key: the models and routing
- * candidates it may use, and private sessions (open, one frame at a time, close). Only public keys,
- * ciphertext frames and token limits go out; never text.
+ * The marketplace's API as a private-mode client uses it, with its API key: the models it may use,
+ * the fleets' public keys, and private sessions (open, one frame at a time, close). Only public
+ * keys, ciphertext frames and token limits go out; never text.
  */
 public final class MarketplaceApi {
   /** The most of any JSON answer read, in bytes, but a session's opening. */
@@ -58,38 +60,43 @@ public final class MarketplaceApi {
     return JSON.readTree(send(request("v1/models").GET().build(), MAX_JSON_BYTES));
   }
 
-  /** What {@code auto} chooses among for this key, and the default adapter (or null). */
-  public record Candidates(String defaultAdapter, List<GateCandidate> candidates) {}
-
-  /** {@code GET /v1/routing/candidates}. */
-  public Candidates candidates() throws IOException {
-    JsonNode root =
-        JSON.readTree(send(request("v1/routing/candidates").GET().build(), MAX_JSON_BYTES));
-    List<GateCandidate> out = new ArrayList<>();
-    for (JsonNode c : root.path("candidates")) {
-      List<String> keywords = new ArrayList<>();
-      c.path("keywords").forEach(k -> keywords.add(k.asText()));
-      out.add(
-          new GateCandidate(
-              c.path("adapterId").asText(),
-              c.path("version").asText(),
-              keywords,
-              c.path("currency").isNull() ? null : c.path("currency").asText(null),
-              c.path("microsPer1kTokens").asLong()));
+  /**
+   * {@code GET /v1/private/fleets}: each active fleet's id and public key, parsed here (the key id
+   * is computed from the keys, never taken from the answer). What the marketplace says is checked
+   * against the client's pins ({@link FleetPins}) before any key is used.
+   *
+   * @throws IOException if the answer or a key does not parse
+   */
+  public List<FleetPublicKey> fleets() throws IOException {
+    JsonNode root = JSON.readTree(send(request("v1/private/fleets").GET().build(), MAX_JSON_BYTES));
+    List<FleetPublicKey> out = new ArrayList<>();
+    for (JsonNode f : root.path("data")) {
+      try {
+        out.add(
+            KeyFiles.parseFleetPublic(
+                "the marketplace's fleet " + f.path("id").asText(),
+                f.path("public_key").asText("").getBytes(StandardCharsets.UTF_8)));
+      } catch (TgspException e) {
+        throw new IOException("the marketplace sent a fleet key that does not parse", e);
+      }
     }
-    JsonNode fallback = root.path("defaultAdapter");
-    return new Candidates(fallback.isTextual() ? fallback.asText() : null, out);
+    return out;
   }
 
   /** Opens a private session ({@code POST /v1/private/sessions}). */
   public OpenedSession open(
-      String model, int maxTokens, int maxPromptTokens, List<String> publicKeys)
+      String model,
+      int maxTokens,
+      int maxPromptTokens,
+      List<String> publicKeys,
+      byte[] frameKeyWrap)
       throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("model", model);
     body.put("max_tokens", maxTokens);
     body.put("max_prompt_tokens", maxPromptTokens);
     publicKeys.forEach(body.putArray("public_keys")::add);
+    body.put("frame_key_wrap", Base64.getEncoder().encodeToString(frameKeyWrap));
     JsonNode answer =
         JSON.readTree(
             send(
@@ -118,7 +125,8 @@ public final class MarketplaceApi {
         plan,
         Math.max(2, answer.path("prefill_chunk_tokens").asInt(Integer.MAX_VALUE)),
         Optional.ofNullable(sha),
-        terms(answer));
+        terms(answer),
+        answer.path("terms").path("fleet_key_id").asText(""));
   }
 
   /** The session's public terms: its clip norm, the signed weight bounds and the seed key. */

@@ -14,6 +14,9 @@ import java.util.Optional;
  * @param prefillChunk the tokens of every prefill step but the last, ≥ 8
  * @param configSha256 the SHA-256 of the base model's config.json the adapter's manifest names
  * @param terms the session's scales and the node's upload seed key (ADR 0025)
+ * @param fleetKeyId the fleet key whose entry of the client's frame-key wrap the node opened (ADR
+ *     0037): the client uses the frame keys it wrapped to that fleet; a wrong claim fails every
+ *     frame
  */
 public record OpenedSession(
     String id,
@@ -22,4 +25,5 @@ public record OpenedSession(
     SitePlan plan,
     int prefillChunk,
     Optional<String> configSha256,
-    SessionTerms terms) {}
+    SessionTerms terms,
+    String fleetKeyId) {}

@@ -1,5 +1,6 @@
 package io.tensafe.client.session;
 
+import io.tensafe.client.marketplace.FleetPins;
 import io.tensafe.client.marketplace.MarketplaceApi;
 import io.tensafe.client.marketplace.OpenedSession;
 import io.tensafe.node.privatemode.ClientDeltas;
@@ -11,23 +12,20 @@ import io.tensafe.node.runtime.SamplingParameters;
 import io.tensafe.node.runtime.TextDelta;
 import io.tensafe.node.runtime.TextGenerator;
 import io.tensafe.node.tokenizer.QwenTokenizer;
-import io.tensafe.tgsp.routing.RouteDecision;
-import io.tensafe.tgsp.routing.RoutedText;
-import io.tensafe.tgsp.routing.StepGate;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.SecureRandom;
 import java.util.Base64;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Runs private completions (ADR 0017) on the client's machine: routes {@code auto} with the
- * step-gate over the marketplace's candidates (the prompt never leaves), opens a session with a
- * fresh CKKS key pair, checks the base model, runs the decoder with every adapter delta computed by
- * the node under that key, and ends the session, which the marketplace bills from the frames. The
- * secret key lives only in this process, one per session.
+ * Runs private completions (ADR 0017) on the client's machine: opens a session with a fresh CKKS
+ * key pair and frame keys wrapped to the pinned fleets' keys (ADR 0037), checks the base model,
+ * runs the decoder with every adapter delta computed by the node under that key (the prompt's
+ * length shown only to its power-of-two bucket), and ends the session, which the marketplace bills
+ * from the frames. The secret key lives only in this process, one per session. {@code auto} is
+ * refused: the adapter it picks is a function of the prompt, which the opening would show.
  */
 public final class PrivateCompletions {
   private final MarketplaceApi marketplace;
@@ -37,7 +35,7 @@ public final class PrivateCompletions {
   private final BaseModelBinding binding;
   private final int maxPromptTokens;
   private final SecureRandom random = new SecureRandom();
-  private final AtomicLong routed = new AtomicLong();
+  private final FleetPins fleets;
 
   public PrivateCompletions(
       MarketplaceApi marketplace,
@@ -45,8 +43,10 @@ public final class PrivateCompletions {
       QwenTokenizer tokenizer,
       long[] endTokens,
       BaseModelBinding binding,
-      int maxPromptTokens) {
+      int maxPromptTokens,
+      FleetPins fleets) {
     this.marketplace = marketplace;
+    this.fleets = fleets;
     this.decoder = decoder;
     this.tokenizer = tokenizer;
     this.generator = new TextGenerator(decoder, tokenizer, endTokens);
@@ -55,24 +55,25 @@ public final class PrivateCompletions {
   }
 
   /**
-   * The adapter {@code model} names, or for {@code auto} the step-gate's choice on this machine.
+   * The adapter {@code model} names.
+   *
+   * @throws IllegalArgumentException for {@code auto}: in private mode the step-gate's choice would
+   *     have to be named in the opening, which the marketplace and the node see, and which adapter
+   *     matched is a function of the prompt's words (ADR 0037)
    */
-  public String route(String model, List<RoutedText> texts) throws IOException {
-    if (!model.equals("auto")) {
-      return model;
+  public static String route(String model) {
+    if (model.equals("auto")) {
+      throw new IllegalArgumentException(
+          "model auto is not available in private mode: the adapter it picks depends on the"
+              + " prompt's words, and the opening names it to the marketplace and the node; name"
+              + " an adapter (id or id@version)");
     }
-    MarketplaceApi.Candidates c = marketplace.candidates();
-    RouteDecision d =
-        StepGate.route(texts, c.candidates(), c.defaultAdapter(), routed.getAndIncrement());
-    if (d.reason() == RouteDecision.Reason.NO_MATCH) {
-      if (d.adapterId() == null) {
-        throw new IllegalArgumentException(
-            "no adapter's keywords matched the messages and no default adapter is configured;"
-                + " name a model");
-      }
-      return d.adapterId();
-    }
-    return d.adapterId() + "@" + d.version();
+    return model;
+  }
+
+  /** The prompt's token count as the frames show it: the power of two at or above it. */
+  static int bucket(int tokens) {
+    return tokens <= 1 ? 1 : Integer.highestOneBit(tokens - 1) << 1;
   }
 
   /**
@@ -96,20 +97,33 @@ public final class PrivateCompletions {
     try {
       // Fresh key pairs per session, one per ring this model's inputs can need (the plan's rings).
       ClientKeys keys = ClientKeys.generate(SitePlan.ringsOf(decoder.adapterShape()), random);
+      FrameAuth.Offer offer =
+          FrameAuth.offer(fleets.check(marketplace.fleets()), keys.publicKeys(), random);
+      int padded = Math.min(maxPromptTokens, bucket(ids.length));
       session =
           marketplace.open(
-              model,
+              route(model),
               parameters.maxTokens(),
-              Math.max(1, ids.length),
-              keys.publicKeys().stream().map(Base64.getEncoder()::encodeToString).toList());
+              padded,
+              keys.publicKeys().stream().map(Base64.getEncoder()::encodeToString).toList(),
+              offer.wrap());
       binding.check(session.configSha256(), session.plan());
+      FrameAuth auth = offer.byKeyId().get(session.fleetKeyId());
+      if (auth == null) {
+        throw new IOException(
+            "the opening names fleet key "
+                + session.fleetKeyId()
+                + ", to which this client wrapped no frame keys");
+      }
       String id = session.id();
       ClientDeltas deltas =
           new ClientDeltas(
               keys,
               session.plan(),
               frame -> marketplace.frame(id, frame, 1L << 30),
-              session.terms());
+              session.terms(),
+              auth);
+      deltas.padPrompt(ids.length, padded, session.prefillChunk());
       Generation g;
       try {
         g = generator.generate(ids, parameters, deltas, onText, session.prefillChunk());
@@ -118,8 +132,12 @@ public final class PrivateCompletions {
       }
       OpenedSession done = session;
       session = null;
+      // usage counts the prompt as run and billed: its padded length (ADR 0037).
+      Generation run =
+          new Generation(
+              g.text(), deltas.promptTokensRun(), g.completionTokens(), g.finishReason());
       return new CompletionResult(
-          g, done.adapter(), done.version(), marketplace.close(done.id()), deltas.counts());
+          run, done.adapter(), done.version(), marketplace.close(done.id()), deltas.counts());
     } finally {
       if (session != null) {
         try {

@@ -12,9 +12,12 @@ import io.tensafe.node.privatemode.PrivateLimits;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
+import io.tensafe.tgsp.crypto.KeyFiles;
+import io.tensafe.tgsp.json.CanonicalJson;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
-import io.tensafe.tgsp.session.SessionFrame;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -49,6 +52,9 @@ final class FakeMarketplace implements AutoCloseable {
   private final Map<String, NodeSession> nodes = new ConcurrentHashMap<>();
   private final Map<String, FrameOrder> orders = new ConcurrentHashMap<>();
 
+  /** The fleet whose node answers: its public key is listed, its private key opens the wrap. */
+  final FleetKeyPair fleet = FleetKeyPair.generate("test-fleet", new SecureRandom());
+
   /** Every request's Authorization header, in order. */
   final List<String> authorizations = Collections.synchronizedList(new ArrayList<>());
 
@@ -68,7 +74,15 @@ final class FakeMarketplace implements AutoCloseable {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
     server.createContext("/v1/models", x -> answer(x, this::models));
     server.createContext("/v1/private/sessions", x -> answer(x, this::sessions));
+    server.createContext("/v1/private/fleets", x -> answer(x, this::fleets));
     server.start();
+  }
+
+  /** Pins in a fresh file: the first session pins this marketplace's fleet on first use. */
+  static io.tensafe.client.marketplace.FleetPins pins() throws IOException {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tensafe-pins");
+    return io.tensafe.client.marketplace.FleetPins.load(
+        dir.resolve("known_fleets.json"), List.of());
   }
 
   URI uri() {
@@ -100,13 +114,26 @@ final class FakeMarketplace implements AutoCloseable {
         Map.of("object", "list", "data", List.of(Map.of("id", "demo-banking", "object", "model"))));
   }
 
+  private byte[] fleets(HttpExchange x) throws IOException {
+    String document =
+        new String(
+            CanonicalJson.encode(KeyFiles.fleetPublicJson(fleet.publicKey())),
+            java.nio.charset.StandardCharsets.UTF_8);
+    return JSON.writeValueAsBytes(
+        Map.of(
+            "object",
+            "list",
+            "data",
+            List.of(Map.of("id", fleet.publicKey().fleetId(), "public_key", document))));
+  }
+
   private byte[] sessions(HttpExchange x) throws Exception {
     String path = x.getRequestURI().getPath();
     if (x.getRequestMethod().equals("POST") && path.endsWith("/frames")) {
       String id = path.split("/")[4];
       frames.incrementAndGet();
       byte[] frame = x.getRequestBody().readAllBytes();
-      return nodes.get(id).answer(SessionFrame.read(frame, LIMITS)).toBytes();
+      return nodes.get(id).answer(frame, LIMITS);
     }
     if (x.getRequestMethod().equals("DELETE")) {
       FrameOrder order = orders.get(path.split("/")[4]);
@@ -127,9 +154,12 @@ final class FakeMarketplace implements AutoCloseable {
             r.path("max_prompt_tokens").asInt(), r.path("max_tokens").asInt() - 1, chunk);
     String id = UUID.randomUUID().toString();
     PrivateBounds bounds = PrivateBounds.asPackWouldSign(adapter);
+    FrameAuth auth =
+        FrameAuth.accept(
+            fleet, Base64.getDecoder().decode(r.path("frame_key_wrap").asText()), keys);
     NodeSession node =
         NodeSession.openWithoutNoiseForTesting(
-            adapter, bounds, plan, keys, new InputPrivacy(100, 1), order, new SecureRandom());
+            adapter, bounds, plan, keys, auth, new InputPrivacy(100, 1), order, new SecureRandom());
     nodes.put(id, node);
     orders.put(id, order);
     ObjectNode opened = JSON.createObjectNode();
@@ -155,8 +185,8 @@ final class FakeMarketplace implements AutoCloseable {
         .put("b_row_l1_log2", bounds.bRowL1Log2())
         .put("spectral_log2", bounds.spectralLog2())
         .put("upload_seed_key", Base64.getEncoder().encodeToString(node.terms().seeds().key()))
-        .put(
-            "noised_sites_per_token", plan.groups().stream().mapToInt(g -> g.sites().size()).sum());
+        .put("noised_sites_per_token", plan.groups().stream().mapToInt(g -> g.sites().size()).sum())
+        .put("fleet_key_id", fleet.publicKey().keyId());
     opened.putObject("base_model").put("config_sha256", configSha256);
     return JSON.writeValueAsBytes(opened);
   }

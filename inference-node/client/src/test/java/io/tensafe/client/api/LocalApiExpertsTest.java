@@ -97,7 +97,8 @@ class LocalApiExpertsTest {
         0,
         KEY,
         api,
-        new PrivateCompletions(api, decoder, tokenizer, vocabulary.endTokens(), binding, 4096),
+        new PrivateCompletions(
+            api, decoder, tokenizer, vocabulary.endTokens(), binding, 4096, FakeMarketplace.pins()),
         vocabulary.chat());
   }
 }

@@ -66,7 +66,8 @@ class LocalApiTest {
         0,
         KEY,
         api,
-        new PrivateCompletions(api, model.decoder(), tokenizer, endTokens, binding, 4096),
+        new PrivateCompletions(
+            api, model.decoder(), tokenizer, endTokens, binding, 4096, FakeMarketplace.pins()),
         io.tensafe.node.model.ModelVocabulary.read(model.dir()).chat());
   }
 

@@ -89,14 +89,7 @@ public final class ModelGenerator {
     if (dtype == DType.F64) {
       throw new IllegalArgumentException("weights are written as F32, BF16 or F16, not " + dtype);
     }
-    Files.createDirectories(dir);
-    writeText(dir.resolve("config.json"), config(shape, dtype, arch, moe));
-    writeText(
-        dir.resolve("generation_config.json"),
-        "{\n  \"bos_token_id\": 151643,\n  \"eos_token_id\": [151645, 151643],\n"
-            + "  \"do_sample\": false\n}\n");
-    copyResource("tokenizer.json", dir);
-    copyResource("tokenizer_config.json", dir);
+    writeFolderFiles(shape, dtype, arch, moe, shape.name() + ", random weights", dir);
     List<SafetensorsWriter.Entry> all = tensors(shape, dtype, arch, moe);
     Map<String, Long> elements = new java.util.HashMap<>();
     all.forEach(e -> elements.put(e.name(), e.byteLength() / dtype.byteSize()));
@@ -154,6 +147,25 @@ public final class ModelGenerator {
       }
       writeText(dir.resolve("model.safetensors.index.json"), index.append("  }\n}\n").toString());
     }
+  }
+
+  /**
+   * Writes every file of the folder but the weights: {@code config.json} (its {@code
+   * tensafe_generated} field says {@code provenance}), {@code generation_config.json} and the Qwen3
+   * {@code tokenizer.json} and {@code tokenizer_config.json} (with the chat template). Weights
+   * trained elsewhere for {@code shape} make it a complete folder.
+   */
+  public static void writeFolderFiles(
+      ModelShape shape, DType dtype, Arch arch, MoeShape moe, String provenance, Path dir)
+      throws IOException {
+    Files.createDirectories(dir);
+    writeText(dir.resolve("config.json"), config(shape, dtype, arch, moe, provenance));
+    writeText(
+        dir.resolve("generation_config.json"),
+        "{\n  \"bos_token_id\": 151643,\n  \"eos_token_id\": [151645, 151643],\n"
+            + "  \"do_sample\": false\n}\n");
+    copyResource("tokenizer.json", dir);
+    copyResource("tokenizer_config.json", dir);
   }
 
   /** Every tensor of a Qwen3 model. */
@@ -246,6 +258,10 @@ public final class ModelGenerator {
   }
 
   static String config(ModelShape s, DType dtype, Arch arch, MoeShape moe) {
+    return config(s, dtype, arch, moe, s.name() + ", random weights");
+  }
+
+  static String config(ModelShape s, DType dtype, Arch arch, MoeShape moe, String provenance) {
     return String.format(
         Locale.ROOT,
         """
@@ -268,7 +284,7 @@ public final class ModelGenerator {
           "torch_dtype": "%s",
           "bos_token_id": 151643,
           "eos_token_id": 151645,
-          "tensafe_generated": "%s, random weights"%s
+          "tensafe_generated": "%s"%s
         }
         """,
         switch (arch) {
@@ -295,7 +311,7 @@ public final class ModelGenerator {
           case F16 -> "float16";
           default -> "bfloat16";
         },
-        s.name(),
+        provenance,
         arch != Arch.QWEN3_MOE
             ? ""
             : String.format(

@@ -6,19 +6,21 @@ import io.tensafe.kernels.helora.PackedOutputs;
 import io.tensafe.kernels.helora.PrivateClient;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.protocol.AnswerCodec;
+import io.tensafe.kernels.protocol.ShareAnswer;
+import io.tensafe.kernels.protocol.SwitchedAnswer;
 import io.tensafe.kernels.rlwe.RlweCodec;
-import io.tensafe.kernels.rlwe.ShareAnswer;
-import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import io.tensafe.node.runtime.AdapterDeltas;
 import io.tensafe.node.runtime.DeltaArrays;
 import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -40,10 +42,29 @@ public final class ClientDeltas implements AdapterDeltas {
   private final Map<String, Integer> groupOf;
   private final FrameExchange exchange;
   private final SessionTerms terms;
+  private final FrameAuth auth;
+  private final java.util.Random nonces;
   private final Map<Integer, FrameLimits> limits = new java.util.HashMap<>();
   private long sequence;
   private long step = -1;
   private int tokens;
+
+  /** The tokens this step's frames carry: {@link #tokens}, or more for a padded prefill's last. */
+  private int frameTokens;
+
+  /** The prompt's tokens, its padded count and the session's prefill chunk; 0 for no padding. */
+  private int promptTokens;
+
+  private int paddedPromptTokens;
+  private int prefillChunk;
+  private int prefillSeen;
+
+  /** The prompt tokens the prefill's frames carried, padding included. */
+  private int promptTokensRun;
+
+  /** Padding the prefill's last step could not hold: sent as zero-row steps before decoding. */
+  private int paddingLeft;
+
   private int lastGroup = -1;
   private final ExchangeCounts counts = new ExchangeCounts();
 
@@ -56,8 +77,41 @@ public final class ClientDeltas implements AdapterDeltas {
   /**
    * @param terms the session's public terms from its opening: scales (the policy's clip norm C and
    *     the signed weight bound) and the node's upload seed key
+   * @param auth the frames' keys this client agreed with the serving fleet ({@link
+   *     FrameAuth#offer}): every frame is sealed, every answer verified before it is read
    */
-  public ClientDeltas(ClientKeys keys, SitePlan plan, FrameExchange exchange, SessionTerms terms) {
+  public ClientDeltas(
+      ClientKeys keys, SitePlan plan, FrameExchange exchange, SessionTerms terms, FrameAuth auth) {
+    this(keys, plan, exchange, terms, auth, new java.security.SecureRandom());
+  }
+
+  /**
+   * As the public constructor, with frame nonces from {@code nonces}: a predictable source gives
+   * the node every upload's c1 before it answers, the hole ADR 0037 closes (for the test that shows
+   * the attack works then and not otherwise).
+   */
+  static ClientDeltas withNoncesForTesting(
+      ClientKeys keys,
+      SitePlan plan,
+      FrameExchange exchange,
+      SessionTerms terms,
+      FrameAuth auth,
+      java.util.Random nonces) {
+    return new ClientDeltas(keys, plan, exchange, terms, auth, nonces);
+  }
+
+  private ClientDeltas(
+      ClientKeys keys,
+      SitePlan plan,
+      FrameExchange exchange,
+      SessionTerms terms,
+      FrameAuth auth,
+      java.util.Random nonces) {
+    // Bound to the opening as received: a relay that altered it breaks the first frame.
+    this.auth =
+        java.util.Objects.requireNonNull(auth, "frames are authenticated")
+            .bind(terms.opening(plan));
+    this.nonces = nonces;
     if (!keys.rings().equals(plan.rings())) {
       throw new IllegalArgumentException("the client's keys are not for this plan's rings");
     }
@@ -77,6 +131,36 @@ public final class ClientDeltas implements AdapterDeltas {
     }
   }
 
+  /**
+   * Pads the prefill with zero rows, so the frames show exactly {@code paddedTokens} prompt tokens
+   * (the opening's {@code max_prompt_tokens}) in steps of {@code prefillChunk} but the last,
+   * instead of the prompt's own count: the node and the relay then learn the prompt's length only
+   * to its bucket, and the prefill ends where the session's {@code FrameOrder} expects it, at the
+   * bucket (ADR 0037). The prompt's last step is filled up to a chunk; what it cannot hold goes in
+   * zero-row steps before the first decode step. The padded rows are run and billed like the
+   * prompt's; their deltas are dropped. Call before the prefill.
+   *
+   * @param promptTokens the prompt's tokens, ≥ 1
+   * @param paddedTokens the bucket's, ≥ promptTokens
+   * @param prefillChunk the session's prefill chunk (every prefill step's most tokens), ≥ 1
+   */
+  public void padPrompt(int promptTokens, int paddedTokens, int prefillChunk) {
+    if (step >= 0 || promptTokens < 1 || paddedTokens < promptTokens || prefillChunk < 1) {
+      throw new IllegalArgumentException("pad a prompt of ≥ 1 tokens to ≥ its length, first");
+    }
+    this.promptTokens = promptTokens;
+    this.paddedPromptTokens = paddedTokens;
+    this.prefillChunk = prefillChunk;
+  }
+
+  /**
+   * The prompt tokens the prefill's frames carried, padding included: what the marketplace counts
+   * and bills as the prompt ({@link #padPrompt}; 0 before it or without it).
+   */
+  public int promptTokensRun() {
+    return promptTokensRun;
+  }
+
   /** Frames, round trips, bytes and time so far. */
   public ExchangeCounts counts() {
     return counts;
@@ -84,9 +168,39 @@ public final class ClientDeltas implements AdapterDeltas {
 
   @Override
   public void beginStep(int tokens) {
+    sendPadding();
     step++;
     this.tokens = tokens;
+    this.frameTokens = tokens;
+    if (prefillSeen < promptTokens) {
+      prefillSeen += tokens;
+      if (prefillSeen >= promptTokens) {
+        int padding = paddedPromptTokens - promptTokens;
+        frameTokens = Math.min(prefillChunk, tokens + padding);
+        paddingLeft = tokens + padding - frameTokens;
+      }
+      promptTokensRun += frameTokens;
+    }
     lastGroup = -1;
+  }
+
+  /**
+   * The padding the prompt's last step could not hold, in steps of zero rows through every group of
+   * the plan (a chunk each, the last shorter or ending at the bucket).
+   */
+  private void sendPadding() {
+    while (paddingLeft > 0) {
+      int rows = Math.min(prefillChunk, paddingLeft);
+      paddingLeft -= rows;
+      step++;
+      tokens = rows;
+      frameTokens = rows;
+      promptTokensRun += rows;
+      lastGroup = -1;
+      for (int g = 0; g < plan.groups().size(); g++) {
+        visit(g, new double[rows][plan.groups().get(g).sites().getFirst().inputWidth()]);
+      }
+    }
   }
 
   @Override
@@ -243,8 +357,16 @@ public final class ClientDeltas implements AdapterDeltas {
       throw new IllegalStateException("the decoder visited group " + group + " out of order");
     }
     lastGroup = group;
+    double[][] padded = Arrays.copyOf(rows, frameTokens);
+    for (int t = rows.length; t < frameTokens; t++) {
+      padded[t] = new double[rows[0].length];
+    }
     try {
-      return rounds(group, plan.groups().get(group), rows);
+      double[][][] deltas = rounds(group, plan.groups().get(group), padded);
+      for (int s = 0; s < deltas.length; s++) {
+        deltas[s] = Arrays.copyOf(deltas[s], rows.length);
+      }
+      return deltas;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -258,6 +380,7 @@ public final class ClientDeltas implements AdapterDeltas {
     Parameters p = client.parameters();
     int logN = p.logN();
     long firstSequence = sequence;
+    byte[] firstNonce = nonce();
     List<byte[]> inputs =
         IntStream.range(0, rows.length)
             .parallel()
@@ -266,22 +389,26 @@ public final class ClientDeltas implements AdapterDeltas {
                     client.encryptSharedInput(
                         clipped(rows[t]),
                         terms.scales(),
-                        terms.seeds(logN, firstSequence, t * chunks, chunks)))
+                        terms.seeds(logN, firstNonce, firstSequence, t * chunks, chunks)))
             .flatMap(List::stream)
             .map(RlweCodec::toUploadBytes)
             .toList();
-    List<byte[]> first = send(FrameKind.ROUND_ONE, group, inputs, expected(g, true, p), p);
+    List<byte[]> first =
+        send(FrameKind.ROUND_ONE, group, firstNonce, inputs, expected(g, true, p), p);
     long secondSequence = sequence;
-    int[] from = new int[sites * tokens + 1];
-    for (int k = 0; k < sites * tokens; k++) {
-      from[k + 1] = from[k] + g.shareChunks(g.sites().get(k / tokens));
+    // Drawn only now, after round one's answers are in: the node cannot know the c1 its shares are
+    // re-encrypted under when it writes those answers (ADR 0037).
+    byte[] secondNonce = nonce();
+    int[] from = new int[sites * frameTokens + 1];
+    for (int k = 0; k < sites * frameTokens; k++) {
+      from[k + 1] = from[k] + g.shareChunks(g.sites().get(k / frameTokens));
     }
     List<byte[]> shares =
-        IntStream.range(0, sites * tokens)
+        IntStream.range(0, sites * frameTokens)
             .parallel()
             .<List<byte[]>>mapToObj(
                 k -> {
-                  PackedOutputs a = PrivateLimits.aOutputs(g, g.sites().get(k / tokens), p);
+                  PackedOutputs a = PrivateLimits.aOutputs(g, g.sites().get(k / frameTokens), p);
                   List<ShareAnswer> answers =
                       decoded(
                           slice(first, g, true, k, p),
@@ -292,25 +419,27 @@ public final class ClientDeltas implements AdapterDeltas {
                       .encryptShares(
                           client.decryptShares(answers, a),
                           terms.scales(),
-                          terms.seeds(logN, secondSequence, from[k], from[k + 1] - from[k]))
+                          terms.seeds(
+                              logN, secondNonce, secondSequence, from[k], from[k + 1] - from[k]))
                       .stream()
                       .map(RlweCodec::toUploadBytes)
                       .toList();
                 })
             .flatMap(List::stream)
             .toList();
-    List<byte[]> second = send(FrameKind.ROUND_TWO, group, shares, expected(g, false, p), p);
-    double[][][] deltas = new double[sites][tokens][];
-    IntStream.range(0, sites * tokens)
+    List<byte[]> second =
+        send(FrameKind.ROUND_TWO, group, secondNonce, shares, expected(g, false, p), p);
+    double[][][] deltas = new double[sites][frameTokens][];
+    IntStream.range(0, sites * frameTokens)
         .parallel()
         .forEach(
             k -> {
-              PackedOutputs b = PrivateLimits.bOutputs(g, g.sites().get(k / tokens), p);
+              PackedOutputs b = PrivateLimits.bOutputs(g, g.sites().get(k / frameTokens), p);
               List<SwitchedAnswer> answers =
                   decoded(
                       slice(second, g, false, k, p), b::outputs, p, AnswerCodec::switchedFromBytes);
               requireSessionScale(answers);
-              deltas[k / tokens][k % tokens] = client.decryptDeltas(answers, b);
+              deltas[k / frameTokens][k % frameTokens] = client.decryptDeltas(answers, b);
             });
     return deltas;
   }
@@ -377,22 +506,22 @@ public final class ClientDeltas implements AdapterDeltas {
     return out;
   }
 
-  /** The answer's ciphertexts for site {@code k / tokens}, token {@code k % tokens}. */
+  /** The answer's ciphertexts for site {@code k / frameTokens}, token {@code k % frameTokens}. */
   private List<byte[]> slice(
       List<byte[]> answer, SitePlan.Group g, boolean a, int k, Parameters p) {
     int from = 0;
-    for (int s = 0; s < k / tokens; s++) {
-      from += tokens * perInput(g, g.sites().get(s), a, p);
+    for (int s = 0; s < k / frameTokens; s++) {
+      from += frameTokens * perInput(g, g.sites().get(s), a, p);
     }
-    int each = perInput(g, g.sites().get(k / tokens), a, p);
-    from += (k % tokens) * each;
+    int each = perInput(g, g.sites().get(k / frameTokens), a, p);
+    from += (k % frameTokens) * each;
     return answer.subList(from, from + each);
   }
 
   private int expected(SitePlan.Group g, boolean a, Parameters p) {
     int total = 0;
     for (SitePlan.Site s : g.sites()) {
-      total += tokens * perInput(g, s, a, p);
+      total += frameTokens * perInput(g, s, a, p);
     }
     return total;
   }
@@ -401,11 +530,19 @@ public final class ClientDeltas implements AdapterDeltas {
     return a ? PrivateLimits.roundOneAnswers(g, s) : PrivateLimits.roundTwoAnswers(g, s);
   }
 
+  /** A fresh frame nonce. */
+  private byte[] nonce() {
+    byte[] nonce = new byte[SessionFrame.NONCE_BYTES];
+    nonces.nextBytes(nonce);
+    return nonce;
+  }
+
   private List<byte[]> send(
-      FrameKind kind, int group, List<byte[]> ciphertexts, int expected, Parameters p)
+      FrameKind kind, int group, byte[] nonce, List<byte[]> ciphertexts, int expected, Parameters p)
       throws IOException {
-    SessionFrame frame = new SessionFrame(kind, sequence, step, group, tokens, ciphertexts);
-    byte[] bytes = frame.toBytes();
+    SessionFrame frame =
+        new SessionFrame(kind, sequence, step, group, frameTokens, nonce, ciphertexts);
+    byte[] bytes = auth.seal(frame.toBytes(), FrameAuth.Direction.CLIENT_TO_NODE);
     // Moves on before the exchange: a failed one never leaves a sequence (and so its c1 seeds) to
     // be used again for other inputs.
     sequence++;
@@ -414,12 +551,16 @@ public final class ClientDeltas implements AdapterDeltas {
     counts.exchanged(bytes.length, answerBytes.length, System.nanoTime() - start);
     SessionFrame answer;
     try {
+      auth.verify(answerBytes, FrameAuth.Direction.NODE_TO_CLIENT);
       answer = SessionFrame.read(answerBytes, limits.get(p.logN()));
     } catch (MalformedFrameException e) {
       throw new IOException("the node's answer is malformed: " + e.getMessage(), e);
     }
     if (answer.kind() != FrameKind.ANSWER
         || answer.sequence() != frame.sequence()
+        || answer.step() != frame.step()
+        || answer.group() != frame.group()
+        || answer.tokens() != frame.tokens()
         || answer.ciphertexts().size() != expected) {
       throw new IOException(
           "the node's answer does not match frame "

@@ -3,17 +3,19 @@ package io.tensafe.node.privatemode;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.protocol.AnswerCodec;
+import io.tensafe.kernels.protocol.SwitchedAnswer;
+import io.tensafe.kernels.protocol.UploadSeeds;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.RlweCodec;
-import io.tensafe.kernels.rlwe.SwitchedAnswer;
-import io.tensafe.kernels.rlwe.UploadSeeds;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.tgsp.session.FrameKind;
+import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,24 +53,29 @@ public final class NodeSession {
   private final boolean noise;
   private final FrameOrder order;
   private final SessionTerms terms;
+  private final FrameAuth auth;
   private SharedLoraNode.Share[][] shares;
 
   private NodeSession(
       PackedSites packed,
       PrivateBounds bounds,
       List<byte[]> publicKeys,
+      FrameAuth auth,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random,
       boolean noise)
       throws MalformedEncodingException {
     this.plan = packed.plan();
+    java.util.Objects.requireNonNull(auth, "frames are authenticated");
     if (!packed.scales().equals(bounds.scales(policy))) {
       throw new IllegalArgumentException("the sites were packed at another policy's scales");
     }
     byte[] seedKey = new byte[UploadSeeds.KEY_BYTES];
     random.nextBytes(seedKey);
     this.terms = new SessionTerms(packed.scales(), new UploadSeeds(seedKey));
+    // Bound to what this node's opening says: a relay that altered it breaks the first frame.
+    this.auth = auth.bind(terms.opening(plan));
     if (publicKeys.size() != plan.rings().size()) {
       throw new MalformedEncodingException(
           "expected "
@@ -90,7 +97,7 @@ public final class NodeSession {
       }
     }
     this.noise = noise;
-    this.noiseStdDev = policy.noiseMultiplier() * 2 * bounds.spectralBound() * policy.clipNorm();
+    this.noiseStdDev = policy.outputSigma(bounds.spectralBound());
     this.order = order;
     for (SitePlan.Group g : plan.groups()) {
       SharedLoraNode node = nodes.get(SitePlan.parameters(g).logN());
@@ -108,6 +115,8 @@ public final class NodeSession {
    *
    * @param publicKeys the client's keys as {@link RingKeys} encodes them (public and Galois keys),
    *     one per ring of {@link SitePlan#rings}, in that order
+   * @param auth the frames' keys, agreed with the client through the fleet's key ({@link
+   *     FrameAuth#accept}): every frame is verified before it is read, every answer sealed
    * @throws MalformedEncodingException if a key's bytes or parameters do not fit
    * @throws IllegalArgumentException if the adapter's weights exceed its signed bounds
    */
@@ -116,12 +125,19 @@ public final class NodeSession {
       PrivateBounds bounds,
       SitePlan plan,
       List<byte[]> publicKeys,
+      FrameAuth auth,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
     return open(
-        PackedSites.pack(adapter, bounds, plan, policy), bounds, publicKeys, policy, order, random);
+        PackedSites.pack(adapter, bounds, plan, policy),
+        bounds,
+        publicKeys,
+        auth,
+        policy,
+        order,
+        random);
   }
 
   /**
@@ -136,11 +152,12 @@ public final class NodeSession {
       PackedSites packed,
       PrivateBounds bounds,
       List<byte[]> publicKeys,
+      FrameAuth auth,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
       throws MalformedEncodingException {
-    return new NodeSession(packed, bounds, publicKeys, policy, order, random, true);
+    return new NodeSession(packed, bounds, publicKeys, auth, policy, order, random, true);
   }
 
   /** A session whose round two adds no DP noise: for tests that compare outputs exactly. */
@@ -149,6 +166,7 @@ public final class NodeSession {
       PrivateBounds bounds,
       SitePlan plan,
       List<byte[]> publicKeys,
+      FrameAuth auth,
       InputPrivacy policy,
       FrameOrder order,
       SecureRandom random)
@@ -157,6 +175,7 @@ public final class NodeSession {
         PackedSites.pack(adapter, bounds, plan, policy),
         bounds,
         publicKeys,
+        auth,
         policy,
         order,
         random,
@@ -174,13 +193,22 @@ public final class NodeSession {
   }
 
   /**
-   * Answers the session's next client frame.
+   * Answers the session's next client frame: its tag checked before anything reads it, the answer
+   * sealed for the client ({@link FrameAuth}).
    *
-   * @throws MalformedFrameException if the frame is out of order, names no group of the plan,
-   *     carries the wrong number of ciphertexts, or a ciphertext does not decode under the
-   *     session's parameters; the session stays as it was
+   * @throws MalformedFrameException if the frame's tag is not the client's, it breaks {@code
+   *     limits}, is out of order, names no group of the plan, carries the wrong number of
+   *     ciphertexts, or a ciphertext does not decode under the session's parameters; the session
+   *     stays as it was
    */
-  public synchronized SessionFrame answer(SessionFrame frame) throws MalformedFrameException {
+  public synchronized byte[] answer(byte[] frame, FrameLimits limits)
+      throws MalformedFrameException {
+    auth.verify(frame, FrameAuth.Direction.CLIENT_TO_NODE);
+    byte[] answer = answer(SessionFrame.read(frame, limits)).toBytes();
+    return auth.seal(answer, FrameAuth.Direction.NODE_TO_CLIENT);
+  }
+
+  private SessionFrame answer(SessionFrame frame) throws MalformedFrameException {
     if (frame.group() >= plan.groups().size()) {
       throw new MalformedFrameException(
           "group " + frame.group() + " is not in the plan's " + plan.groups().size());
@@ -214,7 +242,8 @@ public final class NodeSession {
   private List<Ciphertext> decode(SessionFrame frame, Parameters parameters, double scale)
       throws MalformedFrameException {
     List<byte[]> encoded = frame.ciphertexts();
-    List<byte[]> seeds = terms.seeds(parameters.logN(), frame.sequence(), 0, encoded.size());
+    List<byte[]> seeds =
+        terms.seeds(parameters.logN(), frame.nonce(), frame.sequence(), 0, encoded.size());
     List<Ciphertext> out = new ArrayList<>(encoded.size());
     for (int i = 0; i < encoded.size(); i++) {
       try {
@@ -269,7 +298,7 @@ public final class NodeSession {
                   List<Ciphertext> in = inputs.subList(first, first + chunks);
                   List<SwitchedAnswer> answer =
                       noise
-                          ? node.roundTwo(site, share, in, noiseStdDev)
+                          ? node.roundTwo(site, share, in, noiseStdDev) // 0: policy without noise
                           : node.roundTwoWithoutNoiseForTesting(site, share, in);
                   return answer.stream().map(AnswerCodec::toBytes).toList();
                 })

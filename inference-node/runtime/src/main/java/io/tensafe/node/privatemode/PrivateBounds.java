@@ -4,6 +4,7 @@ import io.tensafe.kernels.helora.PrivateScales;
 import io.tensafe.kernels.helora.RowChecks;
 import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.SpectralBound;
 
 /**
  * The adapter's signed bounds private mode uses (ADR 0025; tgsp-format's {@code PrivateModeBounds}
@@ -41,15 +42,14 @@ public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
   public static PrivateBounds asPackWouldSign(LoraAdapter adapter) {
     double aRowL2 = 0;
     double bRowL1 = 0;
-    double spectral = 0;
     for (LoraAdapter.Site s : adapter.sites().values()) {
-      double[][] scaledB = scaled(s.b(), s.scale());
       aRowL2 = Math.max(aRowL2, RowChecks.maxRowL2(s.a()));
-      bRowL1 = Math.max(bRowL1, RowChecks.maxRowL1(scaledB));
-      spectral =
-          Math.max(spectral, PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a()));
+      bRowL1 = Math.max(bRowL1, RowChecks.maxRowL1(scaled(s.b(), s.scale())));
     }
-    return new PrivateBounds(log2AtLeast(aRowL2), log2AtLeast(bRowL1), log2AtLeast(spectral));
+    return new PrivateBounds(
+        SpectralBound.log2AtLeast(aRowL2),
+        SpectralBound.log2AtLeast(bRowL1),
+        SpectralBound.log2AsPackWouldSign(adapter));
   }
 
   /**
@@ -71,7 +71,7 @@ public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
         throw new IllegalArgumentException(
             e.getKey() + "'s B exceeds the signed row bound 2^" + bRowL1Log2 + ": repack it");
       }
-      if (PublicBounds.frobenius(scaledB) * PublicBounds.frobenius(s.a()) > spectralBound()) {
+      if (SpectralBound.ofSite(s) > spectralBound()) {
         throw new IllegalArgumentException(
             e.getKey() + " exceeds the signed spectral bound 2^" + spectralLog2 + ": repack it");
       }
@@ -87,9 +87,5 @@ public record PrivateBounds(int aRowL2Log2, int bRowL1Log2, int spectralLog2) {
       }
     }
     return out;
-  }
-
-  private static int log2AtLeast(double x) {
-    return Math.getExponent(PublicBounds.powerOfTwoAtLeast(Math.max(x, 0x1p-64)));
   }
 }

@@ -3,7 +3,7 @@ package io.tensafe.node.privatemode;
 import io.tensafe.kernels.helora.PackedOutputs;
 import io.tensafe.kernels.helora.PrivatePacking;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.protocol.AnswerCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;

@@ -14,8 +14,11 @@ import java.util.List;
  * Mode#HE} every {@code A x} goes through the kernels' HE-LoRA operator (hosted mode, the node's
  * session key), the sites that share an input (q, k and v; gate and up) in one call; {@code B·u}
  * and the scale are applied in plaintext. {@link Mode#PLAINTEXT} computes {@code A x} in the clear
- * and exists only to verify the HE path. With {@link InputPrivacy}, each input is clipped and
- * noised before it is encrypted, and each such release is counted.
+ * and exists only to verify the HE path. With an {@link InputPrivacy}, each input is clipped to C
+ * before it is encrypted, as private mode clips, and under a policy with noise each site's output
+ * for each token gets the policy's noise σ = z·2·L·C (L from the weights as a pack signs it, {@code
+ * PrivateBounds}), the same mechanism private mode's round two applies (ADR 0035); each noised site
+ * and token is counted as one release.
  *
  * <p>Not thread-safe: one generation drives it. Counters are totals since construction.
  */
@@ -30,13 +33,15 @@ public final class LoraPath implements AdapterDeltas {
   private final Mode mode;
   private final InputPrivacy privacy;
   private final SecureRandom noise;
+  private final double sigma;
   private long heCalls;
   private long heNanos;
   private long releases;
   private final long[] counts = new long[6];
 
   /**
-   * @param privacy the input mechanism, or null for none (then no release is counted)
+   * @param privacy the adapter's DP policy, or null for none (tests); under a policy every input is
+   *     clipped to its C, as in private mode, and only a policy with z > 0 noises and counts
    */
   public LoraPath(PreparedAdapter prepared, Mode mode, InputPrivacy privacy) {
     if (mode == Mode.HE && !prepared.heReady()) {
@@ -45,7 +50,10 @@ public final class LoraPath implements AdapterDeltas {
     this.prepared = prepared;
     this.mode = mode;
     this.privacy = privacy;
-    this.noise = privacy == null ? null : new SecureRandom();
+    boolean noised = privacy != null && privacy.noised();
+    this.noise = noised ? new SecureRandom() : null;
+    this.sigma =
+        !noised ? 0 : privacy.outputSigma(SpectralBound.asPackWouldSign(prepared.adapter()));
   }
 
   /** An unprepared adapter with one operator for every site, no input noise (tests, benchmarks). */
@@ -63,7 +71,7 @@ public final class LoraPath implements AdapterDeltas {
     return heNanos;
   }
 
-  /** Noised inputs released so far (0 without {@link InputPrivacy}). */
+  /** Noised site outputs released so far, one per site and token (0 without noise). */
   public long releases() {
     return releases;
   }
@@ -83,8 +91,9 @@ public final class LoraPath implements AdapterDeltas {
   }
 
   /**
-   * Every adapted module of every group in one operator call (HE mode); each input row read by an
-   * adapted module is clipped and noised once, and counted as one release.
+   * Every adapted module of every group in one operator call (HE mode); under a noised policy each
+   * input row read by an adapted module is clipped once, and each site's output row is noised and
+   * counted as one release.
    */
   @Override
   public NDArray[][] groupedDeltas(List<RowGroup> groups, NDArray input, NDManager step) {
@@ -111,8 +120,7 @@ public final class LoraPath implements AdapterDeltas {
     if (privacy != null) {
       for (int t = 0; t < tokens; t++) {
         if (read[t]) {
-          privacy.release(rows[t], noise);
-          releases++;
+          privacy.clip(rows[t]);
         }
       }
     }
@@ -131,7 +139,7 @@ public final class LoraPath implements AdapterDeltas {
         mode == Mode.HE ? encrypted(paths, inputs) : plaintext(paths, inputs);
     for (int k = 0; k < present.size(); k++) {
       LoraAdapter.Site site = prepared.adapter().sites().get(paths.get(k));
-      out[present.get(k)[0]][present.get(k)[1]] = expand(site, products.get(k), step);
+      out[present.get(k)[0]][present.get(k)[1]] = expand(site, products.get(k), step, this::noise);
     }
     return out;
   }
@@ -197,8 +205,29 @@ public final class LoraPath implements AdapterDeltas {
     return products;
   }
 
-  /** {@code s·B·u} for each token, as a (T × out) array. */
-  private static NDArray expand(LoraAdapter.Site site, double[][] u, NDManager step) {
+  /** Adds the policy's noise to one site's output rows and counts them, if the policy noises. */
+  private void noise(double[][] delta) {
+    if (noise == null) {
+      return;
+    }
+    for (double[] row : delta) {
+      // The kernels' exact normals (their tail is not cut, ADR 0035), from a seed of the CSPRNG.
+      byte[] seed = new byte[32];
+      noise.nextBytes(seed);
+      double[] normals = io.tensafe.kernels.ring.Samplers.normalsFromSeed(seed, row.length);
+      for (int o = 0; o < row.length; o++) {
+        row[o] += sigma * normals[o];
+      }
+      releases++;
+    }
+  }
+
+  /** {@code s·B·u} for each token, then {@code noise} applied, as a (T × out) array. */
+  private static NDArray expand(
+      LoraAdapter.Site site,
+      double[][] u,
+      NDManager step,
+      java.util.function.Consumer<double[][]> noise) {
     double[][] delta = new double[u.length][site.b().length];
     for (int t = 0; t < u.length; t++) {
       for (int o = 0; o < delta[t].length; o++) {
@@ -209,6 +238,7 @@ public final class LoraPath implements AdapterDeltas {
         delta[t][o] = site.scale() * sum;
       }
     }
+    noise.accept(delta);
     return DeltaArrays.array(delta, step);
   }
 }

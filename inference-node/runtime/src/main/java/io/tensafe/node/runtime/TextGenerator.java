@@ -33,6 +33,12 @@ public final class TextGenerator {
   /** The ids that end a generation: the model folder's ({@code ModelVocabulary}). */
   private final long[] endTokens;
 
+  /**
+   * Whether the next step's JSON mask is computed during the step's forward pass (always, but in
+   * {@link #withInlineMasksForTesting}, which measures what that hides).
+   */
+  private final boolean overlapMasks;
+
   /** Each id's text, decoded on the first constrained generation and kept. */
   private volatile TokenTexts texts;
 
@@ -41,12 +47,28 @@ public final class TextGenerator {
    * io.tensafe.node.model.ModelVocabulary#endTokens}).
    */
   public TextGenerator(QwenDecoder decoder, QwenTokenizer tokenizer, long[] endTokens) {
+    this(decoder, tokenizer, endTokens, true);
+  }
+
+  private TextGenerator(
+      QwenDecoder decoder, QwenTokenizer tokenizer, long[] endTokens, boolean overlapMasks) {
     if (endTokens.length == 0) {
       throw new IllegalArgumentException("a generator needs at least one end-of-sequence id");
     }
     this.decoder = decoder;
     this.tokenizer = tokenizer;
     this.endTokens = endTokens.clone();
+    this.overlapMasks = overlapMasks;
+  }
+
+  /**
+   * A generator that computes each JSON mask between steps, as before ADR 0037: the gap between a
+   * private session's steps then holds the mask's work, which depends on the grammar state. For the
+   * benchmark that measures the difference only.
+   */
+  public static TextGenerator withInlineMasksForTesting(
+      QwenDecoder decoder, QwenTokenizer tokenizer, long[] endTokens) {
+    return new TextGenerator(decoder, tokenizer, endTokens, false);
   }
 
   /** For tests on the generated Qwen models: Qwen's end tokens. */
@@ -137,20 +159,28 @@ public final class TextGenerator {
       JsonPrefix json = parameters.format() == null ? null : parameters.format().start();
       TokenTexts pieces = json == null ? null : texts(logits.length);
       JsonTokenMask mask = json == null ? null : new JsonTokenMask(pieces, endTokens, json);
-      int[] count = new int[1];
+      int vocabulary = logits.length;
+      // The next step's mask is computed while the step's forward pass runs (ADR 0037): in private
+      // mode that pass is the exchange with the node, so the gap between one step's last frame and
+      // the next one's first no longer holds the mask's work, which depends on the grammar state.
+      java.util.concurrent.Future<int[]> pending =
+          json == null
+              ? null
+              : java.util.concurrent.CompletableFuture.completedFuture(
+                  allowedIds(mask, json, vocabulary));
       while (generated.size() < parameters.maxTokens()) {
         int next;
         if (json == null) {
           next = sampler.next(logits);
         } else {
-          int[] allowed = mask.allowed(json, logits.length, count);
-          if (count[0] == 0) {
+          int[] allowed = overlapMasks ? join(pending) : allowedIds(mask, json, vocabulary);
+          if (allowed.length == 0) {
             // Unreachable while every char is a token of its own: each prefix the grammar
             // accepts goes on by one char.
             finish = "stop";
             break;
           }
-          next = sampler.next(logits, allowed, count[0]);
+          next = sampler.next(logits, allowed, allowed.length);
           if (!ends(next)) {
             boolean fits = json.feed(pieces.text(next));
             assert fits : "a masked token left the grammar";
@@ -179,6 +209,10 @@ public final class TextGenerator {
           emitted = safe;
         }
         if (generated.size() < parameters.maxTokens()) {
+          if (json != null && overlapMasks) {
+            JsonPrefix state = json;
+            pending = MASKS.submit(() -> allowedIds(mask, state, vocabulary));
+          }
           logits = decoder.forward(new long[] {next}, cache, lora);
         }
       }
@@ -188,6 +222,30 @@ public final class TextGenerator {
       return new Generation(text, promptIds.length, generated.size(), CANCELLED);
     }
     return new Generation(text, promptIds.length, generated.size(), finish);
+  }
+
+  /** Where masks are computed beside the forward pass: one virtual thread per step's mask. */
+  private static final java.util.concurrent.ExecutorService MASKS =
+      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+
+  /** The ids {@code mask} allows after {@code json}, as a fresh array. */
+  private static int[] allowedIds(JsonTokenMask mask, JsonPrefix json, int vocabulary) {
+    int[] count = new int[1];
+    int[] allowed = mask.allowed(json, vocabulary, count);
+    return java.util.Arrays.copyOf(allowed, count[0]);
+  }
+
+  private static int[] join(java.util.concurrent.Future<int[]> pending) {
+    try {
+      return pending.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while masking", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
+    }
   }
 
   /** [from, to) of each prefill step: whole chunks, then the rest (see the chunked generate). */

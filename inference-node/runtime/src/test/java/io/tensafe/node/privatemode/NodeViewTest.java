@@ -10,8 +10,6 @@ import io.tensafe.node.runtime.KvCache;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
-import io.tensafe.node.runtime.TinyModel;
-import io.tensafe.tgsp.safetensors.DType;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
@@ -34,37 +32,37 @@ import org.junit.jupiter.api.Test;
  */
 class NodeViewTest {
   private static final int STEPS = 4;
-  private static TinyModel model;
+  private static TinyAttention tiny;
   private static QwenDecoder decoder;
   private static LoraAdapter adapter;
   private static SitePlan plan;
 
   @BeforeAll
   static void load() throws Exception {
-    model = TinyModel.generate(DType.F32, 31);
-    decoder = model.decoder();
-    adapter =
-        LoraAdapter.randomForAttention(decoder.shape(), 4, LoraAdapter.scale(8, 4, false), 1.0, 7);
-    plan = SitePlan.of(adapter, decoder.adapterShape());
+    tiny = TinyAttention.load();
+    decoder = tiny.decoder();
+    adapter = tiny.adapter();
+    plan = tiny.plan();
   }
 
   @AfterAll
   static void close() throws Exception {
-    model.close();
+    tiny.close();
   }
 
   /** Every frame the node receives for {@code prompt} and {@code STEPS} greedy tokens. */
   private static List<byte[]> nodeView(long[] prompt) throws Exception {
+    return nodeView(prompt, prompt.length);
+  }
+
+  /** As {@link #nodeView(long[])}, the prompt padded to {@code padded} tokens (ADR 0037). */
+  private static List<byte[]> nodeView(long[] prompt, int padded) throws Exception {
     ClientKeys client = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
     InProcessNode node =
         InProcessNode.open(
-            adapter,
-            plan,
-            client,
-            new InputPrivacy(4, 1),
-            new FrameOrder(prompt.length, STEPS),
-            true);
+            adapter, plan, client, new InputPrivacy(4, 1), new FrameOrder(padded, STEPS), true);
     ClientDeltas deltas = node.client(client, plan);
+    deltas.padPrompt(prompt.length, padded, padded);
     try (KvCache cache = decoder.newCache()) {
       float[] logits = decoder.forward(prompt, cache, deltas);
       for (int i = 0; i < STEPS; i++) {
@@ -75,12 +73,20 @@ class NodeViewTest {
   }
 
   /**
-   * The frame with every upload's body zeroed: what is left is everything the client's text could
-   * show through besides the ciphertexts themselves.
+   * The frame with every upload's body, its nonce and its tag zeroed (fresh random material, and a
+   * MAC of the rest): what is left is everything the client's text could show through besides the
+   * ciphertexts themselves.
    */
   static byte[] skeleton(byte[] bytes, SitePlan plan) throws MalformedFrameException {
     SessionFrame frame = SessionFrame.read(bytes, InProcessNode.LIMITS);
-    assertArrayEquals(bytes, frame.toBytes(), "a frame holds nothing outside what it parses to");
+    byte[] untagged = bytes.clone();
+    Arrays.fill(
+        untagged,
+        SessionFrame.HEADER_BYTES - SessionFrame.TAG_BYTES,
+        SessionFrame.HEADER_BYTES,
+        (byte) 0);
+    assertArrayEquals(
+        untagged, frame.toBytes(), "a frame holds nothing outside what it parses to and its tag");
     int prefix =
         (int)
             (RlweCodec.uploadBytes(SitePlan.ring(plan.rings().getFirst()))
@@ -131,5 +137,50 @@ class NodeViewTest {
     long[] changed = prompt.clone();
     changed[4] = 151;
     assertSameView(prompt, changed);
+  }
+
+  /**
+   * Two prompts of 5 and 7 tokens, both padded to their bucket of 8: the node sees the same frames
+   * (ADR 0037), where unpadded the prefill's token count told them apart.
+   */
+  @Test
+  void twoPromptsInOneBucket_giveTheNodeTheSameView() throws Exception {
+    long[] five = {9707, 11, 1246, 653, 3796};
+    long[] seven = {3555, 525, 279, 6722, 9362, 3183, 4710};
+    assertSameSkeletons(nodeView(five, 8), nodeView(seven, 8), plan);
+    assertFalse(
+        Arrays.equals(
+            skeleton(nodeView(five).getFirst(), plan), skeleton(nodeView(seven).getFirst(), plan)),
+        "unpadded, the prefill's frames differ");
+  }
+
+  /**
+   * A padded prompt over several prefill chunks ends its prefill exactly at the bucket, so the
+   * node's meter (the marketplace's is the same {@code FrameOrder}) counts the padded prompt and
+   * every decode step as completion, as the client's usage does: 5 tokens in a chunk of 8 pad to 16
+   * with one zero-row step; 9 tokens (8 + 1) pad their last step to a whole chunk.
+   */
+  @Test
+  void paddingOverChunks_endsThePrefillAtTheBucket_andMetersAsTheClientCounts() throws Exception {
+    for (long[] prompt : new long[][] {{9707, 11, 1246, 653, 3796}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+      ClientKeys client = ClientKeys.generate(plan.rings(), SecureRandom.getInstance("DRBG"));
+      FrameOrder order = new FrameOrder(16, STEPS, 8);
+      InProcessNode node =
+          InProcessNode.open(adapter, plan, client, new InputPrivacy(4, 1), order, true);
+      ClientDeltas deltas = node.client(client, plan);
+      deltas.padPrompt(prompt.length, 16, 8);
+      try (KvCache cache = decoder.newCache()) {
+        float[] logits = null;
+        for (int[] range : io.tensafe.node.runtime.TextGenerator.prefillSteps(prompt.length, 8)) {
+          logits = decoder.forward(Arrays.copyOfRange(prompt, range[0], range[1]), cache, deltas);
+        }
+        for (int i = 0; i < 2; i++) {
+          logits = decoder.forward(new long[] {Sampler.argmax(logits)}, cache, deltas);
+        }
+      }
+      assertEquals(16, order.promptTokens(), prompt.length + " tokens");
+      assertEquals(16, deltas.promptTokensRun(), prompt.length + " tokens");
+      assertEquals(3, order.completionTokens(), prompt.length + " tokens");
+    }
   }
 }

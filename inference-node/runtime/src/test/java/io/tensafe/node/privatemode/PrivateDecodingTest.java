@@ -27,6 +27,7 @@ import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.MalformedFrameException;
 import io.tensafe.tgsp.session.SessionFrame;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -93,16 +94,22 @@ class PrivateDecodingTest {
   }
 
   /** A node session in this process; every byte it receives is kept. */
-  private record Wire(NodeSession node, ByteArrayOutputStream received) implements FrameExchange {
+  private record Wire(NodeSession node, ByteArrayOutputStream received, FrameAuth auth)
+      implements FrameExchange {
     @Override
     public byte[] exchange(byte[] frame) throws IOException {
       received.write(frame);
       try {
-        return node.answer(SessionFrame.read(frame, limits())).toBytes();
+        return node.answer(frame, limits());
       } catch (MalformedFrameException e) {
         throw new IOException(e);
       }
     }
+  }
+
+  /** {@code frame} sealed as the client's. */
+  private static byte[] sealed(FrameAuth auth, SessionFrame frame) {
+    return auth.seal(frame.toBytes(), FrameAuth.Direction.CLIENT_TO_NODE);
   }
 
   private static FrameLimits limits() {
@@ -118,16 +125,18 @@ class PrivateDecodingTest {
   }
 
   private static Wire wire(ClientKeys client, int maxTokens, FrameOrder order) throws Exception {
+    FrameAuth auth = InProcessNode.freshAuth();
     NodeSession node =
         NodeSession.openWithoutNoiseForTesting(
             adapter,
             PrivateBounds.asPackWouldSign(adapter),
             plan,
             client.publicKeys(),
+            auth,
             POLICY,
             order,
             SecureRandom.getInstance("DRBG"));
-    return new Wire(node, new ByteArrayOutputStream());
+    return new Wire(node, new ByteArrayOutputStream(), auth);
   }
 
   /** A clip norm above every input of these prompts: hosted mode, which clips nothing, agrees. */
@@ -135,7 +144,7 @@ class PrivateDecodingTest {
 
   /** The client's half of a session with {@code wire}'s node. */
   private static ClientDeltas deltas(ClientKeys client, Wire wire) {
-    return new ClientDeltas(client, plan, wire, wire.node().terms());
+    return new ClientDeltas(client, plan, wire, wire.node().terms(), wire.auth());
   }
 
   /** Keeps the clear inputs the decoder hands the deltas: what must never reach the node. */
@@ -236,13 +245,16 @@ class PrivateDecodingTest {
           sent.add(frame);
           return wire.exchange(frame);
         };
-    ClientDeltas deltas = new ClientDeltas(client, plan, recording, wire.node().terms());
+    ClientDeltas deltas =
+        new ClientDeltas(client, plan, recording, wire.node().terms(), wire.auth());
     try (KvCache cache = decoder.newCache()) {
       decoder.forward(prompt, cache, deltas);
     }
     NodeSession node = wire.node();
+    FrameAuth auth = wire.auth().bind(node.terms().opening(plan));
     SessionFrame first = SessionFrame.read(sent.getFirst(), limits());
-    assertThrows(MalformedFrameException.class, () -> node.answer(first)); // replayed
+    assertThrows(
+        MalformedFrameException.class, () -> node.answer(sent.getFirst(), limits())); // replayed
     SessionFrame garbled =
         new SessionFrame(
             first.kind(),
@@ -251,10 +263,11 @@ class PrivateDecodingTest {
             0,
             1,
             List.of(Arrays.copyOf(first.ciphertexts().getFirst(), 100)));
-    assertThrows(MalformedFrameException.class, () -> node.answer(garbled));
+    assertThrows(MalformedFrameException.class, () -> node.answer(sealed(auth, garbled), limits()));
     SessionFrame noSuchGroup =
         new SessionFrame(first.kind(), sent.size(), 1, 999, 1, first.ciphertexts().subList(0, 1));
-    assertThrows(MalformedFrameException.class, () -> node.answer(noSuchGroup));
+    assertThrows(
+        MalformedFrameException.class, () -> node.answer(sealed(auth, noSuchGroup), limits()));
     // max_tokens 2 allows one decode step: the session still takes it after the refusals.
     try (KvCache cache = decoder.newCache()) {
       ClientDeltas again = deltas(client, wire(client, 2));
@@ -271,6 +284,7 @@ class PrivateDecodingTest {
                 PrivateBounds.asPackWouldSign(adapter),
                 plan,
                 shortKeys,
+                auth,
                 POLICY,
                 new FrameOrder(4, 1),
                 new SecureRandom()));
@@ -282,6 +296,7 @@ class PrivateDecodingTest {
                 PrivateBounds.asPackWouldSign(adapter),
                 plan,
                 List.of(),
+                auth,
                 POLICY,
                 new FrameOrder(4, 1),
                 new SecureRandom()));

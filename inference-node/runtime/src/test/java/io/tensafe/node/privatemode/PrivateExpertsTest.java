@@ -267,13 +267,20 @@ class PrivateExpertsTest {
               java.nio.ByteBuffer.wrap(f, EncodingHeader.SIZE + 3, 8).putDouble(Double.MIN_VALUE);
               forged.add(f);
             }
-            return new SessionFrame(a.kind(), a.sequence(), a.step(), a.group(), a.tokens(), forged)
-                .toBytes();
+            // The node holds the frame keys: its forgery is sealed as its own.
+            return honest
+                .boundAuth()
+                .seal(
+                    new SessionFrame(
+                            a.kind(), a.sequence(), a.step(), a.group(), a.tokens(), forged)
+                        .toBytes(),
+                    io.tensafe.tgsp.sessionauth.FrameAuth.Direction.NODE_TO_CLIENT);
           } catch (MalformedFrameException e) {
             throw new java.io.IOException(e);
           }
         };
-    ClientDeltas deltas = new ClientDeltas(keys, plan, lying, honest.session().terms());
+    ClientDeltas deltas =
+        new ClientDeltas(keys, plan, lying, honest.session().terms(), honest.auth());
     java.io.UncheckedIOException refused =
         org.junit.jupiter.api.Assertions.assertThrows(
             java.io.UncheckedIOException.class, () -> greedy(prompt, deltas, 2));

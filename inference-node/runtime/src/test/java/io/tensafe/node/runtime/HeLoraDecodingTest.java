@@ -107,14 +107,13 @@ class HeLoraDecodingTest {
   }
 
   @Test
-  void inputNoise_countsOneReleasePerTokenPerDistinctInput() {
+  void outputNoise_countsOneReleasePerTokenPerSite() {
     LoraAdapter all = LoraAdapter.random(decoder.shape(), LoraAdapter.ALL_MODULES, 4, 2.0, 0.3, 21);
     PreparedAdapter prepared = new PreparedAdapter(all, null);
     LoraPath noisy = new LoraPath(prepared, LoraPath.Mode.PLAINTEXT, new InputPrivacy(1.0, 1.0));
     greedy(noisy, 8);
-    // (prompt + 8 tokens) × 4 inputs per layer (attention input, attention output, MLP input,
-    // MLP activation) × layers.
-    assertEquals((prompt.length + 8L) * 4 * decoder.shape().layers(), noisy.releases());
+    // (prompt + 8 tokens) × 7 sites per layer (q, k, v, o, gate, up, down) × layers.
+    assertEquals((prompt.length + 8L) * 7 * decoder.shape().layers(), noisy.releases());
     // The marketplace reserves budgets by the same count, from the package's tensor names.
     int perToken =
         io.tensafe.tgsp.peft.LoraInputs.releasesPerToken(

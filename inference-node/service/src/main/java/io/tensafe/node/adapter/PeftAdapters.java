@@ -5,6 +5,7 @@ import io.tensafe.tgsp.TgspException;
 import io.tensafe.tgsp.peft.AdapterConfig;
 import io.tensafe.tgsp.peft.BaseModelShape;
 import io.tensafe.tgsp.peft.LoraSite;
+import io.tensafe.tgsp.peft.LoraTensorNames;
 import io.tensafe.tgsp.peft.PeftAdapter;
 import io.tensafe.tgsp.safetensors.DType;
 import io.tensafe.tgsp.safetensors.SafetensorsFile;
@@ -21,8 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * PEFT LoRA folders ({@code adapter_config.json} + {@code adapter_model.safetensors}) to and from
@@ -33,10 +32,6 @@ import java.util.regex.Pattern;
  * in F32, F16, BF16 or F64 are widened to double.
  */
 public final class PeftAdapters {
-  private static final Pattern SITE =
-      Pattern.compile(
-          "(?:base_model\\.model\\.)?(model\\.layers\\.(?:0|[1-9]\\d{0,5})\\."
-              + "(?:self_attn|mlp|mlp\\.experts\\.(?:0|[1-9]\\d{0,6}))\\.[a-z_]+)");
 
   private PeftAdapters() {}
 
@@ -84,15 +79,15 @@ public final class PeftAdapters {
 
   /** The decoder's key for a site: its PEFT module path without {@code base_model.model.}. */
   private static String modulePath(LoraSite site) throws AdapterRejectedException {
-    Matcher m = SITE.matcher(site.site());
-    if (!m.matches()) {
+    java.util.Optional<String> path = LoraTensorNames.modulePath(site.site());
+    if (path.isEmpty()) {
       throw new AdapterRejectedException(
           "site "
               + site.site()
               + " is not a q/k/v/o_proj or gate/up/down_proj (of the MLP or of an expert) of a"
               + " decoder layer, numbered without leading zeros");
     }
-    return m.group(1);
+    return path.get();
   }
 
   private static double[][] matrix(Tensor t) throws AdapterRejectedException {
@@ -128,8 +123,8 @@ public final class PeftAdapters {
       if (site.rank() != rank || site.scale() != scale) {
         throw new IllegalArgumentException("every site must share one rank and scale");
       }
-      String prefix = "base_model.model." + e.getKey();
-      tensors.add(tensor(prefix + ".lora_A.weight", site.a()));
+      String prefix = LoraTensorNames.PEFT_PREFIX + e.getKey();
+      tensors.add(tensor(prefix + LoraTensorNames.LORA_A, site.a()));
       tensors.add(tensor(prefix + ".lora_B.weight", site.b()));
       modules.add(e.getKey().substring(e.getKey().lastIndexOf('.') + 1));
     }

@@ -3,6 +3,7 @@ package io.tensafe.node.privatesession;
 import io.quarkus.logging.Log;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.node.adapter.LoadedAdapter;
+import io.tensafe.node.config.FleetKeyFile;
 import io.tensafe.node.config.NodeConfig;
 import io.tensafe.node.generation.ModelService;
 import io.tensafe.node.generation.NodeProblem;
@@ -12,10 +13,11 @@ import io.tensafe.node.privatemode.PrivateBounds;
 import io.tensafe.node.privatemode.PrivateLimits;
 import io.tensafe.node.privatemode.SitePlan;
 import io.tensafe.node.runtime.InputPrivacy;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.FrameOrder;
 import io.tensafe.tgsp.session.MalformedFrameException;
-import io.tensafe.tgsp.session.SessionFrame;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.security.SecureRandom;
@@ -193,6 +195,7 @@ public class PrivateSessions {
     } catch (IllegalArgumentException e) {
       throw NodeProblem.rejectedAdapter(e.getMessage());
     }
+    FrameAuth auth = frameAuth(r.frameKeyWrap(), keys);
     NodeSession session;
     try {
       session =
@@ -200,6 +203,7 @@ public class PrivateSessions {
               packed(adapter, bounds, plan, policy),
               bounds,
               keys,
+              auth,
               policy,
               new FrameOrder(maxPrompt, maxDecode, chunk),
               random);
@@ -215,7 +219,47 @@ public class PrivateSessions {
     }
     Log.infof(
         "private session %s opened for %s (%d groups)", id, r.adapter(), plan.groups().size());
-    return SessionOpened.of(id.toString(), plan, chunk, bounds, session.terms());
+    return SessionOpened.of(
+        id.toString(), plan, chunk, bounds, session.terms(), fleetKey().publicKey().keyId());
+  }
+
+  /** This node's fleet key, read once: it opens the client's frame-key wrap. */
+  private volatile FleetKeyPair fleetKey;
+
+  private FleetKeyPair fleetKey() {
+    FleetKeyPair key = fleetKey;
+    if (key == null) {
+      try {
+        key = FleetKeyFile.read(config);
+      } catch (IllegalStateException e) {
+        throw NodeProblem.rejectedAdapter(
+            "private sessions need this node's fleet key (tensafe.node.fleet-key-file): "
+                + e.getMessage());
+      }
+      fleetKey = key;
+    }
+    return key;
+  }
+
+  /**
+   * The session's frame keys from the client's wrap, opened with this node's fleet key (ADR 0037):
+   * a wrap without an entry for it, altered, or bound to other public keys is refused.
+   */
+  private FrameAuth frameAuth(String wrap, List<byte[]> keys) {
+    if (wrap == null || wrap.isEmpty()) {
+      throw NodeProblem.validation("frame_key_wrap is required (ADR 0037)");
+    }
+    byte[] bytes;
+    try {
+      bytes = Base64.getDecoder().decode(wrap);
+    } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation("frame_key_wrap must be base64");
+    }
+    try {
+      return FrameAuth.accept(fleetKey(), bytes, keys);
+    } catch (MalformedFrameException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
   }
 
   /**
@@ -231,8 +275,7 @@ public class PrivateSessions {
     }
     held.touch();
     try {
-      SessionFrame frame = SessionFrame.read(bytes, limits());
-      return held.session().answer(frame).toBytes();
+      return held.session().answer(bytes, limits());
     } catch (MalformedFrameException e) {
       throw NodeProblem.validation("frame refused: " + e.getMessage());
     } finally {

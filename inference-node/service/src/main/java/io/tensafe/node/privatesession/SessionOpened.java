@@ -37,7 +37,8 @@ public record SessionOpened(
     @JsonProperty("b_row_l1_log2") int bRowL1Log2,
     @JsonProperty("spectral_log2") int spectralLog2,
     @JsonProperty("upload_seed_key") String uploadSeedKey,
-    @JsonProperty("noised_sites_per_token") int noisedSitesPerToken) {
+    @JsonProperty("noised_sites_per_token") int noisedSitesPerToken,
+    @JsonProperty("fleet_key_id") String fleetKeyId) {
 
   /**
    * One site group of the plan, with its exact counts per token of a frame.
@@ -64,7 +65,12 @@ public record SessionOpened(
       int rank) {}
 
   static SessionOpened of(
-      String sessionId, SitePlan plan, int prefillChunk, PrivateBounds bounds, SessionTerms terms) {
+      String sessionId,
+      SitePlan plan,
+      int prefillChunk,
+      PrivateBounds bounds,
+      SessionTerms terms,
+      String fleetKeyId) {
     return new SessionOpened(
         sessionId,
         plan.groups().stream().map(SessionOpened::view).toList(),
@@ -75,7 +81,8 @@ public record SessionOpened(
         bounds.bRowL1Log2(),
         bounds.spectralLog2(),
         Base64.getEncoder().encodeToString(terms.seeds().key()),
-        plan.groups().stream().mapToInt(g -> g.sites().size()).sum());
+        plan.groups().stream().mapToInt(g -> g.sites().size()).sum(),
+        fleetKeyId);
   }
 
   private static GroupView view(SitePlan.Group g) {

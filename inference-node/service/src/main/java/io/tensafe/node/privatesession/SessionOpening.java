@@ -14,6 +14,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param maxDecodeSteps decode steps allowed (the client's max_tokens − 1), ≥ 0
  * @param dpNoiseMultiplier z for the delta's noise, at least the policy's; null for the policy's
  * @param maxFrameBytes the marketplace's frame limit; the session's frames fit it and the node's
+ * @param frameKeyWrap base64 of the client's frame-key wrap: its entry for this node's fleet key
+ *     holds the session's frame secret, bound to {@code publicKeys} (ADR 0037)
  */
 public record SessionOpening(
     @JsonProperty("session_id") String sessionId,
@@ -22,4 +24,5 @@ public record SessionOpening(
     @JsonProperty("max_prompt_tokens") Integer maxPromptTokens,
     @JsonProperty("max_decode_steps") Integer maxDecodeSteps,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
-    @JsonProperty("max_frame_bytes") Long maxFrameBytes) {}
+    @JsonProperty("max_frame_bytes") Long maxFrameBytes,
+    @JsonProperty("frame_key_wrap") String frameKeyWrap) {}

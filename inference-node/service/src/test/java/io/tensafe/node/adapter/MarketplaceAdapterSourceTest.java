@@ -1,19 +1,30 @@
 package io.tensafe.node.adapter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.backend.CpuBackend;
 import io.tensafe.node.marketplace.MarketplaceClient;
 import io.tensafe.node.model.ModelShape;
+import io.tensafe.node.runtime.ChatMessage;
+import io.tensafe.node.runtime.Generation;
 import io.tensafe.node.runtime.HeOperators;
+import io.tensafe.node.runtime.InputPrivacy;
 import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.runtime.LoraPath;
+import io.tensafe.node.runtime.SamplingParameters;
+import io.tensafe.node.runtime.TextGenerator;
+import io.tensafe.node.runtime.TinyModel;
+import io.tensafe.node.tokenizer.QwenTokenizer;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.manifest.Manifest;
 import io.tensafe.tgsp.packaging.AdapterPacker;
 import io.tensafe.tgsp.packaging.PackOptions;
+import io.tensafe.tgsp.safetensors.DType;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +72,13 @@ class MarketplaceAdapterSourceTest {
 
   private byte[] pack(LoraAdapter lora, String version, CreatorKeyPair signer, FleetKeyPair to)
       throws Exception {
+    return pack(lora, version, signer, to, "1.1");
+  }
+
+  /** As above, under a policy with this noise multiplier ("0": no noise). */
+  private byte[] pack(
+      LoraAdapter lora, String version, CreatorKeyPair signer, FleetKeyPair to, String z)
+      throws Exception {
     Path peft = PeftAdapters.write(lora, "tiny", Files.createTempDirectory(dir, "peft"));
     PackOptions options =
         new PackOptions(
@@ -73,7 +91,7 @@ class MarketplaceAdapterSourceTest {
             "proprietary",
             new Manifest.DpPolicy(
                 new BigDecimal("2.5"),
-                new BigDecimal("1.1"),
+                new BigDecimal(z),
                 new BigDecimal("0.00001"),
                 BigDecimal.TEN,
                 30),
@@ -99,6 +117,40 @@ class MarketplaceAdapterSourceTest {
     assertEquals((float) expected.b()[63][2], got.b()[63][2]);
     assertEquals(adapter.sites().keySet(), loaded.prepared().adapter().sites().keySet());
     assertEquals(1, marketplace.tokensIssued, "one token, reused");
+  }
+
+  /**
+   * A creator's policy without noise (z = 0, ADR 0035) loads, and the node generates with it as
+   * {@code ModelService} does (hosted mode, the adapter's policy): two seeded requests at
+   * temperature 0 give the same text, nothing is released, and the adapter still acts.
+   */
+  @Test
+  void load_takesANoNoisePolicy_andSeededGreedyAnswersWithItRepeat() throws Exception {
+    marketplace.packages.put("bank-qa/1.0.0", pack(adapter, "1.0.0", creator, fleet, "0"));
+    LoadedAdapter loaded = registry.load(new AdapterKey("bank-qa", "1.0.0"));
+    InputPrivacy policy = loaded.privacy().orElseThrow();
+    assertEquals(0, policy.noiseMultiplier());
+    assertFalse(policy.noised());
+    try (TinyModel model = TinyModel.generate(DType.F32, 5);
+        QwenTokenizer tokenizer = QwenTokenizer.load()) {
+      TextGenerator generator =
+          new TextGenerator(model.decoder(), tokenizer, new long[] {151645, 151643});
+      long[] prompt =
+          tokenizer.encode(
+              ChatMessage.chatMl(
+                  List.of(new ChatMessage("user", "Tell me about deposit insurance."))));
+      SamplingParameters greedy = new SamplingParameters(0, 0, 1, 42, 10, List.of());
+      LoraPath first = new LoraPath(loaded.prepared(), LoraPath.Mode.HE, policy);
+      LoraPath second = new LoraPath(loaded.prepared(), LoraPath.Mode.HE, policy);
+      Generation a = generator.generate(prompt, greedy, first, d -> {});
+      Generation b = generator.generate(prompt, greedy, second, d -> {});
+      assertEquals(a.text(), b.text());
+      assertEquals(0, first.releases() + second.releases(), "z = 0 releases nothing");
+      assertNotEquals(
+          generator.generate(prompt, greedy, null, d -> {}).text(),
+          a.text(),
+          "the adapter must change the answer");
+    }
   }
 
   @Test

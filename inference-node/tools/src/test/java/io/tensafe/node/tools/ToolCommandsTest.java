@@ -34,6 +34,7 @@ class ToolCommandsTest {
     assertTrue(run(new DemoCommand(), "seed", "--help").out().contains("--marketplace"));
     assertTrue(run(new DemoCommand(), "keys", "--help").out().contains("--dir"));
     assertTrue(run(new ModelCommand(), "tiny", "--help").out().contains("--seed"));
+    assertTrue(run(new ModelCommand(), "demo", "--help").out().contains("--out"));
     assertTrue(run(new NodeBenchCommand(), "--help").out().contains("--adapter-rank"));
   }
 

@@ -2,7 +2,7 @@ package io.tensafe.kernels.bench;
 
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerPacking;
+import io.tensafe.kernels.protocol.AnswerPacking;
 import io.tensafe.kernels.rlwe.GaloisKeys;
 import io.tensafe.kernels.rlwe.KeyGenerator;
 import java.security.SecureRandom;

@@ -6,14 +6,14 @@ import io.tensafe.kernels.helora.PrivateScales;
 import io.tensafe.kernels.helora.RowChecks;
 import io.tensafe.kernels.helora.SharedLoraNode;
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerCodec;
+import io.tensafe.kernels.protocol.AnswerCodec;
+import io.tensafe.kernels.protocol.ShareAnswer;
+import io.tensafe.kernels.protocol.SwitchedAnswer;
+import io.tensafe.kernels.protocol.UploadSeeds;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.GaloisKeys;
 import io.tensafe.kernels.rlwe.GaloisKeysCodec;
 import io.tensafe.kernels.rlwe.RlweCodec;
-import io.tensafe.kernels.rlwe.ShareAnswer;
-import io.tensafe.kernels.rlwe.SwitchedAnswer;
-import io.tensafe.kernels.rlwe.UploadSeeds;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
@@ -58,7 +58,7 @@ final class PrivateRoundsBench {
   /** The seeds of frame {@code sequence}'s {@code count} uploads. */
   private static List<byte[]> seeds(UploadSeeds seeds, Parameters p, long sequence, int count) {
     return java.util.stream.IntStream.range(0, count)
-        .mapToObj(i -> seeds.seed(p.logN(), sequence, i))
+        .mapToObj(i -> seeds.seed(p.logN(), new byte[UploadSeeds.NONCE_BYTES], sequence, i))
         .toList();
   }
 

@@ -1,6 +1,6 @@
 package io.tensafe.kernels.helora;
 
-import io.tensafe.kernels.rlwe.AnswerPacking;
+import io.tensafe.kernels.protocol.AnswerPacking;
 import io.tensafe.kernels.rlwe.GaloisKeys;
 
 /**

@@ -4,8 +4,11 @@ import io.tensafe.kernels.ckks.CoefficientEncoder;
 import io.tensafe.kernels.params.InvalidParametersException;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.protocol.AnswerDecryption;
+import io.tensafe.kernels.protocol.ShareAnswer;
+import io.tensafe.kernels.protocol.SwitchedAnswer;
+import io.tensafe.kernels.protocol.UploadSeeds;
 import io.tensafe.kernels.ring.RnsPoly;
-import io.tensafe.kernels.rlwe.AnswerDecryption;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Encryptor;
 import io.tensafe.kernels.rlwe.GaloisKeys;
@@ -13,9 +16,6 @@ import io.tensafe.kernels.rlwe.KeyGenerator;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
 import io.tensafe.kernels.rlwe.SecretKey;
-import io.tensafe.kernels.rlwe.ShareAnswer;
-import io.tensafe.kernels.rlwe.SwitchedAnswer;
-import io.tensafe.kernels.rlwe.UploadSeeds;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +74,11 @@ public final class PrivateClient {
 
   public Parameters parameters() {
     return parameters;
+  }
+
+  /** The secret key: for this package's tests and theirs that play a deviating node. */
+  SecretKey secretKey() {
+    return secretKey;
   }
 
   /** The key the node encrypts its masks under. */

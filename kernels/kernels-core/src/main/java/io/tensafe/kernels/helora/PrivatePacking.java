@@ -1,8 +1,8 @@
 package io.tensafe.kernels.helora;
 
 import io.tensafe.kernels.params.Parameters;
-import io.tensafe.kernels.rlwe.AnswerCodec;
-import io.tensafe.kernels.rlwe.AnswerPacking;
+import io.tensafe.kernels.protocol.AnswerCodec;
+import io.tensafe.kernels.protocol.AnswerPacking;
 import io.tensafe.kernels.rlwe.RlweCodec;
 
 /**
@@ -12,9 +12,10 @@ import io.tensafe.kernels.rlwe.RlweCodec;
  * switch is spent only where the whole answer it saves is worth more.
  *
  * <ul>
- *   <li>Round one always packs a site's answers into one ({@link PackedOutputs#whole}, A's rows a
- *       power of two apart) and sends the check beside it; the group's input chunks c minimise
- *       {@code c·upload + Σ_sites (2 answers + λ·(plaintexts − 1))}.
+ *   <li>Round one never packs (ADR 0037): a key switch there would apply the client's Galois keys,
+ *       whose errors the node cannot check, to what B later multiplies; each plaintext of A is its
+ *       own answer and the check goes beside them. The group's input chunks c minimise {@code
+ *       c·upload + Σ_sites (answers + check)}.
  *   <li>Round two packs a site's answers when a switch costs less than the switched answer it
  *       saves, and its share chunks minimise {@code c·upload + answers·answer + λ·switches}.
  * </ul>
@@ -44,15 +45,15 @@ public final class PrivatePacking {
     return SWITCH_COST_BYTES;
   }
 
-  /** A's layout per chunk for inputs of d values in c chunks: rows a power of two apart. */
+  /** A's layout per chunk for inputs of d values in c chunks: rows the chunk's width apart. */
   public static CoefficientLayout aLayout(int dimension, int chunks, int rank, int ringDegree) {
     int width = new ChunkedLayout(dimension, chunks, rank, ringDegree).chunkWidth();
-    return new CoefficientLayout(powerOfTwoAtLeast(width), rank, ringDegree);
+    return new CoefficientLayout(width, rank, ringDegree);
   }
 
-  /** Round one's outputs: every plaintext of A in one answer. */
+  /** Round one's outputs: each plaintext of A its own answer, no key switch. */
   public static PackedOutputs roundOne(int dimension, int chunks, int rank, int ringDegree) {
-    return PackedOutputs.whole(aLayout(dimension, chunks, rank, ringDegree));
+    return new PackedOutputs(aLayout(dimension, chunks, rank, ringDegree), 1);
   }
 
   /** Round two's choice for a site: its share chunks and where its outputs go. */
@@ -60,19 +61,20 @@ public final class PrivatePacking {
 
   /**
    * The input chunks of a group of sites reading one input of {@code dimension} values, the
-   * cheapest by {@code c·upload + Σ_s (2·answer + λ·switches_s)}, the fewest chunks on a tie.
+   * cheapest by {@code c·upload + Σ_s (answers_s + check)}, the fewest chunks on a tie.
    */
   public static int inputChunks(int dimension, int[] ranks, Parameters p) {
     long upload = RlweCodec.uploadBytes(p);
-    long lambda = switchCostBytes();
     int best = 1;
     long bestCost = Long.MAX_VALUE;
     for (int c = 1; c <= Math.min(dimension, ChunkedLayout.MAX_CHUNKS); c++) {
       long cost = c * upload;
       for (int r : ranks) {
         PackedOutputs out = roundOne(dimension, c, r, p.ringDegree());
-        cost += AnswerCodec.shareBytes(p, r) + AnswerCodec.shareBytes(p, 1);
-        cost += lambda * out.switches();
+        for (int a = 0; a < out.answers(); a++) {
+          cost += AnswerCodec.shareBytes(p, out.outputs(a));
+        }
+        cost += AnswerCodec.shareBytes(p, 1);
       }
       if (cost < bestCost) {
         best = c;

@@ -1,18 +1,18 @@
 package io.tensafe.kernels.helora;
 
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.protocol.AnswerPacking;
+import io.tensafe.kernels.protocol.MaskedAnswers;
+import io.tensafe.kernels.protocol.ShareAnswer;
+import io.tensafe.kernels.protocol.SwitchedAnswer;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
-import io.tensafe.kernels.rlwe.AnswerPacking;
 import io.tensafe.kernels.rlwe.Ciphertext;
 import io.tensafe.kernels.rlwe.Evaluator;
 import io.tensafe.kernels.rlwe.GaloisKeys;
-import io.tensafe.kernels.rlwe.MaskedAnswers;
 import io.tensafe.kernels.rlwe.Plaintext;
 import io.tensafe.kernels.rlwe.PublicKey;
-import io.tensafe.kernels.rlwe.ShareAnswer;
 import io.tensafe.kernels.rlwe.ShoupPlaintext;
-import io.tensafe.kernels.rlwe.SwitchedAnswer;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -25,22 +25,22 @@ import java.util.List;
  * client's key, every one at a scale fixed by the session ({@link PrivateScales}).
  *
  * <ol>
- *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node packs A's
- *       products into one {@link ShareAnswer} ({@link AnswerPacking} under the client's Galois
- *       keys, each product re-randomised first: ADR 0032) and adds a check answer whose single
- *       output holds {@code y_r = Σ_i h_i·y_i} exactly for the packed values (h fresh per site and
- *       token, {@code |h_i| ≤ 2^16}), every output masked by M, uniform modulo Q. The client's
- *       decryption is its share {@code s = y + M + η} of y, the rows' outputs for the input as
- *       encrypted (its error and the layout's cross terms included), η the re-randomisation's and
- *       the switches' noise (about 2^31, at most {@link AnswerPacking#noiseBound}); s is uniform
- *       and independent of y.
+ *   <li>{@link #roundOne}: the client sends x in {@link ChunkedLayout} chunks; the node answers
+ *       each plaintext of A's products in its own {@link ShareAnswer}, re-randomised under the
+ *       client's public key (no key switch: the client's Galois keys never touch what B later
+ *       multiplies, ADR 0037), and adds a check answer whose single output holds {@code y_r = Σ_i
+ *       h_i·y_i} for the products before re-randomisation (h fresh per site and token, {@code |h_i|
+ *       ≤ 2^16}), every output masked by M, uniform modulo Q. The client's decryption is its share
+ *       {@code s = y + M + η} of y, the rows' outputs for the input as encrypted (its error and the
+ *       layout's cross terms included), η the re-randomisation's noise ({@code u·e_pk + e0 + e1·s},
+ *       about 2^8); s is uniform and independent of y.
  *   <li>{@link #roundTwo}: the client encrypts its r + 1 shares; the node subtracts M (so the
  *       plaintext is {@code z = y + η + e'}, e' the client's encryption error) and computes {@code
  *       B·z + G·d} with {@code d = hᵀ·z_(0..r−1) − z_r} and G fresh per site and token ({@code
  *       |G_o| ≤ 2^42}): {@code B' = [B + G·hᵀ | −G]} applied to z, as B's static plaintexts plus
- *       one rank-one term ({@link #checkSum}). For an honest client d is {@code hᵀe' − e'_r − η_r}
- *       (the packed values' noise is in y_r too), about 2^23, so {@code G·d} stays below the
- *       flooding; a client that substituted v for its shares has {@code |d| ≥ ‖v‖∞/2} unless it
+ *       one rank-one term ({@link #checkSum}). For an honest client d is {@code hᵀ(η + e') − η_r −
+ *       e'_r}, about 2^26, so {@code G·d} stays below the flooding; a client that substituted v for
+ *       its shares, or whose public key's error put v into η, has {@code |d| ≥ ‖v‖∞/2} unless it
  *       guessed one {@code h_i} (chance at most 2^-17 per site and token), and {@code G·d} then
  *       covers {@code B·v} (within statistical distance about 2^-12 per output). Then it adds
  *       flooding uniform in {@code ±F} ({@link PrivateWeights#floodBound} of B's own plaintexts,
@@ -263,9 +263,12 @@ public final class SharedLoraNode {
 
   /**
    * Round 1 on the client's encrypted input chunks ({@link ChunkedLayout}, 2 limbs each, at the
-   * session's input scale): A's products, packed ({@link Site#aOutputs}), their outputs masked by
-   * M, and the check answer computed on the packed answers, so {@code y_r = Σ_i h_i·y_i} holds for
-   * the values the client decrypts, switching noise included.
+   * session's input scale): one answer per plaintext of A ({@link Site#aOutputs}: no key switch on
+   * the client's Galois keys, ADR 0037), each re-randomised under the client's public key and
+   * masked by M at its outputs, and the check answer computed on the products before their
+   * re-randomisation, so {@code y_r = Σ_i h_i·y_i} holds for the products and each answer's
+   * re-randomisation noise (with any error the client put in its public key) enters the check's
+   * difference with its own h_i.
    */
   public RoundOne roundOne(Site site, List<Ciphertext> chunks) {
     requireOwn(site);
@@ -275,30 +278,26 @@ public final class SharedLoraNode {
     }
     chunks.forEach(ct -> requireClientCiphertext(ct, site.scales().input()));
     PackedOutputs outputs = site.aOutputs();
+    if (outputs.perAnswer() != 1) {
+      throw new IllegalStateException("round one switches no key: one plaintext per answer");
+    }
     CoefficientLayout layout = outputs.layout();
     int n = parameters.ringDegree();
     int r = site.rank();
-    List<long[][][]> leaves = new ArrayList<>(layout.plaintextCount());
-    for (int p = 0; p < layout.plaintextCount(); p++) {
-      List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
-      for (PrivateWeights.Site chunk : site.a()) {
-        weights.add(chunk.plaintexts().get(p));
-      }
-      leaves.add(
-          MaskedAnswers.leaf(
-              chunks, weights, layout.outputPositions(p), outputs.leafShift(), clientKey, random));
-    }
     double scale = site.scales().share();
     long[] h = uniformSigned(r, CHECK_BITS);
     long[][] masks = new long[r + 1][];
     List<ShareAnswer> toClient = new ArrayList<>(outputs.answers() + 1);
-    List<long[][][]> packed = new ArrayList<>(outputs.answers());
+    List<long[][][]> products = new ArrayList<>(outputs.answers());
     List<long[]> checks = new ArrayList<>(outputs.answers());
     for (int a = 0; a < outputs.answers(); a++) {
-      int first = outputs.firstPlaintext(a);
-      long[][][] answer =
-          packing.pack(leaves.subList(first, first + outputs.plaintexts(a)), outputs.spacing());
+      List<ShoupPlaintext> weights = new ArrayList<>(chunks.size());
+      for (PrivateWeights.Site chunk : site.a()) {
+        weights.add(chunk.plaintexts().get(a));
+      }
+      long[][][] product = MaskedAnswers.products(chunks, weights);
       int[] positions = outputs.positions(a);
+      long[][][] answer = MaskedAnswers.reRandomised(product, positions, 0, clientKey, random);
       long[][] mask = new long[positions.length][];
       long[] check = new long[n];
       for (int i = 0; i < positions.length; i++) {
@@ -307,13 +306,14 @@ public final class SharedLoraNode {
         masks[row] = mask[i];
         check[n - 1 - positions[i]] = h[row];
       }
-      packed.add(answer);
+      products.add(product);
       checks.add(check);
       toClient.add(MaskedAnswers.sharePacked(parameters, answer, positions, mask, scale));
     }
     masks[r] = uniformResidues();
     toClient.add(
-        MaskedAnswers.check(packed, checks, checkPosition(n), masks[r], scale, clientKey, random));
+        MaskedAnswers.check(
+            products, checks, checkPosition(n), masks[r], scale, clientKey, random));
     return new RoundOne(List.copyOf(toClient), new Share(new Held(masks, h)));
   }
 
@@ -327,16 +327,17 @@ public final class SharedLoraNode {
    * coefficients 0..w'-1, at the session's share scale): B's answers, which decrypt to {@code
    * B·A·x} plus, on every output, Gaussian noise of standard deviation {@code noiseStdDev} in the
    * outputs' own units. The caller takes {@code noiseStdDev} from its own policy and the signed
-   * bounds, never from the client. The noise is drawn from the node's CSPRNG.
+   * bounds, never from the client; 0 only where the adapter's signed policy chose no DP noise (ADR
+   * 0035). The noise is drawn from the node's CSPRNG.
    *
-   * @throws IllegalArgumentException if {@code noiseStdDev} is not positive and finite, or a share
+   * @throws IllegalArgumentException if {@code noiseStdDev} is negative or not finite, or a share
    *     is not at the session's scale
    * @throws IllegalStateException if {@code share} was used already
    */
   public List<SwitchedAnswer> roundTwo(
       Site site, Share share, List<Ciphertext> shares, double noiseStdDev) {
-    if (!(noiseStdDev > 0) || Double.isInfinite(noiseStdDev)) {
-      throw new IllegalArgumentException("the DP noise must be positive and finite");
+    if (!(noiseStdDev >= 0) || Double.isInfinite(noiseStdDev)) {
+      throw new IllegalArgumentException("the DP noise must be finite and not negative");
     }
     return answers(site, share, shares, noiseStdDev * site.scales().delta());
   }

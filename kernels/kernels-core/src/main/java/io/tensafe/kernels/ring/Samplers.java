@@ -7,6 +7,7 @@ import java.nio.ByteOrder;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.function.LongSupplier;
 import javax.crypto.Cipher;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -195,23 +196,90 @@ public final class Samplers {
   }
 
   /**
-   * {@code count} standard normal values (Box–Muller on 53-bit uniforms) expanded from {@code seed}
-   * with AES-256-CTR. Not constant time: for noise whose scale is public (the DP noise).
+   * {@code count} standard normal values expanded from {@code seed} with AES-256-CTR: Box–Muller,
+   * one pair per {@link #normalPairFromWords} call on the keystream read as consecutive big-endian
+   * 64-bit words. Not constant time: for noise whose scale is public (the DP noise).
+   *
+   * <p>Distribution: N(0, 1) with the tail the ρ-zCDP accountant assumes. The radius's uniform has
+   * full double resolution down to 2^-1074, so P(|pair| > r) = e^{-r²/2} to a relative 2^-52 for
+   * every r up to sqrt(2·1022·ln 2) ≈ 37.6; the radius never exceeds sqrt(2·1074·ln 2) ≈ 38.6, and
+   * the mass whose law is not exact (u1 < 2^-1022, rounded into the subnormals) is 2^-1022 per
+   * pair, the most extra δ the cut can cost per draw (the old 53-bit u1 cut at 8.57, mass 2^-53).
+   * Deterministic in {@code seed}: the same seed always gives the same values.
+   *
+   * <p>Range: finite, |value| ≤ 38.6.
    */
   public static double[] normalsFromSeed(byte[] seed, int count) {
     int pairs = (count + 1) / 2;
-    byte[] block = nextKeystream(keystream(seed, NORMAL_DOMAIN, 0), 16 * pairs);
+    KeystreamWords words = new KeystreamWords(keystream(seed, NORMAL_DOMAIN, 0), 3 * pairs);
     double[] out = new double[2 * pairs];
     for (int i = 0; i < pairs; i++) {
-      long a = (long) BIG_ENDIAN_LONG.get(block, 16 * i) >>> 11;
-      long b = (long) BIG_ENDIAN_LONG.get(block, 16 * i + 8) >>> 11;
-      double u1 = (a + 1) * 0x1p-53; // (0, 1]
-      double u2 = b * 0x1p-53;
-      double radius = Math.sqrt(-2 * Math.log(u1));
-      out[2 * i] = radius * Math.cos(2 * Math.PI * u2);
-      out[2 * i + 1] = radius * Math.sin(2 * Math.PI * u2);
+      normalPairFromWords(words, out, 2 * i);
     }
     return count == out.length ? out : java.util.Arrays.copyOf(out, count);
+  }
+
+  /** Uniforms below 2^-MAX_LEADING_ZEROS are 2^-1074, the smallest positive double. */
+  private static final int MAX_LEADING_ZEROS = 1073;
+
+  /**
+   * One Box–Muller pair from {@code words}, written to {@code out[at]} and {@code out[at + 1]}.
+   * Reads, in order: the radius's exponent words (until one is nonzero: z leading zero bits in all,
+   * so the uniform's binade is [2^-(z+1), 2^-z)), one word for its mantissa (top 52 bits), one word
+   * for the angle (top 53 bits). Three words except with probability 2^-64.
+   *
+   * <p>The uniform u1 = (1 + m·2^-52)·2^-(z+1) lies in (0, 1) with the density of a uniform to a
+   * relative 2^-52 in every binade above 2^-1022 (Range: [2^-1074, 1 − 2^-53]), so the radius
+   * sqrt(−2 ln u1) follows the Rayleigh law out to ≈ 37.6, not the ≈ 8.57 that a 53-bit fixed-point
+   * u1 allows. Package-private so a test can feed the rare events (leading zero words) directly.
+   */
+  static void normalPairFromWords(LongSupplier words, double[] out, int at) {
+    int leadingZeros = 0;
+    long word = words.getAsLong();
+    while (word == 0 && leadingZeros < MAX_LEADING_ZEROS) {
+      leadingZeros += 64;
+      word = words.getAsLong();
+    }
+    leadingZeros = Math.min(leadingZeros + Long.numberOfLeadingZeros(word), MAX_LEADING_ZEROS);
+    long mantissa = words.getAsLong() >>> 12;
+    long angle = words.getAsLong() >>> 11;
+    // (2^52 + m)·2^(-53-z): exact for z ≤ 1021, rounded into the subnormals below (never to 0).
+    double u1 = Math.scalb((double) ((1L << 52) | mantissa), -53 - leadingZeros);
+    double u2 = angle * 0x1p-53;
+    double radius = Math.sqrt(-2 * Math.log(u1));
+    out[at] = radius * Math.cos(2 * Math.PI * u2);
+    out[at + 1] = radius * Math.sin(2 * Math.PI * u2);
+  }
+
+  /**
+   * A keystream read as big-endian 64-bit words: {@code expected} words in one AES call, then
+   * further blocks of 8 words as needed (the continuation of the same counter-mode stream, so the
+   * words do not depend on how they were fetched).
+   */
+  private static final class KeystreamWords implements LongSupplier {
+    private static final int REFILL_WORDS = 8;
+    private final Cipher cipher;
+    private byte[] block;
+    private int length;
+    private int offset;
+
+    KeystreamWords(Cipher cipher, int expected) {
+      this.cipher = cipher;
+      this.length = 8 * Math.max(expected, 1);
+      this.block = nextKeystream(cipher, length);
+    }
+
+    @Override
+    public long getAsLong() {
+      if (offset == length) {
+        length = 8 * REFILL_WORDS;
+        block = nextKeystream(cipher, length);
+        offset = 0;
+      }
+      long word = (long) BIG_ENDIAN_LONG.get(block, offset);
+      offset += 8;
+      return word;
+    }
   }
 
   private static byte[] freshSeed(SecureRandom random) {

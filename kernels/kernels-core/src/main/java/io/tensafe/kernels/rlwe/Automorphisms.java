@@ -7,11 +7,11 @@ import io.tensafe.kernels.ring.Modulus;
  * coefficient at i moves to {@code i·k mod 2N}, negated when that is N or more. A signed
  * permutation, so norms are unchanged. Also the negacyclic monomial product {@link #rotate}.
  */
-final class Automorphisms {
+public final class Automorphisms {
   private Automorphisms() {}
 
   /** {@code τ_k(a)}, a fresh array. */
-  static long[] apply(long[] a, int k, Modulus q) {
+  public static long[] apply(long[] a, int k, Modulus q) {
     int n = a.length;
     int mask = 2 * n - 1;
     long[] out = new long[n];
@@ -23,7 +23,7 @@ final class Automorphisms {
   }
 
   /** {@code X^shift·a} for shift in [0, 2N) (N a power of two), a fresh array. */
-  static long[] rotate(long[] a, int shift, Modulus q) {
+  public static long[] rotate(long[] a, int shift, Modulus q) {
     int n = a.length;
     int mask = 2 * n - 1;
     long[] out = new long[n];

@@ -33,15 +33,22 @@ public final class Ciphertext {
     this.c1Seed = c1Seed == null ? null : c1Seed.clone();
   }
 
+  /** A ciphertext of NTT-form {@code c0} and {@code c1} (wrapped, not copied) at {@code scale}. */
+  public static Ciphertext ofNtt(Parameters parameters, RnsPoly c0, RnsPoly c1, double scale) {
+    return new Ciphertext(parameters, c0, c1, scale, null);
+  }
+
   public Parameters parameters() {
     return parameters;
   }
 
-  RnsPoly c0() {
+  /** c0, NTT form: shared, never to be changed. */
+  public RnsPoly c0() {
     return c0;
   }
 
-  RnsPoly c1() {
+  /** c1, NTT form: shared, never to be changed. */
+  public RnsPoly c1() {
     return c1;
   }
 

@@ -23,9 +23,9 @@ public final class Encryptor {
 
   /**
    * {@link #encrypt(Plaintext, SecretKey, SecureRandom)} with c1 expanded from {@code seed}, a seed
-   * the caller is bound to (private mode's {@link UploadSeeds}); the error still comes from {@code
-   * random}. Never reuse a seed: two ciphertexts with one c1 give away the difference of their
-   * messages up to the errors.
+   * the caller is bound to (private mode's {@code protocol.UploadSeeds}); the error still comes
+   * from {@code random}. Never reuse a seed: two ciphertexts with one c1 give away the difference
+   * of their messages up to the errors.
    */
   public static Ciphertext encrypt(
       Plaintext plaintext, SecretKey key, byte[] seed, SecureRandom random) {

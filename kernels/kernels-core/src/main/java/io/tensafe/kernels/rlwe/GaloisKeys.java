@@ -12,11 +12,11 @@ import java.util.TreeMap;
 
 /**
  * A client's key-switching keys for the automorphisms {@code τ_k: X → X^k} that packing answers
- * needs ({@link AnswerPacking}): for each Galois element k and gadget digit t, {@code (b_t, a_t)}
- * with {@code b_t = −a_t·s + e_t + 2^(t·DIGIT_BITS)·τ_k(s)} over both primes, {@code a_t} expanded
- * from the key's 32-byte seed, e_t Gaussian ({@code |e| ≤ 20}). With {@code c = Σ_t d_t·2^(18t)}
- * (balanced digits, {@code |d_t| ≤ 2^17}), {@code Σ_t d_t·(b_t + a_t·s) = τ_k(s)·c + Σ_t d_t·e_t}:
- * switching adds at most {@link #noiseBound} to a coefficient (ADR 0032).
+ * needs ({@code protocol.AnswerPacking}): for each Galois element k and gadget digit t, {@code
+ * (b_t, a_t)} with {@code b_t = −a_t·s + e_t + 2^(t·DIGIT_BITS)·τ_k(s)} over both primes, {@code
+ * a_t} expanded from the key's 32-byte seed, e_t Gaussian ({@code |e| ≤ 20}). With {@code c = Σ_t
+ * d_t·2^(18t)} (balanced digits, {@code |d_t| ≤ 2^17}), {@code Σ_t d_t·(b_t + a_t·s) = τ_k(s)·c +
+ * Σ_t d_t·e_t}: switching adds at most {@link #noiseBound} to a coefficient (ADR 0032).
  *
  * <p>Ownership: made by the client from its secret key and sent once per session; the node keeps
  * them for the session only. Only the public parts ({@code b_t} and the seed) exist here. Holds

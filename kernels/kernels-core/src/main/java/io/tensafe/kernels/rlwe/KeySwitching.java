@@ -10,7 +10,7 @@ import io.tensafe.kernels.ring.NegacyclicNtt;
  * balanced base-2^18 digits of {@code τ(c1)} as an integer modulo Q. It decrypts under s to {@code
  * τ(c0 + c1·s) + Σ_t d_t·e_t}. Work per switch: 12 forward and 4 inverse limb NTTs. Thread-safe.
  */
-final class KeySwitching {
+public final class KeySwitching {
   private static final long DIGIT_MASK = (1L << GaloisKeys.DIGIT_BITS) - 1;
   private static final long HALF_DIGIT = 1L << (GaloisKeys.DIGIT_BITS - 1);
 
@@ -21,7 +21,7 @@ final class KeySwitching {
   private final long halfHigh;
   private final long halfLow;
 
-  KeySwitching(Parameters parameters) {
+  public KeySwitching(Parameters parameters) {
     this.parameters = parameters;
     this.crt = new TwoPrimeCrt(parameters);
     long q0 = crt.q0().value();
@@ -36,7 +36,7 @@ final class KeySwitching {
    * {@code τ_k(ct)} under the client's key: {@code ct[component][limb][N]} in coefficient form, not
    * modified; the result likewise.
    */
-  long[][][] apply(long[][][] ct, int k, GaloisKeys keys) {
+  public long[][][] apply(long[][][] ct, int k, GaloisKeys keys) {
     GaloisKeys.SwitchKey key = keys.key(k);
     int n = parameters.ringDegree();
     long[][] c0 = new long[2][];

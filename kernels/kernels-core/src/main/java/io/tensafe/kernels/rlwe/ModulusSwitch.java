@@ -9,15 +9,18 @@ import io.tensafe.kernels.params.Parameters;
  * most {@code 2^-12} for bits ≤ 40 and primes below 2^61, so the result is within {@code 1/2 +
  * 2^-12} of the exact quotient.
  */
-final class ModulusSwitch {
+public final class ModulusSwitch {
+  /** The most bits a value is switched down to. */
+  public static final int MAX_BITS = 40;
+
   private final TwoPrimeCrt crt;
   private final double perT;
   private final double perR0;
   private final int bits;
   private final long mask;
 
-  ModulusSwitch(Parameters p, int bits) {
-    if (p.limbCount() != 2 || bits < 1 || bits > MaskedAnswers.MAX_BITS) {
+  public ModulusSwitch(Parameters p, int bits) {
+    if (p.limbCount() != 2 || bits < 1 || bits > MAX_BITS) {
       throw new IllegalArgumentException("switches two primes down to 1 to 40 bits");
     }
     this.crt = new TwoPrimeCrt(p);
@@ -27,12 +30,12 @@ final class ModulusSwitch {
     this.mask = (1L << bits) - 1;
   }
 
-  int bits() {
+  public int bits() {
     return bits;
   }
 
   /** The switched value of the residues {@code (r0, r1)}, in [0, 2^bits). */
-  long apply(long r0, long r1) {
+  public long apply(long r0, long r1) {
     long t = crt.quotient(r0, r1);
     double exact = t * perT + r0 * perR0;
     return ((long) Math.floor(exact + 0.5)) & mask;

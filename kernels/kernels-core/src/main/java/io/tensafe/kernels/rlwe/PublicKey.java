@@ -43,19 +43,23 @@ public final class PublicKey {
     return parameters;
   }
 
-  RnsPoly b() {
+  /** b, NTT form: shared, never to be changed. */
+  public RnsPoly b() {
     return b;
   }
 
-  RnsPoly a() {
+  /** a, NTT form: shared, never to be changed. */
+  public RnsPoly a() {
     return a;
   }
 
-  long[] bShoup(int limb) {
+  /** Shoup companions of b modulo prime {@code limb}: shared, never to be changed. */
+  public long[] bShoup(int limb) {
     return shoupForm().b()[limb];
   }
 
-  long[] aShoup(int limb) {
+  /** Shoup companions of a modulo prime {@code limb}: shared, never to be changed. */
+  public long[] aShoup(int limb) {
     return shoupForm().a()[limb];
   }
 

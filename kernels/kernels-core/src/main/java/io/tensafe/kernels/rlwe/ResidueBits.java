@@ -8,26 +8,26 @@ import java.nio.ByteBuffer;
  * and zero bits up to the next byte at the end. Widths are in [1, 62]; a 54-bit prime's residues
  * take 54 bits instead of a word's 64.
  */
-final class ResidueBits {
+public final class ResidueBits {
   private ResidueBits() {}
 
   /** The bytes {@code count} values of {@code bits} bits take. */
-  static long bytesFor(long count, int bits) {
+  public static long bytesFor(long count, int bits) {
     return (count * bits + 7) / 8;
   }
 
   /** A writer of one run of values: whole 64-bit words as they fill, then the tail's bytes. */
-  static final class Writer {
+  public static final class Writer {
     private final ByteBuffer out;
     private long word;
     private int used;
 
-    Writer(ByteBuffer out) {
+    public Writer(ByteBuffer out) {
       this.out = out;
     }
 
     /** Writes {@code value}'s low {@code bits} bits, bits in [1, 62]; the value must fit them. */
-    void put(long value, int bits) {
+    public void put(long value, int bits) {
       if (used == 0) {
         word = value;
         used = bits;
@@ -46,7 +46,7 @@ final class ResidueBits {
     }
 
     /** Writes the bits still held, zero-padded to a byte. */
-    void finish() {
+    public void finish() {
       long aligned = used == 0 ? 0 : word << (64 - used);
       for (int b = 0; b < (used + 7) / 8; b++) {
         out.put((byte) (aligned >>> (56 - 8 * b)));
@@ -60,19 +60,19 @@ final class ResidueBits {
    * A reader of one run of {@code runBits} bits (its last byte zero-padded), a 64-bit word at a
    * time while the run has that many bytes left; the caller has checked that the bytes are there.
    */
-  static final class Reader {
+  public static final class Reader {
     private final ByteBuffer in;
     private long bytesLeft;
     private long word;
     private int available;
 
-    Reader(ByteBuffer in, long runBits) {
+    public Reader(ByteBuffer in, long runBits) {
       this.in = in;
       this.bytesLeft = (runBits + 7) / 8;
     }
 
     /** The next {@code bits} bits, bits in [1, 62]. */
-    long get(int bits) {
+    public long get(int bits) {
       if (available >= bits) {
         available -= bits;
         return (word >>> available) & ((1L << bits) - 1);
@@ -101,7 +101,7 @@ final class ResidueBits {
     }
 
     /** Refuses a run whose padding bits are not zero or whose bytes were not all read. */
-    void finish() throws MalformedEncodingException {
+    public void finish() throws MalformedEncodingException {
       boolean paddingZero = available == 0 || (word & ((1L << available) - 1)) == 0;
       if (!paddingZero || bytesLeft != 0 || available >= 8) {
         throw new MalformedEncodingException(

@@ -22,7 +22,8 @@ import java.nio.ByteOrder;
  *       always pack.
  *   <li>Private-mode upload (flags: packed, bit 2: c1 derived from the session, ADR 0025): limb
  *       count, scale and c0 as above, no c1 at all: the reader expands c1 from the seed the session
- *       binds it to ({@link UploadSeeds}) and refuses any other flags, limb count, scale or size.
+ *       binds it to ({@code protocol.UploadSeeds}) and refuses any other flags, limb count, scale
+ *       or size.
  *   <li>Public key: the 32-byte seed of {@code a}, then {@code b} over every prime.
  *   <li>Secret key: N ternary coefficients, 2 bits each (00 = 0, 01 = 1, 10 = -1), N/4 bytes. Only
  *       the key's owner should ever hold these bytes.
@@ -274,7 +275,7 @@ public final class RlweCodec {
   }
 
   /** {@code count} packed residues of {@code q}, each checked to be below it. */
-  static long[] readResidues(ByteBuffer in, Modulus q, int count, String what)
+  public static long[] readResidues(ByteBuffer in, Modulus q, int count, String what)
       throws MalformedEncodingException {
     int bits = q.bitLength();
     ResidueBits.Reader r = new ResidueBits.Reader(in, (long) count * bits);

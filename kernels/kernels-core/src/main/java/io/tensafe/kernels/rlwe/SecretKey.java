@@ -30,6 +30,23 @@ public final class SecretKey {
     return nttShoup[limb];
   }
 
+  /**
+   * Multiplies {@code values} (NTT form modulo prime {@code limb}) by the key in place: the key
+   * owner's decryptions of answer formats built above this package use it, and the key's values
+   * never leave this object.
+   */
+  public void multiplyInPlace(long[] values, int limb) {
+    io.tensafe.kernels.ring.Modulus q = parameters.moduli().get(limb);
+    long[] s = ntt.limb(limb);
+    long[] sShoup = nttShoup[limb];
+    if (values.length != s.length) {
+      throw new IllegalArgumentException("values have " + values.length + " coefficients");
+    }
+    for (int k = 0; k < values.length; k++) {
+      values[k] = q.mulShoup(values[k], s[k], sShoup[k]);
+    }
+  }
+
   public Parameters parameters() {
     return parameters;
   }

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tensafe.kernels.ChiSquare;
 import io.tensafe.kernels.TestRandoms;
+import io.tensafe.kernels.protocol.ShareAnswer;
+import io.tensafe.kernels.protocol.SwitchedAnswer;
+import io.tensafe.kernels.protocol.UploadSeeds;
 import io.tensafe.kernels.rlwe.Ciphertext;
-import io.tensafe.kernels.rlwe.ShareAnswer;
-import io.tensafe.kernels.rlwe.SwitchedAnswer;
-import io.tensafe.kernels.rlwe.UploadSeeds;
+import io.tensafe.kernels.rlwe.DeviatingParty;
+import io.tensafe.kernels.rlwe.GaloisKeys;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -52,7 +54,7 @@ class SharedLoraTest {
     long sequence = SEQUENCE.getAndIncrement();
     int logN = p.client().parameters().logN();
     return java.util.stream.IntStream.range(0, count)
-        .mapToObj(i -> p.seeds().seed(logN, sequence, i))
+        .mapToObj(i -> p.seeds().seed(logN, new byte[UploadSeeds.NONCE_BYTES], sequence, i))
         .toList();
   }
 
@@ -136,15 +138,15 @@ class SharedLoraTest {
     SharedLoraNode.Site chunked = prepare(p, a, b, 6, 2);
     assertEquals(16, whole.aLayout().plaintextCount());
     assertEquals(2, chunked.aLayout().plaintextCount());
-    // ADR 0032: A's 16 plaintexts packed into one answer (15 key switches), beside the check, each
-    // carrying c0 at its outputs only.
-    assertEquals(1, whole.aOutputs().answers());
-    assertEquals(15, whole.aOutputs().switches());
+    // ADR 0037: round one switches no key, so each of A's 16 plaintexts is its own answer, beside
+    // the check, each carrying c0 at its outputs only.
+    assertEquals(16, whole.aOutputs().answers());
+    assertEquals(0, whole.aOutputs().switches());
     List<ShareAnswer> answers =
         roundOne(p, whole, clipped(LoraData.activations(1, d, 35)[0])).toClient();
-    assertEquals(2, answers.size());
-    assertEquals(r, answers.get(0).outputs());
-    assertEquals(1, answers.get(1).outputs());
+    assertEquals(17, answers.size());
+    assertEquals(r / 16, answers.get(0).outputs());
+    assertEquals(1, answers.get(16).outputs());
     double[] x = clipped(LoraData.activations(1, d, 34)[0]);
     double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
     double[] fromWhole = delta(p, whole, x);
@@ -223,6 +225,134 @@ class SharedLoraTest {
    * G·(hᵀ·v)} into every output: what comes back has no correlation with {@code B·v}, and is far
    * from the honest delta.
    */
+  /**
+   * Issue 50's K-shifted Galois key: {@code b_t + K} would add {@code K·Σ_t d_t} to every share a
+   * packed round one switched, and round two would return B times it. Round one switches no key
+   * (ADR 0037), so the client's keys never reach what B multiplies: with an unpacked round two the
+   * deltas are exact whatever the Galois keys hold.
+   */
+  @Test
+  void aShiftedGaloisKey_neverReachesWhatBMultiplies() {
+    int d = 64;
+    int r = 8;
+    SecureRandom random = TestRandoms.seeded(61);
+    PrivateClient client = new PrivateClient(PrivateClient.parametersFor(d), random);
+    byte[] key = new byte[UploadSeeds.KEY_BYTES];
+    random.nextBytes(key);
+    GaloisKeys shifted = DeviatingParty.shifted(client.galoisKeys(), 1L << 40);
+    Parties p =
+        new Parties(
+            client,
+            new SharedLoraNode(client.publicKey(), shifted, random),
+            new UploadSeeds(key),
+            CLIP);
+    double[][] a = LoraData.loraA(r, d, 62);
+    double[][] b = randomB(d, r, 63);
+    PrivatePacking.RoundTwo unpacked =
+        new PrivatePacking.RoundTwo(
+            1, PrivatePacking.roundTwoOutputs(r, 1, d, client.parameters().ringDegree(), false));
+    SharedLoraNode.Site site = p.node().prepare(a, b, p.scales(a, b), 1, unpacked);
+    assertEquals(0, site.aOutputs().switches() + site.bOutputs().switches());
+    double[] x = clipped(LoraData.activations(1, d, 64)[0]);
+    double[] expected = LoraData.multiply(b, LoraData.multiply(a, x));
+    double[] got = delta(p, site, x);
+    double norm = Math.sqrt(Arrays.stream(expected).map(v -> v * v).sum());
+    for (int o = 0; o < d; o++) {
+      assertEquals(expected[o], got[o], 1e-4 * norm, "output " + o);
+    }
+  }
+
+  /**
+   * Issue 50's public key with a large error: {@code b + K·X^m} puts {@code K·u[pos − m]} into each
+   * round-one share through the re-randomisation, which round two would multiply by B (K = 2^60:
+   * {@code B·K} then stands above round two's flooding, about 2^78; a K small enough to hide below
+   * it shows nothing). The check is computed before re-randomisation (ADR 0037), so each share's
+   * term enters d with its own h_i: the check fails unless every term is zero, and G·d drowns B's.
+   * Had the check passed (it did one time in three when it was computed on the re-randomised
+   * answers), the residual would be {@code B·K·t}, wholly in B's column space: here it is not.
+   */
+  @Test
+  void aPublicKeyWithALargeError_failsTheCheck() {
+    int d = 64;
+    int r = 8;
+    SecureRandom random = TestRandoms.seeded(71);
+    PrivateClient client = new PrivateClient(PrivateClient.parametersFor(d), random);
+    byte[] key = new byte[UploadSeeds.KEY_BYTES];
+    random.nextBytes(key);
+    Parties p =
+        new Parties(
+            client,
+            new SharedLoraNode(
+                DeviatingParty.withError(client.publicKey(), 1L << 60, 5),
+                client.galoisKeys(),
+                random),
+            new UploadSeeds(key),
+            CLIP);
+    double[][] a = LoraData.loraA(r, d, 72);
+    double[][] b = randomB(d, r, 73);
+    SharedLoraNode.Site site = prepare(p, a, b, 1, 1);
+    for (int t = 0; t < 8; t++) {
+      double[] x = clipped(LoraData.activations(1, d, 74 + t)[0]);
+      double[] honest = LoraData.multiply(b, LoraData.multiply(a, x));
+      double[] got = delta(p, site, x);
+      double honestNorm = Math.sqrt(Arrays.stream(honest).map(v -> v * v).sum());
+      double error = 0;
+      for (int o = 0; o < d; o++) {
+        error += (got[o] - honest[o]) * (got[o] - honest[o]);
+      }
+      assertTrue(
+          Math.sqrt(error) > 10 * honestNorm,
+          "token "
+              + t
+              + ": the check let the key's error pass: "
+              + Math.sqrt(error)
+              + " vs "
+              + honestNorm);
+      double[] residual = new double[d];
+      for (int o = 0; o < d; o++) {
+        residual[o] = got[o] - honest[o];
+      }
+      double inB = inColumnSpace(b, residual);
+      assertTrue(inB < 0.8, "token " + t + ": the residual lies in B's column space: " + inB);
+    }
+  }
+
+  /** ‖P_B·v‖ / ‖v‖, P_B the projection on B's columns (least squares, normal equations). */
+  private static double inColumnSpace(double[][] b, double[] v) {
+    int r = b[0].length;
+    double[][] m = new double[r][r + 1];
+    for (int i = 0; i < r; i++) {
+      for (int j = 0; j < r; j++) {
+        for (double[] row : b) {
+          m[i][j] += row[i] * row[j];
+        }
+      }
+      for (int o = 0; o < b.length; o++) {
+        m[i][r] += b[o][i] * v[o];
+      }
+    }
+    for (int c = 0; c < r; c++) {
+      for (int i = c + 1; i < r; i++) {
+        double f = m[i][c] / m[c][c];
+        for (int j = c; j <= r; j++) {
+          m[i][j] -= f * m[c][j];
+        }
+      }
+    }
+    double[] w = new double[r];
+    for (int i = r - 1; i >= 0; i--) {
+      double sum = m[i][r];
+      for (int j = i + 1; j < r; j++) {
+        sum -= m[i][j] * w[j];
+      }
+      w[i] = sum / m[i][i];
+    }
+    double[] projected = LoraData.multiply(b, w);
+    double pn = Math.sqrt(Arrays.stream(projected).map(x -> x * x).sum());
+    double vn = Math.sqrt(Arrays.stream(v).map(x -> x * x).sum());
+    return pn / vn;
+  }
+
   @Test
   void substitutedShares_giveNoise_uncorrelatedWithBv() {
     int d = 64;
@@ -397,7 +527,10 @@ class SharedLoraTest {
     SharedLoraNode.RoundOne one = roundOne(p, site, x);
     List<Ciphertext> sent = sharesFor(p, site, one);
     assertThrows(
-        IllegalArgumentException.class, () -> p.node().roundTwo(site, one.share(), sent, 0));
+        IllegalArgumentException.class, () -> p.node().roundTwo(site, one.share(), sent, -0.01));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> p.node().roundTwo(site, one.share(), sent, Double.NaN));
     List<SwitchedAnswer> answer = p.node().roundTwo(site, one.share(), sent, 0.01);
     assertEquals(site.bOutputs().answers(), answer.size());
     assertThrows(

@@ -10,6 +10,7 @@ import io.tensafe.kernels.params.EncodingHeader;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.protocol.AnswerPacking;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
 import java.math.BigInteger;

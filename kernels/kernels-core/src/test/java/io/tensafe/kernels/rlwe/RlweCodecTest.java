@@ -11,6 +11,7 @@ import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.params.ParametersCodec;
+import io.tensafe.kernels.protocol.UploadSeeds;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +19,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class RlweCodecTest {
+  private static final byte[] NONCE = new byte[UploadSeeds.NONCE_BYTES];
+
   private static final double DELTA = 0x1p30;
 
   /** Anything that parses bytes, for the mutation test. */
@@ -46,10 +49,10 @@ class RlweCodecTest {
   @Test
   void upload_carriesOnlyC0_andOnlyTheSessionsScaleAndSeedAreRead() throws Exception {
     UploadSeeds seeds = new UploadSeeds(new byte[UploadSeeds.KEY_BYTES]);
-    byte[] seed = seeds.seed(p.logN(), 7, 2);
+    byte[] seed = seeds.seed(p.logN(), NONCE, 7, 2);
     assertEquals(32, seed.length);
-    assertTrue(!Arrays.equals(seed, seeds.seed(p.logN(), 7, 3)), "one seed per ciphertext");
-    assertTrue(!Arrays.equals(seed, seeds.seed(p.logN(), 8, 2)), "one seed per frame");
+    assertTrue(!Arrays.equals(seed, seeds.seed(p.logN(), NONCE, 7, 3)), "one seed per ciphertext");
+    assertTrue(!Arrays.equals(seed, seeds.seed(p.logN(), NONCE, 8, 2)), "one seed per frame");
     Ciphertext ct =
         Encryptor.encrypt(
             CoefficientEncoder.encode(new double[] {0.5}, DELTA, p, 1), sk, seed, random);
@@ -61,7 +64,8 @@ class RlweCodecTest {
     double[] decoded = CoefficientEncoder.decode(Decryptor.decrypt(back, sk), p);
     assertEquals(0.5, decoded[0], 1e-6);
     // Another seed decodes, but to noise: the client cannot pick c1, the node expands its own.
-    Ciphertext other = RlweCodec.uploadFromBytes(bytes, p, seeds.seed(p.logN(), 7, 3), DELTA);
+    Ciphertext other =
+        RlweCodec.uploadFromBytes(bytes, p, seeds.seed(p.logN(), NONCE, 7, 3), DELTA);
     double[] wrong = CoefficientEncoder.decode(Decryptor.decrypt(other, sk), p);
     assertTrue(Math.abs(wrong[0] - 0.5) > 1, "a c1 from another seed must not decrypt");
     assertThrows(

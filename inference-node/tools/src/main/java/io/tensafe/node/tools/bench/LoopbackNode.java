@@ -5,7 +5,6 @@ import io.tensafe.node.privatemode.FrameExchange;
 import io.tensafe.node.privatemode.NodeSession;
 import io.tensafe.tgsp.session.FrameLimits;
 import io.tensafe.tgsp.session.MalformedFrameException;
-import io.tensafe.tgsp.session.SessionFrame;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -43,7 +42,7 @@ final class LoopbackNode implements FrameExchange, AutoCloseable {
             long start = System.nanoTime();
             byte[] answer;
             try {
-              answer = session.answer(SessionFrame.read(frame, limits)).toBytes();
+              answer = session.answer(frame, limits);
             } catch (MalformedFrameException e) {
               x.sendResponseHeaders(400, -1);
               return;

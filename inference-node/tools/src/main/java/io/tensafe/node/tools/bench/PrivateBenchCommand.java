@@ -21,7 +21,9 @@ import io.tensafe.node.runtime.LoraPath;
 import io.tensafe.node.runtime.PreparedAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
+import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.session.FrameOrder;
+import io.tensafe.tgsp.sessionauth.FrameAuth;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,17 +79,31 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     ClientKeys client = ClientKeys.generate(plan.rings(), random);
     int promptTokens = PROMPT.length;
     List<byte[]> opening = client.publicKeys();
-    long openingBytes = opening.stream().mapToLong(k -> k.length).sum();
+    long keyBytes = opening.stream().mapToLong(k -> k.length).sum();
     PrivateBounds bounds = PrivateBounds.asPackWouldSign(adapter);
     InputPrivacy policy = new InputPrivacy(1, 1);
     FrameOrder order = new FrameOrder(promptTokens, 2 + options.tokens + 1);
+    FleetKeyPair fleet = FleetKeyPair.generate("bench", random);
+    // The client's frame-key wrap (ADR 0037) travels in the opening and is opened there.
+    FrameAuth.Offer offer = FrameAuth.offer(List.of(fleet.publicKey()), opening, random);
+    long openingBytes = keyBytes + offer.wrap().length;
     long openStart = System.nanoTime();
     PackedSites packed = PackedSites.pack(adapter, bounds, plan, policy);
-    NodeSession.open(packed, bounds, opening, policy, order, random);
+    NodeSessionOpener opener =
+        () ->
+            NodeSession.open(
+                packed,
+                bounds,
+                opening,
+                FrameAuth.accept(fleet, offer.wrap(), opening),
+                policy,
+                order,
+                random);
+    opener.open();
     double openMs = (System.nanoTime() - openStart) / 1e6;
     // A later session of the same adapter: its sites packed already (ADR 0034), keys only.
     long reopenStart = System.nanoTime();
-    NodeSession session = NodeSession.open(packed, bounds, opening, policy, order, random);
+    NodeSession session = opener.open();
     double reopenMs = (System.nanoTime() - reopenStart) / 1e6;
     long packedBytes = packed.bytes();
     double privately;
@@ -98,7 +114,9 @@ public final class PrivateBenchCommand implements Callable<Integer> {
     long received;
     try (LoopbackNode node = new LoopbackNode(session)) {
       loopback = node;
-      ClientDeltas deltas = new ClientDeltas(client, plan, node, session.terms());
+      ClientDeltas deltas =
+          new ClientDeltas(
+              client, plan, node, session.terms(), offer.byKeyId().get(fleet.publicKey().keyId()));
       Timed t = time(decoder, deltas, options.tokens);
       privately = t.msPerToken();
       var c = deltas.counts();
@@ -244,5 +262,11 @@ public final class PrivateBenchCommand implements Callable<Integer> {
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new PrivateBenchCommand()).execute(args));
+  }
+
+  /** Opens a node session of the bench's adapter: the wrap opened and the keys read each time. */
+  @FunctionalInterface
+  private interface NodeSessionOpener {
+    NodeSession open() throws Exception;
   }
 }

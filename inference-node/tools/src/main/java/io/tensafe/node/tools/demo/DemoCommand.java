@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tensafe.node.adapter.PeftAdapters;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.runtime.LoraAdapter;
+import io.tensafe.node.tools.demomodel.DemoModel;
 import io.tensafe.tgsp.crypto.CreatorKeyPair;
 import io.tensafe.tgsp.crypto.FleetKeyPair;
 import io.tensafe.tgsp.crypto.KeyFiles;
@@ -38,10 +39,11 @@ import picocli.CommandLine.Option;
  * {@code ./tensafe up}'s demo data. {@code demo keys --dir D} writes the demo fleet's and demo
  * creator's key pairs once (the node needs the fleet key before it starts). {@code demo seed} then,
  * through the real marketplace API with the realm's demo users: registers the fleet (admin),
- * registers the creator's key, packs a banking adapter for the tiny model as a real signed and
- * encrypted TGSP package, uploads and publishes it (creator), creates an API key (client), waits
- * until the node has registered, and prints {@code OPENAI_BASE_URL} and {@code OPENAI_API_KEY}.
- * Already-present data is reused, so a second {@code up} is harmless.
+ * registers the creator's key, packs the banking adapter (the demo model's trained one, or a random
+ * one for another model folder) as a real signed and encrypted TGSP package, uploads and publishes
+ * it (creator), creates an API key (client), waits until the node has registered, and prints {@code
+ * OPENAI_BASE_URL} and {@code OPENAI_API_KEY}. Already-present data is reused, so a second {@code
+ * up} is harmless.
  */
 @Command(
     name = "demo",
@@ -54,13 +56,21 @@ public final class DemoCommand implements Runnable {
   static final String ADAPTER = "demo-banking";
 
   /**
-   * The demo adapter's version. 1.1.0 counts DP budgets in releases (noise multiplier 50); a
-   * database seeded with 1.0.0 (noise multiplier 10) gets it published beside, and requests use the
-   * newest.
+   * The demo adapter's version. 1.2.0 is the trained adapter of the trained demo model, packed
+   * without DP noise and with its measured effect signed (ADR 0035); a database seeded with an
+   * earlier version (random weights, noise multiplier 10 or 50) gets it published beside, and
+   * requests use the newest.
    */
-  static final String VERSION = "1.1.0";
+  static final String VERSION = "1.2.0";
 
-  static final String BASE_MODEL = "tensafe/qwen3-tiny";
+  /**
+   * The demo's clip norm C: above every LoRA input of the demo model on its banking prompts, so the
+   * clip keeps the adapter's effect (measured, signed at pack; docs/benchmarks.md).
+   */
+  static final BigDecimal CLIP_NORM = BigDecimal.valueOf(64);
+
+  /** The base model the demo adapter is packed for: the one `up` serves and the node reports. */
+  static final String BASE_MODEL = DemoModel.BASE_MODEL;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -175,6 +185,20 @@ public final class DemoCommand implements Runnable {
           "publishing the demo adapter",
           200,
           409);
+      // Private mode is its creator's choice (issue 49): the demo offers it, a million tokens a
+      // day.
+      expect(
+          send(
+              request(
+                      creatorToken,
+                      "api/creator/adapters/" + ADAPTER + "/versions/" + VERSION + "/private-mode")
+                  .header("Content-Type", "application/json")
+                  .PUT(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"offered\":true,\"tokensPerPeriod\":1000000,\"periodDays\":1}"))
+                  .build()),
+          "offering private mode for the demo adapter",
+          200);
       HttpResponse<String> key =
           post(
               client,
@@ -224,19 +248,22 @@ public final class DemoCommand implements Runnable {
                     "finance"),
                 new Manifest.Price("USD", 2000, 6000),
                 "demo",
-                // Noise multiplier 50 at ε 100 per 30 days: about 64,000 DP releases a period at
-                // ρ = 2/z² each, about 8,000 tokens through this adapter's 8 inputs per token
-                // (ADR 0010).
+                // No DP noise (ADR 0035): at any noise multiplier that leaves the adapter's effect
+                // visible the budget allows less than one token a month (docs/benchmarks.md, bench
+                // utility); the demo offers private mode with a token quota instead.
                 new Manifest.DpPolicy(
-                    BigDecimal.ONE,
-                    BigDecimal.valueOf(50),
-                    new BigDecimal("0.00001"),
-                    BigDecimal.valueOf(100),
-                    30),
+                    CLIP_NORM, BigDecimal.ZERO, new BigDecimal("0.00001"), BigDecimal.TEN, 30),
                 Optional.empty(),
                 OptionalInt.empty(),
                 1 << 16,
                 Instant.now());
+        if (modelDir != null && Files.isDirectory(modelDir.resolve(DemoModel.ADAPTER_FOLDER))) {
+          System.err.println("measuring the demo adapter's effect under its policy ...");
+          options =
+              options.withMeasuredEffect(
+                  new io.tensafe.node.tools.utility.PackEffectMeasurer()
+                      .measure(peft, modelDir, options.dpPolicy(), List.of()));
+        }
         Path file = work.resolve("demo.tgsp");
         AdapterPacker.pack(
             peft, options, creator, List.of(fleet.publicKey()), new SecureRandom(), file, d -> {});
@@ -247,14 +274,20 @@ public final class DemoCommand implements Runnable {
     }
 
     /**
-     * Rank 8 on every module of the tiny shape or, for the served folder, on its layers' q, k, v, o
-     * and, on a Qwen3-MoE folder, every expert's gate, up and down (ADR 0034).
+     * The served folder's trained adapter ({@code demo-adapter/}, written by {@code ./tensafe model
+     * demo}), read and checked as the node reads it. Otherwise a random one: rank 8 on every module
+     * of the tiny shape or, for the served folder, on its layers' q, k, v, o and, on a Qwen3-MoE
+     * folder, every expert's gate, up and down (ADR 0034).
      */
-    private LoraAdapter demoAdapter() throws IOException {
+    private LoraAdapter demoAdapter() throws Exception {
       if (modelDir == null) {
         return LoraAdapter.random(ModelShape.TINY, LoraAdapter.ALL_MODULES, 8, 2.0, 0.3, 2026);
       }
       io.tensafe.node.model.ModelFolder folder = io.tensafe.node.model.ModelFolder.load(modelDir);
+      Path trained = modelDir.resolve(DemoModel.ADAPTER_FOLDER);
+      if (Files.isDirectory(trained)) {
+        return PeftAdapters.read(trained, folder.shape().adapterShape(folder.moe().orElse(null)));
+      }
       if (folder.moe().isEmpty()) {
         return LoraAdapter.random(folder.shape(), LoraAdapter.ALL_MODULES, 8, 2.0, 0.3, 2026);
       }

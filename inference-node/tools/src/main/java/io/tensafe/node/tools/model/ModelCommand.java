@@ -3,6 +3,7 @@ package io.tensafe.node.tools.model;
 import io.tensafe.node.model.ModelGenerator;
 import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.model.MoeShape;
+import io.tensafe.node.tools.demomodel.DemoModelBuilder;
 import io.tensafe.tgsp.safetensors.DType;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -11,12 +12,15 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ./tensafe model tiny}: writes a generated Qwen3-architecture model folder. */
+/**
+ * {@code ./tensafe model tiny}: writes a generated Qwen3-architecture model folder; {@code
+ * ./tensafe model demo}: trains the demo model and its demo adapter ({@link DemoModelBuilder}).
+ */
 @Command(
     name = "model",
     mixinStandardHelpOptions = true,
     description = "Generated models of the Qwen3 architecture for tests, demos and benchmarks.",
-    subcommands = {ModelCommand.Tiny.class})
+    subcommands = {ModelCommand.Tiny.class, ModelCommand.Demo.class})
 public final class ModelCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -119,6 +123,62 @@ public final class ModelCommand implements Runnable {
           type,
           out);
       ModelGenerator.write(shape, type, seed, out, System.err::println, architecture, moe);
+      System.out.println(out.toAbsolutePath());
+      return 0;
+    }
+  }
+
+  /** {@code model demo --out DIR [--seed S]}. */
+  @Command(
+      name = "demo",
+      mixinStandardHelpOptions = true,
+      description =
+          "Trains the demo model (Qwen3 architecture, on the King James Bible's Proverbs and"
+              + " Ecclesiastes from Debian's bible-kjv-text) and its demo adapter (rank-8 LoRA on"
+              + " banking questions, in DIR/demo-adapter) with Debian's PyTorch; a few minutes on"
+              + " 2 cores. A folder already built with the same recipe and seed is kept.")
+  static final class Demo implements Callable<Integer> {
+    @Option(names = "--out", required = true, description = "folder to write (created if absent)")
+    Path out;
+
+    @Option(
+        names = "--seed",
+        defaultValue = "1",
+        description =
+            "training's seed; the same seed writes the same bytes on the same kind of machine"
+                + " (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(
+        names = "--bible",
+        defaultValue = "/usr/bin/bible",
+        description =
+            "Debian bible-kjv's program, which prints the corpus (default: ${DEFAULT-VALUE})")
+    Path bible;
+
+    @Option(
+        names = "--python",
+        defaultValue = "/usr/bin/python3",
+        description = "a Python with Debian's python3-torch (default: ${DEFAULT-VALUE})")
+    Path python;
+
+    @Option(
+        names = "--base-steps",
+        defaultValue = "800",
+        description = "the base model's training steps (default: ${DEFAULT-VALUE})")
+    int baseSteps;
+
+    @Option(
+        names = "--adapter-steps",
+        defaultValue = "400",
+        description = "the adapter's training steps (default: ${DEFAULT-VALUE})")
+    int adapterSteps;
+
+    @Override
+    public Integer call() throws Exception {
+      DemoModelBuilder.build(
+          new DemoModelBuilder.Options(out, seed, bible, python, baseSteps, adapterSteps, 2),
+          System.err::println);
       System.out.println(out.toAbsolutePath());
       return 0;
     }

@@ -1,8 +1,9 @@
-package io.tensafe.kernels.rlwe;
+package io.tensafe.kernels.protocol;
 
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.NegacyclicNtt;
+import io.tensafe.kernels.rlwe.SecretKey;
 
 /**
  * The key owner's reading of {@link ShareAnswer}s and {@link SwitchedAnswer}s at their output
@@ -25,13 +26,9 @@ public final class AnswerDecryption {
     long[][] out = new long[positions.length][2];
     for (int l = 0; l < 2; l++) {
       Modulus q = p.moduli().get(l);
-      long[] s = key.ntt().limb(l);
-      long[] sShoup = key.nttShoup(l);
       long[] product = answer.c1Residues(l);
       p.ntts().get(l).forwardInPlace(product);
-      for (int k = 0; k < product.length; k++) {
-        product[k] = q.mulShoup(product[k], s[k], sShoup[k]);
-      }
+      key.multiplyInPlace(product, l);
       p.ntts().get(l).inverseInPlace(product);
       for (int i = 0; i < positions.length; i++) {
         out[i][l] = q.add(answer.c0(l, i), product[positions[i]]);
@@ -66,11 +63,7 @@ public final class AnswerDecryption {
       product[k] = centred < 0 ? q.value() + centred : centred;
     }
     ntt.forwardInPlace(product);
-    long[] s = key.ntt().limb(0);
-    long[] sShoup = key.nttShoup(0);
-    for (int k = 0; k < product.length; k++) {
-      product[k] = q.mulShoup(product[k], s[k], sShoup[k]);
-    }
+    key.multiplyInPlace(product, 0);
     ntt.inverseInPlace(product);
     long mask = (1L << bits) - 1;
     long[] out = new long[positions.length];

@@ -1,7 +1,10 @@
-package io.tensafe.kernels.rlwe;
+package io.tensafe.kernels.protocol;
 
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
+import io.tensafe.kernels.rlwe.Automorphisms;
+import io.tensafe.kernels.rlwe.GaloisKeys;
+import io.tensafe.kernels.rlwe.KeySwitching;
 import java.util.ArrayList;
 import java.util.List;
 

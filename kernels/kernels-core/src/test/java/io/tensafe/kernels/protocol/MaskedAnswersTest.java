@@ -1,4 +1,4 @@
-package io.tensafe.kernels.rlwe;
+package io.tensafe.kernels.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +10,14 @@ import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.ParameterSpec;
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.RnsPoly;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.Encryptor;
+import io.tensafe.kernels.rlwe.GaloisKeys;
+import io.tensafe.kernels.rlwe.KeyGenerator;
+import io.tensafe.kernels.rlwe.Plaintext;
+import io.tensafe.kernels.rlwe.PublicKey;
+import io.tensafe.kernels.rlwe.SecretKey;
+import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.Arrays;

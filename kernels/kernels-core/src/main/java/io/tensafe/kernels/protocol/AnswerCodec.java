@@ -1,8 +1,10 @@
-package io.tensafe.kernels.rlwe;
+package io.tensafe.kernels.protocol;
 
 import io.tensafe.kernels.params.EncodingHeader;
 import io.tensafe.kernels.params.MalformedEncodingException;
 import io.tensafe.kernels.params.Parameters;
+import io.tensafe.kernels.rlwe.ResidueBits;
+import io.tensafe.kernels.rlwe.RlweCodec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

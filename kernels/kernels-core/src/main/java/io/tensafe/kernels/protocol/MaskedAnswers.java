@@ -1,9 +1,15 @@
-package io.tensafe.kernels.rlwe;
+package io.tensafe.kernels.protocol;
 
 import io.tensafe.kernels.params.Parameters;
 import io.tensafe.kernels.ring.Modulus;
 import io.tensafe.kernels.ring.RnsPoly;
 import io.tensafe.kernels.ring.Samplers;
+import io.tensafe.kernels.rlwe.Automorphisms;
+import io.tensafe.kernels.rlwe.Ciphertext;
+import io.tensafe.kernels.rlwe.ModulusSwitch;
+import io.tensafe.kernels.rlwe.Plaintext;
+import io.tensafe.kernels.rlwe.PublicKey;
+import io.tensafe.kernels.rlwe.ShoupPlaintext;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +31,7 @@ import java.util.List;
  */
 public final class MaskedAnswers {
   /** The most bits a switched answer keeps. */
-  public static final int MAX_BITS = 40;
+  public static final int MAX_BITS = ModulusSwitch.MAX_BITS;
 
   private MaskedAnswers() {}
 
@@ -57,15 +63,64 @@ public final class MaskedAnswers {
       int shift,
       PublicKey key,
       SecureRandom random) {
+    return reRandomised(products(inputs, weights), outputs, shift, key, random);
+  }
+
+  /**
+   * {@code Σ_j inputs_j·weights_j} in NTT form over both limbs, {@code [component][limb][N]}: what
+   * a leaf holds before it is re-randomised. Round one's check is computed on these ({@link
+   * #check}), so each answer's re-randomisation noise, and with it any error the client put in its
+   * public key, enters the check's difference with its own weight h_i (ADR 0037).
+   */
+  public static long[][][] products(List<Ciphertext> inputs, List<ShoupPlaintext> weights) {
+    if (inputs.isEmpty() || inputs.size() != weights.size()) {
+      throw new IllegalArgumentException("one plaintext per input ciphertext, at least one");
+    }
+    Parameters p = inputs.getFirst().parameters();
+    for (Ciphertext ct : inputs) {
+      if (!ct.parameters().equals(p) || ct.limbCount() != 2) {
+        throw new IllegalArgumentException("inputs must be two-limb ciphertexts of one ring");
+      }
+    }
+    int n = p.ringDegree();
+    long[][][] out = new long[2][2][];
+    for (int l = 0; l < 2; l++) {
+      Modulus q = p.moduli().get(l);
+      out[0][l] = new long[n];
+      out[1][l] = new long[n];
+      for (int j = 0; j < inputs.size(); j++) {
+        long[] w = weights.get(j).plaintext().poly().limb(l);
+        long[] wShoup = weights.get(j).shoup(l);
+        addProduct(q, out[0][l], inputs.get(j).c0().limb(l), w, wShoup);
+        addProduct(q, out[1][l], inputs.get(j).c1().limb(l), w, wShoup);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code X^shift·(products + (u·b + e0, u·a + e1))} in coefficient form, {@code
+   * [component][limb][N]}, with a fresh ternary u, Gaussian e1 on every coefficient and Gaussian e0
+   * at {@code outputs} (before the rotation). {@code products} (NTT form, from {@link #products})
+   * is not changed.
+   */
+  public static long[][][] reRandomised(
+      long[][][] products, int[] outputs, int shift, PublicKey key, SecureRandom random) {
     Parameters p = key.parameters();
-    long[][][] sums = reRandomisedSums(inputs, weights, key, random);
+    RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), p.moduli());
+    u.toNttInPlace(p.ntts());
     long[] e0 = Samplers.gaussian(outputs.length, random);
     long[] e1 = Samplers.gaussian(p.ringDegree(), random);
     long[][][] out = new long[2][2][];
     for (int l = 0; l < 2; l++) {
       Modulus q = p.moduli().get(l);
-      long[] c0 = sums[0][l];
-      long[] c1 = sums[1][l];
+      long[] uLimb = u.limb(l);
+      long[] c0 = encryptionOfZero(q, uLimb, key.b().limb(l), key.bShoup(l));
+      long[] c1 = encryptionOfZero(q, uLimb, key.a().limb(l), key.aShoup(l));
+      for (int k = 0; k < c0.length; k++) {
+        c0[k] = q.add(c0[k], products[0][l][k]);
+        c1[k] = q.add(c1[k], products[1][l][k]);
+      }
       p.ntts().get(l).inverseInPlace(c0);
       p.ntts().get(l).inverseInPlace(c1);
       for (int i = 0; i < outputs.length; i++) {
@@ -120,16 +175,18 @@ public final class MaskedAnswers {
   }
 
   /**
-   * Round one's check answer on packed answers: {@code Σ_a packed_a·H_a} re-randomised ({@link
-   * #leaf}), read at coefficient {@code position} with {@code mask} added. With {@code H_a}'s
-   * coefficient {@code N − 1 − k} holding {@code h_i} for each output i of answer a at coefficient
-   * k (and zero elsewhere), coefficient N − 1 of the sum is exactly {@code Σ_i h_i·y_i}, y_i what
-   * the client decrypts at output i before its mask, switching noise included.
+   * Round one's check answer: {@code Σ_a products_a·H_a} re-randomised ({@link #reRandomised}),
+   * read at coefficient {@code position} with {@code mask} added. With {@code H_a}'s coefficient
+   * {@code N − 1 − k} holding {@code h_i} for each output i of answer a at coefficient k (and zero
+   * elsewhere), coefficient N − 1 of the sum is exactly {@code Σ_i h_i·y_i}, y_i answer a's
+   * products at output i before its re-randomisation (ADR 0037: each answer's re-randomisation
+   * noise then enters the check's difference, weighted by its h_i).
    *
-   * @param checks per packed answer, {@code H_a}'s signed coefficients
+   * @param products per answer, its products in NTT form ({@link #products}), not re-randomised
+   * @param checks per answer, {@code H_a}'s signed coefficients
    */
   public static ShareAnswer check(
-      List<long[][][]> packed,
+      List<long[][][]> products,
       List<long[]> checks,
       int position,
       long[] mask,
@@ -137,57 +194,18 @@ public final class MaskedAnswers {
       PublicKey key,
       SecureRandom random) {
     Parameters p = key.parameters();
-    List<Ciphertext> inputs = new ArrayList<>(packed.size());
-    List<ShoupPlaintext> weights = new ArrayList<>(packed.size());
-    for (int a = 0; a < packed.size(); a++) {
-      RnsPoly c0 =
-          RnsPoly.wrap(
-              new long[][] {packed.get(a)[0][0].clone(), packed.get(a)[0][1].clone()}, false);
-      RnsPoly c1 =
-          RnsPoly.wrap(
-              new long[][] {packed.get(a)[1][0].clone(), packed.get(a)[1][1].clone()}, false);
-      c0.toNttInPlace(p.ntts());
-      c1.toNttInPlace(p.ntts());
-      inputs.add(new Ciphertext(p, c0, c1, scale, null));
+    List<Ciphertext> inputs = new ArrayList<>(products.size());
+    List<ShoupPlaintext> weights = new ArrayList<>(products.size());
+    for (int a = 0; a < products.size(); a++) {
+      RnsPoly c0 = RnsPoly.wrap(new long[][] {products.get(a)[0][0], products.get(a)[0][1]}, true);
+      RnsPoly c1 = RnsPoly.wrap(new long[][] {products.get(a)[1][0], products.get(a)[1][1]}, true);
+      inputs.add(Ciphertext.ofNtt(p, c0, c1, scale));
       RnsPoly h = RnsPoly.fromSigned(checks.get(a), p.moduli());
       h.toNttInPlace(p.ntts());
       weights.add(new ShoupPlaintext(new Plaintext(h, 1.0), p.moduli()));
     }
-    long[][][] sum = leaf(inputs, weights, new int[] {position}, 0, key, random);
+    long[][][] sum = reRandomised(products(inputs, weights), new int[] {position}, 0, key, random);
     return sharePacked(p, sum, new int[] {position}, new long[][] {mask}, scale);
-  }
-
-  /**
-   * {@code (Σ_j x_j0·P_j + u·b, Σ_j x_j1·P_j + u·a)} in NTT form over both limbs, with a fresh
-   * ternary u: {@code [component][limb][N]}.
-   */
-  private static long[][][] reRandomisedSums(
-      List<Ciphertext> inputs, List<ShoupPlaintext> weights, PublicKey key, SecureRandom random) {
-    Parameters p = key.parameters();
-    if (inputs.isEmpty() || inputs.size() != weights.size()) {
-      throw new IllegalArgumentException("one plaintext per input ciphertext, at least one");
-    }
-    for (Ciphertext ct : inputs) {
-      if (!ct.parameters().equals(p) || ct.limbCount() != 2) {
-        throw new IllegalArgumentException("inputs must be two-limb ciphertexts of the key's ring");
-      }
-    }
-    RnsPoly u = RnsPoly.fromSigned(Samplers.ternary(p.ringDegree(), random), p.moduli());
-    u.toNttInPlace(p.ntts());
-    long[][][] out = new long[2][2][];
-    for (int l = 0; l < 2; l++) {
-      Modulus q = p.moduli().get(l);
-      long[] uLimb = u.limb(l);
-      out[0][l] = encryptionOfZero(q, uLimb, key.b().limb(l), key.bShoup(l));
-      out[1][l] = encryptionOfZero(q, uLimb, key.a().limb(l), key.aShoup(l));
-      for (int j = 0; j < inputs.size(); j++) {
-        long[] w = weights.get(j).plaintext().poly().limb(l);
-        long[] wShoup = weights.get(j).shoup(l);
-        addProduct(q, out[0][l], inputs.get(j).c0().limb(l), w, wShoup);
-        addProduct(q, out[1][l], inputs.get(j).c1().limb(l), w, wShoup);
-      }
-    }
-    return out;
   }
 
   private static long[] encryptionOfZero(Modulus q, long[] u, long[] k, long[] kShoup) {

@@ -1,4 +1,4 @@
-package io.tensafe.kernels.rlwe;
+package io.tensafe.kernels.protocol;
 
 import io.tensafe.kernels.params.Parameters;
 
