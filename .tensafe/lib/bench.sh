@@ -164,7 +164,7 @@ bench_marketplace() {
     -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false -Dtensafe.bench=true "$@" >"$log" 2>&1 \
     || { tail -n 30 "$log" >&2; tensafe_die "the benchmark failed; full log: $log"; }
   local lines
-  lines=$(grep -o 'BENCH {.*}' "$log" | sed 's/^BENCH //')
+  lines=$(grep -o 'BENCH {.*}' "$log" | sed 's/^BENCH //') || lines=""
   [ -n "$lines" ] || tensafe_die "the benchmark printed no result; full log: $log"
   rm -f "$log"
   if [ "$json" = true ]; then

@@ -27,7 +27,8 @@ tensafe_jdk_feature() {
     version=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$home/release")
   fi
   if [ -z "$version" ]; then
-    version=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n 1)
+    version=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n 1) \
+      || version=""
   fi
   version=${version#1.}
   printf '%s\n' "${version%%[.+-]*}"

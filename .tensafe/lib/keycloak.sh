@@ -17,6 +17,20 @@ tensafe_keycloak_ready() {
   tensafe_http_ok "$(tensafe_keycloak_issuer)/.well-known/openid-configuration"
 }
 
+# tensafe_fetch_progress PID DIR TOTAL_MB SECONDS: while PID runs, says every SECONDS how many MB
+# have arrived in DIR so far. DIR may not exist yet (Maven fetches its own plugins first): that is
+# 0 MB, never an error, so a script under `set -euo pipefail` goes on.
+tensafe_fetch_progress() {
+  local pid=$1 dir=$2 total=$3 seconds=$4 mb
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep "$seconds"
+    if kill -0 "$pid" 2>/dev/null; then
+      mb=$(du -sm "$dir" 2>/dev/null | cut -f1) || mb=0
+      tensafe_say "  ... ${mb:-0} of about $total MB"
+    fi
+  done
+}
+
 # Fetches the distribution (a Maven Central artifact) and unpacks it into the cache, once.
 tensafe_keycloak_install() {
   [ -x "$TENSAFE_KEYCLOAK_HOME/bin/kc.sh" ] && return 0
@@ -27,16 +41,8 @@ tensafe_keycloak_install() {
     -Dartifact="org.keycloak:keycloak-quarkus-dist:$TENSAFE_KEYCLOAK_VERSION:zip" \
     -DoutputDirectory="$TENSAFE_KEYCLOAK_CACHE" -Dmdep.stripVersion=false >&2 &
   local fetch=$!
-  # Progress every 10 s: what has arrived in the local Maven repository so far.
-  local arriving="$HOME/.m2/repository/org/keycloak/keycloak-quarkus-dist/$TENSAFE_KEYCLOAK_VERSION"
-  while kill -0 "$fetch" 2>/dev/null; do
-    sleep 10
-    if kill -0 "$fetch" 2>/dev/null; then
-      local mb
-      mb=$(du -sm "$arriving" 2>/dev/null | cut -f1)
-      tensafe_say "  ... ${mb:-0} of about 170 MB"
-    fi
-  done
+  tensafe_fetch_progress "$fetch" \
+    "$HOME/.m2/repository/org/keycloak/keycloak-quarkus-dist/$TENSAFE_KEYCLOAK_VERSION" 170 10
   wait "$fetch" \
     || tensafe_die "could not fetch org.keycloak:keycloak-quarkus-dist:$TENSAFE_KEYCLOAK_VERSION:zip"
   local zip="$TENSAFE_KEYCLOAK_CACHE/keycloak-quarkus-dist-$TENSAFE_KEYCLOAK_VERSION.zip"

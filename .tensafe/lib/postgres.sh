@@ -39,7 +39,7 @@ tensafe_pg_start_local_cluster() {
     tensafe_apt_install postgresql postgresql-client
   fi
   command -v pg_ctlcluster >/dev/null 2>&1 || tensafe_apt_install postgresql-common
-  version=$(ls /etc/postgresql | sort -V | tail -n 1)
+  version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1) || version=""
   [ -n "$version" ] || tensafe_die "no PostgreSQL cluster under /etc/postgresql after install; run 'pg_createcluster' by hand"
   if [ ! -d "/etc/postgresql/$version/main" ]; then
     tensafe_is_root || tensafe_die "PostgreSQL $version has no 'main' cluster; run as root so it can be created"

@@ -144,6 +144,13 @@ check "a build without nvcc succeeds and says the CUDA backend is unavailable" \
     && [ ! -e '$work/cuda-none/io/tensafe/kernels/cuda/tensafe_kernels.fatbin' ]"
 rm -rf "$work"
 
+# The Keycloak fetch's progress loop under the entry script's `set -euo pipefail`, while the folder
+# it measures does not exist yet (Maven still fetching its own plugins): it goes on, saying 0 MB.
+run bash -c "set -euo pipefail; TENSAFE_ROOT='$root'; . '$root/.tensafe/lib/common.sh'; . '$root/.tensafe/lib/keycloak.sh'
+  sleep 2.5 & tensafe_fetch_progress \$! '$root/.tensafe/run/no-such-folder-$$' 170 1; echo survived"
+check "the Keycloak fetch's progress loop goes on while its folder does not exist yet" \
+  bash -c "[ $(rc) = 0 ] && grep -q '^survived$' '$out' && grep -q '\.\.\. 0 of about 170 MB' '$err'"
+
 # `up` end to end, on ports and a database that a developer's own `up` does not use, emptied first.
 export TENSAFE_MARKETPLACE_PORT=18080 TENSAFE_NODE_PORT=18090 TENSAFE_DB_NAME=tensafe_cli
 export TENSAFE_DATA_DIR="$root/.tensafe/run/cli-test-data"
