@@ -45,7 +45,7 @@ import java.util.function.Function;
  *       bound;
  *   <li>a node that does not answer within the first-byte timeout may be running the request: the
  *       request ends with 504, nothing billed, its reservation kept for that node's report or the
- *       sweep ({@link UnreportedRequests});
+ *       sweep ({@link RequestSweeper});
  *   <li>a refusal of the adapter, or one the protocol says is the client's fault, ends the request
  *       unserved (422, or the protocol's problem).
  * </ul>

@@ -62,13 +62,27 @@ public interface GatewayConfig {
   @WithDefault("64")
   int nodeRunAheadTokens();
 
-  /** How long after a request ends its node's usage report may still arrive. */
+  /**
+   * How long after a request ends its node's usage report may still arrive: after it the
+   * reservation is settled to its bound.
+   */
   @WithDefault("PT10M")
   Duration reportDeadline();
 
-  /** How often overdue reports are settled to their bound. */
-  @WithDefault("PT1M")
-  Duration reportSweepPeriod();
+  /**
+   * How often each replica's one sweep ({@link RequestSweeper}) runs, for both modes: it ends its
+   * idle requests, vouches for the rest, settles overdue reservations and ends lost requests. Keep
+   * it well under half of {@link #lostAfter()}, or other replicas may take a live request for lost.
+   */
+  @WithDefault("PT15S")
+  Duration sweepPeriod();
+
+  /**
+   * How long an open request of either mode may go without its replica vouching for it before any
+   * replica ends it as {@code gateway_lost} (its replica died), billed what that replica recorded.
+   */
+  @WithDefault("PT4M")
+  Duration lostAfter();
 
   /** Largest private-session frame in bytes, either way (64 MiB). */
   @WithDefault("67108864")

@@ -18,7 +18,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class GatewayRequests {
   @Inject EntityManager em;
-  @Inject LiveRelays live;
+  @Inject LiveRequests live;
 
   /**
    * What a usage report needs to be charged.
@@ -212,36 +212,20 @@ public class GatewayRequests {
   }
 
   /**
-   * Marks the hosted requests {@code live}, which this replica relays, as vouched for now ({@code
-   * active_at}): no sweep takes them for requests whose gateway died.
-   */
-  @Transactional
-  public void vouch(java.util.Collection<UUID> live) {
-    if (live.isEmpty()) {
-      return;
-    }
-    em.createNativeQuery(
-            "UPDATE gateway_request SET active_at = now() WHERE request_id = ANY (:ids)"
-                + " AND mode = 'hosted' AND ended_at IS NULL")
-        .setParameter("ids", live.toArray(UUID[]::new))
-        .executeUpdate();
-  }
-
-  /**
-   * Marks the private sessions {@code live} as live now ({@code active_at}), for the replica that
-   * relays them, so that no other replica's sweep takes them for orphans.
+   * Marks the requests {@code live}, of either mode, as live now ({@code active_at}), for the
+   * replica that serves them, so that no replica's sweep takes them for lost.
    *
    * @return those of {@code live} that have not ended (the others were ended elsewhere)
    */
   @Transactional
-  public java.util.Set<UUID> stillOpen(java.util.Collection<UUID> live) {
+  public java.util.Set<UUID> vouch(java.util.Collection<UUID> live) {
     if (live.isEmpty()) {
       return java.util.Set.of();
     }
     List<?> rows =
         em.createNativeQuery(
                 "UPDATE gateway_request SET active_at = now() WHERE request_id = ANY (:ids)"
-                    + " AND mode = 'private' AND ended_at IS NULL RETURNING request_id")
+                    + " AND ended_at IS NULL RETURNING request_id")
             .setParameter("ids", live.toArray(UUID[]::new))
             .getResultList();
     java.util.Set<UUID> open = new java.util.HashSet<>();

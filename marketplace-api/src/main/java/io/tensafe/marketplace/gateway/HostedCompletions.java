@@ -26,7 +26,7 @@ public class HostedCompletions {
   @Inject GatewayRequests requests;
   @Inject GatewayConfig gateway;
   @Inject GatewayMetrics metrics;
-  @Inject LiveRelays live;
+  @Inject LiveRequests live;
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -118,7 +118,7 @@ public class HostedCompletions {
       // for one whose gateway died.
       if (!sent.contains(requestId)) {
         sent.add(requestId);
-        live.add(requestId);
+        live.add(requestId, LiveRequests.Live.HOSTED);
       }
       byte[] body =
           r.nodeBody()

@@ -24,7 +24,7 @@ import java.util.UUID;
  * #PERSIST_AFTER_NANOS} (a second), whichever comes first, the relayed count is written to the
  * request's record, so that if this marketplace dies mid-stream the request is billed that, at most
  * a second behind ({@link Settlement#settleLost}); while it relays, the replica vouches for it
- * ({@link LiveRelays}). A node sending more than {@code max_tokens} allows fails. Thread-confined
+ * ({@link LiveRequests}). A node sending more than {@code max_tokens} allows fails. Thread-confined
  * to the request's thread.
  */
 public final class HostedRelay {
@@ -60,7 +60,7 @@ public final class HostedRelay {
       KeySlots slots,
       GatewayMetrics metrics,
       GatewayConfig gateway,
-      LiveRelays live) {}
+      LiveRequests live) {}
 
   /**
    * The most UTF-8 bytes a node may send per token of {@code max_tokens}: far above any token of
@@ -375,7 +375,7 @@ public final class HostedRelay {
    * and the relayed tokens when any were relayed; the prompt alone when the client left after the
    * node accepted the request; nothing when the node failed before its first piece. When the client
    * left, the reservation stays open for the node's report or the sweep ({@link
-   * UnreportedRequests}), which settle it within what was read from the node (which counts, for DP,
+   * RequestSweeper}), which settle it within what was read from the node (which counts, for DP,
    * the pieces the client never got); when the node failed, it is settled at once to the bound of
    * what the node was sent and read ({@link ReleaseCount#bound}), which the node's report can only
    * lower, so a node that fails fast does not hold the client's budget until the report deadline

@@ -37,7 +37,7 @@ public class RequestAdmission {
   @Inject GatewayRequests requests;
   @Inject NodeDispatcher nodes;
   @Inject EntityManager em;
-  @Inject LiveRelays live;
+  @Inject LiveRequests live;
   @Inject KeySlots slots;
   @Inject io.tensafe.marketplace.limits.LimitsConfig limitsConfig;
 

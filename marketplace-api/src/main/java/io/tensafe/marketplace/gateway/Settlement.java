@@ -12,7 +12,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.OptionalLong;
+import java.util.UUID;
 
 /**
  * The one place a request is billed and its DP reservation closed, hosted and private alike (ADR
@@ -27,6 +29,7 @@ public class Settlement {
   @Inject PrivacyBudgets budgets;
   @Inject GatewayRequests requests;
   @Inject GatewayConfig gateway;
+  @Inject ServedVersions versions;
 
   /**
    * What a request was billed: its charge (null when nothing was billed), its budget's ε spent once
@@ -106,6 +109,52 @@ public class Settlement {
   }
 
   /**
+   * What a private session was served, as the marketplace counted the frames it relayed: who pays,
+   * which version, the prefill's tokens ({@code promptTokens} ≥ 0) and 1 + the decode steps served
+   * ({@code completionTokens} ≥ 0; 0 when no frame was served).
+   */
+  public record Served(
+      UUID requestId,
+      UUID organisationId,
+      UUID apiKeyId,
+      String adapterRef,
+      String version,
+      OffsetDateTime startedAt,
+      int promptTokens,
+      long completionTokens) {}
+
+  /**
+   * Ends a private session billed from what it was served (ADR 0024), by the replica that relayed
+   * it or, when that replica died, by any replica's sweep ({@link RequestSweeper}) from the counts
+   * written at each accepted frame. The reservation is settled to the releases those tokens made:
+   * one per noised site (the version's, which its node's plan was checked to match at open) and
+   * token run ({@link ReleaseCount#implied}); refunded when no frame was served. A second end bills
+   * nothing more.
+   */
+  @Transactional
+  public Settled settleServed(Served s, RequestOutcome outcome) {
+    String id = s.requestId().toString();
+    if (s.promptTokens() == 0 && s.completionTokens() == 0) {
+      endUnserved(id, outcome);
+      return new Settled(null, -1, false);
+    }
+    GatewayRequests.Context c =
+        GatewayRequests.Context.privateSession(
+            s.organisationId(), s.apiKeyId(), s.adapterRef(), s.version(), s.startedAt());
+    long releases =
+        ReleaseCount.implied(
+            s.promptTokens(),
+            s.completionTokens(),
+            versions.noisedSitesPerToken(s.adapterRef(), s.version()));
+    return settle(
+        id,
+        c,
+        outcome,
+        Counts.billed(s.promptTokens(), (int) s.completionTokens()),
+        OptionalLong.of(releases));
+  }
+
+  /**
    * Ends a request that no node served, with nothing billed; its reservation comes back whole (no
    * node received the client's inputs).
    */
@@ -129,7 +178,7 @@ public class Settlement {
 
   /**
    * Ends a request with nothing billed, its reservation left open for its node's report or the
-   * sweep ({@link UnreportedRequests}).
+   * sweep ({@link RequestSweeper}).
    */
   @Transactional
   public void endUnbilled(String requestId, RequestOutcome outcome) {

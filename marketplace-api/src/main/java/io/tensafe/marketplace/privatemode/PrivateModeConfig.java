@@ -13,8 +13,9 @@ import java.time.Duration;
 @ConfigMapping(prefix = "tensafe.gateway")
 public interface PrivateModeConfig {
   /**
-   * A private session without an accepted frame for this long is ended and billed for what it was
-   * served; one whose replica stopped vouching for it for twice this long is ended by any replica.
+   * A private session without an accepted frame for this long is ended (at its replica's next sweep)
+   * and billed for what it was served; one whose replica stopped vouching for it is ended by any
+   * replica after {@code tensafe.gateway.lost-after}, as a hosted request is.
    */
   @WithDefault("PT2M")
   Duration privateIdleTimeout();
@@ -26,14 +27,6 @@ public interface PrivateModeConfig {
    */
   @WithDefault("PT2M")
   Duration privateFrameTimeout();
-
-  /**
-   * How often each replica refreshes the rows of the private sessions it relays, ends its idle ones
-   * and ends other replicas' orphans: keep it well under twice {@link #privateIdleTimeout()}, or
-   * other replicas may take a live session for an orphan.
-   */
-  @WithDefault("PT15S")
-  Duration privateSweepPeriod();
 
   /**
    * Private-session frames that cost one request of the key's requests per minute ({@link

@@ -14,12 +14,14 @@ import io.tensafe.marketplace.gateway.Dispatched;
 import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.gateway.GatewayRequests;
 import io.tensafe.marketplace.gateway.KeySlots;
+import io.tensafe.marketplace.gateway.LiveRequests;
 import io.tensafe.marketplace.gateway.ModelResolver;
 import io.tensafe.marketplace.gateway.NodeAttempt;
 import io.tensafe.marketplace.gateway.RequestMode;
 import io.tensafe.marketplace.gateway.RequestOutcome;
 import io.tensafe.marketplace.gateway.ServedVersion;
 import io.tensafe.marketplace.gateway.ServedVersions;
+import io.tensafe.marketplace.gateway.Settlement;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.problem.ProblemTypes;
@@ -51,11 +53,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * DELETE}, the idle timeout, or a node that fails) bills the counts once ({@link
  * PrivateSettlement}).
  *
- * <p>Liveness: a session is live on the replica that relays it while it is in {@link #live}; that
- * replica ends it when no frame was accepted for {@code tensafe.gateway.private-idle-timeout}
- * ({@link #endIdle}), refreshes its row's {@code active_at} at each accepted frame and each sweep
- * ({@link #refreshLive}), and never takes it for an orphan. A session another replica ended is
- * dropped here without a second bill, at its next frame or sweep, whichever comes first.
+ * <p>Liveness: a session is live on the replica that relays it while it is in {@link #live}, and
+ * registered with the gateway's one live set ({@link LiveRequests}) as hosted relays are: the one
+ * sweep ({@code gateway.RequestSweeper}) ends it when no frame was accepted for {@code
+ * tensafe.gateway.private-idle-timeout} ({@link SessionLiveness#endIfIdle}), vouches for it
+ * otherwise, and lets it go here without a second bill when another replica ended it ({@link
+ * SessionLiveness#endedElsewhere}), as a frame that finds it ended does.
  */
 @ApplicationScoped
 public class PrivateSessions {
@@ -67,6 +70,7 @@ public class PrivateSessions {
   @Inject Dispatch dispatch;
   @Inject KeySlots slots;
   @Inject GatewayRequests requests;
+  @Inject LiveRequests liveRequests;
   @Inject PrivateSettlement settlement;
   @Inject PrivateModeOffers offers;
   @Inject ObjectMapper json;
@@ -133,8 +137,7 @@ public class PrivateSessions {
     try {
       UUID id = UUID.fromString(d.requestId());
       ServedVersion version = d.admission().version();
-      live.put(
-          id,
+      LiveSession s =
           new LiveSession(
               id,
               key,
@@ -143,7 +146,9 @@ public class PrivateSessions {
               d.node(),
               d.startedAt(),
               d.call().plan(),
-              new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, d.call().chunk())));
+              new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, d.call().chunk()));
+      live.put(id, s);
+      liveRequests.add(d.requestId(), new SessionLiveness(s));
       return new Opened(
           id,
           version,
@@ -333,55 +338,47 @@ public class PrivateSessions {
     }
   }
 
-  /**
-   * Ends sessions without an accepted frame for {@code tensafe.gateway.private-idle-timeout};
-   * returns how many. A session with a frame in flight is not idle.
-   */
-  int endIdle() {
-    long idle = privateMode.privateIdleTimeout().toNanos();
-    int ended = 0;
-    for (LiveSession s : live.values()) {
-      if (s.idleNanos() > idle && s.lock.tryLock()) {
-        try {
-          if (!s.ended) {
-            end(s, RequestOutcome.CLIENT_GONE);
-            ended++;
-          }
-        } finally {
-          s.lock.unlock();
+  /** A session as the one sweep sees it ({@link LiveRequests.Live}). */
+  private final class SessionLiveness implements LiveRequests.Live {
+    private final LiveSession s;
+
+    SessionLiveness(LiveSession s) {
+      this.s = s;
+    }
+
+    /**
+     * Ends the session, billed what it was served, when no frame was accepted for {@code
+     * tensafe.gateway.private-idle-timeout}; a session with a frame in flight is not idle.
+     */
+    @Override
+    public boolean endIfIdle() {
+      if (s.idleNanos() <= privateMode.privateIdleTimeout().toNanos() || !s.lock.tryLock()) {
+        return false;
+      }
+      try {
+        if (!s.ended) {
+          end(s, RequestOutcome.CLIENT_GONE);
         }
+        return true;
+      } finally {
+        s.lock.unlock();
       }
     }
-    return ended;
-  }
 
-  /**
-   * Marks every session this replica relays as live in the database, and drops those another
-   * replica ended (billed there); returns how many were dropped.
-   */
-  int refreshLive() {
-    Set<UUID> ids = Set.copyOf(live.keySet());
-    Set<UUID> open = requests.stillOpen(ids);
-    int dropped = 0;
-    for (UUID id : ids) {
-      LiveSession s = live.get(id);
-      if (!open.contains(id) && s != null && s.lock.tryLock()) {
-        try {
-          if (!s.ended) {
-            drop(s);
-            dropped++;
-          }
-        } finally {
-          s.lock.unlock();
+    @Override
+    public boolean endedElsewhere() {
+      if (!s.lock.tryLock()) {
+        return false; // a frame is in flight: it finds the session ended, or the next sweep does
+      }
+      try {
+        if (!s.ended) {
+          drop(s);
         }
+        return true;
+      } finally {
+        s.lock.unlock();
       }
     }
-    return dropped;
-  }
-
-  /** The sessions this replica relays now. */
-  Set<UUID> liveIds() {
-    return Set.copyOf(live.keySet());
   }
 
   /** Sessions relayed by this instance now. */
@@ -392,10 +389,10 @@ public class PrivateSessions {
   /** Bills and ends {@code s}; the caller holds its lock. */
   private SessionBill end(LiveSession s, RequestOutcome outcome) {
     s.ended = true;
-    live.remove(s.id);
+    forget(s);
     try {
       return settlement.settle(
-          new PrivateSettlement.Served(
+          new Settlement.Served(
               s.id,
               s.key.organisationId(),
               s.key.keyId(),
@@ -417,8 +414,14 @@ public class PrivateSessions {
   void drop(LiveSession s) {
     Log.infof("private session %s was ended by another replica; dropped here", s.id);
     s.ended = true;
-    live.remove(s.id);
+    forget(s);
     release(s);
+  }
+
+  /** Takes {@code s} out of this replica's live sessions and the gateway's live set. */
+  private void forget(LiveSession s) {
+    live.remove(s.id);
+    liveRequests.remove(s.id.toString());
   }
 
   /** Gives back what {@code s} held: its node slot, its key slot and its session on the node. */

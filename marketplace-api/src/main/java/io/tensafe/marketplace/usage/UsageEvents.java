@@ -152,7 +152,7 @@ public class UsageEvents {
 
   /** Open requests whose gateway has not vouched for them since this are taken for lost. */
   private OffsetDateTime lostBefore() {
-    return OffsetDateTime.now().minus(gateway.reportDeadline());
+    return OffsetDateTime.now().minus(gateway.lostAfter());
   }
 
   /** Usage events recorded for {@code requestId} (0 or 1). */

@@ -47,7 +47,8 @@ import org.junit.jupiter.api.Test;
 class LyingNodeTest {
   /**
    * First byte within a second, then an event at least every second; a second's wait for a node
-   * slot; reports due two seconds after a request ends; run-ahead 4.
+   * slot; reports due two seconds after a request ends, and a request no replica vouched for in two
+   * seconds lost; a sweep every 0.2 s; run-ahead 4.
    */
   public static class ShortDeadlines implements QuarkusTestProfile {
     @Override
@@ -57,7 +58,8 @@ class LyingNodeTest {
           "tensafe.gateway.node-idle-timeout", "PT1S",
           "tensafe.gateway.slot-wait", "PT1S",
           "tensafe.gateway.report-deadline", "PT2S",
-          "tensafe.gateway.report-sweep-period", "PT0.2S",
+          "tensafe.gateway.sweep-period", "PT0.2S",
+          "tensafe.gateway.lost-after", "PT2S",
           "tensafe.gateway.node-run-ahead-tokens", "4");
     }
   }

@@ -26,13 +26,17 @@ import org.junit.jupiter.api.Test;
 @QuarkusTestResource(OidcWiremockTestResource.class)
 @TestProfile(UnreportedRequestsTest.FastDeadline.class)
 class UnreportedRequestsTest {
-  /** Reports are due one second after a request ends; four tokens of run-ahead. */
+  /**
+   * Reports are due one second after a request ends, a request no replica vouched for in a second
+   * is lost, a sweep every 0.2 s; four tokens of run-ahead.
+   */
   public static class FastDeadline implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
       return Map.of(
           "tensafe.gateway.report-deadline", "PT1S",
-          "tensafe.gateway.report-sweep-period", "PT0.2S",
+          "tensafe.gateway.sweep-period", "PT0.2S",
+          "tensafe.gateway.lost-after", "PT1S",
           "tensafe.gateway.node-run-ahead-tokens", "4");
     }
   }

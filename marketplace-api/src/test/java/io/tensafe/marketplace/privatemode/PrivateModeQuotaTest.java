@@ -299,7 +299,7 @@ class PrivateModeQuotaTest extends PrivateSessionHarness {
     String idle = open(10, 8);
     assertEquals(18, tokensTaken(fixture.adapterId()));
     Thread.sleep(1_200); // the profile's idle timeout is one second
-    sessions.endIdle();
+    sweeper.sweep();
     assertEquals("client_gone", request(idle)[1]);
     assertEquals(0, tokensTaken(fixture.adapterId()), "the idle session served nothing");
     sequence = 0;

@@ -10,6 +10,7 @@ import io.restassured.response.Response;
 import io.tensafe.marketplace.openai.GatewayFixture;
 import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.SessionFrame;
+import io.tensafe.marketplace.gateway.RequestSweeper;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
@@ -27,13 +28,17 @@ import org.junit.jupiter.api.BeforeEach;
  * that open sessions, send frames of the node's plan and read what the marketplace recorded.
  */
 abstract class PrivateSessionHarness {
-  /** Frames of at most 64 KiB and a one-second idle timeout. */
+  /**
+   * Frames of at most 64 KiB, a one-second idle timeout, and a request no replica vouched for in
+   * two seconds lost.
+   */
   public static class SmallFrames implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
       return Map.of(
           "tensafe.gateway.max-frame-bytes", "65536",
-          "tensafe.gateway.private-idle-timeout", "PT1S");
+          "tensafe.gateway.private-idle-timeout", "PT1S",
+          "tensafe.gateway.lost-after", "PT2S");
     }
   }
 
@@ -47,7 +52,7 @@ abstract class PrivateSessionHarness {
 
   @Inject EntityManager em;
   @Inject PrivateSessions sessions;
-  @Inject SessionSweeper sweeper;
+  @Inject RequestSweeper sweeper;
   @Inject PrivateSettlement settlement;
 
   FakePrivateNode node;

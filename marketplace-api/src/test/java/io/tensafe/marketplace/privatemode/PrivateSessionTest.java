@@ -141,7 +141,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
         .statusCode(204);
     send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1)).then().statusCode(401);
     Thread.sleep(1200);
-    sessions.endIdle();
+    sweeper.sweep();
     assertEquals("client_gone", request(id)[1]);
     assertEquals(List.of(4L, 1L), charged(id));
   }
@@ -192,14 +192,14 @@ class PrivateSessionTest extends PrivateSessionHarness {
     step(id, 1, 1);
     String orphan = orphanOf(id, 2, 2);
     makeStale(id);
-    sweeper.endOrphans();
-    assertEquals("client_gone", request(orphan)[1]);
+    sweeper.sweep();
+    assertEquals("gateway_lost", request(orphan)[1]);
     assertEquals(List.of(2L, 2L), charged(orphan));
     assertEquals(null, request(id)[1], "a session this live replica relays is never an orphan");
     step(id, 2, 1);
     close(id).then().statusCode(200).body("usage.completion_tokens", equalTo(3));
     assertEquals(List.of(2L, 3L), charged(id));
-    sweeper.endOrphans();
+    sweeper.sweep();
     assertEquals(List.of(2L, 2L), charged(orphan), "billed once");
   }
 
@@ -215,8 +215,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
     for (int chunk = 0; chunk < 4; chunk++) {
       step(id, chunk, 8);
       Thread.sleep(700);
-      sessions.endIdle();
-      sweeper.endOrphans();
+      sweeper.sweep();
       assertEquals(null, request(id)[1], "ended during its prefill, after chunk " + chunk);
     }
     node.frameDelayMillis = 2500;
@@ -225,8 +224,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
         CompletableFuture.supplyAsync(
             () -> send(id, frame(FrameKind.ROUND_ONE, at, 4, 8, 8)).statusCode());
     Thread.sleep(2200);
-    sessions.endIdle();
-    sweeper.endOrphans();
+    sweeper.sweep();
     assertEquals(200, slow.get());
     assertEquals(null, request(id)[1], "ended while a frame was at the node");
     node.frameDelayMillis = 0;
@@ -234,7 +232,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
     send(id, frame(FrameKind.ROUND_TWO, sequence, 4, 8, 8)).then().statusCode(200);
     sequence++;
     Thread.sleep(1200);
-    sessions.endIdle();
+    sweeper.sweep();
     assertEquals("client_gone", request(id)[1]);
     assertEquals(List.of(40L, 1L), charged(id));
     send(id, frame(FrameKind.ROUND_ONE, sequence, 5, 1, 1))
@@ -252,14 +250,14 @@ class PrivateSessionTest extends PrivateSessionHarness {
     String id = open(8);
     step(id, 0, 3);
     // What another replica's sweep settles: the row's payer, version and served counts.
-    PrivateSettlement.Served served =
+    io.tensafe.marketplace.gateway.Settlement.Served served =
         io.tensafe.marketplace.sql.Rows.single(
             em.createNativeQuery(
                     "SELECT request_id, client_organisation_id, api_key_id, adapter_ref,"
                         + " adapter_version, started_at, served_prompt_tokens,"
                         + " served_completion_tokens FROM gateway_request WHERE request_id = :r")
                 .setParameter("r", UUID.fromString(id)),
-            PrivateSettlement.Served.class);
+            io.tensafe.marketplace.gateway.Settlement.Served.class);
     assertEquals(3, served.promptTokens());
     settlement.settle(served, io.tensafe.marketplace.gateway.RequestOutcome.CLIENT_GONE);
     send(id, frame(FrameKind.ROUND_ONE, sequence, 1, 1, 1))

@@ -16,18 +16,19 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * A replica that starts again relays none of the hosted requests it had open: it takes them for
- * lost at once, so that their node's reports bill them without waiting for the report deadline.
+ * A replica that starts again serves none of the requests it had open, of either mode: it takes
+ * them for lost at once, so that their node's reports or the next sweep end them without waiting
+ * for the lost-after deadline.
  */
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
-class LiveRelaysTest {
-  @Inject LiveRelays live;
+class LiveRequestsTest {
+  @Inject LiveRequests live;
   @Inject GatewayRequests requests;
   @Inject EntityManager em;
 
   @Test
-  void aRestartedReplica_takesItsOpenRequestsForLost_andNoOtherReplicas() throws Exception {
+  void aRestartedReplica_takesItsOpenRequestsOfBothModesForLost_andNoOtherReplicas() throws Exception {
     GatewayFixture f = GatewayFixture.create();
     Object[] key =
         (Object[])
@@ -35,11 +36,12 @@ class LiveRelaysTest {
                 .setParameter(1, f.apiKey().substring(0, 16))
                 .getSingleResult();
     String mine = UUID.randomUUID().toString();
+    String mySession = UUID.randomUUID().toString();
     String others = UUID.randomUUID().toString();
     QuarkusTransaction.requiringNew()
         .run(
             () -> {
-              for (String id : new String[] {mine, others}) {
+              for (String id : new String[] {mine, mySession, others}) {
                 requests.open(
                     id,
                     new GatewayRequests.Context(
@@ -52,7 +54,7 @@ class LiveRelaysTest {
                         false,
                         new GatewayRequests.Limits(10, 16, 10)),
                     null,
-                    RequestMode.HOSTED);
+                    id.equals(mySession) ? RequestMode.PRIVATE : RequestMode.HOSTED);
               }
               em.createNativeQuery(
                       "UPDATE gateway_request SET replica = 'another-replica:8080'"
@@ -62,10 +64,12 @@ class LiveRelaysTest {
             });
     OffsetDateTime deadline = OffsetDateTime.now().minusMinutes(10);
     assertFalse(requests.find(mine, deadline).orElseThrow().gatewayLost());
+    assertFalse(requests.find(mySession, deadline).orElseThrow().gatewayLost());
 
     live.started(null);
 
     assertTrue(requests.find(mine, deadline).orElseThrow().gatewayLost());
+    assertTrue(requests.find(mySession, deadline).orElseThrow().gatewayLost());
     assertFalse(requests.find(others, deadline).orElseThrow().gatewayLost());
   }
 }
