@@ -374,12 +374,12 @@ public final class HostedRelay {
    * Ends a request whose stream did not finish, billed for the text its client was sent: the prompt
    * and the relayed tokens when any were relayed; the prompt alone when the client left after the
    * node accepted the request; nothing when the node failed before its first piece. When the client
-   * left, the reservation stays open for the node's report or the sweep ({@link
-   * RequestSweeper}), which settle it within what was read from the node (which counts, for DP,
-   * the pieces the client never got); when the node failed, it is settled at once to the bound of
-   * what the node was sent and read ({@link ReleaseCount#bound}), which the node's report can only
-   * lower, so a node that fails fast does not hold the client's budget until the report deadline
-   * (ADR 0038). Closes the node's stream and gives back the slots.
+   * left, the reservation stays open for the node's report or the sweep ({@link RequestSweeper}),
+   * which settle it within what was read from the node (which counts, for DP, the pieces the client
+   * never got); when the node failed, it is settled at once to the bound of what the node was sent
+   * and read ({@link ReleaseCount#bound}), which the node's report can only lower, so a node that
+   * fails fast does not hold the client's budget until the report deadline (ADR 0038). Closes the
+   * node's stream and gives back the slots.
    */
   public void endEarly(RequestOutcome outcome) {
     try {

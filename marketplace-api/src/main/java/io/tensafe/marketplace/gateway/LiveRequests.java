@@ -18,14 +18,14 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The requests this replica serves now, of both modes (hosted relays and private sessions), and the
  * replica's name ({@code tensafe.gateway.replica}, else host:port) under which they are recorded.
- * At every sweep ({@link RequestSweeper}) each ends itself if it went idle ({@link Live#endIfIdle}),
- * then the rest are vouched for in the database in one statement, so that no replica takes a live
- * request for one whose replica died, however slowly its node or client goes; one that another
- * replica ended meanwhile (and billed) is let go here without a second bill ({@link
- * Live#endedElsewhere}). At start the replica marks every request of either mode recorded under its
- * name and still open as no longer vouched for: a process that has just started serves none of them
- * (its previous life died), so a node's report or the next sweep ends them as {@code gateway_lost}
- * at once. Thread-safe.
+ * At every sweep ({@link RequestSweeper}) each ends itself if it went idle ({@link
+ * Live#endIfIdle}), then the rest are vouched for in the database in one statement, so that no
+ * replica takes a live request for one whose replica died, however slowly its node or client goes;
+ * one that another replica ended meanwhile (and billed) is let go here without a second bill
+ * ({@link Live#endedElsewhere}). At start the replica marks every request of either mode recorded
+ * under its name and still open as no longer vouched for: a process that has just started serves
+ * none of them (its previous life died), so a node's report or the next sweep ends them as {@code
+ * gateway_lost} at once. Thread-safe.
  */
 @ApplicationScoped
 public class LiveRequests {

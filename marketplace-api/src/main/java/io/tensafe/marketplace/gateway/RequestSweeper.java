@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * 0026, ADR 0039):
  *
  * <ol>
- *   <li>Liveness ({@link LiveRequests#sweep}): this replica's idle requests end themselves, the rest
- *       are vouched for in one statement, and those another replica ended are let go.
+ *   <li>Liveness ({@link LiveRequests#sweep}): this replica's idle requests end themselves, the
+ *       rest are vouched for in one statement, and those another replica ended are let go.
  *   <li>Overdue reservations: a request cut short (node failed or killed, client gone, node timed
  *       out) keeps its reservation until its node's report settles it; a killed node never reports.
  *       After {@code tensafe.gateway.report-deadline} it is settled to the most the node can have
@@ -33,16 +33,16 @@ import java.util.concurrent.TimeUnit;
  *       tensafe.gateway.node-run-ahead-tokens} more. A later report can only lower it ({@link
  *       PrivacyBudgets#settleToBound}).
  *   <li>Lost requests: one of either mode still open although no replica has vouched for it in
- *       {@code tensafe.gateway.lost-after} lost its replica. It ends as {@code gateway_lost}, billed
- *       what that replica recorded: a hosted request at most what it recorded as relayed ({@link
- *       Settlement#settleLost}), lowered by its node's report if one arrived; a private session the
- *       counts written at each accepted frame ({@link Settlement#settleServed}).
+ *       {@code tensafe.gateway.lost-after} lost its replica. It ends as {@code gateway_lost},
+ *       billed what that replica recorded: a hosted request at most what it recorded as relayed
+ *       ({@link Settlement#settleLost}), lowered by its node's report if one arrived; a private
+ *       session the counts written at each accepted frame ({@link Settlement#settleServed}).
  * </ol>
  *
  * Every replica sweeps; settlements are idempotent by request id, and a request is ended once.
  *
- * <p>Invariant: a request this replica serves is never taken for lost by this replica, and never
- * by another while this one sweeps at least once per {@code lost-after}.
+ * <p>Invariant: a request this replica serves is never taken for lost by this replica, and never by
+ * another while this one sweeps at least once per {@code lost-after}.
  */
 @ApplicationScoped
 public class RequestSweeper {

@@ -13,9 +13,9 @@ import java.time.Duration;
 @ConfigMapping(prefix = "tensafe.gateway")
 public interface PrivateModeConfig {
   /**
-   * A private session without an accepted frame for this long is ended (at its replica's next sweep)
-   * and billed for what it was served; one whose replica stopped vouching for it is ended by any
-   * replica after {@code tensafe.gateway.lost-after}, as a hosted request is.
+   * A private session without an accepted frame for this long is ended (at its replica's next
+   * sweep) and billed for what it was served; one whose replica stopped vouching for it is ended by
+   * any replica after {@code tensafe.gateway.lost-after}, as a hosted request is.
    */
   @WithDefault("PT2M")
   Duration privateIdleTimeout();

@@ -28,7 +28,8 @@ class LiveRequestsTest {
   @Inject EntityManager em;
 
   @Test
-  void aRestartedReplica_takesItsOpenRequestsOfBothModesForLost_andNoOtherReplicas() throws Exception {
+  void aRestartedReplica_takesItsOpenRequestsOfBothModesForLost_andNoOtherReplicas()
+      throws Exception {
     GatewayFixture f = GatewayFixture.create();
     Object[] key =
         (Object[])

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.restassured.response.Response;
+import io.tensafe.marketplace.gateway.RequestSweeper;
 import io.tensafe.marketplace.openai.GatewayFixture;
 import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.SessionFrame;
-import io.tensafe.marketplace.gateway.RequestSweeper;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;

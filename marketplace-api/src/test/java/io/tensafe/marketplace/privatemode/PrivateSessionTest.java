@@ -11,6 +11,7 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.tensafe.marketplace.gateway.RequestSweeper;
 import io.tensafe.marketplace.testing.Actors;
 import io.tensafe.tgsp.session.FrameKind;
 import io.tensafe.tgsp.session.SessionFrame;
@@ -183,6 +184,59 @@ class PrivateSessionTest extends PrivateSessionHarness {
                     .setParameter(4, UUID.fromString(live))
                     .executeUpdate());
     return orphan;
+  }
+
+  /**
+   * A hosted stream another replica relayed when it died, for the same payer and version: its row
+   * with the prompt counted and {@code relayed} completion tokens recorded, silent for an hour.
+   */
+  private String lostStreamOf(String live, int prompt, int relayed) {
+    String lost = UUID.randomUUID().toString();
+    QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        """
+                        INSERT INTO gateway_request (request_id, client_organisation_id,
+                            api_key_id, adapter_ref, adapter_version, node_id, started_at,
+                            max_prompt_tokens, max_completion_tokens, prompt_tokens,
+                            relayed_completion_tokens, mode, active_at)
+                        SELECT ?1, client_organisation_id, api_key_id, adapter_ref,
+                            adapter_version, node_id, started_at, ?2, 16, ?2, ?3, 'hosted',
+                            now() - interval '1 hour'
+                        FROM gateway_request WHERE request_id = ?4
+                        """)
+                    .setParameter(1, UUID.fromString(lost))
+                    .setParameter(2, prompt)
+                    .setParameter(3, relayed)
+                    .setParameter(4, UUID.fromString(live))
+                    .executeUpdate());
+    return lost;
+  }
+
+  /**
+   * Issue 51: one sweep for both modes. A private session and a hosted stream whose replica died
+   * are both ended as {@code gateway_lost} by the same sweep, each billed what its replica recorded
+   * (the served counts, the counted prompt and the relayed completion); the session this replica
+   * relays is vouched for by it and left alone.
+   */
+  @Test
+  void oneSweep_endsTheLostRequestsOfBothModes_fromWhatTheirReplicaRecorded() {
+    String id = open(8);
+    step(id, 0, 2);
+    String session = orphanOf(id, 2, 3);
+    String stream = lostStreamOf(id, 5, 2);
+    makeStale(id);
+    RequestSweeper.Swept swept = sweeper.sweep();
+    assertTrue(swept.lost() >= 2, "both lost requests ended: " + swept);
+    assertEquals("gateway_lost", request(session)[1]);
+    assertEquals(List.of(2L, 3L), charged(session));
+    assertEquals("gateway_lost", request(stream)[1]);
+    assertEquals(List.of(5L, 2L), charged(stream));
+    assertEquals(null, request(id)[1], "a session this live replica relays is never lost");
+    sweeper.sweep();
+    assertEquals(List.of(2L, 3L), charged(session), "billed once");
+    assertEquals(List.of(5L, 2L), charged(stream), "billed once");
   }
 
   @Test
