@@ -61,6 +61,7 @@ public class Dispatch {
   @Inject Settlement settlement;
   @Inject GatewayConfig gateway;
   @Inject KeySlots keySlots;
+  @Inject LiveRequests live;
   @Inject ServedCatalogue catalogue;
   @Inject io.tensafe.marketplace.apikey.RememberedKeys remembered;
 
@@ -524,6 +525,14 @@ public class Dispatch {
             + version.version()
             + ": it does not fit its base model or does not open; nothing was billed, and"
             + " retrying will not help until its creator publishes a fixed version");
+  }
+
+  /**
+   * The one handle on {@code d}'s end ({@link MeteredRequest}): it owns the node's slot {@code d}
+   * holds and {@code keySlot}, the lease on one of the key's request slots (null: none).
+   */
+  public MeteredRequest meter(Dispatched<?> d, java.util.UUID keySlot) {
+    return new MeteredRequest(d.requestId(), d.node().slot(), keySlot, keySlots, live);
   }
 
   /** 503 with Retry-After: every node tried failed before it served anything ({@code detail}). */

@@ -73,9 +73,9 @@ public class HostedCompletions {
         streaming.noLongerLive(); // but the one answered, which the relay removes when it ends
       }
       return new HostedRelay(
-          new HostedRelay.Services(requests, settlement, slots, metrics, gateway, live),
+          new HostedRelay.Services(requests, settlement, metrics, gateway),
           key,
-          d.keySlot(),
+          dispatch.meter(d, d.keySlot()),
           d,
           prompt,
           new RelayedText(tokenizer));

@@ -10,9 +10,7 @@ import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.privacy.Reservation;
 import java.io.IOException;
 import java.time.OffsetDateTime;
-import java.util.List;
 import java.util.OptionalLong;
-import java.util.UUID;
 
 /**
  * One dispatched hosted request, from its node's first event to its bill. The caller gives it a
@@ -42,7 +40,7 @@ public final class HostedRelay {
 
   private final Services owner;
   private final ApiKeyPrincipal key;
-  private final UUID keySlot;
+  private final MeteredRequest metered;
   private final Dispatched<NodeCall> d;
   private final int promptTokens;
 
@@ -57,10 +55,8 @@ public final class HostedRelay {
   record Services(
       GatewayRequests requests,
       Settlement settlement,
-      KeySlots slots,
       GatewayMetrics metrics,
-      GatewayConfig gateway,
-      LiveRequests live) {}
+      GatewayConfig gateway) {}
 
   /**
    * The most UTF-8 bytes a node may send per token of {@code max_tokens}: far above any token of
@@ -72,13 +68,13 @@ public final class HostedRelay {
   HostedRelay(
       Services owner,
       ApiKeyPrincipal key,
-      UUID keySlot,
+      MeteredRequest metered,
       Dispatched<NodeCall> d,
       int promptTokens,
       RelayedText relayed) {
     this.owner = owner;
     this.key = key;
-    this.keySlot = keySlot;
+    this.metered = metered;
     this.d = d;
     this.promptTokens = promptTokens;
     this.relayed = relayed;
@@ -302,6 +298,15 @@ public final class HostedRelay {
    * counts are kept beside the bill as a cross-check, and a difference is logged.
    */
   private Finished finish() {
+    try {
+      return bill();
+    } finally {
+      metered.letGo(); // only if billing failed before it ended the request
+      d.call().close();
+    }
+  }
+
+  private Finished bill() {
     NodeUsage claimed = NodeUsage.of(last);
     String finishReason = last.path("finish_reason").asText();
     // An answer without text earns the node nothing (ADR 0038): no slot credit, no end-of-turn
@@ -338,34 +343,21 @@ public final class HostedRelay {
           promptTokens,
           completion);
     }
-    Settlement.Settled settled;
-    try {
-      // The slots go back with the settlement's commit (one round trip fewer), and on their own
-      // if it fails.
-      settled =
-          QuarkusTransaction.requiringNew()
-              .call(
-                  () -> {
-                    Settlement.Settled s =
-                        owner
-                            .settlement()
-                            .settle(
-                                d.requestId(),
-                                context(),
-                                outcome,
-                                new Settlement.Counts(
-                                    promptTokens, completion, read, claimed.completionTokens()),
-                                OptionalLong.of(releases));
-                    owner.slots().giveWithTransaction(leases());
-                    return s;
-                  });
-    } catch (RuntimeException e) {
-      owner.slots().giveAll(leases());
-      throw e;
-    } finally {
-      owner.live().remove(d.requestId());
-      d.call().close();
-    }
+    // The slots go back with the settlement's commit (one round trip fewer).
+    Settlement.Settled settled =
+        metered
+            .end(
+                () ->
+                    owner
+                        .settlement()
+                        .settle(
+                            d.requestId(),
+                            context(),
+                            outcome,
+                            new Settlement.Counts(
+                                promptTokens, completion, read, claimed.completionTokens()),
+                            OptionalLong.of(releases)))
+            .orElseThrow(() -> new IllegalStateException("request ended twice"));
     owner.metrics().ended(outcome, completion);
     return new Finished(settled, promptTokens, completion, last);
   }
@@ -397,19 +389,20 @@ public final class HostedRelay {
                           owner.gateway().nodeRunAheadTokens(),
                           d.admission().releasesPerToken())))
               : OptionalLong.empty();
-      owner
-          .settlement()
-          .settleAtBound(
-              d.requestId(),
-              context(),
-              outcome,
-              new Settlement.Counts(prompt, completion, read, -1),
-              bound);
+      metered.end(
+          () ->
+              owner
+                  .settlement()
+                  .settleAtBound(
+                      d.requestId(),
+                      context(),
+                      outcome,
+                      new Settlement.Counts(prompt, completion, read, -1),
+                      bound));
       owner.metrics().ended(outcome, completion);
     } finally {
-      owner.live().remove(d.requestId());
+      metered.letGo(); // only if billing failed before it ended the request
       d.call().close();
-      owner.slots().giveAll(leases());
     }
   }
 
@@ -441,10 +434,6 @@ public final class HostedRelay {
 
   private GatewayRequests.Context context() {
     return d.admission().context(key, d.startedAt());
-  }
-
-  private List<UUID> leases() {
-    return List.of(d.node().slot(), keySlot);
   }
 
   public String requestId() {

@@ -2,6 +2,7 @@ package io.tensafe.marketplace.privatemode;
 
 import io.tensafe.marketplace.apikey.ApiKeyPrincipal;
 import io.tensafe.marketplace.fleet.NodeTarget;
+import io.tensafe.marketplace.gateway.MeteredRequest;
 import io.tensafe.marketplace.gateway.ServedVersion;
 import io.tensafe.tgsp.session.FrameOrder;
 import java.time.OffsetDateTime;
@@ -19,8 +20,11 @@ final class LiveSession {
   final UUID id;
   final ApiKeyPrincipal key;
 
-  /** The lease on one of the key's request slots, given back when the session ends. */
-  final UUID keySlot;
+  /**
+   * The session's end, once: it owns the node's slot, the lease on one of the key's request slots
+   * and the session's place in the gateway's live set.
+   */
+  final MeteredRequest metered;
 
   final ServedVersion version;
   final NodeTarget node;
@@ -38,7 +42,7 @@ final class LiveSession {
   LiveSession(
       UUID id,
       ApiKeyPrincipal key,
-      UUID keySlot,
+      MeteredRequest metered,
       ServedVersion version,
       NodeTarget node,
       OffsetDateTime startedAt,
@@ -46,7 +50,7 @@ final class LiveSession {
       FrameOrder order) {
     this.id = id;
     this.key = key;
-    this.keySlot = keySlot;
+    this.metered = metered;
     this.version = version;
     this.node = node;
     this.startedAt = startedAt;

@@ -15,6 +15,7 @@ import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.gateway.GatewayRequests;
 import io.tensafe.marketplace.gateway.KeySlots;
 import io.tensafe.marketplace.gateway.LiveRequests;
+import io.tensafe.marketplace.gateway.MeteredRequest;
 import io.tensafe.marketplace.gateway.ModelResolver;
 import io.tensafe.marketplace.gateway.NodeAttempt;
 import io.tensafe.marketplace.gateway.RequestMode;
@@ -69,7 +70,6 @@ public class PrivateSessions {
   @Inject Dispatch dispatch;
   @Inject KeySlots slots;
   @Inject GatewayRequests requests;
-  @Inject LiveRequests liveRequests;
   @Inject PrivateSettlement settlement;
   @Inject PrivateModeOffers offers;
   @Inject ObjectMapper json;
@@ -133,28 +133,31 @@ public class PrivateSessions {
               new Opening(r, c),
               null); // the session's answer carries no rate headers
     }
+    UUID id = UUID.fromString(d.requestId());
+    MeteredRequest metered = dispatch.meter(d, d.keySlot());
     try {
-      UUID id = UUID.fromString(d.requestId());
       ServedVersion version = d.admission().version();
       LiveSession s =
           new LiveSession(
               id,
               key,
-              d.keySlot(),
+              metered,
               version,
               d.node(),
               d.startedAt(),
               d.call().plan(),
               new FrameOrder(c.maxPromptTokens(), c.maxTokens() - 1, d.call().chunk()));
       live.put(id, s);
-      liveRequests.add(d.requestId(), new SessionLiveness(s));
+      metered.live(new SessionLiveness(s));
       return new Opened(
           id,
           version,
           d.call().answer(),
           versions.baseModelConfigSha256(version.adapterId(), version.version()).orElse(null));
     } catch (RuntimeException e) {
-      slots.give(d.keySlot());
+      // Its slots back; still open and no longer vouched for, the sweep ends it (nothing served).
+      live.remove(id);
+      metered.letGo();
       throw e;
     }
   }
@@ -385,12 +388,15 @@ public class PrivateSessions {
     return live.size();
   }
 
-  /** Bills and ends {@code s}; the caller holds its lock. */
+  /**
+   * Bills and ends {@code s} through its one handle, which gives back its slots with the bill's
+   * commit; closes it on its node. The caller holds its lock.
+   */
   private SessionBill end(LiveSession s, RequestOutcome outcome) {
     s.ended = true;
-    forget(s);
+    live.remove(s.id);
     try {
-      return settlement.settle(
+      Settlement.Served served =
           new Settlement.Served(
               s.id,
               s.key.organisationId(),
@@ -399,10 +405,12 @@ public class PrivateSessions {
               s.version.version(),
               s.startedAt,
               s.order.promptTokens(),
-              s.order.completionTokens()),
-          outcome);
+              s.order.completionTokens());
+      return s.metered
+          .end(() -> settlement.settle(served, outcome))
+          .orElseGet(() -> new SessionBill(0, 0, 0, null, -1));
     } finally {
-      release(s);
+      closeOnNode(s.node, s.id);
     }
   }
 
@@ -413,20 +421,8 @@ public class PrivateSessions {
   void drop(LiveSession s) {
     Log.infof("private session %s was ended by another replica; dropped here", s.id);
     s.ended = true;
-    forget(s);
-    release(s);
-  }
-
-  /** Takes {@code s} out of this replica's live sessions and the gateway's live set. */
-  private void forget(LiveSession s) {
     live.remove(s.id);
-    liveRequests.remove(s.id.toString());
-  }
-
-  /** Gives back what {@code s} held: its node slot, its key slot and its session on the node. */
-  private void release(LiveSession s) {
-    dispatcher.release(s.node);
-    slots.give(s.keySlot);
+    s.metered.letGo();
     closeOnNode(s.node, s.id);
   }
 
