@@ -5,7 +5,9 @@ import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
+import java.time.OffsetDateTime;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -67,126 +69,109 @@ public class ChargeLedger {
 
   private record Written(ChargeView view, boolean inserted, boolean sameUsage) {}
 
+  /**
+   * Writes {@code charge} in one database call, {@code record_charge} (the one copy of the pricing
+   * and splitting rule, {@code charge_amounts}, in {@code R__charge_rules.sql}).
+   */
   private Written write(NewCharge charge) {
     validate(charge);
-    VersionTake version =
-        Rows.first(
-                em.createNativeQuery(
-                        """
-                SELECT v.id, coalesce(a.platform_take_basis_points, :default)
-                FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
-                WHERE a.adapter_ref = :ref AND v.version = :version
-                """)
-                    .setParameter("default", billing.platformTakeBasisPoints())
-                    .setParameter("ref", charge.adapterRef())
-                    .setParameter("version", charge.version()),
-                VersionTake.class)
-            .orElseThrow(
-                () ->
-                    ProblemTypes.notFound(
-                        "adapter version " + charge.adapterRef() + "@" + charge.version()));
-    UUID versionId = version.versionId();
-    int take = version.takeBasisPoints();
-    Price price =
-        Rows.first(
-                em.createNativeQuery(
-                        """
-                SELECT p.id, p.currency,
-                    CASE WHEN g.mode = 'private' THEN coalesce(p.private_micros_per_1k_tokens,
-                        greatest(p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens))
-                        ELSE p.prompt_micros_per_1k_tokens END,
-                    CASE WHEN g.mode = 'private' THEN coalesce(p.private_micros_per_1k_tokens,
-                        greatest(p.prompt_micros_per_1k_tokens, p.completion_micros_per_1k_tokens))
-                        ELSE p.completion_micros_per_1k_tokens END
-                FROM adapter_price p
-                LEFT JOIN gateway_request g ON g.request_id::text = :request
-                WHERE p.adapter_version_id = :version AND p.effective_from <= :started
-                ORDER BY p.effective_from DESC LIMIT 1
-                """)
-                    .setParameter("version", versionId)
-                    .setParameter("request", charge.requestId())
-                    .setParameter("started", charge.startedAt()),
-                Price.class)
-            .orElseThrow(
-                () ->
-                    ProblemTypes.validation(
-                        "the request started before "
-                            + charge.adapterRef()
-                            + "@"
-                            + charge.version()
-                            + " had a price"));
-    long promptPrice = price.promptMicrosPer1kTokens();
-    long completionPrice = price.completionMicrosPer1kTokens();
-    ChargeAmounts amounts;
+    Recorded r;
     try {
-      amounts =
-          ChargeAmounts.of(
-              charge.promptTokens(), charge.completionTokens(), promptPrice, completionPrice, take);
-    } catch (IllegalArgumentException e) {
-      throw ProblemTypes.validation(e.getMessage());
+      r =
+          Rows.single(
+              em.createNativeQuery(
+                      "SELECT * FROM record_charge(:id, :request, :client, :key, :ref, :version,"
+                          + " :prompt, :completion, :started, :reason, :defaultTake)")
+                  .setParameter("id", UUID.randomUUID())
+                  .setParameter("request", charge.requestId())
+                  .setParameter("client", charge.clientOrganisationId())
+                  .setParameter("key", charge.apiKeyId())
+                  .setParameter("ref", charge.adapterRef())
+                  .setParameter("version", charge.version())
+                  .setParameter("prompt", charge.promptTokens())
+                  .setParameter("completion", charge.completionTokens())
+                  .setParameter("started", charge.startedAt())
+                  .setParameter("reason", charge.routeReason())
+                  .setParameter("defaultTake", billing.platformTakeBasisPoints()),
+              Recorded.class);
+    } catch (PersistenceException e) {
+      throw refusedAmount(e).map(ProblemTypes::validation).orElseThrow(() -> e);
     }
-    int inserted =
-        em.createNativeQuery(
-                """
-                INSERT INTO charge (id, request_id, client_organisation_id, api_key_id,
-                    adapter_version_id, adapter_price_id, currency, prompt_tokens, completion_tokens,
-                    prompt_micros_per_1k_tokens, completion_micros_per_1k_tokens, take_basis_points,
-                    amount_micros, creator_micros, platform_micros, route_reason, started_at)
-                VALUES (:id, :request, :client, :key, :version, :price, :currency, :prompt,
-                    :completion, :promptPrice, :completionPrice, :take, :amount, :creator,
-                    :platform, :reason, :started)
-                ON CONFLICT (request_id) DO NOTHING
-                """)
-            .setParameter("id", UUID.randomUUID())
-            .setParameter("request", charge.requestId())
-            .setParameter("client", charge.clientOrganisationId())
-            .setParameter("key", charge.apiKeyId())
-            .setParameter("version", versionId)
-            .setParameter("price", price.id())
-            .setParameter("currency", price.currency())
-            .setParameter("prompt", charge.promptTokens())
-            .setParameter("completion", charge.completionTokens())
-            .setParameter("promptPrice", promptPrice)
-            .setParameter("completionPrice", completionPrice)
-            .setParameter("take", take)
-            .setParameter("amount", amounts.amountMicros())
-            .setParameter("creator", amounts.creatorMicros())
-            .setParameter("platform", amounts.platformMicros())
-            .setParameter("reason", charge.routeReason())
-            .setParameter("started", charge.startedAt())
-            .executeUpdate();
-    ChargeView view =
-        Rows.single(
-            em.createNativeQuery(VIEW).setParameter("request", charge.requestId()),
-            ChargeView.class);
-    return new Written(view, inserted == 1, inserted == 1 || sameUsage(view, charge));
+    return switch (r.status()) {
+      case "no_version" ->
+          throw ProblemTypes.notFound(
+              "adapter version " + charge.adapterRef() + "@" + charge.version());
+      case "no_price" ->
+          throw ProblemTypes.validation(
+              "the request started before "
+                  + charge.adapterRef()
+                  + "@"
+                  + charge.version()
+                  + " had a price");
+      default -> {
+        boolean inserted = r.status().equals("inserted");
+        ChargeView view = r.view();
+        yield new Written(view, inserted, inserted || sameUsage(view, r.billedTo(), charge));
+      }
+    };
   }
 
-  /** A version's id and the platform's take of its sales, in basis points (0 to 10 000). */
-  private record VersionTake(UUID versionId, int takeBasisPoints) {}
-
   /**
-   * The price in force: micro-units of {@code currency} per 1k tokens; for a private session (its
-   * {@code gateway_request.mode}) one price for both: its private price, else the larger hosted one
-   * (ADR 0024).
+   * A row of {@code record_charge}: {@code inserted}, {@code existing} (the stored charge, and the
+   * organisation it was billed to) or {@code no_version} / {@code no_price} (the rest null).
    */
-  private record Price(
-      long id, String currency, long promptMicrosPer1kTokens, long completionMicrosPer1kTokens) {}
+  private record Recorded(
+      String status,
+      String requestId,
+      String adapterId,
+      String version,
+      String currency,
+      Long promptTokens,
+      Long completionTokens,
+      Long promptMicrosPer1kTokens,
+      Long completionMicrosPer1kTokens,
+      Integer takeBasisPoints,
+      Long amountMicros,
+      Long creatorMicros,
+      Long platformMicros,
+      OffsetDateTime startedAt,
+      UUID billedTo) {
+    ChargeView view() {
+      return new ChargeView(
+          requestId,
+          adapterId,
+          version,
+          currency,
+          promptTokens,
+          completionTokens,
+          promptMicrosPer1kTokens,
+          completionMicrosPer1kTokens,
+          takeBasisPoints,
+          amountMicros,
+          creatorMicros,
+          platformMicros,
+          startedAt);
+    }
+  }
 
-  /** The client organisation a request id was billed to. */
-  private record BilledTo(UUID clientOrganisationId) {}
+  /** The database's words when {@code charge_amounts} refused the counts (SQLSTATE 22023). */
+  private static java.util.Optional<String> refusedAmount(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && "22023".equals(sql.getSQLState())) {
+        String words = String.valueOf(sql.getMessage()).replaceFirst("^ERROR: ", "");
+        int newline = words.indexOf('\n');
+        return java.util.Optional.of(newline < 0 ? words : words.substring(0, newline));
+      }
+    }
+    return java.util.Optional.empty();
+  }
 
-  private boolean sameUsage(ChargeView view, NewCharge charge) {
-    BilledTo billed =
-        Rows.single(
-            em.createNativeQuery("SELECT client_organisation_id FROM charge WHERE request_id = :r")
-                .setParameter("r", charge.requestId()),
-            BilledTo.class);
+  private static boolean sameUsage(ChargeView view, UUID billedTo, NewCharge charge) {
     return view.adapterId().equals(charge.adapterRef())
         && view.version().equals(charge.version())
         && view.promptTokens() == charge.promptTokens()
         && view.completionTokens() == charge.completionTokens()
-        && Objects.equals(billed.clientOrganisationId(), charge.clientOrganisationId());
+        && Objects.equals(billedTo, charge.clientOrganisationId());
   }
 
   private static void validate(NewCharge charge) {

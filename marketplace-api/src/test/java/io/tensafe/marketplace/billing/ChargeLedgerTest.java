@@ -73,10 +73,13 @@ class ChargeLedgerTest {
   void record_pricesAtTheVersionsPriceAndSplitsExactly() {
     ChargeView view = ledger.record(charge("r-" + suffix, 1234, 567, now()));
     // Actors.pack prices: see the manifest it writes; the split must add up whatever they are.
+    long amount =
+        (1234 * view.promptMicrosPer1kTokens() + 567 * view.completionMicrosPer1kTokens() + 500)
+            / 1000;
+    long creator = amount * (10_000 - 2500) / 10_000;
     assertEquals(
-        ChargeAmounts.of(
-            1234, 567, view.promptMicrosPer1kTokens(), view.completionMicrosPer1kTokens(), 2500),
-        new ChargeAmounts(view.amountMicros(), view.creatorMicros(), view.platformMicros()));
+        List.of(amount, creator, amount - creator),
+        List.of(view.amountMicros(), view.creatorMicros(), view.platformMicros()));
     assertEquals(2500, view.takeBasisPoints());
     assertEquals(adapter, view.adapterId());
   }
