@@ -163,27 +163,7 @@ class PrivateSessionTest extends PrivateSessionHarness {
    * an hour. Copied from {@code live}'s row under a new id.
    */
   private String orphanOf(String live, int prompt, int completion) {
-    String orphan = UUID.randomUUID().toString();
-    QuarkusTransaction.requiringNew()
-        .run(
-            () ->
-                em.createNativeQuery(
-                        """
-                        INSERT INTO gateway_request (request_id, client_organisation_id,
-                            api_key_id, adapter_ref, adapter_version, node_id, started_at,
-                            max_prompt_tokens, max_completion_tokens, mode,
-                            served_prompt_tokens, served_completion_tokens, active_at)
-                        SELECT ?1, client_organisation_id, api_key_id, adapter_ref,
-                            adapter_version, node_id, started_at, max_prompt_tokens,
-                            max_completion_tokens, 'private', ?2, ?3, now() - interval '1 hour'
-                        FROM gateway_request WHERE request_id = ?4
-                        """)
-                    .setParameter(1, UUID.fromString(orphan))
-                    .setParameter(2, prompt)
-                    .setParameter(3, completion)
-                    .setParameter(4, UUID.fromString(live))
-                    .executeUpdate());
-    return orphan;
+    return lostCopyOf(live, "private", prompt, completion);
   }
 
   /**
@@ -191,7 +171,17 @@ class PrivateSessionTest extends PrivateSessionHarness {
    * with the prompt counted and {@code relayed} completion tokens recorded, silent for an hour.
    */
   private String lostStreamOf(String live, int prompt, int relayed) {
+    return lostCopyOf(live, "hosted", prompt, relayed);
+  }
+
+  /**
+   * {@code live}'s row under a new id in {@code mode}, silent for an hour, with the counts its
+   * replica wrote: a private session's served counts, or a hosted stream's counted prompt and
+   * relayed completion.
+   */
+  private String lostCopyOf(String live, String mode, int prompt, int completion) {
     String lost = UUID.randomUUID().toString();
+    boolean hosted = mode.equals("hosted");
     QuarkusTransaction.requiringNew()
         .run(
             () ->
@@ -199,17 +189,21 @@ class PrivateSessionTest extends PrivateSessionHarness {
                         """
                         INSERT INTO gateway_request (request_id, client_organisation_id,
                             api_key_id, adapter_ref, adapter_version, node_id, started_at,
-                            max_prompt_tokens, max_completion_tokens, prompt_tokens,
-                            relayed_completion_tokens, mode, active_at)
+                            max_prompt_tokens, max_completion_tokens, mode, served_prompt_tokens,
+                            served_completion_tokens, prompt_tokens, relayed_completion_tokens,
+                            active_at)
                         SELECT ?1, client_organisation_id, api_key_id, adapter_ref,
-                            adapter_version, node_id, started_at, ?2, 16, ?2, ?3, 'hosted',
-                            now() - interval '1 hour'
-                        FROM gateway_request WHERE request_id = ?4
+                            adapter_version, node_id, started_at, max_prompt_tokens,
+                            max_completion_tokens, ?2, ?3, ?4, ?5, ?6, now() - interval '1 hour'
+                        FROM gateway_request WHERE request_id = ?7
                         """)
                     .setParameter(1, UUID.fromString(lost))
-                    .setParameter(2, prompt)
-                    .setParameter(3, relayed)
-                    .setParameter(4, UUID.fromString(live))
+                    .setParameter(2, mode)
+                    .setParameter(3, hosted ? null : prompt)
+                    .setParameter(4, hosted ? null : completion)
+                    .setParameter(5, hosted ? prompt : null)
+                    .setParameter(6, hosted ? completion : null)
+                    .setParameter(7, UUID.fromString(live))
                     .executeUpdate());
     return lost;
   }
