@@ -19,6 +19,12 @@ tensafe_java() {
   "$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}" "$@" 2> >(grep -v "$TENSAFE_VECTOR_WARNING" >&2)
 }
 
+# As tensafe_java, in place of this shell: for a long-running command, so that a signal sent to
+# ./tensafe's own pid (a supervisor's SIGTERM) reaches the JVM instead of leaving it orphaned.
+tensafe_exec_java() {
+  exec "$JAVA_HOME/bin/java" "${TENSAFE_JVM_OPTIONS[@]}" "$@" 2> >(grep -v "$TENSAFE_VECTOR_WARNING" >&2)
+}
+
 # Prints the feature release (e.g. 25) of the JDK at $1, or nothing if it is not a JDK.
 tensafe_jdk_feature() {
   local home=$1 version=""

@@ -222,6 +222,8 @@ check "the client pinned the demo fleet's key on first use" \
   bash -c "grep -qE '\"[a-z0-9._-]+\" : \"[0-9a-f]{32}\"' '$known_fleets'"
 kill "$client_pid" 2>/dev/null
 wait "$client_pid" 2>/dev/null
+check "client stops when its process is signalled (no JVM left behind)" \
+  bash -c "! pgrep -f 'ClientCommand --marketplace http://127.0.0.1:18080' >/dev/null"
 rm -f "$client_log"
 # Faults: the node, then the marketplace, killed mid-stream (see the file).
 . "$root/.tensafe/test/fault-drills.sh"
