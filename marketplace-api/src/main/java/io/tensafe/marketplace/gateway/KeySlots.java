@@ -285,4 +285,38 @@ public class KeySlots {
     limits.slots().giveAll(leases);
     givenBack(leases);
   }
+
+  /**
+   * Leases whose giving back failed (the database was unreachable), given back at each sweep
+   * ({@link #giveBackPending}): this replica renews every lease it holds, so a lease it failed to
+   * give back would otherwise hold its slot for as long as the replica lives.
+   */
+  private final java.util.Queue<java.util.List<UUID>> pending =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  /**
+   * Gives back leases now, or, when that fails, at the next sweeps until it succeeds.
+   *
+   * @return the failure, or null when they were given back
+   */
+  RuntimeException giveAllOrLater(java.util.List<UUID> leases) {
+    try {
+      giveAll(leases);
+      return null;
+    } catch (RuntimeException e) {
+      pending.add(leases);
+      return e;
+    }
+  }
+
+  /** Gives back the leases an earlier give failed on; those that fail again wait for the next. */
+  void giveBackPending() {
+    for (int n = pending.size(); n > 0; n--) {
+      java.util.List<UUID> leases = pending.poll();
+      if (leases == null) {
+        return;
+      }
+      giveAllOrLater(leases);
+    }
+  }
 }

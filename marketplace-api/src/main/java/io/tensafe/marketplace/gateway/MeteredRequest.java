@@ -12,7 +12,8 @@ import java.util.function.Supplier;
  * 0039): it owns the request's node and key leases and its place in the live set ({@link
  * LiveRequests}), and ends the request exactly once. {@link #end} runs the bill (a call of {@link
  * Settlement}, the only place a request is billed) in a new transaction whose commit also gives the
- * leases back; when that fails, the leases are given back on their own. {@link #letGo} ends it here
+ * leases back; when that fails, the leases are given back on their own (or, if the database is
+ * unreachable, at the next sweeps: {@link KeySlots#giveBackPending}). {@link #letGo} ends it here
  * without a bill (another replica ended and billed it). The hosted relay and the private sessions
  * hold one each and never give back a lease themselves.
  *
@@ -68,7 +69,10 @@ public final class MeteredRequest {
                     return r;
                   }));
     } catch (RuntimeException e) {
-      slots.giveAll(leases);
+      RuntimeException giving = slots.giveAllOrLater(leases);
+      if (giving != null) {
+        e.addSuppressed(giving);
+      }
       throw e;
     } finally {
       live.remove(requestId);
@@ -87,7 +91,11 @@ public final class MeteredRequest {
       return false;
     }
     try {
-      slots.giveAll(leases);
+      RuntimeException giving = slots.giveAllOrLater(leases);
+      if (giving != null) {
+        io.quarkus.logging.Log.warnf(
+            "request %s: giving back its slots failed, the sweep retries: %s", requestId, giving);
+      }
     } finally {
       live.remove(requestId);
     }

@@ -54,6 +54,7 @@ public class RequestSweeper {
   @Inject GatewayRequests requests;
   @Inject Settlement settlement;
   @Inject LiveRequests live;
+  @Inject KeySlots slots;
 
   private ScheduledExecutorService thread;
 
@@ -98,6 +99,7 @@ public class RequestSweeper {
   public Swept sweep() {
     // First this replica's own requests, however slow: vouched for, they are not lost.
     LiveRequests.Swept own = live.sweep();
+    slots.giveBackPending();
     int overdue = settleOverdue();
     int lost = endLost();
     return new Swept(own.idle(), own.endedElsewhere(), overdue, lost);
@@ -110,23 +112,30 @@ public class RequestSweeper {
       if (r.maxPromptTokens() == null) {
         continue; // recorded before the gateway kept its limits: left to its report
       }
-      long prompt = r.promptTokens() != null ? r.promptTokens() : r.maxPromptTokens();
-      int perToken =
-          QuarkusTransaction.requiringNew()
-              .call(() -> versions.releasesPerToken(r.adapterRef(), r.version()));
-      int runAhead = gateway.nodeRunAheadTokens();
-      // A report that came while the gateway still owned the request settled nothing then: its
-      // claim counts now, within what was relayed.
-      long releases =
-          r.claimedReleases() == null
-              ? ReleaseCount.bound(prompt, r.relayedCompletionTokens(), runAhead, perToken)
-              : ReleaseCount.settled(
-                  r.claimedReleases(), prompt, r.relayedCompletionTokens(), runAhead, perToken);
-      if (budgets.settleToBound(r.requestId().toString(), releases)) {
-        settled++;
+      try {
+        settled += settleOverdue(r) ? 1 : 0;
+      } catch (RuntimeException e) {
+        Log.warnf("settling request %s to its bound failed, will retry: %s", r.requestId(), e);
       }
     }
     return settled;
+  }
+
+  /** Settles {@code r}'s reservation to its bound; false when it was settled already. */
+  private boolean settleOverdue(Overdue r) {
+    long prompt = r.promptTokens() != null ? r.promptTokens() : r.maxPromptTokens();
+    int perToken =
+        QuarkusTransaction.requiringNew()
+            .call(() -> versions.releasesPerToken(r.adapterRef(), r.version()));
+    int runAhead = gateway.nodeRunAheadTokens();
+    // A report that came while the gateway still owned the request settled nothing then: its
+    // claim counts now, within what was relayed.
+    long releases =
+        r.claimedReleases() == null
+            ? ReleaseCount.bound(prompt, r.relayedCompletionTokens(), runAhead, perToken)
+            : ReleaseCount.settled(
+                r.claimedReleases(), prompt, r.relayedCompletionTokens(), runAhead, perToken);
+    return budgets.settleToBound(r.requestId().toString(), releases);
   }
 
   private int endLost() {
@@ -134,10 +143,14 @@ public class RequestSweeper {
     UUID[] servedHere = live.ids().toArray(UUID[]::new);
     int ended = 0;
     for (Lost lost : QuarkusTransaction.requiringNew().call(() -> lost(before, servedHere))) {
-      if (RequestMode.of(lost.mode()) == RequestMode.PRIVATE) {
-        ended += endLostSession(lost) ? 1 : 0;
-      } else {
-        ended += endLostRelay(lost, before) ? 1 : 0;
+      // One at a time, each on its own: a request that cannot be ended does not hold up the rest.
+      try {
+        if (QuarkusTransaction.requiringNew()
+            .call(() -> endIfStillLost(lost.requestId(), before))) {
+          ended++;
+        }
+      } catch (RuntimeException e) {
+        Log.warnf("ending lost request %s failed, will retry: %s", lost.requestId(), e.toString());
       }
     }
     return ended;
@@ -148,47 +161,57 @@ public class RequestSweeper {
     return OffsetDateTime.now().minus(gateway.lostAfter());
   }
 
-  private boolean endLostRelay(Lost lost, OffsetDateTime before) {
-    String id = lost.requestId().toString();
+  /**
+   * Ends request {@code id} as lost if it still is, in the caller's transaction: its row is read
+   * again and locked first, so a replica that vouched for it or recorded more (a private frame's
+   * served counts, a relayed count) since the sweep's query either did so before (and it is not
+   * lost, or it is billed what was recorded) or waits for this end (and finds it ended).
+   */
+  private boolean endIfStillLost(UUID id, OffsetDateTime before) {
+    java.util.Optional<Lost> still =
+        Rows.first(
+            em.createNativeQuery(LOST + " AND g.request_id = :id FOR UPDATE OF g")
+                .setParameter("before", before)
+                .setParameter("here", new UUID[0])
+                .setParameter("id", id),
+            Lost.class);
+    if (still.isEmpty()) {
+      return false;
+    }
+    Lost lost = still.get();
+    if (RequestMode.of(lost.mode()) == RequestMode.PRIVATE) {
+      return settlement
+          .settleServed(
+              new Settlement.Served(
+                  lost.requestId(),
+                  lost.organisationId(),
+                  lost.apiKeyId(),
+                  lost.adapterRef(),
+                  lost.version(),
+                  lost.startedAt(),
+                  lost.servedPrompt(),
+                  lost.servedCompletion()),
+              RequestOutcome.GATEWAY_LOST)
+          .ended();
+    }
     Settlement.NodeClaim claim =
         lost.claimed()
             ? new Settlement.NodeClaim(
                 lost.claimedPrompt(), lost.claimedCompletion(), lost.claimedReleases())
             : null;
-    // Looked up again in the settling transaction: it may have ended or been vouched for since.
-    return QuarkusTransaction.requiringNew()
-        .call(
-            () ->
-                requests
-                    .find(id, before)
-                    .filter(GatewayRequests.Dispatched::gatewayLost)
-                    .map(
-                        d -> {
-                          settlement.settleLost(
-                              id,
-                              d,
-                              claim,
-                              versions.releasesPerToken(
-                                  d.context().adapterRef(), d.context().version()));
-                          return true;
-                        })
-                    .orElse(false));
-  }
-
-  private boolean endLostSession(Lost lost) {
-    return settlement
-        .settleServed(
-            new Settlement.Served(
-                lost.requestId(),
-                lost.organisationId(),
-                lost.apiKeyId(),
-                lost.adapterRef(),
-                lost.version(),
-                lost.startedAt(),
-                lost.servedPrompt(),
-                lost.servedCompletion()),
-            RequestOutcome.GATEWAY_LOST)
-        .ended();
+    return requests
+        .find(id.toString(), before)
+        .filter(GatewayRequests.Dispatched::gatewayLost)
+        .map(
+            d -> {
+              settlement.settleLost(
+                  id.toString(),
+                  d,
+                  claim,
+                  versions.releasesPerToken(d.context().adapterRef(), d.context().version()));
+              return true;
+            })
+        .orElse(false);
   }
 
   /** A dispatched request whose node never reported, past the deadline. */
@@ -240,21 +263,27 @@ public class RequestSweeper {
       int claimedCompletion,
       long claimedReleases) {}
 
+  /**
+   * Open requests of either mode that no replica vouched for since {@code :before}, but those
+   * served here ({@code :here}), with a private session's served counts and a hosted request's node
+   * report if any.
+   */
+  private static final String LOST =
+      """
+      SELECT g.request_id, g.mode, g.client_organisation_id, g.api_key_id, g.adapter_ref,
+             g.adapter_version, g.started_at, coalesce(g.served_prompt_tokens, 0),
+             coalesce(g.served_completion_tokens, 0), u.request_id IS NOT NULL,
+             coalesce(u.prompt_tokens, 0), coalesce(u.completion_tokens, 0),
+             coalesce(u.dp_releases, 0)
+      FROM gateway_request g
+      LEFT JOIN usage_event u ON u.request_id = g.request_id AND u.node_id = g.node_id
+      WHERE g.ended_at IS NULL AND coalesce(g.active_at, g.started_at) < :before
+        AND NOT (g.request_id = ANY (:here))
+      """;
+
   private List<Lost> lost(OffsetDateTime before, UUID[] servedHere) {
     return Rows.list(
-        em.createNativeQuery(
-                """
-            SELECT g.request_id, g.mode, g.client_organisation_id, g.api_key_id, g.adapter_ref,
-                   g.adapter_version, g.started_at, coalesce(g.served_prompt_tokens, 0),
-                   coalesce(g.served_completion_tokens, 0), u.request_id IS NOT NULL,
-                   coalesce(u.prompt_tokens, 0), coalesce(u.completion_tokens, 0),
-                   coalesce(u.dp_releases, 0)
-            FROM gateway_request g
-            LEFT JOIN usage_event u ON u.request_id = g.request_id AND u.node_id = g.node_id
-            WHERE g.ended_at IS NULL AND coalesce(g.active_at, g.started_at) < :before
-              AND NOT (g.request_id = ANY (:here))
-            ORDER BY g.started_at LIMIT 500
-            """)
+        em.createNativeQuery(LOST + " ORDER BY g.started_at LIMIT 500")
             .setParameter("before", before)
             .setParameter("here", servedHere),
         Lost.class);

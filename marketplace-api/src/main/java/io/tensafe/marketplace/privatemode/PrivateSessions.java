@@ -155,9 +155,11 @@ public class PrivateSessions {
           d.call().answer(),
           versions.baseModelConfigSha256(version.adapterId(), version.version()).orElse(null));
     } catch (RuntimeException e) {
-      // Its slots back; still open and no longer vouched for, the sweep ends it (nothing served).
+      // Its slots and its node session back; still open and no longer vouched for, the sweep
+      // ends it (nothing served, its reservation refunded).
       live.remove(id);
       metered.letGo();
+      closeOnNode(d.node(), id);
       throw e;
     }
   }
@@ -359,7 +361,8 @@ public class PrivateSessions {
       }
       try {
         if (!s.ended) {
-          end(s, RequestOutcome.CLIENT_GONE);
+          bill(s, RequestOutcome.CLIENT_GONE);
+          closeOnNodeLater(s); // off the sweep's thread: a node slow to answer cannot stall it
         }
         return true;
       } finally {
@@ -374,7 +377,8 @@ public class PrivateSessions {
       }
       try {
         if (!s.ended) {
-          drop(s);
+          letGo(s);
+          closeOnNodeLater(s);
         }
         return true;
       } finally {
@@ -390,40 +394,55 @@ public class PrivateSessions {
 
   /**
    * Bills and ends {@code s} through its one handle, which gives back its slots with the bill's
-   * commit; closes it on its node. The caller holds its lock.
+   * commit, and closes it on its node. The caller holds its lock.
    */
   private SessionBill end(LiveSession s, RequestOutcome outcome) {
-    s.ended = true;
-    live.remove(s.id);
     try {
-      Settlement.Served served =
-          new Settlement.Served(
-              s.id,
-              s.key.organisationId(),
-              s.key.keyId(),
-              s.version.adapterId(),
-              s.version.version(),
-              s.startedAt,
-              s.order.promptTokens(),
-              s.order.completionTokens());
-      return s.metered
-          .end(() -> settlement.settle(served, outcome))
-          .orElseGet(() -> new SessionBill(0, 0, 0, null, -1));
+      return bill(s, outcome);
     } finally {
       closeOnNode(s.node, s.id);
     }
   }
 
+  /** Bills and ends {@code s} through its one handle; the caller holds its lock. */
+  private SessionBill bill(LiveSession s, RequestOutcome outcome) {
+    s.ended = true;
+    live.remove(s.id);
+    Settlement.Served served =
+        new Settlement.Served(
+            s.id,
+            s.key.organisationId(),
+            s.key.keyId(),
+            s.version.adapterId(),
+            s.version.version(),
+            s.startedAt,
+            s.order.promptTokens(),
+            s.order.completionTokens());
+    return s.metered
+        .end(() -> settlement.settle(served, outcome))
+        .orElseGet(() -> new SessionBill(0, 0, 0, null, -1));
+  }
+
   /**
-   * Ends {@code s} here without billing it: another replica ended and billed it. The caller holds
-   * its lock.
+   * Ends {@code s} here without billing it, and closes it on its node: another replica ended and
+   * billed it. The caller holds its lock.
    */
   void drop(LiveSession s) {
+    letGo(s);
+    closeOnNode(s.node, s.id);
+  }
+
+  /** Ends {@code s} here without billing it; the caller holds its lock. */
+  private void letGo(LiveSession s) {
     Log.infof("private session %s was ended by another replica; dropped here", s.id);
     s.ended = true;
     live.remove(s.id);
     s.metered.letGo();
-    closeOnNode(s.node, s.id);
+  }
+
+  /** Closes {@code s} on its node on a thread of its own. */
+  private void closeOnNodeLater(LiveSession s) {
+    Thread.ofVirtual().name("close-session-" + s.id).start(() -> closeOnNode(s.node, s.id));
   }
 
   private void closeOnNode(NodeTarget node, UUID id) {

@@ -233,6 +233,30 @@ class PrivateSessionTest extends PrivateSessionHarness {
     assertEquals(List.of(5L, 2L), charged(stream), "billed once");
   }
 
+  /**
+   * A lost request that cannot be billed (its version is gone from the catalogue) is retried at
+   * every sweep without holding up the lost requests behind it.
+   */
+  @Test
+  void aLostRequestThatCannotBeBilled_doesNotHoldUpTheOthers() {
+    String id = open(8);
+    step(id, 0, 2);
+    String unbillable = orphanOf(id, 2, 1);
+    String billable = orphanOf(id, 2, 2);
+    QuarkusTransaction.requiringNew()
+        .run(
+            () ->
+                em.createNativeQuery(
+                        "UPDATE gateway_request SET adapter_version = '0.0.0-missing',"
+                            + " started_at = started_at - interval '1 hour' WHERE request_id = ?1")
+                    .setParameter(1, UUID.fromString(unbillable))
+                    .executeUpdate());
+    sweeper.sweep();
+    assertEquals(null, request(unbillable)[1], "left open, retried at the next sweep");
+    assertEquals("gateway_lost", request(billable)[1]);
+    assertEquals(List.of(2L, 2L), charged(billable));
+  }
+
   @Test
   void aSessionWhoseMarketplaceDied_isBilledOnceBySweep_andOneThisReplicaRelaysIsNot() {
     String id = open(8);
