@@ -223,7 +223,7 @@ check "the client pinned the demo fleet's key on first use" \
 kill "$client_pid" 2>/dev/null
 wait "$client_pid" 2>/dev/null
 check "client stops when its process is signalled (no JVM left behind)" \
-  bash -c "! pgrep -f 'ClientCommand --marketplace http://127.0.0.1:18080' >/dev/null"
+  bash -c "! pgrep -f '[C]lientCommand --marketplace http://127.0.0.1:18080' >/dev/null"
 rm -f "$client_log"
 # Faults: the node, then the marketplace, killed mid-stream (see the file).
 . "$root/.tensafe/test/fault-drills.sh"
