@@ -135,8 +135,7 @@ public class Settlement {
   public Settled settleServed(Served s, RequestOutcome outcome) {
     String id = s.requestId().toString();
     if (s.promptTokens() == 0 && s.completionTokens() == 0) {
-      endUnserved(id, outcome);
-      return new Settled(null, -1, false);
+      return new Settled(null, -1, endUnserved(id, outcome));
     }
     GatewayRequests.Context c =
         GatewayRequests.Context.privateSession(
@@ -157,12 +156,16 @@ public class Settlement {
   /**
    * Ends a request that no node served, with nothing billed; its reservation comes back whole (no
    * node received the client's inputs).
+   *
+   * @return false when it had ended already (nothing done)
    */
   @Transactional
-  public void endUnserved(String requestId, RequestOutcome outcome) {
-    if (requests.end(requestId, outcome, 0, 0)) {
-      budgets.refund(requestId);
+  public boolean endUnserved(String requestId, RequestOutcome outcome) {
+    if (!requests.end(requestId, outcome, 0, 0)) {
+      return false;
     }
+    budgets.refund(requestId);
+    return true;
   }
 
   /**

@@ -2,9 +2,9 @@ package io.tensafe.marketplace.usage;
 
 import io.tensafe.marketplace.fleet.Node;
 import io.tensafe.marketplace.fleet.NodeService;
-import io.tensafe.marketplace.gateway.GatewayConfig;
 import io.tensafe.marketplace.gateway.GatewayRequests;
 import io.tensafe.marketplace.gateway.RequestMode;
+import io.tensafe.marketplace.gateway.RequestSweeper;
 import io.tensafe.marketplace.gateway.ServedVersions;
 import io.tensafe.marketplace.gateway.Settlement;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
@@ -17,7 +17,6 @@ import jakarta.transaction.Transactional;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Timestamp;
-import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.UUID;
 
@@ -34,7 +33,7 @@ public class UsageEvents {
   @Inject PrivacyBudgets budgets;
   @Inject ServedVersions versions;
   @Inject Settlement settlement;
-  @Inject GatewayConfig gateway;
+  @Inject RequestSweeper sweeper;
 
   /** The digest and reporting node of a stored usage report. */
   private record StoredReport(String sha256, UUID nodeId) {}
@@ -57,14 +56,14 @@ public class UsageEvents {
       throw ProblemTypes.validation(
           "adapter version " + r.adapterId() + "@" + r.adapterVersion() + " does not exist");
     }
-    var dispatched = requests.find(r.requestId(), lostBefore());
+    var dispatched = requests.find(r.requestId(), sweeper.lostBefore());
     if (dispatched.isEmpty()) {
       // The report may have overtaken the commit of the request's admission (the gateway sends the
       // request to the node just before it commits, holding the request's lock): wait on that lock
       // and look again. Only here: a report of a committed request takes the lock later, after its
       // charge, in the order the gateway's own settlement takes them (no deadlock).
       budgets.lockRequest(r.requestId());
-      dispatched = requests.find(r.requestId(), lostBefore());
+      dispatched = requests.find(r.requestId(), sweeper.lostBefore());
     }
     if (dispatched.isPresent() && !node.id.equals(dispatched.get().nodeId())) {
       throw ProblemTypes.conflict(
@@ -148,11 +147,6 @@ public class UsageEvents {
           new Settlement.NodeClaim(r.promptTokens(), r.completionTokens(), r.dpReleases()),
           releasesPerToken);
     }
-  }
-
-  /** Open requests whose gateway has not vouched for them since this are taken for lost. */
-  private OffsetDateTime lostBefore() {
-    return OffsetDateTime.now().minus(gateway.lostAfter());
   }
 
   /** Usage events recorded for {@code requestId} (0 or 1). */
