@@ -140,6 +140,12 @@ for i in $(seq 120); do
   [ "$billed" = 3 ] && break
   sleep 1
 done
+# What a failure shows: each stream's record, charge and DP events.
+sql "SELECT g.request_id, g.outcome, g.prompt_tokens, g.relayed_completion_tokens,
+            c.prompt_tokens, c.completion_tokens,
+            (SELECT string_agg(kind, '+') FROM dp_budget_event e WHERE e.request_id = g.request_id::text)
+     FROM gateway_request g LEFT JOIN charge c ON c.request_id = g.request_id::text
+     WHERE g.request_id::text IN ($ids)" >"$out" 2>&1
 check "a marketplace killed under load: after its restart all 3 streams are billed once each, for what was relayed" \
   bash -c "[ '$billed' = 3 ] && [ \"\$(PGPASSWORD=tensafe psql -h 127.0.0.1 -U tensafe -d tensafe_cli -tAc \
     \"SELECT count(*) FROM charge WHERE request_id IN ($ids)\")\" = 3 ] \
