@@ -108,13 +108,25 @@ BEGIN
             v_status := 'inserted';
         END IF;
     END IF;
-    RETURN QUERY
-        SELECT v_status, c.request_id, a.adapter_ref, v.version, c.currency::text,
-               c.prompt_tokens, c.completion_tokens, c.prompt_micros_per_1k_tokens,
-               c.completion_micros_per_1k_tokens, c.take_basis_points, c.amount_micros,
-               c.creator_micros, c.platform_micros, c.started_at, c.client_organisation_id
-        FROM charge c
-        JOIN adapter_version v ON v.id = c.adapter_version_id
-        JOIN adapter a ON a.id = v.adapter_id
-        WHERE c.request_id = p_request;
+    RETURN QUERY SELECT v_status, w.* FROM charge_row(p_request) w;
 END $$;
+
+-- The charge of request p_request as stored (no row when it was not billed): its adapter ref and
+-- version, and the organisation it was billed to.
+CREATE OR REPLACE FUNCTION charge_row(p_request text)
+RETURNS TABLE (
+    request_id text, adapter_ref text, version text, currency text, prompt_tokens bigint,
+    completion_tokens bigint, prompt_micros_per_1k_tokens bigint,
+    completion_micros_per_1k_tokens bigint, take_basis_points integer, amount_micros bigint,
+    creator_micros bigint, platform_micros bigint, started_at timestamptz,
+    client_organisation_id uuid)
+LANGUAGE sql STABLE AS $$
+    SELECT c.request_id, a.adapter_ref, v.version, c.currency::text, c.prompt_tokens,
+           c.completion_tokens, c.prompt_micros_per_1k_tokens, c.completion_micros_per_1k_tokens,
+           c.take_basis_points, c.amount_micros, c.creator_micros, c.platform_micros,
+           c.started_at, c.client_organisation_id
+    FROM charge c
+    JOIN adapter_version v ON v.id = c.adapter_version_id
+    JOIN adapter a ON a.id = v.adapter_id
+    WHERE c.request_id = p_request
+$$;

@@ -1,0 +1,206 @@
+package io.tensafe.db;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The DP budget's one rule for closing a reservation ({@code R__budget_rules.sql}): {@code
+ * reservation_share} against exact decimal arithmetic computed here (ρ · releases / reserved,
+ * rounded up at 24 places, at most ρ), and {@code close_reservation}'s settle, bound, lowered bound
+ * and refund on a real budget row.
+ */
+class BudgetRulesTest {
+  private static final String SCHEMA =
+      "budget_rules_test_" + UUID.randomUUID().toString().replace("-", "");
+
+  private static Connection connect() throws SQLException {
+    Connection c =
+        DriverManager.getConnection(
+            System.getProperty("tensafe.test.db.url"),
+            System.getProperty("tensafe.test.db.user"),
+            System.getProperty("tensafe.test.db.password"));
+    try (Statement s = c.createStatement()) {
+      s.execute("SET search_path TO " + SCHEMA);
+    }
+    return c;
+  }
+
+  static void migrate() {
+    Flyway.configure()
+        .dataSource(
+            System.getProperty("tensafe.test.db.url"),
+            System.getProperty("tensafe.test.db.user"),
+            System.getProperty("tensafe.test.db.password"))
+        .schemas(SCHEMA)
+        .createSchemas(true)
+        .locations("classpath:db/migration")
+        .load()
+        .migrate();
+  }
+
+  /** This schema is the test's own: its budgets need no organisation or adapter rows. */
+  @BeforeAll
+  static void budgetsStandAlone() throws SQLException {
+    migrate();
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "ALTER TABLE dp_budget DROP CONSTRAINT IF EXISTS dp_budget_client_organisation_id_fkey,"
+              + " DROP CONSTRAINT IF EXISTS dp_budget_adapter_id_fkey");
+    }
+  }
+
+  @AfterAll
+  static void dropSchema() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+    }
+  }
+
+  private static BigDecimal exactShare(BigDecimal rho, long releases, long reserved) {
+    return rho.multiply(BigDecimal.valueOf(releases))
+        .divide(BigDecimal.valueOf(reserved), 24, RoundingMode.CEILING)
+        .min(rho);
+  }
+
+  @Test
+  void reservationShare_isTheExactCeilingAt24Places_andNeverMoreThanTheReservation()
+      throws SQLException {
+    SplittableRandom random = new SplittableRandom(2026);
+    List<BigDecimal> rhos = new ArrayList<>();
+    List<Long> releases = new ArrayList<>();
+    List<Long> reserved = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      long r = random.nextLong(1, i % 2 == 0 ? 1_000 : 1_000_000_000L);
+      rhos.add(
+          BigDecimal.valueOf(random.nextLong(0, Long.MAX_VALUE), 24)
+              .multiply(BigDecimal.valueOf(random.nextInt(1, 1_000_000))));
+      reserved.add(r);
+      releases.add(random.nextLong(0, r + 1));
+    }
+    rhos.set(0, new BigDecimal("0.000000000000000000000001"));
+    releases.set(0, 1L);
+    reserved.set(0, 3L);
+    try (Connection c = connect();
+        PreparedStatement q =
+            c.prepareStatement(
+                "SELECT reservation_share(r, t, n) FROM unnest(?::numeric[], ?::bigint[],"
+                    + " ?::bigint[]) WITH ORDINALITY AS x(r, t, n, i) ORDER BY i")) {
+      q.setArray(1, c.createArrayOf("numeric", rhos.toArray()));
+      q.setArray(2, c.createArrayOf("bigint", releases.toArray()));
+      q.setArray(3, c.createArrayOf("bigint", reserved.toArray()));
+      try (ResultSet rows = q.executeQuery()) {
+        for (int i = 0; i < rhos.size(); i++) {
+          rows.next();
+          BigDecimal want = exactShare(rhos.get(i), releases.get(i), reserved.get(i));
+          assertEquals(0, want.compareTo(rows.getBigDecimal(1)), "case " + i + ": " + want);
+        }
+      }
+    }
+  }
+
+  /** A budget of ρ 1 holding a reservation of 10 releases costing ρ 0.4, for {@code request}. */
+  private static UUID reserve(Connection c, String request) throws SQLException {
+    UUID budget = UUID.randomUUID();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO dp_budget (id, client_organisation_id, adapter_id, period_start,"
+                + " period_end, rho_limit, rho_spent, delta)"
+                + " VALUES (?, ?, ?, now(), now() + interval '1 day', 1, 0.4, 0.00001)")) {
+      s.setObject(1, budget);
+      s.setObject(2, UUID.randomUUID());
+      s.setObject(3, UUID.randomUUID());
+      s.executeUpdate();
+    }
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)"
+                + " VALUES (?, ?, 'reserve', 10, 0.4)")) {
+      s.setObject(1, budget);
+      s.setString(2, request);
+      s.executeUpdate();
+    }
+    return budget;
+  }
+
+  /** close_reservation's status, reserved releases and ρ spent after it. */
+  private static List<Object> close(
+      Connection c, String request, String kind, long releases, boolean reported)
+      throws SQLException {
+    try (PreparedStatement q = c.prepareStatement("SELECT * FROM close_reservation(?, ?, ?, ?)")) {
+      q.setString(1, request);
+      q.setString(2, kind);
+      q.setLong(3, releases);
+      q.setBoolean(4, reported);
+      try (ResultSet r = q.executeQuery()) {
+        r.next();
+        BigDecimal spent = r.getBigDecimal(3);
+        return java.util.Arrays.asList(
+            r.getString(1),
+            r.getObject(2),
+            spent == null ? null : spent.stripTrailingZeros().toPlainString());
+      }
+    }
+  }
+
+  @Test
+  void closeReservation_settlesBoundsLowersAndRefundsOnce() throws SQLException {
+    try (Connection c = connect()) {
+      String id = "settle-" + UUID.randomUUID();
+      reserve(c, id);
+      // 4 of 10 releases: ρ 0.16 spent, 0.24 back.
+      assertEquals(List.of("settled", 10L, "0.16"), close(c, id, "settle", 4, true));
+      assertEquals(java.util.Arrays.asList("closed", null, null), close(c, id, "settle", 1, true));
+
+      String bound = "bound-" + UUID.randomUUID();
+      reserve(c, bound);
+      // A bound of 7 (ρ 0.28), lowered once by a report of 2 (ρ 0.08), never raised.
+      assertEquals(List.of("settled", 10L, "0.28"), close(c, bound, "bound", 7, false));
+      assertEquals(List.of("lowered", 10L, "0.08"), close(c, bound, "settle", 2, true));
+      assertEquals(
+          java.util.Arrays.asList("closed", null, null), close(c, bound, "settle", 1, true));
+
+      String raise = "raise-" + UUID.randomUUID();
+      reserve(c, raise);
+      close(c, raise, "bound", 3, false);
+      // A report of more than the bound keeps the bound.
+      assertEquals(List.of("lowered", 10L, "0.12"), close(c, raise, "settle", 9, true));
+
+      String refund = "refund-" + UUID.randomUUID();
+      reserve(c, refund);
+      assertEquals(List.of("settled", 10L, "0"), close(c, refund, "refund", 0, false));
+      assertEquals(
+          java.util.Arrays.asList("closed", null, null), close(c, refund, "refund", 0, false));
+    }
+  }
+
+  @Test
+  void closeReservation_refusesAnUnreportedCountOutsideTheReservation() throws SQLException {
+    try (Connection c = connect()) {
+      String id = "range-" + UUID.randomUUID();
+      reserve(c, id);
+      SQLException e = assertThrows(SQLException.class, () -> close(c, id, "settle", 11, false));
+      assertEquals("22023", e.getSQLState());
+      // A reported count above the reservation keeps all of it spent.
+      assertEquals(List.of("settled", 10L, "0.4"), close(c, id, "settle", 11, true));
+    }
+  }
+}
