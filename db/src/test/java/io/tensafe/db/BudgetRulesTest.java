@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,38 +25,16 @@ import org.junit.jupiter.api.Test;
  * and refund on a real budget row.
  */
 class BudgetRulesTest {
-  private static final String SCHEMA =
-      "budget_rules_test_" + UUID.randomUUID().toString().replace("-", "");
+  private static MigratedSchema schema;
 
   private static Connection connect() throws SQLException {
-    Connection c =
-        DriverManager.getConnection(
-            System.getProperty("tensafe.test.db.url"),
-            System.getProperty("tensafe.test.db.user"),
-            System.getProperty("tensafe.test.db.password"));
-    try (Statement s = c.createStatement()) {
-      s.execute("SET search_path TO " + SCHEMA);
-    }
-    return c;
-  }
-
-  static void migrate() {
-    Flyway.configure()
-        .dataSource(
-            System.getProperty("tensafe.test.db.url"),
-            System.getProperty("tensafe.test.db.user"),
-            System.getProperty("tensafe.test.db.password"))
-        .schemas(SCHEMA)
-        .createSchemas(true)
-        .locations("classpath:db/migration")
-        .load()
-        .migrate();
+    return schema.connect();
   }
 
   /** This schema is the test's own: its budgets need no organisation or adapter rows. */
   @BeforeAll
   static void budgetsStandAlone() throws SQLException {
-    migrate();
+    schema = MigratedSchema.create("budget_rules_test");
     try (Connection c = connect();
         Statement s = c.createStatement()) {
       s.execute(
@@ -69,10 +45,7 @@ class BudgetRulesTest {
 
   @AfterAll
   static void dropSchema() throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-    }
+    schema.drop();
   }
 
   private static BigDecimal exactShare(BigDecimal rho, long releases, long reserved) {

@@ -8,16 +8,12 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.sql.Array;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,41 +24,20 @@ import org.junit.jupiter.api.Test;
  * floor(amount × (10000 − take) / 10000), platform = amount − creator.
  */
 class ChargeRulesTest {
-  private static final String SCHEMA =
-      "charge_rules_test_" + UUID.randomUUID().toString().replace("-", "");
+  private static MigratedSchema schema;
 
   private static Connection connect() throws SQLException {
-    Connection c =
-        DriverManager.getConnection(
-            System.getProperty("tensafe.test.db.url"),
-            System.getProperty("tensafe.test.db.user"),
-            System.getProperty("tensafe.test.db.password"));
-    try (Statement s = c.createStatement()) {
-      s.execute("SET search_path TO " + SCHEMA);
-    }
-    return c;
+    return schema.connect();
   }
 
   @BeforeAll
   static void migrate() {
-    Flyway.configure()
-        .dataSource(
-            System.getProperty("tensafe.test.db.url"),
-            System.getProperty("tensafe.test.db.user"),
-            System.getProperty("tensafe.test.db.password"))
-        .schemas(SCHEMA)
-        .createSchemas(true)
-        .locations("classpath:db/migration")
-        .load()
-        .migrate();
+    schema = MigratedSchema.create("charge_rules_test");
   }
 
   @AfterAll
   static void dropSchema() throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-    }
+    schema.drop();
   }
 
   /** One case: tokens, prices in micro-units per 1k tokens, take in basis points. */

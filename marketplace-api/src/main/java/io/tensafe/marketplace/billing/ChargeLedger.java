@@ -7,7 +7,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
-import java.time.OffsetDateTime;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -95,7 +94,9 @@ public class ChargeLedger {
                   .setParameter("defaultTake", billing.platformTakeBasisPoints()),
               Recorded.class);
     } catch (PersistenceException e) {
-      throw refusedAmount(e).map(ProblemTypes::validation).orElseThrow(() -> e);
+      throw io.tensafe.marketplace.sql.SqlRefusal.words(e, "22023")
+          .map(ProblemTypes::validation)
+          .orElseThrow(() -> e);
     }
     return switch (r.status()) {
       case "no_version" ->
@@ -120,51 +121,7 @@ public class ChargeLedger {
    * A row of {@code record_charge}: {@code inserted}, {@code existing} (the stored charge, and the
    * organisation it was billed to) or {@code no_version} / {@code no_price} (the rest null).
    */
-  private record Recorded(
-      String status,
-      String requestId,
-      String adapterId,
-      String version,
-      String currency,
-      Long promptTokens,
-      Long completionTokens,
-      Long promptMicrosPer1kTokens,
-      Long completionMicrosPer1kTokens,
-      Integer takeBasisPoints,
-      Long amountMicros,
-      Long creatorMicros,
-      Long platformMicros,
-      OffsetDateTime startedAt,
-      UUID billedTo) {
-    ChargeView view() {
-      return new ChargeView(
-          requestId,
-          adapterId,
-          version,
-          currency,
-          promptTokens,
-          completionTokens,
-          promptMicrosPer1kTokens,
-          completionMicrosPer1kTokens,
-          takeBasisPoints,
-          amountMicros,
-          creatorMicros,
-          platformMicros,
-          startedAt);
-    }
-  }
-
-  /** The database's words when {@code charge_amounts} refused the counts (SQLSTATE 22023). */
-  private static java.util.Optional<String> refusedAmount(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.sql.SQLException sql && "22023".equals(sql.getSQLState())) {
-        String words = String.valueOf(sql.getMessage()).replaceFirst("^ERROR: ", "");
-        int newline = words.indexOf('\n');
-        return java.util.Optional.of(newline < 0 ? words : words.substring(0, newline));
-      }
-    }
-    return java.util.Optional.empty();
-  }
+  private record Recorded(String status, ChargeView view, UUID billedTo) {}
 
   private static boolean sameUsage(ChargeView view, UUID billedTo, NewCharge charge) {
     return view.adapterId().equals(charge.adapterRef())

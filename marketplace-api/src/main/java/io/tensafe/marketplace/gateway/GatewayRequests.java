@@ -18,6 +18,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class GatewayRequests {
   @Inject EntityManager em;
+  @Inject io.tensafe.marketplace.sql.OneStatement statement;
   @Inject LiveRequests live;
 
   /**
@@ -179,16 +180,15 @@ public class GatewayRequests {
   /**
    * Records, while a hosted request streams, the completion tokens relayed to its client so far
    * (the marketplace's count) and that its gateway is alive ({@code active_at}): if the gateway
-   * dies, its node's report is billed at most this.
+   * dies, its node's report is billed at most this. One statement: outside a transaction, one round
+   * trip.
    */
-  @Transactional
   public void relayed(String requestId, int completionTokens) {
-    em.createNativeQuery(
-            "UPDATE gateway_request SET relayed_completion_tokens = :c, active_at = now()"
-                + " WHERE request_id = :r AND ended_at IS NULL")
-        .setParameter("c", completionTokens)
-        .setParameter("r", UUID.fromString(requestId))
-        .executeUpdate();
+    statement.update(
+        "UPDATE gateway_request SET relayed_completion_tokens = CAST(? AS integer),"
+            + " active_at = now() WHERE request_id = CAST(? AS uuid) AND ended_at IS NULL",
+        completionTokens,
+        UUID.fromString(requestId));
   }
 
   /**

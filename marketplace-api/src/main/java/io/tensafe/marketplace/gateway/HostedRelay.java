@@ -343,11 +343,11 @@ public final class HostedRelay {
           promptTokens,
           completion);
     }
-    // The slots go back with the settlement's commit (one round trip fewer).
+    // The end, the bill, the settlement and the slots in one statement (ADR 0040).
     Settlement.Settled settled =
         metered
-            .end(
-                () ->
+            .endInOneCall(
+                leases ->
                     owner
                         .settlement()
                         .settle(
@@ -356,7 +356,8 @@ public final class HostedRelay {
                             outcome,
                             new Settlement.Counts(
                                 promptTokens, completion, read, claimed.completionTokens()),
-                            OptionalLong.of(releases)))
+                            OptionalLong.of(releases),
+                            leases))
             .orElseThrow(() -> new IllegalStateException("request ended twice"));
     owner.metrics().ended(outcome, completion);
     return new Finished(settled, promptTokens, completion, last);

@@ -280,6 +280,25 @@ public class KeySlots {
     givenBack(leases);
   }
 
+  /**
+   * Of {@code leases}, those a statement gives back itself by deleting their rows ({@code
+   * end_request}): all of them when slots are counted in the database, none when in memory.
+   */
+  java.util.List<UUID> givenByStatement(java.util.List<UUID> leases) {
+    return limits.scope() == LimitsConfig.Scope.SHARED ? leases : java.util.List.of();
+  }
+
+  /**
+   * After a committed statement gave back {@code byStatement} ({@link #givenByStatement}): gives
+   * back the rest of {@code leases} (counted in memory) and counts them all down here.
+   */
+  void givenBackAfter(java.util.List<UUID> leases, java.util.List<UUID> byStatement) {
+    if (byStatement.size() < leases.size()) {
+      limits.slots().giveAll(leases.stream().filter(l -> !byStatement.contains(l)).toList());
+    }
+    givenBack(leases);
+  }
+
   /** Gives back leases now. */
   void giveAll(java.util.List<UUID> leases) {
     limits.slots().giveAll(leases);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -69,14 +70,44 @@ public final class MeteredRequest {
                     return r;
                   }));
     } catch (RuntimeException e) {
-      RuntimeException giving = slots.giveAllOrLater(leases);
-      if (giving != null) {
-        e.addSuppressed(giving);
-      }
-      throw e;
+      throw givenBackAfterFailure(e);
     } finally {
       live.remove(requestId);
     }
+  }
+
+  /**
+   * Ends the request as {@link #end} does, in one statement and one round trip (ADR 0040): {@code
+   * bill} runs outside any transaction and is given the leases its own statement gives back ({@link
+   * Settlement#settle(String, GatewayRequests.Context, RequestOutcome, Settlement.Counts,
+   * java.util.OptionalLong, List)}: those counted in the database); the rest are given back after
+   * it. When {@code bill} fails, every lease is given back on its own, or at the next sweeps.
+   *
+   * @return what {@code bill} returned; empty when the request had ended already (nothing was run)
+   */
+  public <R> Optional<R> endInOneCall(Function<List<UUID>, R> bill) {
+    if (!ended.compareAndSet(false, true)) {
+      return Optional.empty();
+    }
+    List<UUID> byStatement = slots.givenByStatement(leases);
+    try {
+      R r = QuarkusTransaction.suspendingExisting().call(() -> bill.apply(byStatement));
+      slots.givenBackAfter(leases, byStatement);
+      return Optional.of(r);
+    } catch (RuntimeException e) {
+      throw givenBackAfterFailure(e);
+    } finally {
+      live.remove(requestId);
+    }
+  }
+
+  /** Gives every lease back on its own (or at the next sweeps) after {@code e}; returns it. */
+  private RuntimeException givenBackAfterFailure(RuntimeException e) {
+    RuntimeException giving = slots.giveAllOrLater(leases);
+    if (giving != null) {
+      e.addSuppressed(giving);
+    }
+    return e;
   }
 
   /**

@@ -2,17 +2,21 @@ package io.tensafe.marketplace.gateway;
 
 import io.quarkus.logging.Log;
 import io.quarkus.narayana.jta.QuarkusTransaction;
-import io.tensafe.marketplace.billing.ChargeLedger;
+import io.tensafe.marketplace.billing.BillingConfig;
 import io.tensafe.marketplace.billing.ChargeView;
-import io.tensafe.marketplace.billing.NewCharge;
 import io.tensafe.marketplace.privacy.PrivacyBudgets;
 import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.problem.ApiProblem;
+import io.tensafe.marketplace.problem.ProblemTypes;
+import io.tensafe.marketplace.sql.OneStatement;
+import io.tensafe.marketplace.sql.SqlRefusal;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
 
@@ -25,7 +29,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class Settlement {
-  @Inject ChargeLedger charges;
+  @Inject OneStatement statement;
+  @Inject BillingConfig billing;
   @Inject PrivacyBudgets budgets;
   @Inject GatewayRequests requests;
   @Inject GatewayConfig gateway;
@@ -65,30 +70,79 @@ public class Settlement {
    *
    * @param releases DP releases made, already within the rule of {@code privacy.ReleaseCount}
    */
-  @Transactional
   public Settled settle(
       String requestId,
       GatewayRequests.Context c,
       RequestOutcome outcome,
       Counts counts,
       OptionalLong releases) {
-    int promptTokens = counts.promptTokens();
-    int completionTokens = counts.completionTokens();
-    if (!requests.end(requestId, outcome, counts)) {
-      Log.infof("request %s had ended already; nothing more is billed", requestId);
-      return new Settled(charges.find(requestId).orElse(null), -1, false);
-    }
-    ChargeView charge =
-        promptTokens > 0 || completionTokens > 0
-            ? charges.recordUnlessBilled(charge(requestId, c, promptTokens, completionTokens))
-            : null;
-    // Last: the budget row is locked from this update to the commit.
-    double epsilon =
-        releases.isPresent()
-            ? budgets.settleReported(requestId, releases.getAsLong()).orElse(-1)
-            : -1;
-    return new Settled(charge, epsilon, true);
+    return settle(requestId, c, outcome, counts, releases, List.of());
   }
+
+  /**
+   * As {@link #settle(String, GatewayRequests.Context, RequestOutcome, Counts, OptionalLong)}, and
+   * gives back the limit leases {@code leases} (the request's node and key slots, when counted in
+   * the database) in the same call: one call of {@code end_request} ({@code
+   * R__request_settlement.sql}), in the caller's transaction, else alone in one round trip (ADR
+   * 0040). The leases are given back even when the request had ended already.
+   */
+  public Settled settle(
+      String requestId,
+      GatewayRequests.Context c,
+      RequestOutcome outcome,
+      Counts counts,
+      OptionalLong releases,
+      List<UUID> leases) {
+    Ended e;
+    try {
+      e =
+          statement.single(
+              END_REQUEST,
+              Ended.class,
+              UUID.fromString(requestId),
+              outcome.column(),
+              counts.promptTokens(),
+              counts.completionTokens(),
+              counts.readCompletionTokens(),
+              counts.nodeCompletionClaim(),
+              releases.isPresent() ? releases.getAsLong() : null,
+              leases.toArray(UUID[]::new),
+              UUID.randomUUID(),
+              c.clientOrganisationId(),
+              c.apiKeyId(),
+              c.adapterRef(),
+              c.version(),
+              c.startedAt(),
+              c.routeReason(),
+              billing.platformTakeBasisPoints());
+    } catch (PersistenceException refused) {
+      throw SqlRefusal.words(refused, "P0002")
+          .map(w -> ProblemTypes.notFound("adapter version " + c.adapterRef() + "@" + c.version()))
+          .or(() -> SqlRefusal.words(refused, "22023").map(ProblemTypes::validation))
+          .orElseThrow(() -> refused);
+    }
+    if (!e.ended()) {
+      Log.infof("request %s had ended already; nothing more is billed", requestId);
+    }
+    double epsilon =
+        e.budget() == null ? -1 : e.budget().epsilon(requestId, releases.orElse(0)).orElse(-1);
+    return new Settled(e.charge(), e.ended() ? epsilon : -1, e.ended());
+  }
+
+  private static final String END_REQUEST =
+      "SELECT * FROM end_request(CAST(? AS uuid), CAST(? AS text), CAST(? AS integer),"
+          + " CAST(? AS integer), CAST(? AS integer), CAST(? AS integer), CAST(? AS bigint),"
+          + " CAST(? AS uuid[]), CAST(? AS uuid), CAST(? AS uuid), CAST(? AS uuid),"
+          + " CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz), CAST(? AS text),"
+          + " CAST(? AS integer))";
+
+  /**
+   * A row of {@code end_request}: whether it ended the request, the request's charge (null when it
+   * was not billed; {@code chargeStatus} is {@code record_charge}'s) and its reservation's
+   * settlement (null when none was settled).
+   */
+  private record Ended(
+      boolean ended, String chargeStatus, ChargeView charge, PrivacyBudgets.Closed budget) {}
 
   /**
    * As {@link #settle}, except that the reservation is settled to {@code bound} (a {@code bound}
@@ -295,19 +349,5 @@ public class Settlement {
     return l.promptTokens() >= 0
         ? l.promptTokens()
         : Math.min(l.maxPromptTokens(), Integer.MAX_VALUE);
-  }
-
-  private static NewCharge charge(
-      String requestId, GatewayRequests.Context c, int promptTokens, int completionTokens) {
-    return new NewCharge(
-        requestId,
-        c.clientOrganisationId(),
-        c.apiKeyId(),
-        c.adapterRef(),
-        c.version(),
-        promptTokens,
-        completionTokens,
-        c.startedAt(),
-        c.routeReason());
   }
 }

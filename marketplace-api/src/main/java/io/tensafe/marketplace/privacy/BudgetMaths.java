@@ -61,13 +61,6 @@ final class BudgetMaths {
     return new RdpAccountant(rho.doubleValue()).epsilon(delta);
   }
 
-  /** {@code releases} of a reservation of {@code reserved} releases costing {@code rho}. */
-  static BigDecimal share(BigDecimal rho, long releases, long reserved) {
-    return rho.multiply(BigDecimal.valueOf(releases))
-        .divide(BigDecimal.valueOf(reserved), RHO_SCALE, RoundingMode.CEILING)
-        .min(rho);
-  }
-
   /** The start of the epoch-aligned period of {@code days} days that contains {@code now}. */
   static OffsetDateTime periodStart(int days, Instant now) {
     long periodMillis = Duration.ofDays(days).toMillis();

@@ -161,9 +161,6 @@ public class BudgetTable {
         .orElseThrow(() -> ProblemTypes.notFound("adapter version " + adapterRef + "@" + version));
   }
 
-  /** A budget's ρ spent and δ after a balance update. */
-  private record Balance(BigDecimal rhoSpent, BigDecimal delta) {}
-
   /** A sum of ρ. */
   private record Total(BigDecimal rho) {}
 
@@ -184,18 +181,5 @@ public class BudgetTable {
                 .setParameter("own", requestId),
             Total.class)
         .rho();
-  }
-
-  /** Returns {@code rho} to the budget; the budget's ε spent afterwards. */
-  double giveBack(UUID budget, BigDecimal rho) {
-    Balance after =
-        Rows.single(
-            em.createNativeQuery(
-                    "UPDATE dp_budget SET rho_spent = rho_spent - :rho WHERE id = :b"
-                        + " RETURNING rho_spent, delta")
-                .setParameter("rho", rho)
-                .setParameter("b", budget),
-            Balance.class);
-    return BudgetMaths.epsilon(after.rhoSpent(), after.delta().doubleValue());
   }
 }

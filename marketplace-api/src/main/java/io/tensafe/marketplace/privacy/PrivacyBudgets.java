@@ -4,9 +4,11 @@ import io.quarkus.logging.Log;
 import io.tensafe.marketplace.problem.ApiProblem;
 import io.tensafe.marketplace.problem.ProblemTypes;
 import io.tensafe.marketplace.sql.Rows;
+import io.tensafe.marketplace.sql.SqlRefusal;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -44,23 +46,6 @@ public class PrivacyBudgets {
   @Inject EntityManager em;
   @Inject BudgetTable table;
 
-  /** An open reservation: its budget, releases (≥ 1) and ρ. */
-  private record OpenReservation(UUID budgetId, long releases, BigDecimal rho) {}
-
-  /** A bound settlement with the reservation it settled. */
-  private record BoundSettlement(
-      UUID budgetId,
-      long releases,
-      BigDecimal rho,
-      long reservedReleases,
-      BigDecimal reservedRho) {}
-
-  /**
-   * Reserves {@code releases} releases of the budget of {@code clientOrganisationId} for the
-   * adapter of {@code adapterRef@version}, in the period containing {@code now}.
-   *
-   * @throws ApiProblem 429 when the budget cannot cover the request; 404 for an unknown version
-   */
   /**
    * Reserves {@code releases} releases of the budget of {@code clientOrganisationId} for {@code
    * adapterRef@version}; a reservation's settlement is a share of it.
@@ -320,12 +305,12 @@ public class PrivacyBudgets {
   }
 
   /**
-   * Settles a reservation to the releases actually made (at most those reserved), returning the
-   * rest to the budget. Idempotent; a no-op after a refund.
+   * Settles a reservation to the releases actually made (in [0, reserved], else a 400 problem and
+   * nothing changes), returning the rest to the budget. Idempotent; a no-op after a refund.
    */
   @Transactional
   public void settle(String requestId, long releases) {
-    settle(requestId, releases, false);
+    close(requestId, "settle", releases, false);
   }
 
   /**
@@ -333,49 +318,18 @@ public class PrivacyBudgets {
    * refuses prompts above the bound reserved for): should one ever, the whole reservation stays
    * spent and the difference is logged, since the budget never goes over its limit. A report for a
    * reservation already settled to its bound ({@link #settleToBound}) can only lower it.
+   *
+   * @return the budget's ε spent after it, or empty if the reservation was already closed
    */
   @Transactional
   public OptionalDouble settleReported(String requestId, long releases) {
-    return settle(requestId, releases, true);
-  }
-
-  /** The budget's ε spent after settling, or empty if the reservation was already closed. */
-  private OptionalDouble settle(String requestId, long releases, boolean reported) {
-    Optional<OpenReservation> open = openReservation(requestId);
-    if (open.isEmpty()) {
-      return reported ? lowerBound(requestId, releases) : OptionalDouble.empty();
-    }
-    OpenReservation reserve = open.get();
-    long reserved = reserve.releases();
-    if (!reported && (releases < 0 || releases > reserved)) {
-      throw ProblemTypes.validation(
-          "settled releases must be in [0, " + reserved + "], was " + releases);
-    }
-    if (releases > reserved) {
-      Log.errorf(
-          "request %s: the node accounted for %d DP releases, more than the %d reserved; the"
-              + " reservation stays spent",
-          requestId, releases, reserved);
-    }
-    return OptionalDouble.of(settleOpen(reserve, requestId, Math.clamp(releases, 0, reserved)));
-  }
-
-  private double settleOpen(OpenReservation reserve, String requestId, long releases) {
-    BigDecimal used = BudgetMaths.share(reserve.rho(), releases, reserve.releases());
-    insertEvent(reserve.budgetId(), requestId, "settle", releases, used);
-    return table.giveBack(reserve.budgetId(), reserve.rho().subtract(used));
+    return close(requestId, "settle", releases, true).epsilon(requestId, releases);
   }
 
   /** Returns a whole reservation to the budget (no node took the request). Idempotent. */
   @Transactional
   public void refund(String requestId) {
-    Optional<OpenReservation> open = openReservation(requestId);
-    if (open.isEmpty()) {
-      return;
-    }
-    OpenReservation reserve = open.get();
-    insertEvent(reserve.budgetId(), requestId, "refund", 0, reserve.rho());
-    table.giveBack(reserve.budgetId(), reserve.rho());
+    close(requestId, "refund", 0, false);
   }
 
   /** Takes {@code requestId}'s lock ({@link #REQUEST_LOCK}) until the transaction ends. */
@@ -383,28 +337,6 @@ public class PrivacyBudgets {
     em.createNativeQuery("SELECT " + REQUEST_LOCK)
         .setParameter("lockedRequest", requestId)
         .getSingleResult();
-  }
-
-  /**
-   * Budget id, releases and ρ of {@code requestId}'s reservation if it is neither settled nor
-   * refunded, else empty. Takes a transaction-scoped lock on the request id, so one request's
-   * settlement and refund are serialised without locking its budget, whose row is locked only by
-   * the final balance update ({@link BudgetTable#giveBack}).
-   */
-  private Optional<OpenReservation> openReservation(String requestId) {
-    requireRequestId(requestId);
-    lockRequest(requestId);
-    return Rows.first(
-        em.createNativeQuery(
-                """
-                SELECT e.budget_id, e.releases, e.rho FROM dp_budget_event e
-                WHERE e.request_id = :r AND e.kind = 'reserve'
-                  AND NOT EXISTS (SELECT 1 FROM dp_budget_event f
-                                  WHERE f.request_id = :r
-                                    AND f.kind IN ('settle', 'refund', 'bound'))
-                """)
-            .setParameter("r", requestId),
-        OpenReservation.class);
   }
 
   /**
@@ -416,43 +348,48 @@ public class PrivacyBudgets {
    */
   @Transactional
   public boolean settleToBound(String requestId, long releases) {
-    Optional<OpenReservation> open = openReservation(requestId);
-    if (open.isEmpty()) {
-      return false;
-    }
-    OpenReservation reserve = open.get();
-    long kept = Math.clamp(releases, 0, reserve.releases());
-    BigDecimal used = BudgetMaths.share(reserve.rho(), kept, reserve.releases());
-    insertEvent(reserve.budgetId(), requestId, "bound", kept, used);
-    table.giveBack(reserve.budgetId(), reserve.rho().subtract(used));
-    return true;
+    return close(requestId, "bound", releases, false).status().equals(Closed.SETTLED);
   }
 
   /**
-   * A report for a request settled to its bound: lowers the settlement to {@code releases} when
-   * that is less, never raises it. Empty when there is no bound or it was already lowered.
+   * What {@code close_reservation} did ({@code R__budget_rules.sql}, the one copy of how a
+   * reservation closes, under the request's lock): its status, the releases reserved (null when
+   * nothing was open), and the budget's ρ spent and δ after it (null when nothing changed).
    */
-  private OptionalDouble lowerBound(String requestId, long releases) {
-    if (event(requestId, "settle").isPresent()) {
-      return OptionalDouble.empty();
+  public record Closed(String status, Long reserved, BigDecimal rhoSpent, BigDecimal delta) {
+    /** An open reservation was closed. */
+    public static final String SETTLED = "settled";
+
+    /**
+     * The budget's ε spent after it (empty when nothing changed), logging a node's count of {@code
+     * releases} above the reservation (which stayed spent whole).
+     */
+    public OptionalDouble epsilon(String requestId, long releases) {
+      if (reserved != null && releases > reserved) {
+        Log.errorf(
+            "request %s: the node accounted for %d DP releases, more than the %d reserved; the"
+                + " reservation stays spent",
+            requestId, releases, reserved);
+      }
+      return rhoSpent == null
+          ? OptionalDouble.empty()
+          : OptionalDouble.of(BudgetMaths.epsilon(rhoSpent, delta.doubleValue()));
     }
-    Optional<BoundSettlement> bound =
-        Rows.first(
-            em.createNativeQuery(
-                    "SELECT b.budget_id, b.releases, b.rho, r.releases, r.rho FROM dp_budget_event b"
-                        + " JOIN dp_budget_event r ON r.request_id = b.request_id AND r.kind = 'reserve'"
-                        + " WHERE b.request_id = :r AND b.kind = 'bound'")
-                .setParameter("r", requestId),
-            BoundSettlement.class);
-    if (bound.isEmpty()) {
-      return OptionalDouble.empty();
+  }
+
+  private Closed close(String requestId, String kind, long releases, boolean reported) {
+    requireRequestId(requestId);
+    try {
+      return Rows.single(
+          em.createNativeQuery("SELECT * FROM close_reservation(:r, :kind, :releases, :reported)")
+              .setParameter("r", requestId)
+              .setParameter("kind", kind)
+              .setParameter("releases", releases)
+              .setParameter("reported", reported),
+          Closed.class);
+    } catch (PersistenceException e) {
+      throw SqlRefusal.words(e, "22023").map(ProblemTypes::validation).orElseThrow(() -> e);
     }
-    BoundSettlement b = bound.get();
-    long settled = Math.clamp(releases, 0, b.releases());
-    BigDecimal used =
-        BudgetMaths.share(b.reservedRho(), settled, b.reservedReleases()).min(b.rho());
-    insertEvent(b.budgetId(), requestId, "settle", settled, used);
-    return OptionalDouble.of(table.giveBack(b.budgetId(), b.rho().subtract(used)));
   }
 
   /** One event of a request: its ρ and releases. */
@@ -465,19 +402,6 @@ public class PrivacyBudgets {
             .setParameter("r", requestId)
             .setParameter("k", kind),
         Event.class);
-  }
-
-  private void insertEvent(
-      UUID budget, String requestId, String kind, long releases, BigDecimal rho) {
-    em.createNativeQuery(
-            "INSERT INTO dp_budget_event (budget_id, request_id, kind, releases, rho)"
-                + " VALUES (:b, :r, :k, :t, :rho)")
-        .setParameter("b", budget)
-        .setParameter("r", requestId)
-        .setParameter("k", kind)
-        .setParameter("t", releases)
-        .setParameter("rho", rho)
-        .executeUpdate();
   }
 
   private static void requireRequestId(String requestId) {

@@ -17,13 +17,13 @@ import java.util.UUID;
  * components are the selected columns in order; {@link #list} builds one record per row through its
  * canonical constructor.
  *
- * <p>Invariants: a row must have exactly as many columns as the record has components, else {@link
- * IllegalStateException} names the record (a SELECT and its record drifted apart). Values convert
- * by component type, whichever JDBC type the driver chose: {@code long}/{@code int} exactly ({@link
- * SqlValues#toLongExact}), {@code double}, {@link BigDecimal}, {@link OffsetDateTime}, {@link
- * LocalDate}, {@link UUID}, {@code boolean}, {@link String} (as returned, padding and all) and
- * arrays as returned. SQL NULL becomes null for a reference component and is an error for a
- * primitive one.
+ * <p>Invariants: a row must have exactly as many columns as the record reads (one per component, a
+ * nested record's own for a component that is a record), else {@link IllegalStateException} names
+ * the record (a SELECT and its record drifted apart). Values convert by component type, whichever
+ * JDBC type the driver chose: {@code long}/{@code int} exactly ({@link SqlValues#toLongExact}),
+ * {@code double}, {@link BigDecimal}, {@link OffsetDateTime}, {@link LocalDate}, {@link UUID},
+ * {@code boolean}, {@link String} (as returned, padding and all) and arrays as returned. SQL NULL
+ * becomes null for a reference component and is an error for a primitive one.
  */
 public final class Rows {
   private Rows() {}
@@ -67,21 +67,24 @@ public final class Rows {
 
   /**
    * A record's components, their types and its canonical constructor, looked up once per record
-   * class (the gateway reads rows on every request).
+   * class (the gateway reads rows on every request); {@code width} is the columns it reads: one per
+   * component, or a nested record's own width for a component that is a record.
    */
-  private record Shape(String[] names, Class<?>[] types, Constructor<?> constructor) {
+  private record Shape(String[] names, Class<?>[] types, Constructor<?> constructor, int width) {
     static Shape of(Class<?> type) {
       RecordComponent[] components = type.getRecordComponents();
       String[] names = new String[components.length];
       Class<?>[] types = new Class<?>[components.length];
+      int width = 0;
       for (int i = 0; i < components.length; i++) {
         names[i] = components[i].getName();
         types[i] = components[i].getType();
+        width += types[i].isRecord() ? SHAPES.get(types[i]).width() : 1;
       }
       try {
         Constructor<?> constructor = type.getDeclaredConstructor(types);
         constructor.setAccessible(true);
-        return new Shape(names, types, constructor);
+        return new Shape(names, types, constructor, width);
       } catch (ReflectiveOperationException e) {
         throw new IllegalStateException("cannot build " + type.getSimpleName() + " from a row", e);
       }
@@ -96,22 +99,43 @@ public final class Rows {
         }
       };
 
-  /** One result row (an {@code Object[]}, or a bare value for one column) as a {@code type}. */
+  /**
+   * One result row (an {@code Object[]}, or a bare value for one column) as a {@code type}. A
+   * component that is itself a record reads its own components from the next columns, in order, and
+   * is null when every one of them is NULL.
+   */
   static <R extends Record> R of(Object row, Class<R> type) {
     Object[] columns = row instanceof Object[] array ? array : new Object[] {row};
     Shape shape = SHAPES.get(type);
-    if (columns.length != shape.types().length) {
+    if (columns.length != shape.width()) {
       throw new IllegalStateException(
           type.getSimpleName()
-              + " has "
-              + shape.types().length
-              + " components but the row has "
-              + columns.length
-              + " columns");
+              + " reads "
+              + shape.width()
+              + " columns but the row has "
+              + columns.length);
     }
-    Object[] values = new Object[columns.length];
-    for (int i = 0; i < columns.length; i++) {
-      values[i] = convert(columns[i], shape.types()[i], type, shape.names()[i]);
+    return build(columns, 0, type);
+  }
+
+  /** {@code type} from {@code columns} from {@code at} on (its shape's width of them). */
+  private static <R> R build(Object[] columns, int at, Class<R> type) {
+    Shape shape = SHAPES.get(type);
+    Object[] values = new Object[shape.types().length];
+    int column = at;
+    for (int i = 0; i < values.length; i++) {
+      Class<?> to = shape.types()[i];
+      if (to.isRecord()) {
+        int width = SHAPES.get(to).width();
+        boolean allNull = true;
+        for (int j = column; j < column + width; j++) {
+          allNull &= columns[j] == null;
+        }
+        values[i] = allNull ? null : build(columns, column, to);
+        column += width;
+      } else {
+        values[i] = convert(columns[column++], to, type, shape.names()[i]);
+      }
     }
     try {
       return type.cast(shape.constructor().newInstance(values));
