@@ -15,8 +15,10 @@ import java.time.ZoneOffset;
  * for one token, noised at σ = z·Δ where Δ = 2·L·C is its sensitivity to replacing the adapter,
  * costing zCDP {@code ρ = 1/(2z²)}; costs add. A policy without noise (z = 0) costs nothing. ρ
  * values carry 24 decimal places: costs round up and limits round down, so rounding never grants
- * more than a policy allows. Reported ε is the RDP conversion ({@link RdpAccountant}). Periods are
- * aligned to the Unix epoch: period k of a d-day policy is [k·d, (k+1)·d) days.
+ * more than a policy allows; a reservation's settled share rounds up too, in SQL ({@code
+ * reservation_share}, {@code R__budget_rules.sql}). Reported ε is the RDP conversion ({@link
+ * RdpAccountant}). Periods are aligned to the Unix epoch: period k of a d-day policy is [k·d,
+ * (k+1)·d) days.
  */
 final class BudgetMaths {
   static final MathContext MATH = MathContext.DECIMAL128;

@@ -43,7 +43,21 @@ class RowsTest {
   void of_wrongColumnCount_namesTheRecord() {
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> Rows.of(new Object[] {1L, 2L}, One.class));
-    assertTrue(e.getMessage().contains("One has 1 components but the row has 2"), e.getMessage());
+    assertTrue(e.getMessage().contains("One reads 1 columns but the row has 2"), e.getMessage());
+  }
+
+  /** A row whose middle columns are a record of their own. */
+  record Outer(String head, Optionally inner, long tail) {}
+
+  @Test
+  void of_nestedRecord_readsTheNextColumns_andIsNullWhenTheyAllAre() {
+    Outer o = Rows.of(new Object[] {"h", 7L, "n", 9L}, Outer.class);
+    assertEquals(new Outer("h", new Optionally(7L, "n"), 9L), o);
+    assertNull(Rows.of(new Object[] {"h", null, null, 9L}, Outer.class).inner());
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class, () -> Rows.of(new Object[] {"h", 7L, 9L}, Outer.class));
+    assertTrue(e.getMessage().contains("Outer reads 4 columns but the row has 3"), e.getMessage());
   }
 
   @Test
