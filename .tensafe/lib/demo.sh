@@ -39,6 +39,7 @@ seed_demo() {
       || tensafe_die "seeding the demo failed: $(grep -v 'incubator' "$TENSAFE_RUN_DIR/demo-seed.log" | tail -n 1) (log: $TENSAFE_RUN_DIR/demo-seed.log)"
     printf '%s\n' "$out" >"$env"
   fi
+  wait_for_first_completion "$out"
   cat <<TXT
 
 Metered API (OpenAI-compatible), saved in $env:
@@ -49,6 +50,29 @@ $out
       -H 'Content-Type: application/json' \\
       -d '{"model":"auto","messages":[{"role":"user","content":"How do I apply for a mortgage?"}],"max_tokens":16}'
 TXT
+}
+
+# Returns once a completion through the key in $1 (demo.env's lines) is served, so that the sample
+# `curl` printed after it works at once: sends one itself (1 token of the demo adapter, billed to the
+# demo organisation) each second until it gets 200, for up to TENSAFE_FIRST_COMPLETION_SECONDS (120);
+# a node that has just started is routable only once it has registered and reported its adapters.
+wait_for_first_completion() {
+  local base key answer code=""
+  base=$(sed -n 's/^OPENAI_BASE_URL=//p' <<<"$1")
+  key=$(sed -n 's/^OPENAI_API_KEY=//p' <<<"$1")
+  for _ in $(seq "${TENSAFE_FIRST_COMPLETION_SECONDS:-120}"); do
+    answer=$(curl -s --max-time 30 -w '\n%{http_code}' "$base/chat/completions" \
+      -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+      -d '{"model":"auto","messages":[{"role":"user","content":"Hello"}],"max_tokens":1}') \
+      || answer=$'\n000'
+    code=${answer##*$'\n'}
+    if [ "$code" = 200 ]; then
+      tensafe_say "a first completion through this key was served (1 token, billed to the demo organisation)"
+      return 0
+    fi
+    sleep 1
+  done
+  tensafe_die "no completion was served through the demo key in ${TENSAFE_FIRST_COMPLETION_SECONDS:-120} s; the last answer (HTTP $code): ${answer%$'\n'*}"
 }
 
 # True when $1 holds an OPENAI_BASE_URL and OPENAI_API_KEY that this marketplace still accepts and

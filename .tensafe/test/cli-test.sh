@@ -170,6 +170,13 @@ check "the node serves only its marketplace (401 problem+json without its dispat
 check "up publishes the demo adapter and prints an API key" \
   bash -c "grep -q '^OPENAI_BASE_URL=http://127.0.0.1:18080/v1$' '$out' && grep -q '^OPENAI_API_KEY=tsk_' '$out'"
 demo_key=$(sed -n 's/^OPENAI_API_KEY=//p' "$out")
+# The first request after `up`, exactly as it printed it, is served: `up` returns only once a
+# completion through the printed key would be.
+sample_curl=$(mktemp)
+sed -n '/^    set -a; \. /,/max_tokens/p' "$out" | sed '$s/$/ -o \/dev\/null -w "%{http_code}"/' >"$sample_curl"
+check "up said it served a first completion, and the sample curl it printed answers 200 at once" \
+  bash -c "grep -q 'a first completion through this key was served' '$err' && [ \"\$(bash '$sample_curl')\" = 200 ]"
+rm -f "$sample_curl"
 check "a metered chat completion goes through the marketplace to the node and is billed" bash -c \
   "curl -fs http://127.0.0.1:18080/v1/chat/completions -H 'Authorization: Bearer $demo_key' \
      -H 'content-type: application/json' \
