@@ -6,12 +6,13 @@
 -- p_rho · p_releases / p_reserved rounded up at 24 decimal places (every stored ρ's scale, so
 -- rounding never grants more than a policy allows), and never more than p_rho. p_releases ≥ 0.
 CREATE OR REPLACE FUNCTION reservation_share(p_rho numeric, p_releases bigint, p_reserved bigint)
-RETURNS numeric LANGUAGE sql IMMUTABLE STRICT AS $$
+RETURNS numeric LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
     -- In units of 10^-24 the product is a whole number, so div(n + d - 1, d) is its exact ceiling.
-    SELECT least(p_rho,
+    RETURN least(p_rho,
         div(p_rho * p_releases * 1000000000000000000000000 + p_reserved - 1, p_reserved)
-            * 0.000000000000000000000001)
-$$;
+            * 0.000000000000000000000001);
+END $$;
 
 -- Closes request p_request's DP reservation, under the request's lock (the one the admission and
 -- the usage reports take: pg_advisory_xact_lock(hashtextextended(request id, 7))), so that one
