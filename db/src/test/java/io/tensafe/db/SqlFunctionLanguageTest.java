@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
  * The rule of ADR 0041: a function the gateway calls per request that reads tables is PL/pgSQL,
  * whose plans PostgreSQL keeps for the session; a {@code LANGUAGE sql} function whose body has a
  * {@code FROM} is parsed and planned again on every execution of the statement that calls it
- * (PostgreSQL 15 inlines only bodies without one, and set-returning ones used in {@code FROM}).
- * The SQL functions left are named here with why each is cheap.
+ * (PostgreSQL 15 inlines only bodies without one, and set-returning ones used in {@code FROM}). The
+ * SQL functions left are named here with why each is cheap.
  */
 class SqlFunctionLanguageTest {
   private static MigratedSchema schema;
