@@ -134,7 +134,8 @@ level: the same server relaying the node's stream with no metering (pass_through
 minus it is metering_added_p50_ms and metering_added_p99_ms), and the gateway with each replica's
 own in-memory limits instead of the shared ones (instance_limits_*; shared_over_instance_requests
 is the requests/s ratio). A second line per level: the marketplace's CPU per request
-(marketplace_cpu_us_per_request, its own threads' CPU clocks), the database round trips per
+(marketplace_cpu_us_per_request, its own threads' CPU clocks; pass_through_cpu_us_per_request,
+the same server relaying with no metering), the database round trips per
 request (db_round_trips_per_request, the driver's Sync messages) and the run queue
 (run_queue_mean, run_queue_max: runnable tasks from /proc/loadavg) beside the machine's cpus.
 USAGE

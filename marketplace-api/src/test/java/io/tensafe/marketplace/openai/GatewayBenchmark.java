@@ -147,21 +147,29 @@ class GatewayBenchmark {
           }
           limits.use(io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED);
           double roundTrips = roundTripsPerRequest(node, level, () -> once(http, f, node));
+          java.util.Map<Long, Long> passCpuBefore = MarketplaceCpu.snapshot();
           List<Sample> passThrough = run(node, level, SECONDS, () -> passThrough(http, node));
+          long passCpuNanos = MarketplaceCpu.since(passCpuBefore);
           List<Sample> direct = run(node, level, SECONDS, () -> direct(http, node));
           report(level, gateway, instance, passThrough, direct, countingCost());
           // The costs beside the latencies (issue 51): the marketplace's CPU per request (its own
           // threads' CPU clocks over the shared-limit runs, ramp-ups included, so a slight
           // overcount), the database round trips per request (the driver's Sync messages over a
           // short run of its own, since logging them slows the driver), and the run queue.
+          // The pass-through's CPU per request is the same server's floor without metering.
           long ran = gateway.stream().filter(Sample::ok).count();
+          long passed = passThrough.stream().filter(Sample::ok).count();
           System.out.printf(
               Locale.ROOT,
               "BENCH {\"concurrency\":%d,\"marketplace_cpu_us_per_request\":%.1f,"
+                  + "\"pass_through_cpu_us_per_request\":%.1f,"
                   + "\"db_round_trips_per_request\":%.2f,\"run_queue_mean\":%.2f,"
                   + "\"run_queue_max\":%d,\"cpus\":%d}%n",
               level,
               cpuNanos / 1e3 / Math.max(1, ran * (SECONDS + RAMP_UP_SECONDS) / (double) SECONDS),
+              passCpuNanos
+                  / 1e3
+                  / Math.max(1, passed * (SECONDS + RAMP_UP_SECONDS) / (double) SECONDS),
               roundTrips,
               queue.mean(),
               queue.max(),
