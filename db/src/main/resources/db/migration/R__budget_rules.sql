@@ -23,7 +23,10 @@ END $$;
 --       changes nothing. With p_reported (a node's count, or the marketplace's own count at a
 --       request's end), a reservation already settled to its bound is lowered to p_releases when
 --       that is less (never raised; once).
---   'bound' p_releases: as 'settle', as a bound event that a later reported settle can only lower.
+--   'bound' p_releases: a bound event, clamped to [0, reserved] whoever counted it (a bound of
+--       prompt + relayed + run-ahead exceeds a reservation whose max_tokens is below the run-ahead),
+--       that a later reported settle can only lower.
+-- A 'settle' or 'bound' without p_releases or p_reported raises 22023 (a null never refunds).
 --   'refund': gives the whole reservation back (its event records the ρ given back).
 -- Returns status 'settled' (an open reservation was closed), 'lowered' (a bound was lowered) or
 -- 'closed' (nothing to do: none open, or already lowered), the releases reserved (null when
@@ -47,6 +50,10 @@ BEGIN
         RAISE EXCEPTION 'a reservation closes by settle, bound or refund, not %', p_kind
             USING ERRCODE = '22023';
     END IF;
+    IF p_kind <> 'refund' AND (p_releases IS NULL OR p_reported IS NULL) THEN
+        RAISE EXCEPTION 'a % needs its releases and whether they were reported', p_kind
+            USING ERRCODE = '22023';
+    END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_request, 7));
     SELECT e.budget_id, e.releases, e.rho INTO r
     FROM dp_budget_event e
@@ -59,7 +66,8 @@ BEGIN
             v_used := r.rho;
             v_back := r.rho;
         ELSE
-            IF NOT p_reported AND (p_releases < 0 OR p_releases > r.releases) THEN
+            IF p_kind = 'settle' AND NOT p_reported
+               AND (p_releases < 0 OR p_releases > r.releases) THEN
                 RAISE EXCEPTION 'settled releases must be in [0, %], was %', r.releases, p_releases
                     USING ERRCODE = '22023';
             END IF;

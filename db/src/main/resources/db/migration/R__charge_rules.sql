@@ -84,7 +84,10 @@ BEGIN
                    ELSE p.completion_micros_per_1k_tokens END AS completion_price
         INTO v_price
         FROM adapter_price p
-        LEFT JOIN gateway_request g ON g.request_id::text = p_request
+        -- By the uuid, so the primary key finds it (a cast of the column would scan the table).
+        LEFT JOIN gateway_request g ON g.request_id = CASE
+            WHEN p_request ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+            THEN p_request::uuid END
         WHERE p.adapter_version_id = v_version AND p.effective_from <= p_started
         ORDER BY p.effective_from DESC LIMIT 1;
         IF NOT FOUND THEN

@@ -176,4 +176,35 @@ class BudgetRulesTest {
       assertEquals(List.of("settled", 10L, "0.4"), close(c, id, "settle", 11, true));
     }
   }
+
+  @Test
+  void closeReservation_clampsABoundAboveTheReservation_andLowersItLater() throws SQLException {
+    try (Connection c = connect()) {
+      // A lost request of max_tokens below the node's run-ahead: its bound (prompt + relayed +
+      // run-ahead) exceeds the reservation. It closes at the whole reservation, never refused
+      // (a refusal would leave the request unended and its reservation open at every sweep).
+      String id = "over-" + UUID.randomUUID();
+      reserve(c, id);
+      assertEquals(List.of("settled", 10L, "0.4"), close(c, id, "bound", 79, false));
+      assertEquals(List.of("lowered", 10L, "0.12"), close(c, id, "settle", 3, true));
+    }
+  }
+
+  @Test
+  void closeReservation_refusesANullCount_insteadOfRefundingTheReservation() throws SQLException {
+    try (Connection c = connect()) {
+      String id = "null-" + UUID.randomUUID();
+      reserve(c, id);
+      for (String kind : List.of("settle", "bound")) {
+        try (PreparedStatement q =
+            c.prepareStatement("SELECT * FROM close_reservation(?, ?, NULL, false)")) {
+          q.setString(1, id);
+          q.setString(2, kind);
+          SQLException e = assertThrows(SQLException.class, q::executeQuery);
+          assertEquals("22023", e.getSQLState());
+        }
+      }
+      assertEquals(List.of("settled", 10L, "0.16"), close(c, id, "settle", 4, false));
+    }
+  }
 }

@@ -162,6 +162,18 @@ public class RequestSweeper {
   }
 
   /**
+   * As the sweep ends a lost request, for a usage report that found request {@code id} lost: in the
+   * report's transaction, from the row read again and locked (so a relayed count its gateway
+   * committed since the report's read is billed, never overwritten), with the report's claim as
+   * recorded.
+   *
+   * @return whether this call ended it
+   */
+  public boolean endIfStillLost(String id) {
+    return endIfStillLost(UUID.fromString(id), lostBefore());
+  }
+
+  /**
    * Ends request {@code id} as lost if it still is, in the caller's transaction: its row is read
    * again and locked first, so a replica that vouched for it or recorded more (a private frame's
    * served counts, a relayed count) since the sweep's query either did so before (and it is not

@@ -236,18 +236,23 @@ final class SharedSlots implements SlotLimiter {
 
   /**
    * Extends this replica's leases by the lease time and deletes leases that lapsed over a minute
-   * ago (any replica's); returns the leases renewed.
+   * ago (any replica's); returns the leases renewed. A lease whose row another transaction holds (a
+   * request's end deleting it, {@code end_request}) is skipped, never waited for: waiting, in
+   * whatever order the rows lie, could deadlock with an end that deletes two of them.
    */
   int renew() {
     return QuarkusTransaction.requiringNew()
         .call(
             () -> {
               em.createNativeQuery(
-                      "DELETE FROM limit_lease WHERE expires_at < now() - interval '1 minute'")
+                      "DELETE FROM limit_lease WHERE id IN (SELECT id FROM limit_lease"
+                          + " WHERE expires_at < now() - interval '1 minute'"
+                          + " FOR UPDATE SKIP LOCKED)")
                   .executeUpdate();
               return em.createNativeQuery(
                       "UPDATE limit_lease SET expires_at = now() + make_interval(secs => :ttl)"
-                          + " WHERE holder = :holder")
+                          + " WHERE id IN (SELECT id FROM limit_lease WHERE holder = :holder"
+                          + " FOR UPDATE SKIP LOCKED)")
                   .setParameter("ttl", ttlSeconds())
                   .setParameter("holder", holder)
                   .executeUpdate();

@@ -141,11 +141,8 @@ public class UsageEvents {
     if (c.ended()) {
       settlement.settleReported(r.requestId(), d, r.dpReleases(), releasesPerToken);
     } else if (d.gatewayLost()) {
-      settlement.settleLost(
-          r.requestId(),
-          d,
-          new Settlement.NodeClaim(r.promptTokens(), r.completionTokens(), r.dpReleases()),
-          releasesPerToken);
+      // Not from the read above: the gateway may have recorded more since (ADR 0040).
+      sweeper.endIfStillLost(r.requestId());
     }
   }
 
