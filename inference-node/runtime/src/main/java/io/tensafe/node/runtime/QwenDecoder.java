@@ -14,15 +14,15 @@ import java.util.List;
 
 /**
  * A Qwen2, Qwen2.5, Qwen3 or Qwen3-MoE decoder on DJL NDArrays (PyTorch engine, computing in F32;
- * weight matrices held in their folder's precision, half-precision ones widened per product: {@link
- * WeightMatrix}): RMSNorm, rotary position embedding (the "rotate half" form of Hugging Face),
- * grouped-query attention with the q/k/v projection biases (Qwen2) or per-head q/k RMSNorm (Qwen3)
- * and a causal mask, SwiGLU MLP or, in Qwen3-MoE's sparse layers, a router over SwiGLU experts
- * (softmax, top k, optionally renormalised; each expert runs once per step over the tokens routed
- * to it), tied or separate output head. Every tensor of the folder must be one it uses: one it does
- * not know is an error naming it, never silently ignored. {@link #forward} processes new tokens
- * after those already in a {@link KvCache} (prefill or decode) and returns the logits of the last
- * one.
+ * weight matrices held in their folder's precision, BF16 ones multiplied by this package's vector
+ * loops, F16 ones widened per product: {@link WeightMatrix}): RMSNorm, rotary position embedding
+ * (the "rotate half" form of Hugging Face), grouped-query attention with the q/k/v projection
+ * biases (Qwen2) or per-head q/k RMSNorm (Qwen3) and a causal mask, SwiGLU MLP or, in Qwen3-MoE's
+ * sparse layers, a router over SwiGLU experts (softmax, top k, optionally renormalised; each expert
+ * runs once per step over the tokens routed to it), tied or separate output head. Every tensor of
+ * the folder must be one it uses: one it does not know is an error naming it, never silently
+ * ignored. {@link #forward} processes new tokens after those already in a {@link KvCache} (prefill
+ * or decode) and returns the logits of the last one.
  *
  * <p>Weights live in this object's manager; close it to free them. Calls on different caches may
  * run concurrently; one cache serves one sequence at a time.
@@ -40,6 +40,7 @@ public final class QwenDecoder implements AutoCloseable {
   private final java.util.Set<String> used = new java.util.HashSet<>();
   private final WideningBuffers buffers;
   private final WeightPrecision precision;
+  private final java.lang.foreign.Arena weights; // BF16 matrices' storage, freed by close()
 
   private record Layer(
       NDArray inputNorm,
@@ -82,60 +83,65 @@ public final class QwenDecoder implements AutoCloseable {
   public QwenDecoder(ModelFolder folder, WeightPrecision precision) {
     this.precision = precision;
     this.manager = NDManager.newBaseManager("PyTorch");
+    this.weights = java.lang.foreign.Arena.ofShared();
     this.buffers = new WideningBuffers(manager);
-    this.shape = folder.shape();
-    this.adapterShape = shape.adapterShape(folder.moe().orElse(null));
-    this.modelType = folder.modelType();
-    this.ropeTheta = folder.ropeTheta();
-    this.rmsEps = (float) folder.rmsNormEps();
-    this.embedding = matrix(folder, "model.embed_tokens.weight");
-    if (shape.tieEmbeddings() && folder.weights().containsKey("lm_head.weight")) {
-      // Some exports write the tied head out; it must then be the embedding's copy.
-      if (!sameValues(
-          folder.weights().get("lm_head.weight"),
-          folder.weights().get("model.embed_tokens.weight"))) {
-        throw new IllegalArgumentException(
-            "tie_word_embeddings is true but lm_head.weight differs from the embedding");
+    try {
+      this.shape = folder.shape();
+      this.adapterShape = shape.adapterShape(folder.moe().orElse(null));
+      this.modelType = folder.modelType();
+      this.ropeTheta = folder.ropeTheta();
+      this.rmsEps = (float) folder.rmsNormEps();
+      this.embedding = matrix(folder, "model.embed_tokens.weight");
+      if (shape.tieEmbeddings() && folder.weights().containsKey("lm_head.weight")) {
+        // Some exports write the tied head out; it must then be the embedding's copy.
+        if (!sameValues(
+            folder.weights().get("lm_head.weight"),
+            folder.weights().get("model.embed_tokens.weight"))) {
+          throw new IllegalArgumentException(
+              "tie_word_embeddings is true but lm_head.weight differs from the embedding");
+        }
+        used.add("lm_head.weight");
       }
-      used.add("lm_head.weight");
-    }
-    this.output =
-        shape.tieEmbeddings() || !folder.weights().containsKey("lm_head.weight")
-            ? embedding
-            : matrix(folder, "lm_head.weight");
-    this.finalNorm = array(folder, "model.norm.weight");
-    this.layers = new Layer[shape.layers()];
-    for (int i = 0; i < layers.length; i++) {
-      String p = "model.layers." + i + ".";
-      int layer = i;
-      boolean sparse = folder.moe().map(m -> m.sparse(layer)).orElse(false);
-      layers[i] =
-          new Layer(
-              array(folder, p + "input_layernorm.weight"),
-              matrix(folder, p + "self_attn.q_proj.weight"),
-              matrix(folder, p + "self_attn.k_proj.weight"),
-              matrix(folder, p + "self_attn.v_proj.weight"),
-              matrix(folder, p + "self_attn.o_proj.weight"),
-              optional(folder, p + "self_attn.q_proj.bias"),
-              optional(folder, p + "self_attn.k_proj.bias"),
-              optional(folder, p + "self_attn.v_proj.bias"),
-              optional(folder, p + "self_attn.q_norm.weight"),
-              optional(folder, p + "self_attn.k_norm.weight"),
-              array(folder, p + "post_attention_layernorm.weight"),
-              sparse ? null : matrix(folder, p + "mlp.gate_proj.weight"),
-              sparse ? null : matrix(folder, p + "mlp.up_proj.weight"),
-              sparse ? null : matrix(folder, p + "mlp.down_proj.weight"),
-              sparse ? experts(folder, p, folder.moe().orElseThrow()) : null);
-    }
-    List<String> unused =
-        folder.weights().keySet().stream().filter(n -> !used.contains(n)).sorted().toList();
-    if (!unused.isEmpty()) {
-      manager.close();
-      throw new IllegalArgumentException(
-          "the model folder has "
-              + unused.size()
-              + " tensor(s) this decoder does not use, e.g. "
-              + unused.subList(0, Math.min(3, unused.size())));
+      this.output =
+          shape.tieEmbeddings() || !folder.weights().containsKey("lm_head.weight")
+              ? embedding
+              : matrix(folder, "lm_head.weight");
+      this.finalNorm = array(folder, "model.norm.weight");
+      this.layers = new Layer[shape.layers()];
+      for (int i = 0; i < layers.length; i++) {
+        String p = "model.layers." + i + ".";
+        int layer = i;
+        boolean sparse = folder.moe().map(m -> m.sparse(layer)).orElse(false);
+        layers[i] =
+            new Layer(
+                array(folder, p + "input_layernorm.weight"),
+                matrix(folder, p + "self_attn.q_proj.weight"),
+                matrix(folder, p + "self_attn.k_proj.weight"),
+                matrix(folder, p + "self_attn.v_proj.weight"),
+                matrix(folder, p + "self_attn.o_proj.weight"),
+                optional(folder, p + "self_attn.q_proj.bias"),
+                optional(folder, p + "self_attn.k_proj.bias"),
+                optional(folder, p + "self_attn.v_proj.bias"),
+                optional(folder, p + "self_attn.q_norm.weight"),
+                optional(folder, p + "self_attn.k_norm.weight"),
+                array(folder, p + "post_attention_layernorm.weight"),
+                sparse ? null : matrix(folder, p + "mlp.gate_proj.weight"),
+                sparse ? null : matrix(folder, p + "mlp.up_proj.weight"),
+                sparse ? null : matrix(folder, p + "mlp.down_proj.weight"),
+                sparse ? experts(folder, p, folder.moe().orElseThrow()) : null);
+      }
+      List<String> unused =
+          folder.weights().keySet().stream().filter(n -> !used.contains(n)).sorted().toList();
+      if (!unused.isEmpty()) {
+        throw new IllegalArgumentException(
+            "the model folder has "
+                + unused.size()
+                + " tensor(s) this decoder does not use, e.g. "
+                + unused.subList(0, Math.min(3, unused.size())));
+      }
+    } catch (RuntimeException | Error e) {
+      close(); // the weights copied so far
+      throw e;
     }
   }
 
@@ -168,7 +174,7 @@ public final class QwenDecoder implements AutoCloseable {
 
   /** A matrix, held in its own precision ({@link WeightMatrix}). */
   private WeightMatrix matrix(ModelFolder folder, String name) {
-    return WeightMatrix.of(manager, tensor(folder, name), buffers, precision);
+    return WeightMatrix.of(manager, weights, tensor(folder, name), buffers, precision);
   }
 
   private WeightTensor tensor(ModelFolder folder, String name) {
@@ -450,8 +456,13 @@ public final class QwenDecoder implements AutoCloseable {
     return modelType;
   }
 
+  /**
+   * Frees the weights. A {@code forward} still running on another thread then fails (with {@link
+   * IllegalStateException} where it reads a BF16 matrix), it never reads freed memory.
+   */
   @Override
   public void close() {
     manager.close();
+    weights.close();
   }
 }

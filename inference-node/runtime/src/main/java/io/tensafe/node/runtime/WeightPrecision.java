@@ -2,15 +2,22 @@ package io.tensafe.node.runtime;
 
 /**
  * How a decoder holds a folder's half-precision (BF16, F16) weight matrices. F32 matrices are held
- * as F32 either way, and the arithmetic is F32 either way, so the two give the same logits (see
- * {@link WeightMatrix}); they trade memory for speed.
+ * as F32 either way, and the arithmetic is F32 either way, so the two give the same logits up to
+ * summation order (see {@link WeightMatrix}); they trade memory for speed differently for BF16 and
+ * F16.
  */
 public enum WeightPrecision {
   /**
-   * Two bytes per value, widened to F32 for each product: half the resident memory, each decode
-   * step slower (docs/benchmarks.md, "Resident memory of a BF16 model"). The default.
+   * Two bytes per value. BF16 matrices are multiplied straight from their two-byte storage by this
+   * package's vector loops ({@link Bf16Matrix}): half the memory of {@link #F32} and, on a decode
+   * step, which is memory-bound, faster than it too (docs/benchmarks.md, "Two-byte weights faster
+   * than four"). F16 matrices are widened to F32 per product, each decode step slower than F32. The
+   * default.
    */
   HALF,
-  /** Widened to F32 once, at load: twice the memory, the decode speed of an F32 model. */
+  /**
+   * Widened to F32 once, at load: twice the memory, multiplied by DJL. No longer the fast option
+   * for BF16 models; for F16 models it still is.
+   */
   F32
 }

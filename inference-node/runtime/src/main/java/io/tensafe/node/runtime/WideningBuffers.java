@@ -8,11 +8,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * F32 buffers that half-precision weight slices are widened into before a product, reused: one per
- * slice shape per thread, so a decode step allocates no large array (allocating and freeing one per
- * product cost three times the widening itself, in page faults). At the Qwen2.5-1.5B shape a
- * decoding thread holds about 190 MiB of them: q/o, k/v, gate/up, down and one head slice of {@link
- * WeightMatrix#SLICE_VALUES} values.
+ * F32 buffers that F16 weight slices ({@link DjlWeights}) are widened into before a product,
+ * reused: one per slice shape per thread, so a decode step allocates no large array (allocating and
+ * freeing one per product cost three times the widening itself, in page faults). At the
+ * Qwen2.5-1.5B shape an F16 model's decoding thread holds about 190 MiB of them: q/o, k/v, gate/up,
+ * down and one head slice of {@link DjlWeights#SLICE_VALUES} values. BF16 matrices ({@link
+ * Bf16Matrix}) need none.
  *
  * <p>Invariant: a buffer handed out is used by its thread only, and only until that thread's next
  * call for the same shape. The buffers live in the decoder's manager and are freed with it.

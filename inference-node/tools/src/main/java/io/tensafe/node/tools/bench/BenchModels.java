@@ -6,6 +6,7 @@ import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.model.MoeShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.WeightPrecision;
 import io.tensafe.tgsp.safetensors.DType;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,9 +44,11 @@ final class BenchModels {
 
   /**
    * Writes a generated model of {@code shape} (BF16, seed 1; Qwen3-MoE with Qwen3-30B-A3B's experts
-   * when {@code moe}), loads it and deletes the files.
+   * when {@code moe}), loads it holding its weights as {@code precision} says and deletes the
+   * files.
    */
-  static QwenDecoder decoder(ModelShape shape, boolean moe) throws IOException {
+  static QwenDecoder decoder(ModelShape shape, boolean moe, WeightPrecision precision)
+      throws IOException {
     Path dir = Files.createTempDirectory("bench-model");
     System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
     ModelGenerator.write(
@@ -56,7 +59,7 @@ final class BenchModels {
         s -> {},
         moe ? ModelGenerator.Arch.QWEN3_MOE : ModelGenerator.Arch.QWEN3,
         MoeShape.QWEN3_30B_A3B);
-    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir));
+    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir), precision);
     try (var files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }

@@ -5,6 +5,7 @@ import io.tensafe.node.model.ModelShape;
 import io.tensafe.node.model.MoeShape;
 import io.tensafe.node.runtime.LoraAdapter;
 import io.tensafe.node.runtime.QwenDecoder;
+import io.tensafe.node.runtime.WeightPrecision;
 import java.io.IOException;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -45,6 +46,13 @@ final class BenchOptions {
 
   @Option(names = "--json", description = "one JSON object instead of a line")
   boolean json;
+
+  @Option(
+      names = "--widen-weights",
+      description =
+          "hold the BF16 weights widened to F32 (as tensafe.node.widen-weights=true does) instead"
+              + " of in two bytes")
+  boolean widenWeights;
 
   /**
    * The generated model and rank-r attention adapters these options name.
@@ -99,7 +107,7 @@ final class BenchOptions {
     }
     return new Loaded(
         shape,
-        BenchModels.decoder(shape, moe),
+        BenchModels.decoder(shape, moe, widenWeights ? WeightPrecision.F32 : WeightPrecision.HALF),
         adapter,
         parameters,
         moe,

@@ -18,7 +18,9 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code ./tensafe bench node}: per-token decode time of the base model, with plaintext LoRA and
- * with HE-LoRA (hosted, CPU backend) on q, k, v and o of every layer, in one run on one model.
+ * with HE-LoRA (hosted, CPU backend) on q, k, v and o of every layer, in one run on one model. With
+ * {@code --matrices}, instead, the model's layer matrices' products held each way ({@link
+ * MatrixBench}).
  */
 @Command(
     name = "node",
@@ -31,8 +33,42 @@ public final class NodeBenchCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Option(
+      names = "--matrices",
+      description =
+          "instead of decoding: ms per product of the model's layer matrices held as F32 (DJL),"
+              + " as F16 widened per product, and as two-byte BF16 (vector loops), beside the"
+              + " memory roofline")
+  boolean matrices;
+
+  @CommandLine.Option(
+      names = "--matrix-tokens",
+      split = ",",
+      defaultValue = "1",
+      description = "with --matrices: tokens per product, a list (default: ${DEFAULT-VALUE})")
+  int[] matrixTokens;
+
+  @CommandLine.Option(
+      names = "--seconds",
+      defaultValue = "1",
+      description = "with --matrices: seconds timed per product kind (default: ${DEFAULT-VALUE})")
+  double seconds;
+
   @Override
   public Integer call() throws Exception {
+    if (matrices) {
+      System.setProperty("ai.djl.offline", "true");
+      for (int t : matrixTokens) {
+        if (t < 1 || t > 4096) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--matrix-tokens must be in 1..4096, was " + t);
+        }
+      }
+      ModelShape shape =
+          BenchModels.shape(options.model, options.rank, options.tokens, spec.commandLine());
+      new MatrixBench(System.out, options.json, seconds).run(shape, matrixTokens);
+      return 0;
+    }
     BenchOptions.Loaded loaded = options.load(spec.commandLine());
     ModelShape shape = loaded.shape();
     QwenDecoder decoder = loaded.decoder();
@@ -66,7 +102,7 @@ public final class NodeBenchCommand implements Callable<Integer> {
     if (options.json) {
       System.out.printf(
           Locale.ROOT,
-          "{\"model\":\"%s\",\"parameters\":%d,\"adapter_rank\":%d,\"sites_per_layer\":%d,"
+          "{\"model\":\"%s\",\"weights\":\"%s\",\"parameters\":%d,\"adapter_rank\":%d,\"sites_per_layer\":%d,"
               + "\"sites_run_per_token\":%d,"
               + "\"layers\":%d,\"tokens\":%d,\"base_ms_per_token\":%.3f,"
               + "\"plain_lora_ms_per_token\":%.3f,\"he_lora_ms_per_token\":%.3f,"
@@ -76,6 +112,7 @@ public final class NodeBenchCommand implements Callable<Integer> {
               + "\"he_share\":{\"encrypt\":%.3f,\"multiply_decrypt\":%.3f,\"decode\":%.3f,"
               + "\"other\":%.3f},\"he_backend\":\"cpu\",%s}%n",
           options.model,
+          options.widenWeights ? "f32" : "bf16",
           loaded.parameters(),
           options.rank,
           loaded.sitesRunPerLayer(),
@@ -101,10 +138,11 @@ public final class NodeBenchCommand implements Callable<Integer> {
     } else {
       System.out.printf(
           Locale.ROOT,
-          "%s rank %d: base %.3f ms/token, plaintext LoRA %.3f, HE-LoRA %.3f (adds %.3f = %.2f x"
+          "%s (%s weights) rank %d: base %.3f ms/token, plaintext LoRA %.3f, HE-LoRA %.3f (adds %.3f = %.2f x"
               + " base); HE time: encrypt %.0f%%, multiply+decrypt %.0f%%, decode %.0f%%,"
               + " other %.0f%%%n",
           options.model,
+          options.widenWeights ? "f32" : "bf16",
           options.rank,
           base,
           plaintext,
