@@ -12,7 +12,10 @@ help_bench() {
                   `bench gateway [--concurrency 1,16,64] [--token-ms 20] [--json]` requests/s and
                   the latency the metered gateway adds to the first token (p50, p99);
                   `bench node [--model tiny|qwen2.5-1.5b-shape] [--adapter-rank 32] [--json]`
-                  decode ms/token: base, plaintext LoRA and HE-LoRA in one run;
+                  decode ms/token: base, plaintext LoRA and HE-LoRA in one run
+                  (`--widen-weights`: BF16 weights held as F32); `bench node --matrices
+                  [--matrix-tokens 1,6,64] [--seconds S]` ms per product of each layer matrix:
+                  F32, the old widened F16, the BF16 kernel and the memory roofline;
                   `bench private [--model tiny|qwen2.5-1.5b-shape|qwen3-30b-a3b-shape]
                   [--layers K] [--adapter-rank 32] [--attention-only] [--json]`
                   private mode's ms/token (client base model, HE rounds, relay), round trips and

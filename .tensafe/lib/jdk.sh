@@ -9,6 +9,11 @@ TENSAFE_JDK_MIN=25
 # NTT falls back to scalar loops, about 3 times slower, and logs a warning).
 TENSAFE_JVM_OPTIONS=(--enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector)
 
+# PyTorch's OpenMP threads (DJL's engine) spin between operations by default and took both cores
+# from the node's BF16 product threads: 374 ms a token at the 1.5B shape against 168 ms passive
+# (docs/benchmarks.md, "Two-byte weights faster than four"). Every JVM the scripts start gets it.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+
 # The JVM prints this warning at every start with the Vector API. It is expected, not a fault:
 # the project's commands drop it, and `up` says once, as information, why it heads each log.
 TENSAFE_VECTOR_WARNING='^WARNING: Using incubator modules: jdk.incubator.vector$'
