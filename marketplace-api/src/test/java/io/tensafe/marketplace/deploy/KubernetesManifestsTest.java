@@ -58,9 +58,14 @@ class KubernetesManifestsTest {
           "tensafe-node-ca",
           "tensafe-models");
 
-  /** Variables the frameworks read (Quarkus' settings, the JVM's options), beside our own. */
+  /**
+   * Variables the frameworks read (Quarkus' settings, the JVM's options, and OpenMP's wait policy,
+   * which PyTorch's native threads under DJL read), beside our own.
+   */
   private static boolean frameworkVariable(String name) {
-    return name.startsWith("QUARKUS_") || name.equals("JAVA_TOOL_OPTIONS");
+    return name.startsWith("QUARKUS_")
+        || name.equals("JAVA_TOOL_OPTIONS")
+        || name.equals("OMP_WAIT_POLICY");
   }
 
   private static List<HasMetadata> objects() throws Exception {
