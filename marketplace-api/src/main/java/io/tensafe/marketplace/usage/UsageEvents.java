@@ -125,8 +125,8 @@ public class UsageEvents {
    * the gateway ended before the node's final event (client gone, node failed or timed out), the
    * gateway billed what it relayed, and the report settles the DP reservation to the node's count
    * within what was relayed ({@code ReleaseCount.settled}). A report for a hosted request whose
-   * gateway died ends it ({@link Settlement#settleLost}): billed at most what the gateway recorded
-   * as relayed.
+   * gateway died ends it as the sweep would ({@link RequestSweeper#endIfStillLost(String)}, from
+   * its row re-read and locked): billed at most what the gateway recorded as relayed.
    */
   private void settleIfDispatched(NodeUsageReport r, GatewayRequests.Dispatched d) {
     GatewayRequests.Context c = d.context();
@@ -137,9 +137,9 @@ public class UsageEvents {
     if (d.mode() != RequestMode.HOSTED) {
       return; // a private session is billed and settled from the frames the marketplace relayed
     }
-    int releasesPerToken = versions.releasesPerToken(c.adapterRef(), c.version());
     if (c.ended()) {
-      settlement.settleReported(r.requestId(), d, r.dpReleases(), releasesPerToken);
+      settlement.settleReported(
+          r.requestId(), d, r.dpReleases(), versions.releasesPerToken(c.adapterRef(), c.version()));
     } else if (d.gatewayLost()) {
       // Not from the read above: the gateway may have recorded more since (ADR 0040).
       sweeper.endIfStillLost(r.requestId());
