@@ -22,17 +22,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * Admission, dispatch and fail-over, for hosted requests and private sessions alike (ADR 0026).
  *
- * <p>In one transaction: the caller's routing ({@code admission}), node choice, the request's
- * record and its DP reservation ({@link RequestAdmission}); the first node is sent the request just
- * before the commit ({@link NodeAttempt#start}) and read only after it. Then the nodes are tried in
- * turn until one answers:
+ * <p>In one autocommit database call: the caller's routing ({@code admission}) checked again, node
+ * choice, the request's record and its DP reservation ({@link RequestAdmission}); then the first
+ * node is sent the request ({@link NodeAttempt#start}), and the nodes are tried in turn until one
+ * answers (a request admitted that no node can be sent ends unserved at once, ADR 0042):
  *
  * <ul>
  *   <li>a node that could not be reached (connection refused, unresolvable, connect timeout) never
@@ -249,10 +248,15 @@ public class Dispatch {
   }
 
   /**
-   * Admits {@code a} in one transaction and dispatches it; empty when its version is no longer
-   * served as it was routed, or the catalogue is no longer at revision {@code wholeCatalogue} when
-   * that is given (nothing taken, written or reserved). On a refusal or failure the key's slot is
-   * given back.
+   * Admits {@code a} and dispatches it; empty when its version is no longer served as it was
+   * routed, or the catalogue is no longer at revision {@code wholeCatalogue} when that is given
+   * (nothing taken, written or reserved). On a refusal or failure the key's slot is given back.
+   *
+   * <p>The admission is one autocommit call, committed before any node is sent the request, unless
+   * the protocol takes more at admission ({@link NodeAttempt#takesMoreAtAdmission}, private mode's
+   * token quota): then the call and that share one transaction, which a refusal of either rolls
+   * back whole (ADR 0042). A request admitted that no node can then be sent is ended unserved
+   * ({@link #unadmit}), so nothing stays reserved or held.
    */
   private <T> Optional<Dispatched<T>> admitted(
       ApiKeyPrincipal key,
@@ -264,53 +268,55 @@ public class Dispatch {
       NodeAttempt<T> attempt,
       Consumer<KeyRateLevel> levelSeen) {
     List<NodeTarget> claimed = new ArrayList<>();
-    AtomicReference<NodeAttempt.Pending<T>> sent = new AtomicReference<>();
     String requestId = UUID.randomUUID().toString();
+    ServedVersion v = a.version();
+    boolean inTransaction = attempt.takesMoreAtAdmission();
     RequestAdmission.Answer answer;
     try {
-      answer =
-          QuarkusTransaction.requiringNew()
-              .call(
-                  () -> {
-                    ServedVersion v = a.version();
-                    // Slots counted in the database: the admission's one call chooses the nodes
-                    // too; counted in memory: chosen here first.
-                    NodeDispatcher.NodeChoice choice =
-                        dispatcher.inTheAdmission(v.fleetId(), v.baseModel()).orElse(null);
-                    if (choice == null) {
-                      NodeDispatcher.Candidates found =
-                          dispatcher.candidates(
-                              v.fleetId(), v.baseModel(), v.adapterId(), v.version());
-                      claimed.addAll(found.targets());
-                      if (claimed.isEmpty()) {
-                        if (!found.anyDispatchable()) {
-                          throw new RefusedAfterAdmission(CapacityRefusals.noNodeServing(v));
-                        }
-                        return RequestAdmission.Answer.NO_CAPACITY;
-                      }
-                    }
-                    return admission.admit(
-                        requestId,
-                        a.context(key, started),
-                        v,
-                        wholeCatalogue,
-                        keyInCall,
-                        choice,
-                        claimed,
-                        a.releases(),
-                        a.mode(),
-                        first -> {
-                          try {
-                            attempt.admitted(a, key, requestId);
-                          } catch (ApiProblem refused) {
-                            throw new RefusedAfterAdmission(refused);
-                          }
-                          sent.set(attempt.start(first, a, requestId));
-                        });
-                  });
+      java.util.concurrent.Callable<RequestAdmission.Answer> admit =
+          () -> {
+            // Slots counted in the database: the admission's one call chooses the nodes too;
+            // counted in memory: chosen here first.
+            NodeDispatcher.NodeChoice choice =
+                dispatcher.inTheAdmission(v.fleetId(), v.baseModel()).orElse(null);
+            if (choice == null) {
+              NodeDispatcher.Candidates found =
+                  QuarkusTransaction.joiningExisting()
+                      .call(
+                          () ->
+                              dispatcher.candidates(
+                                  v.fleetId(), v.baseModel(), v.adapterId(), v.version()));
+              claimed.addAll(found.targets());
+              if (claimed.isEmpty()) {
+                if (!found.anyDispatchable()) {
+                  throw CapacityRefusals.noNodeServing(v);
+                }
+                return RequestAdmission.Answer.NO_CAPACITY;
+              }
+            }
+            RequestAdmission.Answer admitted =
+                admission.admit(
+                    requestId,
+                    a.context(key, started),
+                    v,
+                    wholeCatalogue,
+                    keyInCall,
+                    choice,
+                    claimed,
+                    a.releases(),
+                    a.mode());
+            if (inTransaction && admitted.reservation() != null) {
+              try {
+                attempt.admitted(a, key, requestId);
+              } catch (ApiProblem refused) {
+                throw new RefusedAfterAdmission(refused);
+              }
+            }
+            return admitted;
+          };
+      answer = inTransaction ? QuarkusTransaction.requiringNew().call(admit) : admit.call();
     } catch (RefusedAfterAdmission e) {
-      // Rolled back whole, the rate the call drew included: draw it again, unless an earlier
-      // call for this request kept it (in memory, it was drawn before and not rolled back).
+      // Rolled back whole, the rate the call drew included: draw it again.
       claimed.forEach(dispatcher::release);
       keySlots.give(keySlot);
       if (keyInCall != null && keyInCall.drawRate()) {
@@ -318,16 +324,25 @@ public class Dispatch {
       }
       throw e.problem;
     } catch (RequestAdmission.NoUsableNode e) {
-      // Rolled back whole, the rate the call drew included: the caller waits or refuses.
-      claimed.forEach(dispatcher::release);
-      throw new NoSlot(false);
-    } catch (RuntimeException e) {
-      if (sent.get() != null) {
-        sent.get().abandon();
+      // Admitted with no node this replica can send it to: undone (rolled back, or ended when the
+      // call committed on its own), and the caller waits or refuses.
+      boolean committed = !inTransaction;
+      if (committed) {
+        unadmit(requestId, claimed, keyInCall == null ? null : keySlot);
+      } else {
+        claimed.forEach(dispatcher::release);
       }
+      throw new NoSlot(committed && keyInCall != null && keyInCall.drawRate());
+    } catch (ApiProblem e) {
+      // Refused before the call (no node serves the version, or the request's own figures).
       claimed.forEach(dispatcher::release);
       keySlots.give(keySlot);
       throw e;
+    } catch (Exception e) {
+      // The call failed: nothing it did was committed.
+      claimed.forEach(dispatcher::release);
+      keySlots.give(keySlot);
+      throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
     catalogue.noteRevision(answer.revision());
     if (levelSeen != null && answer.keyLevel() != null) {
@@ -349,12 +364,35 @@ public class Dispatch {
       // drew the key's rate when it was asked to and got as far as the nodes (revision non-zero).
       throw new NoSlot(keyInCall != null && keyInCall.drawRate() && answer.revision() != 0);
     }
+    NodeAttempt.Pending<T> sent;
+    try {
+      sent = attempt.start(claimed.getFirst(), a, requestId);
+    } catch (RuntimeException e) {
+      unadmit(requestId, claimed, keySlot); // no node was sent it
+      throw e;
+    }
     return Optional.of(
         failOver(
             new Admitted(key, a, requestId, started, answer.reservation(), List.copyOf(claimed)),
-            sent.get(),
+            sent,
             attempt,
             keySlot));
+  }
+
+  /**
+   * Ends committed request {@code requestId}, which no node was sent, as {@code no_node}: nothing
+   * billed, its reservation refunded whole; gives back the node slots {@code claimed} and the key's
+   * slot {@code keySlot} (when not null).
+   */
+  private void unadmit(String requestId, List<NodeTarget> claimed, UUID keySlot) {
+    try {
+      settlement.endUnserved(requestId, RequestOutcome.NO_NODE);
+    } finally {
+      claimed.forEach(dispatcher::release);
+      if (keySlot != null) {
+        keySlots.give(keySlot);
+      }
+    }
   }
 
   /** {@link NodeAttempt#admitted}'s refusal, carried out of the admission's transaction. */

@@ -13,19 +13,29 @@ import java.io.IOException;
 public interface NodeAttempt<T> {
   /**
    * Starts the call of request {@code requestId}, admitted as {@code admission}, to {@code target}.
-   * The first node's call starts inside the admission's transaction, so this must not wait for the
-   * node's answer.
+   * Called once the admission has committed; it must not wait for the node's answer (the caller
+   * awaits it, and may try the next node).
    */
   Pending<T> start(NodeTarget target, Admission admission, String requestId);
 
   /**
-   * Takes what the protocol needs beside the DP budget, in the admission's transaction once the
-   * request is admitted (recorded, its budget reserved) and before the first node's call starts
-   * ({@link #start}). A refusal (an {@link ApiProblem}) rolls the whole admission back, and the
-   * key's rate is spent again as for any refused request. Default: nothing.
+   * Takes what the protocol needs beside the DP budget, once the request is admitted (recorded, its
+   * budget reserved) and before the first node's call starts ({@link #start}), in the admission's
+   * transaction: a protocol that overrides this is admitted in a transaction ({@link
+   * #takesMoreAtAdmission}), so that a refusal (an {@link ApiProblem}) rolls the whole admission
+   * back; the key's rate is then spent again as for any refused request. Default: nothing.
    */
   default void admitted(
       Admission admission, io.tensafe.marketplace.apikey.ApiKeyPrincipal key, String requestId) {}
+
+  /**
+   * Whether {@link #admitted} takes anything: then the admission's call and it share one
+   * transaction (two round trips and a commit); else the call commits on its own (one round trip,
+   * ADR 0042). Default: false.
+   */
+  default boolean takesMoreAtAdmission() {
+    return false;
+  }
 
   /**
    * What the node's refusal {@code e} means to the client, if it is the client's fault (no other

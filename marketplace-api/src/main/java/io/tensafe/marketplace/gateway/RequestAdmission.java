@@ -11,8 +11,6 @@ import io.tensafe.marketplace.problem.ProblemKind;
 import io.tensafe.marketplace.sql.Rows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.transaction.Transactional;
 import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,32 +18,31 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 /**
- * Admits a routed request in one transaction: confirms the key and the version it was routed to,
- * takes the key's rate and slot, records it ({@code gateway_request}, assigned to the node it goes
- * to first) and reserves its DP budget. Either both happen or neither: a request the budget cannot
- * cover leaves no record and no reservation. Both are one database call, {@code admit} (migration
- * V29), which also chooses the nodes and takes their slots when slots are counted in the database
- * (ADR 0026); one call and one commit before dispatch keep the latency the gateway adds low (see
- * {@code ./tensafe bench gateway}).
+ * Admits a routed request in one autocommit statement (ADR 0042): confirms the key and the version
+ * it was routed to, takes the key's rate and slot, records it ({@code gateway_request}, assigned to
+ * the node it goes to first) and reserves its DP budget. Either both happen or neither: a request
+ * the budget cannot cover leaves no record and no reservation. Both are one database call, {@code
+ * admit} ({@code R__request_admission.sql}), which also chooses the nodes and takes their slots
+ * when slots are counted in the database (ADR 0026); it commits on its own, in the round trip that
+ * makes it, before any node is sent the request (see {@code ./tensafe bench gateway}).
  */
 @ApplicationScoped
 public class RequestAdmission {
   @Inject PrivacyBudgets budgets;
   @Inject GatewayRequests requests;
   @Inject NodeDispatcher nodes;
-  @Inject EntityManager em;
+  @Inject io.tensafe.marketplace.sql.OneStatement statement;
   @Inject LiveRequests live;
   @Inject KeySlots slots;
   @Inject io.tensafe.marketplace.limits.LimitsConfig limitsConfig;
 
   /**
-   * What the admission's call decided: a {@code reservation}, or a {@code refusal} to answer once
-   * the transaction has committed (the key's rate stays spent), or that the version is no longer
-   * served as it was routed ({@code versionChanged}: nothing was taken, written or reserved); and
-   * the catalogue's revision now ({@code revision}).
+   * What the admission's call decided, committed: a {@code reservation}, or a {@code refusal} (the
+   * key's rate stays spent), or that the version is no longer served as it was routed ({@code
+   * versionChanged}: nothing was taken, written or reserved); and the catalogue's revision now
+   * ({@code revision}).
    *
    * @param refusal null when admitted; 401 for a key no longer usable, 429 for its rate or slots or
    *     the budget, 422 for a budget that can never cover it; no node slot is left to the caller
@@ -65,25 +62,27 @@ public class RequestAdmission {
   }
 
   /**
-   * Admits a request in one database call ({@code admit}, migration V29): it checks the key is
-   * still usable and the context's version is still served as it was routed (its price row in force
-   * at the request's start, and still its adapter's newest when it was resolved as such) and, when
-   * {@code catalogue} is given, that the catalogue is still at that revision; takes the key's rate
-   * and slot when {@code keySlot} is given (limits counted in the database), and then as {@code
-   * admit_request} (V28): with {@code choice} (slots counted in the database) chooses the nodes and
-   * takes their slots, which are added to {@code claimed} best first; without it {@code claimed}
-   * holds the slots already taken. The request is recorded on the first of {@code claimed} and its
-   * budget reserved; then {@code beforeCommit} is given that first node, which it may send the
-   * request so that the node starts while the transaction commits: by then the request's record and
-   * lock are in place (a report from the node waits for this transaction's end) and its reservation
-   * is made (a request the budget refuses never reaches a node). Nothing reaches the client before
-   * the caller has the commit; if the commit fails, the caller abandons what it sent. On a refusal
-   * the call has undone every slot, record and event but the key's spent rate, and the caller
-   * commits before it answers. When the call takes the key's rate, a second statement in the same
-   * round trip reads the key's bucket after it ({@link KeyLevelQuery}), while the call's row lock
-   * on it is held, so the answer carries exactly what this request left.
+   * Admits a request in one database call ({@code admit}), which commits on its own when the caller
+   * has no transaction (the gateway's case): it checks the key is still usable and the context's
+   * version is still served as it was routed (its price row in force at the request's start, and
+   * still its adapter's newest when it was resolved as such) and, when {@code catalogue} is given,
+   * that the catalogue is still at that revision; takes the key's rate and slot when {@code
+   * keySlot} is given (limits counted in the database); with {@code choice} (slots counted in the
+   * database) chooses the nodes and takes their slots, which are added to {@code claimed} best
+   * first; without it {@code claimed} holds the slots already taken. The request is recorded on the
+   * first of {@code claimed} and its budget reserved. On a refusal the call has undone every slot,
+   * record and event but the key's spent rate. When the call takes the key's rate, a second
+   * statement in the same round trip (the same implicit transaction) reads the key's bucket after
+   * it ({@link KeyLevelQuery}), while the call's row lock on it is held, so the answer carries
+   * exactly what this request left.
+   *
+   * <p>Once admitted, the request's record, leases and reservation are committed: a caller that
+   * then cannot send it anywhere ends it ({@link Settlement#endUnserved}) and gives back {@code
+   * claimed}.
+   *
+   * @throws NoUsableNode admitted, but every node the call chose has an endpoint this replica
+   *     cannot use (their slots given back); the caller ends the request as above
    */
-  @Transactional
   public Answer admit(
       String requestId,
       GatewayRequests.Context context,
@@ -93,8 +92,7 @@ public class RequestAdmission {
       NodeDispatcher.NodeChoice choice,
       List<NodeTarget> claimed,
       long releases,
-      RequestMode mode,
-      Consumer<NodeTarget> beforeCommit) {
+      RequestMode mode) {
     UUID recorded = choice == null ? claimed.getFirst().id() : null;
     Called called =
         call(requestId, context, version, catalogue, keySlot, recorded, choice, releases, mode);
@@ -175,7 +173,6 @@ public class RequestAdmission {
       // The node the call recorded the request on has an endpoint that cannot be used.
       requests.assign(requestId, claimed.getFirst().id());
     }
-    beforeCommit.accept(claimed.getFirst());
     return new Answer(reservation, null, false, revision, keyLevel);
   }
 
@@ -188,8 +185,8 @@ public class RequestAdmission {
   }
 
   /**
-   * Thrown when every node the call chose has an endpoint this replica cannot use, to roll the
-   * admission back: the caller answers as for no capacity.
+   * Thrown when every node the call chose has an endpoint this replica cannot use: the caller ends
+   * the admitted request unserved and answers as for no capacity.
    */
   public static final class NoUsableNode extends RuntimeException {
     NoUsableNode() {
@@ -290,41 +287,40 @@ public class RequestAdmission {
     // Through JDBC itself: with limits in the database, the key's bucket is read by a second
     // statement in the same round trip, after admit drew from it and while it holds its row.
     Read read =
-        em.unwrap(org.hibernate.Session.class)
-            .doReturningWork(
-                connection -> {
-                  try (PreparedStatement s =
-                      connection.prepareStatement(
-                          levelRead == null ? ADMIT : ADMIT + "; " + KeyLevelQuery.SQL)) {
-                    for (int i = 0; i < args.length; i++) {
-                      if (args[i] == null) {
-                        s.setNull(i + 1, java.sql.Types.NULL); // typed by its CAST
-                      } else {
-                        s.setObject(i + 1, args[i]);
-                      }
-                    }
-                    if (levelRead != null) {
-                      levelRead.bind(s, args.length + 1);
-                    }
-                    s.execute();
-                    Row row;
-                    try (ResultSet rows = s.getResultSet()) {
-                      if (!rows.next()) {
-                        throw new IllegalStateException("admit returned no row");
-                      }
-                      row = Rows.current(rows, Row.class);
-                    }
-                    if (levelRead == null) {
-                      return new Read(row, null);
-                    }
-                    if (!s.getMoreResults()) {
-                      throw new IllegalStateException("the key's bucket was not read");
-                    }
-                    try (ResultSet rows = s.getResultSet()) {
-                      return new Read(row, levelRead.level(rows));
-                    }
+        statement.withConnection(
+            connection -> {
+              try (PreparedStatement s =
+                  connection.prepareStatement(
+                      levelRead == null ? ADMIT : ADMIT + "; " + KeyLevelQuery.SQL)) {
+                for (int i = 0; i < args.length; i++) {
+                  if (args[i] == null) {
+                    s.setNull(i + 1, java.sql.Types.NULL); // typed by its CAST
+                  } else {
+                    s.setObject(i + 1, args[i]);
                   }
-                });
+                }
+                if (levelRead != null) {
+                  levelRead.bind(s, args.length + 1);
+                }
+                s.execute();
+                Row row;
+                try (ResultSet rows = s.getResultSet()) {
+                  if (!rows.next()) {
+                    throw new IllegalStateException("admit returned no row");
+                  }
+                  row = Rows.current(rows, Row.class);
+                }
+                if (levelRead == null) {
+                  return new Read(row, null);
+                }
+                if (!s.getMoreResults()) {
+                  throw new IllegalStateException("the key's bucket was not read");
+                }
+                try (ResultSet rows = s.getResultSet()) {
+                  return new Read(row, levelRead.level(rows));
+                }
+              }
+            });
     Row r = read.row();
     PrivacyBudgets.Answer answer =
         new PrivacyBudgets.Answer(

@@ -231,6 +231,11 @@ public class PrivateSessions {
      * organisation's private-token quota of the version ({@link PrivateModeOffers#reserve}).
      */
     @Override
+    public boolean takesMoreAtAdmission() {
+      return true;
+    }
+
+    @Override
     public void admitted(Admission a, ApiKeyPrincipal key, String requestId) {
       offers.reserve(
           UUID.fromString(requestId),

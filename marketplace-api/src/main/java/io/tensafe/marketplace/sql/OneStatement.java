@@ -80,6 +80,28 @@ public class OneStatement {
     }
   }
 
+  /** Work on a JDBC connection, as {@link #withConnection} gives it. */
+  @FunctionalInterface
+  public interface ConnectionWork<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} on the caller's transaction's connection when there is one, else on a pooled
+   * connection in autocommit (each statement, or each batch of statements sent before one {@code
+   * Sync}, is its own transaction). {@code work} must not close, commit or change the connection.
+   */
+  public <T> T withConnection(ConnectionWork<T> work) {
+    if (inTransaction()) {
+      return em.unwrap(org.hibernate.Session.class).doReturningWork(work::run);
+    }
+    try (Connection c = dataSource.getConnection()) {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw new PersistenceException("the statement failed: " + e.getMessage(), e);
+    }
+  }
+
   /** The one row of {@code sql}. */
   public <R extends Record> R single(String sql, Class<R> type, Object... args) {
     List<R> rows = rows(sql, type, args);

@@ -24,8 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The gateway sends a request to its node while the admission (request record and DP reservation)
- * commits (ADR 0022). Nothing may be lost or billed wrongly for it: a report that overtakes the
+ * A node's report that meets a request's admission before it commits (ADR 0022; since ADR 0042 the
+ * gateway sends the node a request only once its admission has committed, so this is a report sent
+ * early by a node that guessed or replayed, or one that meets a private session's admission, which
+ * is one transaction). Nothing may be lost or billed wrongly for it: a report that overtakes the
  * commit waits for it and then bills, and one for a request whose admission failed bills nothing.
  * (A request the budget refuses never reaches a node: {@code CompletionsTest}.)
  */

@@ -3,6 +3,7 @@ package io.tensafe.marketplace.openai;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -87,6 +88,43 @@ class InwardNodeEndpointTest {
                     .executeUpdate());
     chat().then().statusCode(503);
     assertEquals(1, node.requests.size(), "no request reached the inward address");
+    // Each try was admitted (its record and reservation committed by the admission's one call,
+    // ADR 0042), found no node this replica may call, and was ended at once: nothing billed,
+    // every reservation refunded, no slot of the node or the key left held.
+    List<?> tries =
+        em.createNativeQuery(
+                "SELECT g.outcome FROM gateway_request g WHERE g.adapter_ref = ?1"
+                    + " AND g.outcome IS DISTINCT FROM 'completed'")
+            .setParameter(1, fixture.adapterId())
+            .getResultList();
+    assertTrue(!tries.isEmpty(), "the admission recorded its tries");
+    assertEquals(List.of("no_node"), tries.stream().distinct().toList());
+    assertEquals(
+        0L,
+        count(
+            "SELECT count(*) FROM gateway_request g WHERE g.adapter_ref = ?1"
+                + " AND (g.ended_at IS NULL OR (g.outcome = 'no_node' AND (EXISTS (SELECT 1"
+                + " FROM charge c WHERE c.request_id = g.request_id::text) OR NOT EXISTS"
+                + " (SELECT 1 FROM dp_budget_event e WHERE e.request_id = g.request_id::text"
+                + " AND e.kind = 'refund'))))"),
+        "an unended try, or one billed or not refunded");
+    assertEquals(
+        0L,
+        count(
+            "SELECT count(*) FROM limit_lease l WHERE l.subject IN (SELECT id FROM node"
+                + " WHERE name = 'node-1') OR l.subject IN (SELECT k.id FROM api_key k"
+                + " WHERE k.prefix = ?1)",
+            fixture.apiKey().substring(0, 16)),
+        "a slot left held");
+  }
+
+  private long count(String sql) {
+    return count(sql, fixture.adapterId());
+  }
+
+  private long count(String sql, String parameter) {
+    return ((Number) em.createNativeQuery(sql).setParameter(1, parameter).getSingleResult())
+        .longValue();
   }
 
   private io.restassured.response.Response chat() {
