@@ -44,10 +44,30 @@ public record CompletionBody(
     @JsonProperty("frequency_penalty") @Schema(description = "no-op: 0 only")
         Double frequencyPenalty,
     @Schema(description = "no-op: false (or 0) only") Boolean logprobs,
-    @Schema(description = "no-op: [] only", type = SchemaType.ARRAY) List<Object> tools,
-    @JsonProperty("tool_choice") @Schema(description = "no-op: \"none\" or \"auto\" only")
-        String toolChoice,
-    @JsonProperty("parallel_tool_calls") @Schema(description = "no-op: any boolean")
+    @Schema(
+            description =
+                "chat: up to 128 function tools ({\"type\": \"function\", \"function\": {name,"
+                    + " description, parameters, strict}}) offered to the model; its calls come"
+                    + " back as tool_calls",
+            type = SchemaType.ARRAY)
+        List<Object> tools,
+    @JsonProperty("tool_choice")
+        @Schema(
+            description =
+                "chat: \"auto\" (default with tools: the model decides), \"none\" (no tools"
+                    + " offered), \"required\" (the model must call one or more tools) or"
+                    + " {\"type\": \"function\", \"function\": {\"name\": ...}} (it must call that"
+                    + " one, which must be among tools). A forced call is kept by constrained"
+                    + " decoding: its arguments match the tool's parameters schema, which must then"
+                    + " be in the json_schema subset (else 400 naming the keyword). 400 naming"
+                    + " tool_choice for any other value",
+            oneOf = {String.class, ToolChoiceFunction.class})
+        Object toolChoice,
+    @JsonProperty("parallel_tool_calls")
+        @Schema(
+            description =
+                "chat: default true; false: the answer holds at most one tool call (a forced"
+                    + " choice decodes one; under auto, generation ends after the first call)")
         Boolean parallelToolCalls,
     @JsonProperty("response_format") @Schema(description = "no-op: {\"type\": \"text\"} only")
         Object responseFormat) {
@@ -55,6 +75,14 @@ public record CompletionBody(
   /** One chat message. */
   @Schema(description = "role system, developer, user or assistant; content a string or text parts")
   public record Message(@Schema(required = true) String role, Object content) {}
+
+  /** A {@code tool_choice} that names the function the model must call. */
+  public record ToolChoiceFunction(
+      @Schema(required = true, enumeration = "function") String type,
+      @Schema(required = true) Name function) {
+    /** The function's name. */
+    public record Name(@Schema(required = true) String name) {}
+  }
 
   /** What a stream ends with. */
   public record StreamOptions(@JsonProperty("include_usage") Boolean includeUsage) {}

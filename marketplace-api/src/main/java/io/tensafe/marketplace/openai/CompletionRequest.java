@@ -111,6 +111,9 @@ public record CompletionRequest(
     n.set(request.chat() ? "messages" : "prompt", request.messagesOrPrompt());
     if (request.tools() != null) {
       n.set("tools", request.tools());
+      // The node constrains a forced choice and ends after one call without parallel calls.
+      n.set("tool_choice", request.toolChoice().toJson());
+      n.put("parallel_tool_calls", request.toolChoice().parallel());
     }
     n.put("max_tokens", request.maxTokens());
     n.put("max_prompt_tokens", maxPromptTokens);

@@ -82,6 +82,13 @@ final class FakeNode implements AutoCloseable {
    */
   volatile List<String> fixedDeltas;
 
+  /**
+   * When set, a request whose {@code tool_choice} forces a call is answered by a walk through the
+   * grammar of its forced calls ({@link ForcedCallWalk}), seeded by the request id, instead of
+   * {@link #fixedDeltas}.
+   */
+  volatile boolean walksForcedCalls;
+
   /** When set, the node drops the connection after its {@link #fixedDeltas}, before its end. */
   volatile boolean dieAfterFixedDeltas;
 
@@ -213,6 +220,11 @@ final class FakeNode implements AutoCloseable {
         return;
       }
       List<String> fixed = fixedDeltas;
+      io.tensafe.chat.tools.ToolCallGrammar forced =
+          walksForcedCalls ? ForcedCallWalk.forced(body) : null;
+      if (forced != null) {
+        fixed = ForcedCallWalk.pieces(forced, id.hashCode());
+      }
       if (fixed != null) {
         for (String piece : fixed) {
           write(out, JSON.createObjectNode().put("delta", piece).toString());

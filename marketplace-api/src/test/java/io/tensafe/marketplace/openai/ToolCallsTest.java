@@ -227,9 +227,9 @@ class ToolCallsTest {
   void unsupportedToolShapes_areRefusedByName() {
     for (String[] bad :
         new String[][] {
-          {",\"tool_choice\":\"required\"", "tool_choice"},
+          {",\"tool_choice\":\"any\"", "tool_choice"},
           {
-            ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}",
+            ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}",
             "tool_choice"
           },
           {",\"parallel_tool_calls\":\"yes\"", "parallel_tool_calls"},

@@ -1,5 +1,7 @@
 package io.tensafe.chat.json;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tensafe.chat.constraint.OutputLanguage;
 import java.util.List;
 
 /**
@@ -16,7 +18,7 @@ import java.util.List;
  * <p>Invariant: every node admits at least one value, so every prefix {@link JsonPrefix} accepts
  * can be completed.
  */
-public final class JsonGrammar {
+public final class JsonGrammar implements OutputLanguage {
   static final int OBJECT = 1;
   static final int ARRAY = 2;
   static final int STRING = 4;
@@ -70,15 +72,23 @@ public final class JsonGrammar {
           1,
           "json_object");
 
-  /** A fresh prefix: nothing fed yet. */
-  public JsonPrefix start() {
-    return new JsonPrefix(this);
+  /**
+   * The language of a JSON Schema in the subset {@link ResponseFormat} reads (a tool's {@code
+   * parameters}, a json_schema's {@code schema}).
+   *
+   * @param path where the schema sits in the request, for errors (e.g. {@code
+   *     tools[0].function.parameters})
+   * @param description what the grammar is, for logs
+   * @throws ResponseFormatException naming the keyword at fault, under {@code path}
+   */
+  public static JsonGrammar ofSchema(JsonNode schema, String path, String description)
+      throws ResponseFormatException {
+    return SchemaCompiler.compile(schema, path, description);
   }
 
-  /** True when {@code text} is a complete value of this language. */
-  public boolean matches(CharSequence text) {
-    JsonPrefix p = start();
-    return p.feed(text) && p.complete();
+  @Override
+  public JsonPrefix start() {
+    return new JsonPrefix(this);
   }
 
   /** Schema nodes compiled. */

@@ -1,5 +1,7 @@
 package io.tensafe.chat.json;
 
+import io.tensafe.chat.constraint.OutputPrefix;
+
 /**
  * Where a text stands in a {@link JsonGrammar}'s language, fed one char at a time: a pushdown
  * automaton whose stack is a few int arrays, so that {@link #copyFrom} costs a handful of array
@@ -18,7 +20,7 @@ package io.tensafe.chat.json;
  * optional one present or left out, no others; property names and enum values written exactly as
  * their JSON text (no escapes where none are needed).
  */
-public final class JsonPrefix {
+public final class JsonPrefix implements OutputPrefix {
   private static final int V_START = 0;
   private static final int ROOT_START = 1;
   private static final int ROOT_DONE = 2;
@@ -75,7 +77,7 @@ public final class JsonPrefix {
     depth = 1;
   }
 
-  /** A copy of this prefix. */
+  @Override
   public JsonPrefix copy() {
     JsonPrefix c = new JsonPrefix(grammar);
     c.copyFrom(this);
@@ -83,8 +85,9 @@ public final class JsonPrefix {
   }
 
   /** Makes this prefix equal to {@code other}, which must be of the same grammar. */
-  public void copyFrom(JsonPrefix other) {
-    if (other.grammar != grammar) {
+  @Override
+  public void copyFrom(OutputPrefix o) {
+    if (!(o instanceof JsonPrefix other) || other.grammar != grammar) {
       throw new IllegalArgumentException("a prefix of another grammar");
     }
     int n = other.depth;
@@ -99,17 +102,7 @@ public final class JsonPrefix {
     dead = other.dead;
   }
 
-  /** Feeds {@code text}; false (and dead) as soon as a char leaves the language's prefixes. */
-  public boolean feed(CharSequence text) {
-    for (int i = 0, n = text.length(); i < n; i++) {
-      if (!feed(text.charAt(i))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Feeds one char; false (and dead) when the text would no longer be a valid prefix. */
+  @Override
   public boolean feed(char c) {
     if (dead) {
       return false;
@@ -132,7 +125,7 @@ public final class JsonPrefix {
     }
   }
 
-  /** True when the text fed so far is a whole value of the language (it may still go on). */
+  @Override
   public boolean complete() {
     if (dead) {
       return false;
@@ -145,7 +138,7 @@ public final class JsonPrefix {
     return depth;
   }
 
-  /** True once a char was refused. */
+  @Override
   public boolean dead() {
     return dead;
   }

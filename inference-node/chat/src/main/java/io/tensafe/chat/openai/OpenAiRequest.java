@@ -2,8 +2,11 @@ package io.tensafe.chat.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.tensafe.chat.constraint.OutputLanguage;
 import io.tensafe.chat.json.ResponseFormat;
 import io.tensafe.chat.json.ResponseFormatException;
+import io.tensafe.chat.tools.ToolCallGrammar;
+import io.tensafe.chat.tools.ToolChoice;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -16,11 +19,12 @@ import java.util.Set;
  * max_completion_tokens}; default 256, at most 4096), {@code temperature} [0, 2], {@code top_p} (0,
  * 1], {@code seed}, {@code stop} (a string or up to 4), {@code stream}, {@code
  * stream_options.include_usage}, {@code n} = 1 and {@code user} (recorded nowhere; accepted because
- * clients send it); for chat, {@code tools}, {@code tool_choice} and {@code parallel_tool_calls}
- * ({@link ToolOffer}); the parameters clients fill in with their no-op defaults ({@code
- * presence_penalty: 0}, {@code frequency_penalty: 0}, {@code logprobs: false}, {@code
- * response_format: {"type": "text"}}, ...) with those values only. Anything else is refused by
- * name, never ignored; every type is checked ({@code "stream": "yes"} is refused, not a
+ * clients send it); for chat, {@code tools}, {@code tool_choice} ({@code "auto"}, {@code "none"},
+ * {@code "required"} or a named function, the last two forced by constrained decoding) and {@code
+ * parallel_tool_calls} ({@link ToolOffer}); the parameters clients fill in with their no-op
+ * defaults ({@code presence_penalty: 0}, {@code frequency_penalty: 0}, {@code logprobs: false},
+ * {@code response_format: {"type": "text"}}, ...) with those values only. Anything else is refused
+ * by name, never ignored; every type is checked ({@code "stream": "yes"} is refused, not a
  * non-streamed request), and each refusal names the field at fault.
  *
  * @param messagesOrPrompt the normalised messages (chat) or the prompt string, as the model runs it
@@ -30,6 +34,10 @@ import java.util.Set;
  *     completions); json_object and json_schema constrain the decoding (ADR 0031)
  * @param responseFormat the {@code response_format} as sent when it constrains the output (to
  *     forward to a node), else null
+ * @param toolChoice {@code tool_choice} and {@code parallel_tool_calls}, checked ({@link
+ *     ToolOffer})
+ * @param forcedCalls the language a forced {@code tool_choice} constrains the answer to; null
+ *     unless it forces a call
  */
 public record OpenAiRequest(
     String model,
@@ -45,7 +53,9 @@ public record OpenAiRequest(
     ArrayNode tools,
     List<ChatMessages.Turn> turns,
     ResponseFormat format,
-    JsonNode responseFormat) {
+    JsonNode responseFormat,
+    ToolChoice toolChoice,
+    ToolCallGrammar forcedCalls) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
 
@@ -149,7 +159,7 @@ public record OpenAiRequest(
     }
     JsonNode content;
     List<ChatMessages.Turn> turns;
-    ArrayNode tools = null;
+    ToolOffer offer = ToolOffer.NONE;
     ResponseFormat format = ResponseFormat.TEXT;
     if (chat) {
       try {
@@ -160,7 +170,7 @@ public record OpenAiRequest(
       ChatMessages messages = ChatMessages.parse(body.get("messages"));
       content = messages.normalised();
       turns = messages.turns();
-      tools = ToolOffer.parse(body);
+      offer = ToolOffer.parse(body);
     } else {
       content = body.get("prompt");
       if (content == null || !content.isTextual() || content.asText().isEmpty()) {
@@ -215,10 +225,29 @@ public record OpenAiRequest(
         stop,
         stream,
         includeUsage,
-        tools,
+        offer.tools(),
         turns,
         format,
-        format.constraint().isPresent() ? body.get("response_format") : null);
+        format.constraint().isPresent() ? body.get("response_format") : null,
+        offer.choice(),
+        offer.forced());
+  }
+
+  /**
+   * The language the answer is constrained to: the forced tool calls' when {@code tool_choice}
+   * forces a call (the answer is then calls only, so a {@code response_format} has no content to
+   * shape), else the {@code response_format}'s; null for free text.
+   */
+  public OutputLanguage constraint() {
+    return forcedCalls != null ? forcedCalls : format.grammar();
+  }
+
+  /**
+   * The text after whose first occurrence generation ends (included), or null: the first call's
+   * closing tag when {@code parallel_tool_calls: false} leaves the model free to call.
+   */
+  public String endAfter() {
+    return new ToolOffer(tools, toolChoice, forcedCalls).endAfter();
   }
 
   /** A JSON boolean, or false when absent or null; anything else ("yes", 1) is refused. */

@@ -10,7 +10,8 @@ import io.tensafe.node.runtime.SamplingParameters;
  * An OpenAI chat-completions request as the local endpoint reads it: checked by the same rules as
  * the marketplace's ({@code tensafe-chat}'s {@link OpenAiRequest}: every field by name, no-op
  * defaults accepted, anything else refused by name), so code that works against one works against
- * the other.
+ * the other. A forced {@code tool_choice} and {@code parallel_tool_calls: false} are kept by the
+ * local generation's sampling parameters, as the node keeps them for hosted requests.
  *
  * @param messages the normalised messages, as the model's chat template reads them
  * @param tools the tools offered to the model, as sent; null when none is
@@ -42,7 +43,8 @@ record ChatRequest(
             SamplingParameters.seedOrFresh(r.seed()),
             r.maxTokens(),
             r.stop(),
-            r.format().grammar());
+            r.constraint(),
+            r.endAfter());
     return new ChatRequest(
         r.model(), r.messagesOrPrompt(), r.tools(), sampling, r.stream(), r.includeUsage());
   }

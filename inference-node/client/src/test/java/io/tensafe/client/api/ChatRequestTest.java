@@ -30,6 +30,35 @@ class ChatRequestTest {
     assertEquals(java.util.List.of("END"), r.sampling().stop());
   }
 
+  /** Private mode decodes a forced tool choice locally, under the grammar a node would use. */
+  @Test
+  void forcedToolChoice_constrainsTheLocalSampling() throws Exception {
+    String tools = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}]";
+    ChatRequest required =
+        parse(
+            "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                + tools
+                + ",\"tool_choice\":\"required\",\"parallel_tool_calls\":false}");
+    var grammar = (io.tensafe.chat.tools.ToolCallGrammar) required.sampling().format();
+    assertEquals(1, grammar.maxCalls());
+    assertTrue(
+        grammar.matches("<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>"));
+    ChatRequest auto =
+        parse(
+            "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                + tools
+                + ",\"parallel_tool_calls\":false}");
+    assertEquals(null, auto.sampling().format());
+    assertEquals("</tool_call>", auto.sampling().endAfter());
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            parse(
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                    + tools
+                    + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"f\"}}}"));
+  }
+
   @Test
   void badRequests_nameTheField() {
     for (String bad :
@@ -66,9 +95,9 @@ class ChatRequestTest {
             IllegalArgumentException.class,
             () ->
                 parse(
-                    "{\"model\":\"m\",\"tool_choice\":\"required\",\"tools\":[{\"type\":"
+                    "{\"model\":\"m\",\"tool_choice\":\"any\",\"tools\":[{\"type\":"
                         + "\"function\",\"function\":{\"name\":\"f\"}}],\"messages\":"
                         + "[{\"role\":\"user\",\"content\":\"x\"}]}"));
-    assertTrue(e.getMessage().contains("tool_choice 'required'"), e.getMessage());
+    assertTrue(e.getMessage().contains("tool_choice 'any'"), e.getMessage());
   }
 }

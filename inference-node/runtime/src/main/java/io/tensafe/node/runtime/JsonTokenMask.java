@@ -1,22 +1,22 @@
 package io.tensafe.node.runtime;
 
-import io.tensafe.chat.json.JsonPrefix;
+import io.tensafe.chat.constraint.OutputPrefix;
 
 /**
- * The tokens that keep a constrained output a valid prefix of its JSON language, computed per step:
- * each first-char group of {@link TokenTexts} is checked by that char once, and only the groups
- * whose char fits are checked token by token, on a scratch copy of the prefix (no allocation per
- * token). The end-of-sequence ids are allowed exactly when the value is complete. One per
- * generation; not thread-safe.
+ * The tokens that keep a constrained output a valid prefix of its language (a response_format's
+ * JSON or forced tool calls), computed per step: each first-char group of {@link TokenTexts} is
+ * checked by that char once, and only the groups whose char fits are checked token by token, on a
+ * scratch copy of the prefix (no allocation per token). The end-of-sequence ids are allowed exactly
+ * when the value is complete. One per generation; not thread-safe.
  */
 final class JsonTokenMask {
   private final TokenTexts texts;
   private final long[] endTokens;
-  private final JsonPrefix firstChar;
-  private final JsonPrefix scratch;
+  private final OutputPrefix firstChar;
+  private final OutputPrefix scratch;
   private final int[] allowed;
 
-  JsonTokenMask(TokenTexts texts, long[] endTokens, JsonPrefix start) {
+  JsonTokenMask(TokenTexts texts, long[] endTokens, OutputPrefix start) {
     this.texts = texts;
     this.endTokens = endTokens.clone();
     this.firstChar = start.copy();
@@ -30,7 +30,7 @@ final class JsonTokenMask {
    *
    * @return a shared buffer, valid until the next call
    */
-  int[] allowed(JsonPrefix prefix, int vocabularySize, int[] count) {
+  int[] allowed(OutputPrefix prefix, int vocabularySize, int[] count) {
     int n = 0;
     for (int g = 0; g < texts.groupCount(); g++) {
       firstChar.copyFrom(prefix);

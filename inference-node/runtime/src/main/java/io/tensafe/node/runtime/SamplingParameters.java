@@ -1,6 +1,6 @@
 package io.tensafe.node.runtime;
 
-import io.tensafe.chat.json.JsonGrammar;
+import io.tensafe.chat.constraint.OutputLanguage;
 import java.util.List;
 
 /**
@@ -13,9 +13,13 @@ import java.util.List;
  *     that gives none is sampled with a fresh one ({@link #seedOrFresh})
  * @param maxTokens tokens to generate at most, ≥ 1
  * @param stop strings that end generation; the output stops before the first one
- * @param format the JSON language the output must be a value of ({@code response_format}), null for
- *     free text: each token is drawn only from those that keep the text a valid prefix, and
- *     generation ends (on an end-of-sequence id) only once the value is complete (ADR 0031)
+ * @param format the language the output must be a word of (a {@code response_format}'s JSON, ADR
+ *     0031, or forced tool calls, ADR 0043), null for free text: each token is drawn only from
+ *     those that keep the text a valid prefix, and generation ends (on an end-of-sequence id) only
+ *     once the word is complete
+ * @param endAfter a text after whose first occurrence generation ends, finish reason "stop", the
+ *     text included (the first tool call's closing tag under {@code parallel_tool_calls: false});
+ *     null for none
  */
 public record SamplingParameters(
     double temperature,
@@ -24,16 +28,22 @@ public record SamplingParameters(
     long seed,
     int maxTokens,
     List<String> stop,
-    JsonGrammar format) {
+    OutputLanguage format,
+    String endAfter) {
   /** Free text: no {@code format}. */
   public SamplingParameters(
       double temperature, int topK, double topP, long seed, int maxTokens, List<String> stop) {
-    this(temperature, topK, topP, seed, maxTokens, stop, null);
+    this(temperature, topK, topP, seed, maxTokens, stop, null, null);
   }
 
   /** These parameters with output constrained to {@code format} (null: free text). */
-  public SamplingParameters withFormat(JsonGrammar format) {
-    return new SamplingParameters(temperature, topK, topP, seed, maxTokens, stop, format);
+  public SamplingParameters withFormat(OutputLanguage format) {
+    return new SamplingParameters(temperature, topK, topP, seed, maxTokens, stop, format, endAfter);
+  }
+
+  /** These parameters ending after the first {@code endAfter} (null: not). */
+  public SamplingParameters withEndAfter(String endAfter) {
+    return new SamplingParameters(temperature, topK, topP, seed, maxTokens, stop, format, endAfter);
   }
 
   public SamplingParameters {
@@ -52,6 +62,9 @@ public record SamplingParameters(
     stop = List.copyOf(stop);
     if (stop.size() > 4 || stop.stream().anyMatch(String::isEmpty)) {
       throw new IllegalArgumentException("at most 4 non-empty stop strings");
+    }
+    if (endAfter != null && endAfter.isEmpty()) {
+      throw new IllegalArgumentException("endAfter is null or non-empty");
     }
   }
 

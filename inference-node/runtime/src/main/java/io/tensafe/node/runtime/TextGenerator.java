@@ -1,6 +1,6 @@
 package io.tensafe.node.runtime;
 
-import io.tensafe.chat.json.JsonPrefix;
+import io.tensafe.chat.constraint.OutputPrefix;
 import io.tensafe.node.tokenizer.QwenTokenizer;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,15 +10,15 @@ import java.util.function.Consumer;
 /**
  * Prompt in, text out: tokenizes, prefills, then decodes one token at a time with a {@link
  * Sampler}, streaming text as it becomes final. Generation ends at one of the model folder's
- * end-of-sequence tokens, at the first stop string (excluded from the text), or after max_tokens.
- * Streamed pieces never include a stop string or any part of one: text that might begin a stop
- * string is held back until it cannot.
+ * end-of-sequence tokens, at the first stop string (excluded from the text), after the first {@link
+ * SamplingParameters#endAfter} (included), or after max_tokens. Streamed pieces never include a
+ * stop string or any part of one: text that might begin a stop string is held back until it cannot.
  *
- * <p>With a {@link SamplingParameters#format}, each step draws only among the tokens that keep the
- * text a valid prefix of the format's language ({@link JsonTokenMask}), and an end-of-sequence id
- * only once the value is complete; a complete value that cannot go on leaves only the end ids. So a
- * generation that ends with "stop" (and no stop string) is a whole value; one cut by max_tokens
- * ("length") may not be.
+ * <p>With a {@link SamplingParameters#format} (a JSON value, or forced tool calls), each step draws
+ * only among the tokens that keep the text a valid prefix of the format's language ({@link
+ * JsonTokenMask}), and an end-of-sequence id only once the value is complete; a complete value that
+ * cannot go on leaves only the end ids. So a generation that ends with "stop" (and no stop string)
+ * is a whole value; one cut by max_tokens ("length") may not be.
  */
 public final class TextGenerator {
   /** Qwen's {@code <|im_end|>} and {@code <|endoftext|>}: the generated test models' ends. */
@@ -156,7 +156,7 @@ public final class TextGenerator {
             decoder.forward(
                 java.util.Arrays.copyOfRange(promptIds, range[0], range[1]), cache, lora);
       }
-      JsonPrefix json = parameters.format() == null ? null : parameters.format().start();
+      OutputPrefix json = parameters.format() == null ? null : parameters.format().start();
       TokenTexts pieces = json == null ? null : texts(logits.length);
       JsonTokenMask mask = json == null ? null : new JsonTokenMask(pieces, endTokens, json);
       int vocabulary = logits.length;
@@ -201,6 +201,12 @@ public final class TextGenerator {
           finish = "stop";
           break;
         }
+        int endAt = parameters.endAfter() == null ? -1 : text.indexOf(parameters.endAfter());
+        if (endAt >= 0) {
+          text = text.substring(0, endAt + parameters.endAfter().length());
+          finish = "stop";
+          break;
+        }
         int safe = text.length() - heldBack(text, parameters.stop());
         if (safe > emitted && !text.endsWith("\uFFFD")) {
           if (!deliver(onText, text.substring(emitted, safe), promptIds.length, generated.size())) {
@@ -210,7 +216,7 @@ public final class TextGenerator {
         }
         if (generated.size() < parameters.maxTokens()) {
           if (json != null && overlapMasks) {
-            JsonPrefix state = json;
+            OutputPrefix state = json;
             pending = MASKS.submit(() -> allowedIds(mask, state, vocabulary));
           }
           logits = decoder.forward(new long[] {next}, cache, lora);
@@ -229,7 +235,7 @@ public final class TextGenerator {
       java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
   /** The ids {@code mask} allows after {@code json}, as a fresh array. */
-  private static int[] allowedIds(JsonTokenMask mask, JsonPrefix json, int vocabulary) {
+  private static int[] allowedIds(JsonTokenMask mask, OutputPrefix json, int vocabulary) {
     int[] count = new int[1];
     int[] allowed = mask.allowed(json, vocabulary, count);
     return java.util.Arrays.copyOf(allowed, count[0]);

@@ -22,6 +22,10 @@ import java.util.List;
  *     limit only
  * @param responseFormat OpenAI's {@code response_format} (text, json_object or json_schema in the
  *     chat library's subset); null for free text
+ * @param toolChoice OpenAI's {@code tool_choice} for the {@code tools} offered; {@code "required"}
+ *     or a named function forces a call by constrained decoding (ADR 0043); null for {@code "auto"}
+ * @param parallelToolCalls OpenAI's {@code parallel_tool_calls}; false allows at most one call;
+ *     null for true
  */
 public record GenerationRequest(
     String prompt,
@@ -38,4 +42,6 @@ public record GenerationRequest(
     @JsonProperty("request_id") String requestId,
     @JsonProperty("dp_noise_multiplier") Double dpNoiseMultiplier,
     @JsonProperty("max_prompt_tokens") Long maxPromptTokens,
-    @JsonProperty("response_format") JsonNode responseFormat) {}
+    @JsonProperty("response_format") JsonNode responseFormat,
+    @JsonProperty("tool_choice") JsonNode toolChoice,
+    @JsonProperty("parallel_tool_calls") JsonNode parallelToolCalls) {}

@@ -3,6 +3,8 @@ package io.tensafe.node.generation;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tensafe.chat.json.ResponseFormat;
 import io.tensafe.chat.json.ResponseFormatException;
+import io.tensafe.chat.openai.InvalidRequestException;
+import io.tensafe.chat.openai.ToolOffer;
 import io.tensafe.chat.template.ChatFormat;
 import io.tensafe.chat.template.ChatTemplateException;
 import io.tensafe.node.runtime.SamplingParameters;
@@ -47,10 +49,8 @@ final class RequestInputs {
         throw NodeProblem.validation("every message needs a role");
       }
     }
-    JsonNode tools = request.tools();
-    if (tools != null && !tools.isNull() && !tools.isArray()) {
-      throw NodeProblem.validation("tools must be an array");
-    }
+    // Checked as the marketplace checks them; none rendered for tool_choice "none".
+    JsonNode tools = tools(request).tools();
     if (chat == null) {
       throw NodeProblem.validation(
           "this node's model folder has no chat template (tokenizer_config.json): send a prompt");
@@ -64,10 +64,15 @@ final class RequestInputs {
 
   /**
    * The sampling parameters of a request; {@code max_tokens} defaults to 128 and must be in [1,
-   * {@code maxNewTokens}]; a {@code response_format} constrains the output to its JSON language.
+   * {@code maxNewTokens}]; a forced {@code tool_choice} constrains the output to tool calls, else a
+   * {@code response_format} to its JSON language; {@code parallel_tool_calls: false} allows one
+   * call at most ({@link ToolOffer}, the rule the marketplace and the private client apply).
    */
   static SamplingParameters parameters(GenerationRequest r, int maxNewTokens) {
     int max = r.maxTokens() == null ? 128 : r.maxTokens();
+    ToolOffer tools = tools(r);
+    io.tensafe.chat.constraint.OutputLanguage constraint =
+        tools.forced() != null ? tools.forced() : format(r);
     if (max < 1 || max > maxNewTokens) {
       throw NodeProblem.validation("max_tokens must be in [1, " + maxNewTokens + "], was " + max);
     }
@@ -79,8 +84,18 @@ final class RequestInputs {
           SamplingParameters.seedOrFresh(r.seed()),
           max,
           r.stop() == null ? List.of() : r.stop(),
-          format(r));
+          constraint,
+          tools.endAfter());
     } catch (IllegalArgumentException e) {
+      throw NodeProblem.validation(e.getMessage());
+    }
+  }
+
+  /** The tools a request offers and what it asks of them, checked as the marketplace checks. */
+  private static ToolOffer tools(GenerationRequest r) {
+    try {
+      return ToolOffer.of(r.tools(), r.toolChoice(), r.parallelToolCalls());
+    } catch (InvalidRequestException e) {
       throw NodeProblem.validation(e.getMessage());
     }
   }

@@ -152,6 +152,54 @@ class GenerationResourceTest {
     }
   }
 
+  private static final String TOOLS =
+      "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"
+          + "{\"type\":\"object\",\"properties\":{\"city\":{\"enum\":[\"Paris\",\"Oslo\"]}},"
+          + "\"required\":[\"city\"],\"additionalProperties\":false}}},"
+          + "{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}]";
+
+  /** A named function is forced by the node's decoding: the answer is one call of it (ADR 0043). */
+  @Test
+  void generate_namedToolChoice_answerIsOneCallOfThatFunction() throws Exception {
+    var out =
+        post(
+                "/v1/generate",
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather?\"}],\"tools\":"
+                    + TOOLS
+                    + ",\"tool_choice\":{\"type\":\"function\",\"function\":"
+                    + "{\"name\":\"get_weather\"}},\"max_tokens\":64,\"temperature\":1,"
+                    + "\"seed\":5}")
+            .then()
+            .statusCode(200)
+            .extract()
+            .jsonPath();
+    String text = out.getString("text");
+    assertEquals("stop", out.getString("finish_reason"), text);
+    var events = io.tensafe.chat.tools.ToolCallAnswer.events(text, "0123456789abcdef");
+    assertEquals(1, events.size(), text);
+    var call = (io.tensafe.chat.tools.ToolCallEvent.Call) events.getFirst();
+    assertEquals("get_weather", call.name());
+    String city =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(call.arguments())
+            .get("city")
+            .asText();
+    assertTrue(List.of("Paris", "Oslo").contains(city), call.arguments());
+  }
+
+  @Test
+  void generate_toolChoiceNotAmongTools_400NamingIt() {
+    post(
+            "/v1/generate",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":"
+                + TOOLS
+                + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"nope\"}}}")
+        .then()
+        .statusCode(400)
+        .contentType("application/problem+json")
+        .body("detail", containsString("tool_choice names function 'nope'"));
+  }
+
   private static io.restassured.response.Response post(String path, String body) {
     return given().contentType("application/json").body(body).post(path);
   }

@@ -75,7 +75,8 @@ public final class JsonGapsBenchCommand implements Callable<Integer> {
           // and sampling walks the grammar through keys, strings and numbers, where the mask's
           // work differs most; both mask variants see the same tokens.
           SamplingParameters parameters =
-              new SamplingParameters(1.0, 0, 1, 17 + p, tokens, List.of(), JsonGrammar.anyObject());
+              new SamplingParameters(
+                  1.0, 0, 1, 17 + p, tokens, List.of(), JsonGrammar.anyObject(), null);
           var generation =
               g.getValue()
                   .generate(
