@@ -105,7 +105,12 @@ public class BudgetTable {
     if (known != null) {
       return known;
     }
-    BudgetPolicy read = readPolicy(adapterRef, version);
+    // In the caller's transaction, else its own: the hosted admission has none (ADR 0042).
+    BudgetPolicy read =
+        io.quarkus.narayana.jta.QuarkusTransaction.joiningExisting()
+            .call(() -> readPolicy(adapterRef, version))
+            .orElseThrow(
+                () -> ProblemTypes.notFound("adapter version " + adapterRef + "@" + version));
     if (policies.size() >= MAX_CACHED_POLICIES) {
       policies.clear();
     }
@@ -146,19 +151,18 @@ public class BudgetTable {
   private final java.util.concurrent.ConcurrentHashMap<String, BudgetPolicy> policies =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  private BudgetPolicy readPolicy(String adapterRef, String version) {
+  private java.util.Optional<BudgetPolicy> readPolicy(String adapterRef, String version) {
     return Rows.first(
-            em.createNativeQuery(
-                    """
+        em.createNativeQuery(
+                """
                 SELECT a.id, p.noise_multiplier, p.delta, p.epsilon_budget_per_period, p.period_days
                 FROM adapter_version v JOIN adapter a ON a.id = v.adapter_id
                 JOIN dp_policy p ON p.id = v.dp_policy_id
                 WHERE a.adapter_ref = :ref AND v.version = :version
                 """)
-                .setParameter("ref", adapterRef)
-                .setParameter("version", version),
-            BudgetPolicy.class)
-        .orElseThrow(() -> ProblemTypes.notFound("adapter version " + adapterRef + "@" + version));
+            .setParameter("ref", adapterRef)
+            .setParameter("version", version),
+        BudgetPolicy.class);
   }
 
   /** A sum of ρ. */
