@@ -18,8 +18,10 @@ import java.util.Set;
  * (chat, {@link ChatMessages}) or {@code prompt} (a string), {@code max_tokens} (or {@code
  * max_completion_tokens}; default 256, at most 4096), {@code temperature} [0, 2], {@code top_p} (0,
  * 1], {@code seed}, {@code stop} (a string or up to 4), {@code stream}, {@code
- * stream_options.include_usage}, {@code n} = 1 and {@code user} (recorded nowhere; accepted because
- * clients send it); for chat, {@code tools}, {@code tool_choice} ({@code "auto"}, {@code "none"},
+ * stream_options.include_usage}, {@code n} (1 to {@link #MAX_CHOICES} choices, ADR 0044) and {@code
+ * user} (recorded nowhere; accepted because clients send it); for chat, {@code logprobs} and {@code
+ * top_logprobs} (0 to 20, only with {@code logprobs: true}; not with tools, whose answers are
+ * re-written into calls), {@code tools}, {@code tool_choice} ({@code "auto"}, {@code "none"},
  * {@code "required"} or a named function, the last two forced by constrained decoding) and {@code
  * parallel_tool_calls} ({@link ToolOffer}); the parameters clients fill in with their no-op
  * defaults ({@code presence_penalty: 0}, {@code frequency_penalty: 0}, {@code logprobs: false},
@@ -38,6 +40,10 @@ import java.util.Set;
  *     ToolOffer})
  * @param forcedCalls the language a forced {@code tool_choice} constrains the answer to; null
  *     unless it forces a call
+ * @param choices OpenAI's {@code n}: answers to generate from the one prompt, 1 to {@link
+ *     #MAX_CHOICES}
+ * @param logprobs {@link #NO_LOGPROBS} without {@code logprobs: true}, else {@code top_logprobs} (0
+ *     when absent): alternatives per generated token, 0 to {@link #MAX_TOP_LOGPROBS}
  */
 public record OpenAiRequest(
     String model,
@@ -55,9 +61,23 @@ public record OpenAiRequest(
     ResponseFormat format,
     JsonNode responseFormat,
     ToolChoice toolChoice,
-    ToolCallGrammar forcedCalls) {
+    ToolCallGrammar forcedCalls,
+    int choices,
+    int logprobs) {
   /** Tokens a request may ask for. */
   public static final int MAX_TOKENS = 4096;
+
+  /**
+   * The most choices ({@code n}) a request may ask for: 8, as the node's generator bounds them (ADR
+   * 0044); every bound reserved for a request (DP releases, completion tokens) is multiplied by it.
+   */
+  public static final int MAX_CHOICES = 8;
+
+  /** The most alternatives per token ({@code top_logprobs}): OpenAI's 20. */
+  public static final int MAX_TOP_LOGPROBS = 20;
+
+  /** {@link #logprobs} of a request that asks for none. */
+  public static final int NO_LOGPROBS = -1;
 
   private static final List<String> COMMON_FIELDS =
       List.of(
@@ -79,7 +99,9 @@ public record OpenAiRequest(
           "tools",
           "tool_choice",
           "parallel_tool_calls",
-          "response_format");
+          "response_format",
+          "logprobs",
+          "top_logprobs");
   private static final Set<String> COMPLETION_FIELDS = with(COMMON_FIELDS, "prompt");
 
   /**
@@ -151,8 +173,14 @@ public record OpenAiRequest(
       }
     }
     String model = text(body, "model", true);
-    if (body.hasNonNull("n") && !(body.get("n").isIntegralNumber() && body.get("n").asInt() == 1)) {
-      throw new InvalidRequestException("n", "n must be 1: one choice per request");
+    int choices = 1;
+    if (body.hasNonNull("n")) {
+      JsonNode n = body.get("n");
+      if (!n.isIntegralNumber() || n.asLong() < 1 || n.asLong() > MAX_CHOICES) {
+        throw new InvalidRequestException(
+            "n", "n must be an integer in [1, " + MAX_CHOICES + "], was " + n);
+      }
+      choices = n.asInt();
     }
     if (body.hasNonNull("user") && !body.get("user").isTextual()) {
       throw new InvalidRequestException("user", "user must be a string");
@@ -160,6 +188,7 @@ public record OpenAiRequest(
     JsonNode content;
     List<ChatMessages.Turn> turns;
     ToolOffer offer = ToolOffer.NONE;
+    int logprobs = NO_LOGPROBS;
     ResponseFormat format = ResponseFormat.TEXT;
     if (chat) {
       try {
@@ -171,6 +200,7 @@ public record OpenAiRequest(
       content = messages.normalised();
       turns = messages.turns();
       offer = ToolOffer.parse(body);
+      logprobs = logprobs(body, offer);
     } else {
       content = body.get("prompt");
       if (content == null || !content.isTextual() || content.asText().isEmpty()) {
@@ -230,7 +260,37 @@ public record OpenAiRequest(
         format,
         format.constraint().isPresent() ? body.get("response_format") : null,
         offer.choice(),
-        offer.forced());
+        offer.forced(),
+        choices,
+        logprobs);
+  }
+
+  /**
+   * Chat's {@code logprobs} (a boolean) and {@code top_logprobs} (an integer in [0, 20], above 0
+   * only with {@code logprobs: true}; 0 or null is the no-op clients send); refused with tools,
+   * whose answer reaches the client re-written into calls that the entries would not match.
+   */
+  private static int logprobs(JsonNode body, ToolOffer offer) throws InvalidRequestException {
+    boolean on = bool(body.get("logprobs"), "logprobs");
+    JsonNode top = body.get("top_logprobs");
+    int count = 0;
+    if (top != null && !top.isNull()) {
+      if (!top.isIntegralNumber() || top.asLong() < 0 || top.asLong() > MAX_TOP_LOGPROBS) {
+        throw new InvalidRequestException(
+            "top_logprobs",
+            "top_logprobs must be an integer in [0, " + MAX_TOP_LOGPROBS + "], was " + top);
+      }
+      count = top.asInt();
+      if (count > 0 && !on) {
+        throw new InvalidRequestException("top_logprobs", "top_logprobs requires logprobs: true");
+      }
+    }
+    if (on && offer.tools() != null) {
+      throw new InvalidRequestException(
+          "logprobs",
+          "logprobs is not available with tools: the answer is re-written into tool calls");
+    }
+    return on ? count : NO_LOGPROBS;
   }
 
   /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tensafe.chat.tools.ToolCallAnswer;
 import io.tensafe.chat.tools.ToolCallEvent;
 import io.tensafe.client.session.CompletionResult;
+import io.tensafe.node.runtime.TokenLogprob;
 
 /** OpenAI's chat-completion answers, whole and as stream chunks, with a {@code tensafe} object. */
 final class ChatAnswers {
@@ -39,6 +40,9 @@ final class ChatAnswers {
     } else {
       choice.putObject("message").put("role", "assistant").put("content", r.generation().text());
     }
+    if (r.generation().logprobs() != null) {
+      choice.set("logprobs", logprobs(r.generation().logprobs()));
+    }
     choice.put("finish_reason", finish);
     a.set("usage", usage(r));
     a.set("tensafe", tensafe(r));
@@ -46,17 +50,62 @@ final class ChatAnswers {
   }
 
   static ObjectNode chunk(String id, long created, String model, String text, String finish) {
+    return chunk(id, created, model, text, finish, null);
+  }
+
+  /**
+   * A content chunk, with the log-probability entries of the tokens its text starts ({@code
+   * entries} null: the request asked for none).
+   */
+  static ObjectNode chunk(
+      String id,
+      long created,
+      String model,
+      String text,
+      String finish,
+      java.util.List<TokenLogprob> entries) {
     ObjectNode c = head(id, "chat.completion.chunk", created, model);
     ObjectNode choice = c.putArray("choices").addObject();
     choice.put("index", 0);
     ObjectNode delta = choice.putObject("delta");
     if (finish == null) {
       delta.put("role", "assistant").put("content", text);
+      if (entries != null) {
+        choice.set("logprobs", logprobs(entries));
+      }
       choice.putNull("finish_reason");
     } else {
       choice.put("finish_reason", finish);
     }
     return c;
+  }
+
+  /**
+   * OpenAI's {@code logprobs} object: {@code content}, one entry per token with {@code token},
+   * {@code logprob}, {@code bytes} (the token's UTF-8 bytes, 0 to 255) and {@code top_logprobs} of
+   * the same fields; {@code refusal} null.
+   */
+  static ObjectNode logprobs(java.util.List<TokenLogprob> entries) {
+    ObjectNode l = JSON.createObjectNode();
+    var content = l.putArray("content");
+    for (TokenLogprob e : entries) {
+      ObjectNode entry = content.addObject();
+      entry.put("token", e.token()).put("logprob", e.logprob());
+      bytes(entry.putArray("bytes"), e.bytes());
+      var top = entry.putArray("top_logprobs");
+      for (TokenLogprob.Alternative a : e.top()) {
+        ObjectNode alt = top.addObject().put("token", a.token()).put("logprob", a.logprob());
+        bytes(alt.putArray("bytes"), a.bytes());
+      }
+    }
+    l.putNull("refusal");
+    return l;
+  }
+
+  private static void bytes(com.fasterxml.jackson.databind.node.ArrayNode out, byte[] bytes) {
+    for (byte b : bytes) {
+      out.add(b & 0xff);
+    }
   }
 
   /** The chunk of one tool call. */

@@ -11,7 +11,9 @@ import io.tensafe.node.runtime.SamplingParameters;
  * the marketplace's ({@code tensafe-chat}'s {@link OpenAiRequest}: every field by name, no-op
  * defaults accepted, anything else refused by name), so code that works against one works against
  * the other. A forced {@code tool_choice} and {@code parallel_tool_calls: false} are kept by the
- * local generation's sampling parameters, as the node keeps them for hosted requests.
+ * local generation's sampling parameters, as the node keeps them for hosted requests. {@code
+ * logprobs} and {@code top_logprobs} are computed here from this client's own logits (the node
+ * never sees them). {@code n} above 1 is refused: a private session is one sequence (ADR 0044).
  *
  * @param messages the normalised messages, as the model's chat template reads them
  * @param tools the tools offered to the model, as sent; null when none is
@@ -35,6 +37,11 @@ record ChatRequest(
     } catch (InvalidRequestException e) {
       throw new IllegalArgumentException(e.getMessage());
     }
+    if (r.choices() > 1) {
+      throw new IllegalArgumentException(
+          "n must be 1 in private mode: a private session runs one sequence (ask for n choices"
+              + " with n requests)");
+    }
     SamplingParameters sampling =
         new SamplingParameters(
             r.temperature(),
@@ -44,7 +51,8 @@ record ChatRequest(
             r.maxTokens(),
             r.stop(),
             r.constraint(),
-            r.endAfter());
+            r.endAfter(),
+            r.logprobs());
     return new ChatRequest(
         r.model(), r.messagesOrPrompt(), r.tools(), sampling, r.stream(), r.includeUsage());
   }

@@ -174,7 +174,15 @@ public final class LocalApi implements AutoCloseable {
             d -> {
               try {
                 if (tools == null) {
-                  event(out, ChatAnswers.chunk(id, created, served[0], d.text(), null));
+                  event(
+                      out,
+                      ChatAnswers.chunk(
+                          id,
+                          created,
+                          served[0],
+                          d.text(),
+                          null,
+                          r.sampling().logprobs() < 0 ? null : d.logprobs()));
                 } else {
                   events(out, id, created, served[0], tools.feed(d.text()));
                 }

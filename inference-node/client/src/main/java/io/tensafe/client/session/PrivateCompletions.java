@@ -135,7 +135,11 @@ public final class PrivateCompletions {
       // usage counts the prompt as run and billed: its padded length (ADR 0037).
       Generation run =
           new Generation(
-              g.text(), deltas.promptTokensRun(), g.completionTokens(), g.finishReason());
+              g.text(),
+              deltas.promptTokensRun(),
+              g.completionTokens(),
+              g.finishReason(),
+              g.logprobs());
       return new CompletionResult(
           run, done.adapter(), done.version(), marketplace.close(done.id()), deltas.counts());
     } finally {

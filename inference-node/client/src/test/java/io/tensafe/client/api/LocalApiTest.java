@@ -151,6 +151,57 @@ class LocalApiTest {
     }
   }
 
+  /**
+   * ADR 0044: log-probabilities are computed here from the client's own logits, whole and streamed;
+   * {@code n} above 1 is refused before the marketplace is asked anything.
+   */
+  @Test
+  void chat_logprobsTop3_computedLocally_wholeAndStreamed_andNAbove1Refused() throws Exception {
+    LoraAdapter a = adapter("q_proj", "v_proj");
+    String asked =
+        CHAT.substring(0, CHAT.lastIndexOf('}')) + ",\"logprobs\":true,\"top_logprobs\":3";
+    try (FakeMarketplace market = new FakeMarketplace(a, plan(a), binding.configSha256());
+        LocalApi local = local(market)) {
+      HttpResponse<String> r =
+          call(local, "/v1/chat/completions", "Bearer " + KEY.value(), asked + "}");
+      assertEquals(200, r.statusCode(), r.body());
+      JsonNode choice = JSON.readTree(r.body()).path("choices").get(0);
+      StringBuilder tokens = new StringBuilder();
+      for (JsonNode e : choice.path("logprobs").path("content")) {
+        assertEquals(3, e.path("top_logprobs").size());
+        assertTrue(e.path("logprob").asDouble() <= 0);
+        tokens.append(e.path("token").asText());
+      }
+      assertEquals(choice.path("message").path("content").asText(), tokens.toString());
+      assertTrue(choice.path("logprobs").path("content").size() > 0, r.body());
+      HttpResponse<String> streamed =
+          call(local, "/v1/chat/completions", "Bearer " + KEY.value(), asked + ",\"stream\":true}");
+      assertEquals(200, streamed.statusCode());
+      StringBuilder text = new StringBuilder();
+      StringBuilder streamedTokens = new StringBuilder();
+      for (String line : streamed.body().split("\n")) {
+        if (line.startsWith("data: {")) {
+          JsonNode c = JSON.readTree(line.substring(6)).path("choices").path(0);
+          text.append(c.path("delta").path("content").asText(""));
+          for (JsonNode e : c.path("logprobs").path("content")) {
+            streamedTokens.append(e.path("token").asText());
+          }
+        }
+      }
+      assertEquals(text.toString(), streamedTokens.toString());
+      int opened = market.closed.get();
+      HttpResponse<String> three =
+          call(
+              local,
+              "/v1/chat/completions",
+              "Bearer " + KEY.value(),
+              CHAT.substring(0, CHAT.lastIndexOf('}')) + ",\"n\":3}");
+      assertEquals(400, three.statusCode());
+      assertTrue(three.body().contains("n must be 1 in private mode"), three.body());
+      assertEquals(opened, market.closed.get());
+    }
+  }
+
   @Test
   void chat_adapterOfAnotherBaseModel_answers409NamingTheConfigHash_beforeAnyFrame()
       throws Exception {

@@ -25,6 +25,25 @@ public final class KvCache implements AutoCloseable {
     return length;
   }
 
+  /**
+   * A copy of this cache in a cache of its own (the same parent), for another sequence that shares
+   * these positions (a request's choices share their prompt's prefill, ADR 0044): each decodes on
+   * from here without touching the other's arrays. Close it as any cache.
+   */
+  public KvCache fork() {
+    KvCache copy = new KvCache(manager.getParentManager(), keys.length);
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i] != null) {
+        copy.keys[i] = keys[i].duplicate();
+        copy.keys[i].attach(copy.manager);
+        copy.values[i] = values[i].duplicate();
+        copy.values[i].attach(copy.manager);
+      }
+    }
+    copy.length = length;
+    return copy;
+  }
+
   @Override
   public void close() {
     manager.close();

@@ -20,6 +20,9 @@ import java.util.List;
  * @param endAfter a text after whose first occurrence generation ends, finish reason "stop", the
  *     text included (the first tool call's closing tag under {@code parallel_tool_calls: false});
  *     null for none
+ * @param logprobs {@link #NO_LOGPROBS} for none, else each generated token's log-probability with
+ *     this many of the step's most likely tokens, 0 to {@link LogProbabilities#MAX_TOP} (OpenAI's
+ *     {@code logprobs: true} and {@code top_logprobs}; ADR 0044)
  */
 public record SamplingParameters(
     double temperature,
@@ -29,21 +32,52 @@ public record SamplingParameters(
     int maxTokens,
     List<String> stop,
     OutputLanguage format,
-    String endAfter) {
-  /** Free text: no {@code format}. */
+    String endAfter,
+    int logprobs) {
+  /** {@link #logprobs} when a request asks for none. */
+  public static final int NO_LOGPROBS = -1;
+
+  /** Free text: no {@code format}, no log-probabilities. */
   public SamplingParameters(
       double temperature, int topK, double topP, long seed, int maxTokens, List<String> stop) {
     this(temperature, topK, topP, seed, maxTokens, stop, null, null);
   }
 
+  /** No log-probabilities. */
+  public SamplingParameters(
+      double temperature,
+      int topK,
+      double topP,
+      long seed,
+      int maxTokens,
+      List<String> stop,
+      OutputLanguage format,
+      String endAfter) {
+    this(temperature, topK, topP, seed, maxTokens, stop, format, endAfter, NO_LOGPROBS);
+  }
+
+  /** These parameters with {@code logprobs} ({@link #NO_LOGPROBS}, or 0 to 20 alternatives). */
+  public SamplingParameters withLogprobs(int logprobs) {
+    return new SamplingParameters(
+        temperature, topK, topP, seed, maxTokens, stop, format, endAfter, logprobs);
+  }
+
+  /** These parameters with the sampler seeded by {@code seed}. */
+  public SamplingParameters withSeed(long seed) {
+    return new SamplingParameters(
+        temperature, topK, topP, seed, maxTokens, stop, format, endAfter, logprobs);
+  }
+
   /** These parameters with output constrained to {@code format} (null: free text). */
   public SamplingParameters withFormat(OutputLanguage format) {
-    return new SamplingParameters(temperature, topK, topP, seed, maxTokens, stop, format, endAfter);
+    return new SamplingParameters(
+        temperature, topK, topP, seed, maxTokens, stop, format, endAfter, logprobs);
   }
 
   /** These parameters ending after the first {@code endAfter} (null: not). */
   public SamplingParameters withEndAfter(String endAfter) {
-    return new SamplingParameters(temperature, topK, topP, seed, maxTokens, stop, format, endAfter);
+    return new SamplingParameters(
+        temperature, topK, topP, seed, maxTokens, stop, format, endAfter, logprobs);
   }
 
   public SamplingParameters {
@@ -65,6 +99,10 @@ public record SamplingParameters(
     }
     if (endAfter != null && endAfter.isEmpty()) {
       throw new IllegalArgumentException("endAfter is null or non-empty");
+    }
+    if (logprobs < NO_LOGPROBS || logprobs > LogProbabilities.MAX_TOP) {
+      throw new IllegalArgumentException(
+          "top_logprobs must be in [0, " + LogProbabilities.MAX_TOP + "], was " + logprobs);
     }
   }
 

@@ -19,6 +19,13 @@ import java.util.function.Consumer;
  * JsonTokenMask}), and an end-of-sequence id only once the value is complete; a complete value that
  * cannot go on leaves only the end ids. So a generation that ends with "stop" (and no stop string)
  * is a whole value; one cut by max_tokens ("length") may not be.
+ *
+ * <p>With {@link SamplingParameters#logprobs} ≥ 0, each generated token but the end-of-sequence one
+ * gets a {@link TokenLogprob}: the model's log-probability of it and of the step's most likely
+ * tokens, from the raw logits of the step that drew it, before temperature, top-k, top-p and any
+ * format's mask ({@link LogProbabilities}; so a constrained or tempered draw may pick a token
+ * outside the top ones). Each streamed piece carries the entries of the tokens its text starts.
+ * Several choices of one prompt share its prefill ({@link #generateChoices}).
  */
 public final class TextGenerator {
   /** Qwen's {@code <|im_end|>} and {@code <|endoftext|>}: the generated test models' ends. */
@@ -138,17 +145,62 @@ public final class TextGenerator {
       AdapterDeltas lora,
       Consumer<TextDelta> onText,
       int prefillChunk) {
+    return run(promptIds, parameters, 1, lora, onText, prefillChunk).getFirst();
+  }
+
+  /**
+   * {@code choices} generations of one prompt (OpenAI's {@code n}), one after another, sharing one
+   * prefill: the prompt runs once, and each choice decodes from its own copy of the prompt's cache
+   * ({@link KvCache#fork}), with its own sampler seed ({@link #choiceSeed}; choice 0 keeps the
+   * request's, so {@code choices} 1 is {@link #generate(long[], SamplingParameters, AdapterDeltas,
+   * Consumer)}). Each piece says its choice ({@link TextDelta#index}); a choice's pieces all come
+   * before the next choice's. A consumer that cancels ends the current choice as {@value
+   * #CANCELLED} and runs no further one; the result then holds the choices run so far.
+   *
+   * @param choices 1 to {@link #MAX_CHOICES}
+   * @return each choice's generation, in order; each counts the prompt's tokens (run once)
+   */
+  public List<Generation> generateChoices(
+      long[] promptIds,
+      SamplingParameters parameters,
+      int choices,
+      AdapterDeltas lora,
+      Consumer<TextDelta> onText) {
+    if (choices < 1 || choices > MAX_CHOICES) {
+      throw new IllegalArgumentException(
+          "choices must be in [1, " + MAX_CHOICES + "], was " + choices);
+    }
+    return run(promptIds, parameters, choices, lora, onText, Integer.MAX_VALUE);
+  }
+
+  /** The most choices one request may ask for (OpenAI's {@code n}): 8 (ADR 0044). */
+  public static final int MAX_CHOICES = 8;
+
+  /**
+   * The sampler seed of choice {@code index} of a request seeded {@code seed}: the seed itself for
+   * choice 0, else a 64-bit mix of the seed and the index, so choices draw unrelated streams and a
+   * seeded request repeats choice by choice.
+   */
+  static long choiceSeed(long seed, int index) {
+    return index == 0
+        ? seed
+        : new java.util.SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * index)).nextLong();
+  }
+
+  private List<Generation> run(
+      long[] promptIds,
+      SamplingParameters parameters,
+      int choices,
+      AdapterDeltas lora,
+      Consumer<TextDelta> onText,
+      int prefillChunk) {
     if (prefillChunk < 2) {
       throw new IllegalArgumentException("a prefill chunk has at least 2 tokens");
     }
     if (promptIds.length == 0) {
       throw new IllegalArgumentException("the prompt is empty");
     }
-    Sampler sampler = new Sampler(parameters);
-    List<Long> generated = new ArrayList<>();
-    int emitted = 0;
-    String finish = "length";
-    String text = "";
+    List<Generation> out = new ArrayList<>(choices);
     try (KvCache cache = decoder.newCache()) {
       float[] logits = null;
       for (int[] range : prefillSteps(promptIds.length, prefillChunk)) {
@@ -156,78 +208,147 @@ public final class TextGenerator {
             decoder.forward(
                 java.util.Arrays.copyOfRange(promptIds, range[0], range[1]), cache, lora);
       }
-      OutputPrefix json = parameters.format() == null ? null : parameters.format().start();
-      TokenTexts pieces = json == null ? null : texts(logits.length);
-      JsonTokenMask mask = json == null ? null : new JsonTokenMask(pieces, endTokens, json);
-      int vocabulary = logits.length;
-      // The next step's mask is computed while the step's forward pass runs (ADR 0037): in private
-      // mode that pass is the exchange with the node, so the gap between one step's last frame and
-      // the next one's first no longer holds the mask's work, which depends on the grammar state.
-      java.util.concurrent.Future<int[]> pending =
-          json == null
-              ? null
-              : java.util.concurrent.CompletableFuture.completedFuture(
-                  allowedIds(mask, json, vocabulary));
-      while (generated.size() < parameters.maxTokens()) {
-        int next;
-        if (json == null) {
-          next = sampler.next(logits);
+      for (int index = 0; index < choices; index++) {
+        SamplingParameters own = parameters.withSeed(choiceSeed(parameters.seed(), index));
+        Generation g;
+        if (index == choices - 1) {
+          g = decode(promptIds.length, index, own, cache, logits, lora, onText);
         } else {
-          int[] allowed = overlapMasks ? join(pending) : allowedIds(mask, json, vocabulary);
-          if (allowed.length == 0) {
-            // Unreachable while every char is a token of its own: each prefix the grammar
-            // accepts goes on by one char.
-            finish = "stop";
-            break;
-          }
-          next = sampler.next(logits, allowed, allowed.length);
-          if (!ends(next)) {
-            boolean fits = json.feed(pieces.text(next));
-            assert fits : "a masked token left the grammar";
+          try (KvCache copy = cache.fork()) {
+            g = decode(promptIds.length, index, own, copy, logits, lora, onText);
           }
         }
-        generated.add((long) next);
-        if (ends(next)) {
-          finish = "stop";
-          generated.removeLast();
-          text = decode(generated);
-          generated.add((long) next);
+        out.add(g);
+        if (g.finishReason().equals(CANCELLED)) {
           break;
-        }
-        text = decode(generated);
-        int stopAt = firstStop(text, parameters.stop());
-        if (stopAt >= 0) {
-          text = text.substring(0, stopAt);
-          finish = "stop";
-          break;
-        }
-        int endAt = parameters.endAfter() == null ? -1 : text.indexOf(parameters.endAfter());
-        if (endAt >= 0) {
-          text = text.substring(0, endAt + parameters.endAfter().length());
-          finish = "stop";
-          break;
-        }
-        int safe = text.length() - heldBack(text, parameters.stop());
-        if (safe > emitted && !text.endsWith("\uFFFD")) {
-          if (!deliver(onText, text.substring(emitted, safe), promptIds.length, generated.size())) {
-            return new Generation(text, promptIds.length, generated.size(), CANCELLED);
-          }
-          emitted = safe;
-        }
-        if (generated.size() < parameters.maxTokens()) {
-          if (json != null && overlapMasks) {
-            OutputPrefix state = json;
-            pending = MASKS.submit(() -> allowedIds(mask, state, vocabulary));
-          }
-          logits = decoder.forward(new long[] {next}, cache, lora);
         }
       }
     }
-    if (text.length() > emitted
-        && !deliver(onText, text.substring(emitted), promptIds.length, generated.size())) {
-      return new Generation(text, promptIds.length, generated.size(), CANCELLED);
+    return out;
+  }
+
+  /**
+   * One choice's decoding from a prefilled {@code cache} whose last step gave {@code logits} (read,
+   * never written).
+   */
+  private Generation decode(
+      int promptTokens,
+      int index,
+      SamplingParameters parameters,
+      KvCache cache,
+      float[] logits,
+      AdapterDeltas lora,
+      Consumer<TextDelta> onText) {
+    Sampler sampler = new Sampler(parameters);
+    LogprobTrail trail =
+        parameters.logprobs() < 0
+            ? null
+            : new LogprobTrail(parameters.logprobs(), ids -> tokenizer.decodeEach(ids, false));
+    Emitter emit = new Emitter(index, promptTokens, trail, onText);
+    List<Long> generated = new ArrayList<>();
+    int emitted = 0;
+    String finish = "length";
+    String text = "";
+    OutputPrefix json = parameters.format() == null ? null : parameters.format().start();
+    TokenTexts pieces = json == null ? null : texts(logits.length);
+    JsonTokenMask mask = json == null ? null : new JsonTokenMask(pieces, endTokens, json);
+    int vocabulary = logits.length;
+    // The next step's mask is computed while the step's forward pass runs (ADR 0037): in private
+    // mode that pass is the exchange with the node, so the gap between one step's last frame and
+    // the next one's first no longer holds the mask's work, which depends on the grammar state.
+    java.util.concurrent.Future<int[]> pending =
+        json == null
+            ? null
+            : java.util.concurrent.CompletableFuture.completedFuture(
+                allowedIds(mask, json, vocabulary));
+    while (generated.size() < parameters.maxTokens()) {
+      int next;
+      if (json == null) {
+        next = sampler.next(logits);
+      } else {
+        int[] allowed = overlapMasks ? join(pending) : allowedIds(mask, json, vocabulary);
+        if (allowed.length == 0) {
+          // Unreachable while every char is a token of its own: each prefix the grammar
+          // accepts goes on by one char.
+          finish = "stop";
+          break;
+        }
+        next = sampler.next(logits, allowed, allowed.length);
+        if (!ends(next)) {
+          boolean fits = json.feed(pieces.text(next));
+          assert fits : "a masked token left the grammar";
+        }
+      }
+      generated.add((long) next);
+      if (ends(next)) {
+        finish = "stop";
+        generated.removeLast();
+        text = decode(generated);
+        generated.add((long) next);
+        break;
+      }
+      text = decode(generated);
+      if (trail != null) {
+        trail.add(logits, next, text);
+      }
+      int stopAt = firstStop(text, parameters.stop());
+      if (stopAt >= 0) {
+        text = text.substring(0, stopAt);
+        finish = "stop";
+        break;
+      }
+      int endAt = parameters.endAfter() == null ? -1 : text.indexOf(parameters.endAfter());
+      if (endAt >= 0) {
+        text = text.substring(0, endAt + parameters.endAfter().length());
+        finish = "stop";
+        break;
+      }
+      int safe = text.length() - heldBack(text, parameters.stop());
+      if (safe > emitted && !text.endsWith("\uFFFD")) {
+        if (!emit.piece(text.substring(emitted, safe), safe, generated.size())) {
+          return emit.generation(text, generated.size(), CANCELLED);
+        }
+        emitted = safe;
+      }
+      if (generated.size() < parameters.maxTokens()) {
+        if (json != null && overlapMasks) {
+          OutputPrefix state = json;
+          pending = MASKS.submit(() -> allowedIds(mask, state, vocabulary));
+        }
+        logits = decoder.forward(new long[] {next}, cache, lora);
+      }
     }
-    return new Generation(text, promptIds.length, generated.size(), finish);
+    if (text.length() > emitted
+        && !emit.piece(text.substring(emitted), text.length(), generated.size())) {
+      return emit.generation(text, generated.size(), CANCELLED);
+    }
+    return emit.generation(text, generated.size(), finish);
+  }
+
+  /**
+   * Passes one choice's pieces on, each with the log-probability entries of the tokens its text
+   * starts ({@link LogprobTrail}), and makes its result.
+   */
+  private record Emitter(
+      int index, int promptTokens, LogprobTrail trail, Consumer<TextDelta> onText) {
+    /**
+     * Passes {@code piece}, which ends at {@code end} in the text; false when the consumer
+     * cancelled by throwing {@link CancellationException}.
+     */
+    boolean piece(String piece, int end, int completionTokens) {
+      List<TokenLogprob> entries = trail == null ? List.of() : trail.upTo(end);
+      try {
+        onText.accept(new TextDelta(index, piece, promptTokens, completionTokens, entries));
+        return true;
+      } catch (CancellationException e) {
+        return false;
+      }
+    }
+
+    Generation generation(String text, int completionTokens, String finish) {
+      return new Generation(
+          text, promptTokens, completionTokens, finish, trail == null ? null : trail.delivered());
+    }
   }
 
   /** Where masks are computed beside the forward pass: one virtual thread per step's mask. */
@@ -261,17 +382,6 @@ public final class TextGenerator {
       steps.add(new int[] {at, (int) Math.min(tokens, (long) at + chunk)});
     }
     return steps;
-  }
-
-  /** False when the consumer cancelled by throwing {@link CancellationException}. */
-  private static boolean deliver(
-      Consumer<TextDelta> onText, String piece, int promptTokens, int completionTokens) {
-    try {
-      onText.accept(new TextDelta(piece, promptTokens, completionTokens));
-      return true;
-    } catch (CancellationException e) {
-      return false;
-    }
   }
 
   private String decode(List<Long> ids) {

@@ -26,6 +26,11 @@ import java.util.List;
  *     or a named function forces a call by constrained decoding (ADR 0043); null for {@code "auto"}
  * @param parallelToolCalls OpenAI's {@code parallel_tool_calls}; false allows at most one call;
  *     null for true
+ * @param n choices to generate from the one prompt, 1 to {@link
+ *     io.tensafe.node.runtime.TextGenerator#MAX_CHOICES}, sharing its prefill; null for 1
+ * @param logprobs whether each generated token's log-probability is streamed with it; null for
+ *     false
+ * @param topLogprobs alternatives per token, 0 to 20, only with {@code logprobs}; null for 0
  */
 public record GenerationRequest(
     String prompt,
@@ -44,4 +49,7 @@ public record GenerationRequest(
     @JsonProperty("max_prompt_tokens") Long maxPromptTokens,
     @JsonProperty("response_format") JsonNode responseFormat,
     @JsonProperty("tool_choice") JsonNode toolChoice,
-    @JsonProperty("parallel_tool_calls") JsonNode parallelToolCalls) {}
+    @JsonProperty("parallel_tool_calls") JsonNode parallelToolCalls,
+    Integer n,
+    Boolean logprobs,
+    @JsonProperty("top_logprobs") Integer topLogprobs) {}

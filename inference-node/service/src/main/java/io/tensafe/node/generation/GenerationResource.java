@@ -21,12 +21,15 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 
 /**
  * {@code POST /v1/generate}: a completion of the served model, as one JSON answer. {@code POST
- * /v1/generate/stream}: the same as server-sent events: {@code {"delta": "...", "prompt_tokens": p,
- * "completion_tokens": n}} chunks as text becomes final ({@code n} counts the tokens generated up
- * to and including this piece, so a forwarder knows what the text it passed on stands for), then
- * one {@code {"request_id", "finish_reason", "usage", "report"}}; a client that disconnects cancels
- * the generation (its usage, up to then, is still reported). The usage report is in the outbox
- * before the last chunk or the JSON answer is sent.
+ * /v1/generate/stream}: the same as server-sent events: {@code {"index": i, "delta": "...",
+ * "prompt_tokens": p, "completion_tokens": n}} chunks as text becomes final ({@code i} the choice,
+ * {@code n} the tokens that choice generated up to and including this piece, so a forwarder knows
+ * what the text it passed on stands for; with {@code logprobs}, a {@code "logprobs"} array of the
+ * entries of the tokens the piece's text starts, in OpenAI's shape), choice after choice, then one
+ * {@code {"request_id", "finish_reason", "choices": [{"index", "finish_reason",
+ * "completion_tokens"}], "usage", "report"}}; a client that disconnects cancels the generation (its
+ * usage, up to then, is still reported). The usage report is in the outbox before the last chunk or
+ * the JSON answer is sent.
  */
 @Path("/v1/generate")
 public class GenerationResource {
@@ -60,6 +63,7 @@ public class GenerationResource {
     }
     model.prompt(request);
     RequestInputs.parameters(request, config.maxNewTokens());
+    RequestInputs.choices(request);
     if (request.adapter() != null) {
       // Load the adapter before the stream opens, so that an unknown or unfit adapter is a
       // problem+json answer (the marketplace then tries another node), not a broken stream.
@@ -70,6 +74,7 @@ public class GenerationResource {
 
   private Multi<String> stream(GenerationRequest request) {
     AtomicBoolean cancelled = new AtomicBoolean();
+    boolean logprobs = Boolean.TRUE.equals(request.logprobs());
     return Multi.createFrom()
         .<String>emitter(
             emitter -> {
@@ -82,7 +87,7 @@ public class GenerationResource {
                           if (cancelled.get()) {
                             throw new CancellationException("the client went away");
                           }
-                          emitter.emit(write(event(delta)));
+                          emitter.emit(write(event(delta, logprobs)));
                         });
                 if (cancelled.get()) {
                   emitter.complete();
@@ -92,6 +97,19 @@ public class GenerationResource {
                 Map<String, Object> last = new LinkedHashMap<>();
                 last.put("request_id", result.requestId());
                 last.put("finish_reason", result.finishReason());
+                last.put(
+                    "choices",
+                    result.choices().stream()
+                        .map(
+                            c ->
+                                Map.of(
+                                    "index",
+                                    c.index(),
+                                    "finish_reason",
+                                    c.finishReason(),
+                                    "completion_tokens",
+                                    c.completionTokens()))
+                        .toList());
                 last.put("usage", result.usage());
                 last.put("report", result.report());
                 emitter.emit(write(last));
@@ -103,11 +121,15 @@ public class GenerationResource {
         .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
   }
 
-  private static Map<String, Object> event(TextDelta delta) {
+  private static Map<String, Object> event(TextDelta delta, boolean logprobs) {
     Map<String, Object> event = new LinkedHashMap<>();
+    event.put("index", delta.index());
     event.put("delta", delta.text());
     event.put("prompt_tokens", delta.promptTokens());
     event.put("completion_tokens", delta.completionTokens());
+    if (logprobs) {
+      event.put("logprobs", GenerationResult.entries(delta.logprobs()));
+    }
     return event;
   }
 

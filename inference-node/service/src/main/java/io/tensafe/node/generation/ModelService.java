@@ -105,8 +105,9 @@ public class ModelService {
   }
 
   /**
-   * Runs one generation if a slot is free: resolves the adapter (loading it if needed), generates,
-   * and stores the usage report durably before returning (so before any final chunk is sent).
+   * Runs one generation (its {@code n} choices, one after another on one slot, sharing the prompt's
+   * prefill) if a slot is free: resolves the adapter (loading it if needed), generates, and stores
+   * the usage report durably before returning (so before any final chunk is sent).
    *
    * @throws NodeProblem 400 for a bad request, 404 for an unknown adapter, 422 for an adapter this
    *     node cannot serve, 503 with Retry-After when all slots are busy or storage fails
@@ -114,6 +115,7 @@ public class ModelService {
   Served generate(GenerationRequest request, Consumer<TextDelta> onText) {
     String prompt = prompt(request);
     SamplingParameters parameters = RequestInputs.parameters(request, config.maxNewTokens());
+    int choices = RequestInputs.choices(request);
     String requestId = RequestInputs.requestId(request.requestId());
     TextGenerator g = generator();
     long[] promptIds = tokenizer.encode(prompt);
@@ -146,7 +148,8 @@ public class ModelService {
     try {
       LoraPath lora =
           adapter == null ? null : new LoraPath(adapter.prepared(), LoraPath.Mode.HE, privacy);
-      Generation result = g.generate(promptIds, parameters, lora, onText);
+      List<Generation> generated = g.generateChoices(promptIds, parameters, choices, lora, onText);
+      Generation result = Generation.total(generated);
       double totalMillis = (System.nanoTime() - t0) / 1e6;
       UsageReport report = report(requestId, adapter, lora, privacy, result, started, totalMillis);
       try {
@@ -155,15 +158,22 @@ public class ModelService {
         throw NodeProblem.unavailable("the usage report cannot be stored: " + e.getMessage(), 5);
       }
       metrics.finished(result, lora, totalMillis);
-      return new Served(result, report);
+      return new Served(generated, report);
     } finally {
       metrics.ended();
       slots.release();
     }
   }
 
-  /** A finished generation and the usage report stored for it. */
-  record Served(Generation generation, UsageReport usage) {}
+  /**
+   * A finished generation's choices, in order (one unless the request asked for {@code n}), and the
+   * usage report stored for it: the prompt once, the choices' completion tokens summed.
+   */
+  record Served(List<Generation> choices, UsageReport usage) {
+    Generation total() {
+      return Generation.total(choices);
+    }
+  }
 
   private UsageReport report(
       String requestId,

@@ -76,6 +76,7 @@ final class RequestInputs {
     if (max < 1 || max > maxNewTokens) {
       throw NodeProblem.validation("max_tokens must be in [1, " + maxNewTokens + "], was " + max);
     }
+    int logprobs = logprobs(r);
     try {
       return new SamplingParameters(
           r.temperature() == null ? 0 : r.temperature(),
@@ -85,10 +86,38 @@ final class RequestInputs {
           max,
           r.stop() == null ? List.of() : r.stop(),
           constraint,
-          tools.endAfter());
+          tools.endAfter(),
+          logprobs);
     } catch (IllegalArgumentException e) {
       throw NodeProblem.validation(e.getMessage());
     }
+  }
+
+  /**
+   * The alternatives per token a request asks for: {@link SamplingParameters#NO_LOGPROBS} without
+   * {@code logprobs}, else {@code top_logprobs} (0 when absent), in [0, 20]; {@code top_logprobs}
+   * without {@code logprobs: true} is refused, as the marketplace refuses it.
+   */
+  static int logprobs(GenerationRequest r) {
+    boolean on = Boolean.TRUE.equals(r.logprobs());
+    if (r.topLogprobs() != null && !on) {
+      throw NodeProblem.validation("top_logprobs requires logprobs: true");
+    }
+    int top = r.topLogprobs() == null ? 0 : r.topLogprobs();
+    if (top < 0 || top > io.tensafe.node.runtime.LogProbabilities.MAX_TOP) {
+      throw NodeProblem.validation("top_logprobs must be in [0, 20], was " + top);
+    }
+    return on ? top : SamplingParameters.NO_LOGPROBS;
+  }
+
+  /** The choices a request asks for ({@code n}): 1 when absent, at most 8. */
+  static int choices(GenerationRequest r) {
+    int n = r.n() == null ? 1 : r.n();
+    if (n < 1 || n > io.tensafe.node.runtime.TextGenerator.MAX_CHOICES) {
+      throw NodeProblem.validation(
+          "n must be in [1, " + io.tensafe.node.runtime.TextGenerator.MAX_CHOICES + "], was " + n);
+    }
+    return n;
   }
 
   /** The tools a request offers and what it asks of them, checked as the marketplace checks. */
