@@ -56,28 +56,16 @@ public class NodeDispatcher {
    */
   public record Candidates(List<NodeTarget> targets, boolean anyDispatchable) {}
 
-  /** The {@link Candidates} of a request for {@code adapterRef@version}. */
-  @Transactional
+  /**
+   * The {@link Candidates} of a request for {@code adapterRef@version}. The nodes are read in the
+   * caller's transaction or one of their own, which ends before any slot is taken: a slot taken is
+   * always in the answer (the caller gives it back).
+   */
   public Candidates candidates(UUID fleetId, String baseModel, String adapterRef, String version) {
     // One native query: name, endpoint, token, slot ceiling and adapter of the fresh nodes.
     List<FreshNode> serving =
-        Rows.list(
-            em.createNativeQuery(
-                    """
-                SELECT id, name, endpoint, dispatch_token, slots,
-                       node_holds_adapter(client_id, loaded_adapters, :adapter, :version),
-                       (SELECT count(*)::int FROM limit_lease l
-                        WHERE l.subject = u.id AND l.expires_at > now())
-                FROM dispatchable_node u
-                WHERE fleet_id = :f
-                  AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
-                """)
-                .setParameter("adapter", adapterRef)
-                .setParameter("version", version)
-                .setParameter("f", fleetId)
-                .setParameter("fresh", OffsetDateTime.now().minus(nodes.heartbeatTimeout()))
-                .setParameter("model", baseModel),
-            FreshNode.class);
+        io.quarkus.narayana.jta.QuarkusTransaction.joiningExisting()
+            .call(() -> freshNodes(fleetId, baseModel, adapterRef, version));
     // The shared scope's counts came with the nodes; the instance scope counts in memory.
     var slots = limits.slots();
     boolean shared = limits.scope() == io.tensafe.marketplace.limits.LimitsConfig.Scope.SHARED;
@@ -126,6 +114,27 @@ public class NodeDispatcher {
       }
     }
     return new Candidates(targets, !serving.isEmpty());
+  }
+
+  private List<FreshNode> freshNodes(
+      UUID fleetId, String baseModel, String adapterRef, String version) {
+    return Rows.list(
+        em.createNativeQuery(
+                """
+                SELECT id, name, endpoint, dispatch_token, slots,
+                       node_holds_adapter(client_id, loaded_adapters, :adapter, :version),
+                       (SELECT count(*)::int FROM limit_lease l
+                        WHERE l.subject = u.id AND l.expires_at > now())
+                FROM dispatchable_node u
+                WHERE fleet_id = :f
+                  AND last_heartbeat_at > :fresh AND :model = ANY (base_models)
+                """)
+            .setParameter("adapter", adapterRef)
+            .setParameter("version", version)
+            .setParameter("f", fleetId)
+            .setParameter("fresh", OffsetDateTime.now().minus(nodes.heartbeatTimeout()))
+            .setParameter("model", baseModel),
+        FreshNode.class);
   }
 
   /**
@@ -195,6 +204,24 @@ public class NodeDispatcher {
               n.id(), n.name(), endpoint.get(), n.hasAdapter(), n.dispatchToken(), n.slot()));
     }
     return new Chosen(chosen.length == 0 ? null : chosen[0].id(), targets);
+  }
+
+  /**
+   * Every slot the admission's database call took, as it lists them ({@code json}), whatever their
+   * nodes' endpoints: for giving them back when the admitted request cannot be sent. Empty when the
+   * list cannot be read (logged: its leases then expire once no replica renews them).
+   */
+  public List<UUID> slotsIn(String json) {
+    try {
+      List<UUID> slots = new ArrayList<>();
+      for (ChosenNode n : JSON.readValue(json, ChosenNode[].class)) {
+        slots.add(n.slot());
+      }
+      return slots;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+      Log.errorf(e, "the admission's node list is unreadable; its slots are not given back");
+      return List.of();
+    }
   }
 
   /**

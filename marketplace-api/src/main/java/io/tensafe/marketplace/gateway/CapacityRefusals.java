@@ -23,4 +23,18 @@ final class CapacityRefusals {
         "no healthy node serving " + version.baseModel() + " can take requests now",
         2);
   }
+
+  /**
+   * 503 with Retry-After: every node the admission chose for {@code version} has an endpoint this
+   * replica may not call (ADR 0028); refused at once (the same nodes would be chosen again, and
+   * each try is an admitted request ended unserved, ADR 0042). The endpoints go to the log only.
+   */
+  static ApiProblem noUsableNode(ServedVersion version) {
+    return new ApiProblem(
+        ProblemKind.HTTP,
+        503,
+        "No capacity",
+        "no node serving " + version.baseModel() + " can be reached now; nothing was billed",
+        2);
+  }
 }

@@ -281,11 +281,7 @@ public class Dispatch {
                 dispatcher.inTheAdmission(v.fleetId(), v.baseModel()).orElse(null);
             if (choice == null) {
               NodeDispatcher.Candidates found =
-                  QuarkusTransaction.joiningExisting()
-                      .call(
-                          () ->
-                              dispatcher.candidates(
-                                  v.fleetId(), v.baseModel(), v.adapterId(), v.version()));
+                  dispatcher.candidates(v.fleetId(), v.baseModel(), v.adapterId(), v.version());
               claimed.addAll(found.targets());
               if (claimed.isEmpty()) {
                 if (!found.anyDispatchable()) {
@@ -324,31 +320,46 @@ public class Dispatch {
       }
       throw e.problem;
     } catch (RequestAdmission.NoUsableNode e) {
-      // Admitted with no node this replica can send it to: undone (rolled back, or ended when the
-      // call committed on its own), and the caller waits or refuses.
-      boolean committed = !inTransaction;
-      if (committed) {
-        unadmit(requestId, claimed, keyInCall == null ? null : keySlot);
-      } else {
+      // Admitted with no node this replica may call: undone (ended when the call committed on its
+      // own, else rolled back) and refused at once, since the same nodes would be chosen again.
+      if (inTransaction) {
         claimed.forEach(dispatcher::release);
+        keySlots.give(keySlot);
+        if (keyInCall != null && keyInCall.drawRate()) {
+          keySlots.spendRefused(key, levelSeen); // rolled back: a refusal still spends it
+        }
+      } else {
+        unadmit(requestId, claimed, List.of(), keySlot);
+        if (levelSeen != null && e.keyLevel != null) {
+          levelSeen.accept(e.keyLevel); // committed
+        }
       }
-      throw new NoSlot(committed && keyInCall != null && keyInCall.drawRate());
+      throw CapacityRefusals.noUsableNode(v);
+    } catch (RequestAdmission.AdmittedNotSent e) {
+      if (inTransaction) {
+        claimed.forEach(dispatcher::release); // the rest rolled back
+        keySlots.give(keySlot);
+      } else {
+        unadmit(requestId, claimed, e.nodeSlots, keySlot);
+      }
+      throw e.failure();
     } catch (ApiProblem e) {
       // Refused before the call (no node serves the version, or the request's own figures).
       claimed.forEach(dispatcher::release);
       keySlots.give(keySlot);
       throw e;
     } catch (Exception e) {
-      // The call failed: nothing it did was committed.
+      // The call failed: nothing it did was committed (a statement is atomic; a connection lost
+      // while it ran leaves it to the sweep).
       claimed.forEach(dispatcher::release);
       keySlots.give(keySlot);
       throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
-    catalogue.noteRevision(answer.revision());
-    if (levelSeen != null && answer.keyLevel() != null) {
-      levelSeen.accept(answer.keyLevel()); // committed
-    }
     if (answer.reservation() == null) {
+      catalogue.noteRevision(answer.revision());
+      if (levelSeen != null && answer.keyLevel() != null) {
+        levelSeen.accept(answer.keyLevel()); // committed
+      }
       claimed.forEach(dispatcher::release);
       if (answer.versionChanged()) {
         return Optional.empty(); // the call took nothing; the caller routes again
@@ -366,9 +377,13 @@ public class Dispatch {
     }
     NodeAttempt.Pending<T> sent;
     try {
+      catalogue.noteRevision(answer.revision());
+      if (levelSeen != null && answer.keyLevel() != null) {
+        levelSeen.accept(answer.keyLevel()); // committed
+      }
       sent = attempt.start(claimed.getFirst(), a, requestId);
     } catch (RuntimeException e) {
-      unadmit(requestId, claimed, keySlot); // no node was sent it
+      unadmit(requestId, claimed, List.of(), keySlot); // no node was sent it
       throw e;
     }
     return Optional.of(
@@ -381,16 +396,26 @@ public class Dispatch {
 
   /**
    * Ends committed request {@code requestId}, which no node was sent, as {@code no_node}: nothing
-   * billed, its reservation refunded whole; gives back the node slots {@code claimed} and the key's
-   * slot {@code keySlot} (when not null).
+   * billed, its reservation refunded whole; gives back the node slots {@code claimed} and {@code
+   * nodeSlots} and the key's slot {@code keySlot} (when not null), now or, if that fails, at the
+   * next sweeps ({@link KeySlots#giveAllOrLater}). If the end itself fails, the request is left to
+   * the sweep (a lost request, ADR 0042).
    */
-  private void unadmit(String requestId, List<NodeTarget> claimed, UUID keySlot) {
+  private void unadmit(
+      String requestId, List<NodeTarget> claimed, List<UUID> nodeSlots, UUID keySlot) {
+    java.util.LinkedHashSet<UUID> leases = new java.util.LinkedHashSet<>(nodeSlots);
+    claimed.forEach(t -> leases.add(t.slot()));
+    if (keySlot != null) {
+      leases.add(keySlot);
+    }
     try {
       settlement.endUnserved(requestId, RequestOutcome.NO_NODE);
+    } catch (RuntimeException e) {
+      Log.errorf(e, "request %s was admitted and sent nowhere; ending it failed", requestId);
     } finally {
-      claimed.forEach(dispatcher::release);
-      if (keySlot != null) {
-        keySlots.give(keySlot);
+      RuntimeException failed = keySlots.giveAllOrLater(List.copyOf(leases));
+      if (failed != null) {
+        Log.warnf(failed, "request %s: its slots are given back at the next sweep", requestId);
       }
     }
   }

@@ -82,6 +82,8 @@ public class RequestAdmission {
    *
    * @throws NoUsableNode admitted, but every node the call chose has an endpoint this replica
    *     cannot use (their slots given back); the caller ends the request as above
+   * @throws AdmittedNotSent admitted, and then something failed before the answer was complete; the
+   *     caller ends the request as above
    */
   public Answer admit(
       String requestId,
@@ -158,22 +160,30 @@ public class RequestAdmission {
         // reserved or replayed: admitted
       }
     }
-    UUID onNode = recorded;
-    if (choice != null) {
-      NodeDispatcher.Chosen chosen = nodes.chosen(called.nodes());
-      claimed.addAll(chosen.targets());
-      onNode = chosen.recorded();
-      if (claimed.isEmpty()) {
-        // Every node it took has an endpoint this replica cannot use: undo as for no capacity.
-        throw new NoUsableNode();
+    // Admitted: the request's record, its leases and its reservation are committed when the caller
+    // has no transaction. Whatever fails from here tells the caller which leases the call took.
+    try {
+      UUID onNode = recorded;
+      if (choice != null) {
+        NodeDispatcher.Chosen chosen = nodes.chosen(called.nodes());
+        claimed.addAll(chosen.targets());
+        onNode = chosen.recorded();
+        if (claimed.isEmpty()) {
+          // Every node it took has an endpoint this replica cannot use (their slots given back).
+          throw new NoUsableNode(keyLevel);
+        }
       }
+      Reservation reservation = budgets.reservation(called.priced(), called.answer());
+      if (!claimed.getFirst().id().equals(onNode)) {
+        // The node the call recorded the request on has an endpoint that cannot be used.
+        requests.assign(requestId, claimed.getFirst().id());
+      }
+      return new Answer(reservation, null, false, revision, keyLevel);
+    } catch (NoUsableNode e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new AdmittedNotSent(e, choice == null ? List.of() : nodes.slotsIn(called.nodes()));
     }
-    Reservation reservation = budgets.reservation(called.priced(), called.answer());
-    if (!claimed.getFirst().id().equals(onNode)) {
-      // The node the call recorded the request on has an endpoint that cannot be used.
-      requests.assign(requestId, claimed.getFirst().id());
-    }
-    return new Answer(reservation, null, false, revision, keyLevel);
   }
 
   private static Answer refused(ApiProblem refusal, long revision) {
@@ -185,12 +195,36 @@ public class RequestAdmission {
   }
 
   /**
-   * Thrown when every node the call chose has an endpoint this replica cannot use: the caller ends
-   * the admitted request unserved and answers as for no capacity.
+   * Thrown when every node the call chose has an endpoint this replica cannot use (their slots
+   * given back): the caller ends the admitted request unserved and refuses it. {@code keyLevel}: as
+   * {@link Answer#keyLevel}.
    */
   public static final class NoUsableNode extends RuntimeException {
-    NoUsableNode() {
+    final transient KeyRateLevel keyLevel;
+
+    NoUsableNode(KeyRateLevel keyLevel) {
       super("no node with a usable endpoint", null, false, false);
+      this.keyLevel = keyLevel;
+    }
+  }
+
+  /**
+   * Thrown when something failed after the call admitted the request (its record, leases and
+   * reservation committed when the caller had no transaction) and before it could be sent: the
+   * caller ends it unserved and gives back {@code nodeSlots}, every node slot the call took (those
+   * already given back included: giving back twice does nothing), beside what it claimed.
+   */
+  public static final class AdmittedNotSent extends RuntimeException {
+    final transient List<UUID> nodeSlots;
+
+    AdmittedNotSent(RuntimeException cause, List<UUID> nodeSlots) {
+      super("admitted, then not sent: " + cause.getMessage(), cause, false, false);
+      this.nodeSlots = List.copyOf(nodeSlots);
+    }
+
+    /** What failed. */
+    public RuntimeException failure() {
+      return (RuntimeException) getCause();
     }
   }
 
