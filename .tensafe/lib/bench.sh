@@ -16,6 +16,9 @@ help_bench() {
                   (`--widen-weights`: BF16 weights held as F32); `bench node --matrices
                   [--matrix-tokens 1,6,64] [--seconds S]` ms per product of each layer matrix:
                   F32, the old widened F16, the BF16 kernel and the memory roofline;
+                  `bench node --anchors [--prefill-tokens 128] [--tokens 8] [--json]` decode and
+                  prefill tokens/s held BF16 and F32, beside PyTorch eager on the same folder
+                  (Debian's python3-torch; "torch":"absent" without it) and the memory roofline;
                   `bench private [--model tiny|qwen2.5-1.5b-shape|qwen3-30b-a3b-shape]
                   [--layers K] [--adapter-rank 32] [--attention-only] [--json]`
                   private mode's ms/token (client base model, HE rounds, relay), round trips and

@@ -97,6 +97,14 @@ public final class HeldMatrices implements AutoCloseable {
     return Bf16Loops.chosen().describe();
   }
 
+  /**
+   * F32 lanes of one vector of the BF16 loops this JVM chose: 16 with AVX-512, 8 with AVX2 (or
+   * {@code -XX:UseAVX=2}), 1 for the scalar loops.
+   */
+  public static int lanes() {
+    return Bf16Loops.chosen().lanes();
+  }
+
   /** Threads a BF16 product is split over, the caller included. */
   public static int productThreads() {
     return ProductThreads.shared().size();

@@ -49,6 +49,20 @@ final class BenchModels {
    */
   static QwenDecoder decoder(ModelShape shape, boolean moe, WeightPrecision precision)
       throws IOException {
+    Path dir = folder(shape, moe);
+    try {
+      return decoder(dir, precision);
+    } finally {
+      delete(dir);
+    }
+  }
+
+  /**
+   * Writes a generated model of {@code shape} (BF16, seed 1, the Qwen3 architecture; Qwen3-MoE with
+   * Qwen3-30B-A3B's experts when {@code moe}) into a new temporary folder and returns it; the
+   * caller deletes it ({@link #delete}).
+   */
+  static Path folder(ModelShape shape, boolean moe) throws IOException {
     Path dir = Files.createTempDirectory("bench-model");
     System.err.printf(Locale.ROOT, "generating %s ...%n", shape.name());
     ModelGenerator.write(
@@ -59,11 +73,19 @@ final class BenchModels {
         s -> {},
         moe ? ModelGenerator.Arch.QWEN3_MOE : ModelGenerator.Arch.QWEN3,
         MoeShape.QWEN3_30B_A3B);
-    QwenDecoder decoder = new QwenDecoder(ModelFolder.load(dir), precision);
+    return dir;
+  }
+
+  /** The model in {@code dir}, its weights held as {@code precision} says. */
+  static QwenDecoder decoder(Path dir, WeightPrecision precision) throws IOException {
+    return new QwenDecoder(ModelFolder.load(dir), precision);
+  }
+
+  /** Deletes {@code dir} and everything in it. */
+  static void delete(Path dir) throws IOException {
     try (var files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
-    return decoder;
   }
 
   /** Rank-{@code rank} adapters on every expert's gate, up and down (α = 2r, B ~ N(0, 0.01²)). */

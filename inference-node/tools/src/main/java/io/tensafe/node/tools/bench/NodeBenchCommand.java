@@ -21,6 +21,23 @@ import picocli.CommandLine.Command;
  * with HE-LoRA (hosted, CPU backend) on q, k, v and o of every layer, in one run on one model. With
  * {@code --matrices}, instead, the model's layer matrices' products held each way ({@link
  * MatrixBench}).
+ *
+ * <p>With {@code --anchors}, instead ({@link AnchorBench}, issue 52): the base model's decode and
+ * prefill tokens/s held BF16 (two bytes, the default) and F32 ({@code --widen-weights}), beside
+ * PyTorch eager on the same folder and the memory roofline, in one run. Its JSON object's fields
+ * (stable; {@code W} is {@code bf16} or {@code f32}; rates in tokens per second; ratios node over
+ * anchor, above 1 when the node is faster; {@code torch_*} null when {@code "torch":"absent"}):
+ * {@code model}, {@code layers}, {@code threads} (per product, and PyTorch's), {@code vector_bits}
+ * and {@code lanes} (of the node's BF16 loops: 512 and 16 with AVX-512, 256 and 8 with AVX2, 32 and
+ * 1 scalar), {@code bf16_loops}, {@code prefill_tokens}, {@code decode_tokens}, {@code
+ * stream_read_gb_per_s} (10⁹ bytes/s), {@code torch} ({@code "present"} or {@code "absent"}),
+ * {@code torch_version}, {@code torch_absent_reason}, {@code torch_blas}, {@code
+ * torch_omp_wait_policy}, and per {@code W}: {@code weight_bytes_per_token_W}, {@code
+ * node_W_decode_tokens_per_s}, {@code node_W_prefill_tokens_per_s}, {@code
+ * torch_W_decode_tokens_per_s}, {@code torch_W_prefill_tokens_per_s}, {@code
+ * roofline_W_decode_tokens_per_s}, {@code node_over_roofline_W_decode}, {@code
+ * node_over_torch_W_decode}, {@code node_over_torch_W_prefill}, {@code greedy_tokens_equal_W}
+ * (leading greedy tokens the node and PyTorch chose alike, of {@code greedy_tokens}).
  */
 @Command(
     name = "node",
@@ -49,6 +66,38 @@ public final class NodeBenchCommand implements Callable<Integer> {
   int[] matrixTokens;
 
   @CommandLine.Option(
+      names = "--anchors",
+      description =
+          "instead of the LoRA timing: the base model's decode and prefill tokens/s held BF16 and"
+              + " F32, beside PyTorch eager on the same folder (F32 and BF16, same threads) and the"
+              + " memory roofline (weight bytes per token over a streaming read's GB/s), in one run;"
+              + " --tokens decode tokens are timed")
+  boolean anchors;
+
+  @CommandLine.Option(
+      names = "--prefill-tokens",
+      defaultValue = "128",
+      description = "with --anchors: the timed prompt's tokens (default: ${DEFAULT-VALUE})")
+  int prefillTokens;
+
+  @CommandLine.Option(
+      names = "--python",
+      defaultValue = "/usr/bin/python3",
+      description =
+          "with --anchors: a Python with Debian's python3-torch; without torch the run says"
+              + " \"torch\":\"absent\" and why (default: ${DEFAULT-VALUE})")
+  java.nio.file.Path python;
+
+  @CommandLine.Option(
+      names = "--torch-omp-wait-policy",
+      defaultValue = "inherit",
+      description =
+          "with --anchors: PyTorch's OMP_WAIT_POLICY: inherit (the node's, PASSIVE as ./tensafe"
+              + " sets it), unset (libgomp's default: spin a while), PASSIVE or ACTIVE (default:"
+              + " ${DEFAULT-VALUE})")
+  String torchOmpWaitPolicy;
+
+  @CommandLine.Option(
       names = "--seconds",
       defaultValue = "1",
       description = "with --matrices: seconds timed per product kind (default: ${DEFAULT-VALUE})")
@@ -56,6 +105,9 @@ public final class NodeBenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (anchors) {
+      return runAnchors();
+    }
     if (matrices) {
       System.setProperty("ai.djl.offline", "true");
       for (int t : matrixTokens) {
@@ -154,6 +206,43 @@ public final class NodeBenchCommand implements Callable<Integer> {
           100 * decodeShare,
           100 * otherShare);
     }
+    return 0;
+  }
+
+  private int runAnchors() throws Exception {
+    CommandLine cl = spec.commandLine();
+    if (matrices || options.widenWeights || options.model.equals("qwen3-30b-a3b-shape")) {
+      throw new CommandLine.ParameterException(
+          cl,
+          "--anchors measures both holdings of a dense model: not with --matrices, --widen-weights"
+              + " or qwen3-30b-a3b-shape");
+    }
+    if (prefillTokens < 1 || prefillTokens > 4096) {
+      throw new CommandLine.ParameterException(
+          cl, "--prefill-tokens must be in 1..4096, was " + prefillTokens);
+    }
+    System.setProperty("ai.djl.offline", "true");
+    ModelShape shape = BenchModels.shape(options.model, options.rank, options.tokens, cl);
+    if (options.layers != null) {
+      if (options.layers < 1 || options.layers > shape.layers()) {
+        throw new CommandLine.ParameterException(
+            cl, "--layers must be in 1.." + shape.layers() + ", was " + options.layers);
+      }
+      shape = shape.withLayers(options.layers);
+    }
+    String policy =
+        switch (torchOmpWaitPolicy.toUpperCase(java.util.Locale.ROOT)) {
+          case "INHERIT" -> System.getenv("OMP_WAIT_POLICY");
+          case "UNSET" -> null;
+          case "PASSIVE", "ACTIVE" -> torchOmpWaitPolicy.toUpperCase(java.util.Locale.ROOT);
+          default ->
+              throw new CommandLine.ParameterException(
+                  cl,
+                  "--torch-omp-wait-policy must be inherit, unset, PASSIVE or ACTIVE, was "
+                      + torchOmpWaitPolicy);
+        };
+    new AnchorBench(System.out, options.json, python, policy)
+        .run(shape, prefillTokens, options.tokens);
     return 0;
   }
 

@@ -1,0 +1,167 @@
+package io.tensafe.node.tools.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tensafe.node.tools.bench.TorchAnchor.Held;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One {@code bench node --anchors} run: the node's decode and prefill tokens/s for each holding
+ * beside PyTorch eager's and the memory roofline's, all from the same run on the same folder.
+ *
+ * <p>JSON field names are stable (documented in {@link NodeBenchCommand}); a rate is tokens per
+ * second, a ratio node over anchor (above 1: the node is faster); PyTorch's fields are null when
+ * {@code "torch":"absent"}.
+ *
+ * @param model the shape's name
+ * @param layers decoder layers run
+ * @param threads threads per product (the node) and {@code torch.set_num_threads} (PyTorch)
+ * @param lanes F32 lanes of the node's BF16 loops (1: scalar loops)
+ * @param loops the node's BF16 loops in words
+ * @param node the node's rates per holding
+ * @param torch PyTorch's, or absent
+ * @param rooflines the decode roofline per holding
+ */
+record AnchorReport(
+    String model,
+    int layers,
+    int threads,
+    int lanes,
+    String loops,
+    Map<Held, TokenRates> node,
+    TorchAnchor.Result torch,
+    Map<Held, DecodeRoofline> rooflines) {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  AnchorReport {
+    node = Map.copyOf(node);
+    rooflines = Map.copyOf(rooflines);
+  }
+
+  /** Bits of one vector of the node's BF16 loops: 32 per F32 lane (32 for the scalar loops). */
+  int vectorBits() {
+    return 32 * lanes;
+  }
+
+  /** The run as one JSON object, fields in a fixed order. */
+  String json() {
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("model", model);
+    f.put("layers", layers);
+    f.put("threads", threads);
+    f.put("vector_bits", vectorBits());
+    f.put("lanes", lanes);
+    f.put("bf16_loops", loops);
+    TokenRates any = node.get(Held.BF16);
+    f.put("prefill_tokens", any.prefillTokens());
+    f.put("decode_tokens", any.decodeTokens());
+    f.put("stream_read_gb_per_s", round(rooflines.get(Held.BF16).streamReadGbPerS()));
+    f.put("torch", torch.present() ? "present" : "absent");
+    f.put("torch_version", torch.present() ? torch.detail() : null);
+    f.put("torch_absent_reason", torch.present() ? null : torch.detail());
+    f.put("torch_blas", torch.blas());
+    f.put("torch_omp_wait_policy", torch.ompWaitPolicy());
+    for (Held h : Held.values()) {
+      String w = h.scriptName();
+      TokenRates n = node.get(h);
+      TokenRates t = torch.rates().get(h);
+      DecodeRoofline roof = rooflines.get(h);
+      f.put("weight_bytes_per_token_" + w, roof.weightBytesPerToken());
+      f.put("node_" + w + "_decode_tokens_per_s", round(n.decodeTokensPerS()));
+      f.put("node_" + w + "_prefill_tokens_per_s", round(n.prefillTokensPerS()));
+      f.put("torch_" + w + "_decode_tokens_per_s", t == null ? null : round(t.decodeTokensPerS()));
+      f.put(
+          "torch_" + w + "_prefill_tokens_per_s", t == null ? null : round(t.prefillTokensPerS()));
+      f.put("roofline_" + w + "_decode_tokens_per_s", round(roof.tokensPerS()));
+      f.put("node_over_roofline_" + w + "_decode", round(n.decodeTokensPerS() / roof.tokensPerS()));
+      f.put(
+          "node_over_torch_" + w + "_decode",
+          t == null ? null : round(n.decodeTokensPerS() / t.decodeTokensPerS()));
+      f.put(
+          "node_over_torch_" + w + "_prefill",
+          t == null ? null : round(n.prefillTokensPerS() / t.prefillTokensPerS()));
+      f.put("greedy_tokens_equal_" + w, t == null ? null : n.leadingGreedyEqual(t));
+    }
+    f.put("greedy_tokens", any.greedy().size());
+    try {
+      return JSON.writeValueAsString(f);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a map of strings and numbers always serialises", e);
+    }
+  }
+
+  /** The run as a small table a newcomer can read, with the goals beside the ratios. */
+  String text() {
+    StringBuilder s = new StringBuilder();
+    s.append(
+        String.format(
+            Locale.ROOT,
+            "%s, %d layers; %d thread(s); node BF16 loops: %s (%d-bit vectors); streaming read"
+                + " %.1f GB/s; PyTorch: %s%n",
+            model,
+            layers,
+            threads,
+            loops,
+            vectorBits(),
+            rooflines.get(Held.BF16).streamReadGbPerS(),
+            torch.present()
+                ? torch.detail()
+                    + " eager, BLAS "
+                    + torch.blas()
+                    + ", OMP_WAIT_POLICY "
+                    + torch.ompWaitPolicy()
+                : "absent (" + torch.detail() + ")"));
+    TokenRates any = node.get(Held.BF16);
+    s.append(
+        String.format(
+            Locale.ROOT,
+            "%-8s %-10s %18s %22s%n",
+            "weights",
+            "runner",
+            "decode tokens/s",
+            "prefill " + any.prefillTokens() + " tokens/s"));
+    for (Held h : Held.values()) {
+      TokenRates t = torch.rates().get(h);
+      s.append(row(h, "node", node.get(h).decodeTokensPerS(), node.get(h).prefillTokensPerS()));
+      s.append(
+          t == null
+              ? String.format(Locale.ROOT, "%-8s %-10s %18s %22s%n", h, "PyTorch", "-", "-")
+              : row(h, "PyTorch", t.decodeTokensPerS(), t.prefillTokensPerS()));
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "%-8s %-10s %18.2f %22s%n",
+              h,
+              "roofline",
+              rooflines.get(h).tokensPerS(),
+              "-"));
+    }
+    TokenRates n = node.get(Held.BF16);
+    TokenRates t = torch.rates().get(Held.BF16);
+    s.append(
+        String.format(
+            Locale.ROOT,
+            "BF16 decode: node at %.2f of the roofline (goal >= %.2f)",
+            n.decodeTokensPerS() / rooflines.get(Held.BF16).tokensPerS(),
+            1 / 1.3));
+    if (t != null) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              ", %.2f x PyTorch (goal >= 1); BF16 prefill: %.2f x PyTorch (goal >= 0.7)",
+              n.decodeTokensPerS() / t.decodeTokensPerS(),
+              n.prefillTokensPerS() / t.prefillTokensPerS()));
+    }
+    return s.append(String.format("%n")).toString();
+  }
+
+  private static String row(Held h, String runner, double decode, double prefill) {
+    return String.format(Locale.ROOT, "%-8s %-10s %18.2f %22.2f%n", h, runner, decode, prefill);
+  }
+
+  private static double round(double x) {
+    return Math.round(x * 1000) / 1000.0;
+  }
+}
