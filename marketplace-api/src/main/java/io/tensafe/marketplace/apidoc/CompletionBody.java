@@ -38,12 +38,39 @@ public record CompletionBody(
     @Schema(description = "server-sent events when true") Boolean stream,
     @JsonProperty("stream_options") @Schema(description = "{\"include_usage\": true} with stream")
         StreamOptions streamOptions,
-    @Schema(description = "1 only") Integer n,
+    @Schema(
+            description =
+                "choices to generate from the one prompt, 1..8, default 1: each choice is held to"
+                    + " max_tokens and billed (usage sums them; the prompt is billed once, its"
+                    + " prefill shared), the privacy budget is reserved for n × max_tokens, and a"
+                    + " stream tags each chunk with its choice's index. 400 naming n above 8;"
+                    + " private mode (the client's local endpoint) takes 1 only",
+            minimum = "1",
+            maximum = "8")
+        Integer n,
     @Schema(description = "recorded nowhere") String user,
     @JsonProperty("presence_penalty") @Schema(description = "no-op: 0 only") Double presencePenalty,
     @JsonProperty("frequency_penalty") @Schema(description = "no-op: 0 only")
         Double frequencyPenalty,
-    @Schema(description = "no-op: false (or 0) only") Boolean logprobs,
+    @Schema(
+            description =
+                "chat: true returns each generated token's log-probability in"
+                    + " choices[].logprobs.content[] ({token, logprob, bytes, top_logprobs}),"
+                    + " streamed in each chunk's choices[].logprobs.content for its tokens. The"
+                    + " model's own log-softmax, before temperature, top_p and any"
+                    + " constraint's mask; bytes are the UTF-8 bytes of the token's text (a token"
+                    + " ending inside a multi-byte character has empty text, the next one carries"
+                    + " the character). Not with tools (400). completions: false (or 0) only")
+        Boolean logprobs,
+    @JsonProperty("top_logprobs")
+        @Schema(
+            description =
+                "chat: 0..20 most likely tokens reported at each step, most likely first, each"
+                    + " {token, logprob, bytes}; above 0 only with logprobs: true (else 400"
+                    + " naming top_logprobs)",
+            minimum = "0",
+            maximum = "20")
+        Integer topLogprobs,
     @Schema(
             description =
                 "chat: up to 128 function tools ({\"type\": \"function\", \"function\": {name,"

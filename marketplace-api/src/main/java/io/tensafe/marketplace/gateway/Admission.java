@@ -23,8 +23,9 @@ public record Admission(
 
   /**
    * The most DP releases the request can make, which the admission reserves: (prompt tokens +
-   * {@code max_tokens}) × releases per token (a node runs the prompt and feeds back every generated
-   * token but the last, and stops at {@code max_tokens}); at least 1.
+   * {@code maxCompletionTokens}, which is {@code n × max_tokens}) × releases per token (a node runs
+   * the prompt once for all its choices and feeds back every generated token but each choice's
+   * last, and stops each choice at {@code max_tokens}); at least 1.
    *
    * @throws io.tensafe.marketplace.problem.ApiProblem 400 when that overflows
    */

@@ -59,7 +59,8 @@ public class GatewayRequests {
    *
    * @param maxPromptTokens the prompt-token bound the node was told ({@code max_prompt_tokens}), ≥
    *     1
-   * @param maxCompletionTokens the client's {@code max_tokens}, 1..4096
+   * @param maxCompletionTokens the most completion tokens the request can bill: the client's {@code
+   *     max_tokens} times its {@code n} choices, 1..8 × 4096
    * @param promptTokens the prompt's tokens as the marketplace counted them with the nodes'
    *     tokenizer, ≥ 0; -1 when not counted (rows from before it was)
    */

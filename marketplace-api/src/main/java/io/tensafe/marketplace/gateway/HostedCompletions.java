@@ -12,9 +12,10 @@ import java.time.Duration;
 /**
  * Hosted completions, metered (ADR 0026): the key entered ({@link KeySlots#enter}), the prompt
  * counted with the model's tokenizer, the request routed, admitted with a DP reservation of
- * (counted prompt + {@code max_tokens}) × the version's releases per token, and dispatched with
- * fail-over ({@link Dispatch}); its events are then read through a {@link HostedRelay}, which bills
- * what it relayed when the request ends.
+ * (counted prompt + {@code n × max_tokens}) × the version's releases per token (the prompt runs
+ * once for all {@code n} choices, ADR 0044), and dispatched with fail-over ({@link Dispatch}); its
+ * events are then read through a {@link HostedRelay}, which bills what it relayed when the request
+ * ends.
  */
 @ApplicationScoped
 public class HostedCompletions {
@@ -64,7 +65,8 @@ public class HostedCompletions {
                       v,
                       resolved.reason(),
                       RequestMode.HOSTED,
-                      new GatewayRequests.Limits(Math.max(1, prompt), r.maxTokens(), prompt),
+                      new GatewayRequests.Limits(
+                          Math.max(1, prompt), r.maxCompletionTokens(), prompt),
                       v.releasesPerToken());
                 },
                 streaming,
@@ -78,7 +80,9 @@ public class HostedCompletions {
           dispatch.meter(d, d.keySlot()),
           d,
           prompt,
-          new RelayedText(tokenizer));
+          new RelayedChoices(tokenizer, r.choices()),
+          r.maxTokens(),
+          r.topLogprobs());
     }
   }
 

@@ -10,6 +10,7 @@ import io.tensafe.marketplace.privacy.ReleaseCount;
 import io.tensafe.marketplace.privacy.Reservation;
 import java.io.IOException;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -24,6 +25,12 @@ import java.util.OptionalLong;
  * a second behind ({@link Settlement#settleLost}); while it relays, the replica vouches for it
  * ({@link LiveRequests}). A node sending more than {@code max_tokens} allows fails. Thread-confined
  * to the request's thread.
+ *
+ * <p>A request with {@code n} choices (ADR 0044) reads each piece with its choice's index and keeps
+ * each choice's text apart ({@link RelayedChoices}): each choice is held to {@code max_tokens} on
+ * its own, the bill is the sum of what each relayed, and the DP settlement counts every choice's
+ * tokens over the one prompt run. Log-probability entries ride on the pieces, checked ({@link
+ * LogprobEntries}); they never change what is billed.
  */
 public final class HostedRelay {
   /** Relayed pieces between two writes of the relayed count, at most. */
@@ -44,12 +51,22 @@ public final class HostedRelay {
   private final Dispatched<NodeCall> d;
   private final int promptTokens;
 
-  /** What was read from the node and how much of it was passed on. */
-  private final RelayedText relayed;
+  /** What was read from the node and how much of it was passed on, per choice. */
+  private final RelayedChoices relayed;
+
+  /** The client's {@code max_tokens}: each choice's bound. */
+  private final int maxTokens;
+
+  /** The {@code top_logprobs} asked for, or -1 when {@code logprobs} was not. */
+  private final int topLogprobs;
 
   private JsonNode last;
-  private int piecesRead;
-  private long bytesRead;
+  private final int[] piecesRead;
+  private final long[] bytesRead;
+  private final int[] entriesRead;
+
+  /** Each choice's entries, kept for a whole answer ({@link #relayWhole}); null when streamed. */
+  private com.fasterxml.jackson.databind.node.ArrayNode[] kept;
 
   /** What a relay bills and gives back through; shared by every relay. */
   record Services(
@@ -71,14 +88,32 @@ public final class HostedRelay {
       MeteredRequest metered,
       Dispatched<NodeCall> d,
       int promptTokens,
-      RelayedText relayed) {
+      RelayedChoices relayed,
+      int maxTokens,
+      int topLogprobs) {
     this.owner = owner;
     this.key = key;
     this.metered = metered;
     this.d = d;
     this.promptTokens = promptTokens;
     this.relayed = relayed;
+    this.maxTokens = maxTokens;
+    this.topLogprobs = topLogprobs;
+    this.piecesRead = new int[relayed.count()];
+    this.bytesRead = new long[relayed.count()];
+    this.entriesRead = new int[relayed.count()];
   }
+
+  /**
+   * One piece read from the node.
+   *
+   * @param index its choice, 0 to n − 1
+   * @param text its text
+   * @param logprobs the log-probability entries of the tokens its text starts, in OpenAI's shape
+   *     ({@link LogprobEntries}); null when the request asked for none
+   */
+  public record Piece(
+      int index, String text, com.fasterxml.jackson.databind.node.ArrayNode logprobs) {}
 
   /**
    * What a client is sent of a streamed answer, piece by piece; the relay decides from what it says
@@ -89,17 +124,18 @@ public final class HostedRelay {
     /**
      * Passes on a piece read from the node.
      *
-     * @return what reached the client ({@link Passed})
+     * @return what reached the client of the piece's choice ({@link Passed})
      * @throws ClientGone when writing to the client failed: the client went away
      */
-    Passed send(String piece) throws ClientGone;
+    Passed send(Piece piece) throws ClientGone;
 
     /**
-     * Passes on what the sink still holds once the node's final event arrived.
+     * Passes on what the sink still holds of choice {@code index} once the node's final event
+     * arrived; called for each choice in order.
      *
      * @throws ClientGone as {@link #send}
      */
-    Passed end() throws ClientGone;
+    Passed end(int index) throws ClientGone;
   }
 
   /**
@@ -147,10 +183,12 @@ public final class HostedRelay {
    */
   public Finished relay(Sink sink) throws ClientGone, NodeFailed {
     try {
-      for (String piece = nextDelta(); piece != null; piece = nextDelta()) {
-        mark(sink.send(piece));
+      for (Piece piece = nextDelta(); piece != null; piece = nextDelta()) {
+        mark(piece.index(), sink.send(piece));
       }
-      mark(sink.end());
+      for (int i = 0; i < relayed.count(); i++) {
+        mark(i, sink.end(i));
+      }
     } catch (ClientGone e) {
       endEarly(RequestOutcome.CLIENT_GONE);
       throw e;
@@ -165,13 +203,14 @@ public final class HostedRelay {
    * Reads the node's whole answer, passes it on at once (an answer that is not streamed: its client
    * gets nothing before the end) and bills it.
    *
-   * @param delivered what the client receives of the whole text (a tool call's name and arguments),
-   *     or null when it receives the text as read
-   * @return the text read and the bill
+   * @param delivered what the client receives of each choice's whole text (a tool call's name and
+   *     arguments), or null when it receives the text as read
+   * @return each choice's text read (and entries) and the bill
    * @throws NodeFailed the node failed before its end (the request has ended; nothing reached the
    *     client, so nothing is billed)
    */
   public Whole relayWhole(java.util.function.UnaryOperator<String> delivered) throws NodeFailed {
+    kept = new com.fasterxml.jackson.databind.node.ArrayNode[relayed.count()];
     try {
       readToEnd();
     } catch (IOException | RuntimeException e) {
@@ -179,32 +218,75 @@ public final class HostedRelay {
       throw new NodeFailed(nodeFailedMessage() + "; nothing was billed");
     }
     // Reached the client at once, at its end: nothing is recorded before (finish records it).
-    String text = relayed.text();
-    if (delivered == null) {
-      relayed.relayedAll();
-    } else {
-      relayed.relayedAs(delivered.apply(text));
+    List<String> texts = relayed.texts();
+    for (int i = 0; i < texts.size(); i++) {
+      if (delivered == null) {
+        relayed.choice(i).relayedAll();
+      } else {
+        relayed.choice(i).relayedAs(delivered.apply(texts.get(i)));
+      }
     }
-    return new Whole(text, finish());
+    List<com.fasterxml.jackson.databind.node.ArrayNode> entries =
+        topLogprobs < 0
+            ? null
+            : java.util.Arrays.stream(kept)
+                .map(
+                    a ->
+                        a == null
+                            ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                                .arrayNode()
+                            : a)
+                .toList();
+    return new Whole(texts, entries, finish());
   }
 
-  /** A whole answer: the text read from the node and what the request was billed. */
-  public record Whole(String text, Finished billed) {}
+  /**
+   * A whole answer: each choice's text read from the node, its log-probability entries (null when
+   * not asked for), and what the request was billed.
+   */
+  public record Whole(
+      List<String> texts,
+      List<com.fasterxml.jackson.databind.node.ArrayNode> logprobs,
+      Finished billed) {}
 
-  private void mark(Passed passed) {
+  private void mark(int index, Passed passed) {
     if (!passed.any()) {
       return;
     }
     if (passed.rewritten() == null) {
-      relayed();
+      relayed.choice(index).relayedAll();
     } else {
-      relayedAs(passed.rewritten());
+      relayed.choice(index).relayedAs(passed.rewritten());
     }
+    persistCount();
   }
 
   /** What a finished request was billed, and its node's final event (HE and DP statistics). */
   public record Finished(
-      Settlement.Settled settled, int promptTokens, int completionTokens, JsonNode finalEvent) {}
+      Settlement.Settled settled, int promptTokens, int completionTokens, JsonNode finalEvent) {
+    /** Choice {@code index}'s finish reason as its node said ({@link #finishReasons}). */
+    public String finishReason(int index) {
+      return finishReasons(finalEvent, index + 1).get(index);
+    }
+  }
+
+  /**
+   * The finish reason of each of {@code count} choices in a node's final event: its {@code
+   * choices[i].finish_reason}, else the event's own {@code finish_reason} (a node's answer to a
+   * request of one choice may carry no {@code choices}).
+   */
+  static List<String> finishReasons(JsonNode finalEvent, int count) {
+    String whole = finalEvent.path("finish_reason").asText();
+    String[] out = new String[count];
+    java.util.Arrays.fill(out, whole);
+    for (JsonNode c : finalEvent.path("choices")) {
+      int i = c.path("index").asInt(-1);
+      if (i >= 0 && i < count && c.path("finish_reason").isTextual()) {
+        out[i] = c.path("finish_reason").asText();
+      }
+    }
+    return List.of(out);
+  }
 
   /**
    * The node's next piece of text, or null once its final event arrived ({@link #finalEvent}).
@@ -213,22 +295,46 @@ public final class HostedRelay {
    *     it sends more than {@code max_tokens} allows: more pieces than tokens (an honest node sends
    *     at most one a token), or more than {@value #MAX_BYTES_PER_TOKEN} bytes a token
    */
-  private String nextDelta() throws IOException {
-    int maxTokens = d.admission().limits().maxCompletionTokens();
+  private Piece nextDelta() throws IOException {
     for (JsonNode event = d.call().next(); event != null; event = d.call().next()) {
       if (event.has("delta")) {
         String piece = event.get("delta").asText();
+        int index = event.path("index").asInt(0);
+        if (!event.path("index").isMissingNode() && !event.path("index").isInt()
+            || index < 0
+            || index >= relayed.count()) {
+          throw new IOException("the node sent a piece of a choice the request did not ask for");
+        }
         if (!piece.isEmpty()) {
           d.call().progressed();
         }
-        piecesRead++;
-        bytesRead += piece.length() * 3L; // at most 3 UTF-8 bytes per UTF-16 unit
-        if (piecesRead > maxTokens || bytesRead > (long) maxTokens * MAX_BYTES_PER_TOKEN) {
+        piecesRead[index]++;
+        bytesRead[index] += piece.length() * 3L; // at most 3 UTF-8 bytes per UTF-16 unit
+        if (piecesRead[index] > maxTokens
+            || bytesRead[index] > (long) maxTokens * MAX_BYTES_PER_TOKEN) {
           throw new IOException(
               "the node sent more than the request's max_tokens (" + maxTokens + ") allows");
         }
-        relayed.read(piece);
-        return piece;
+        com.fasterxml.jackson.databind.node.ArrayNode entries = null;
+        if (topLogprobs >= 0) {
+          entries = LogprobEntries.checked(event.get("logprobs"), topLogprobs);
+          entriesRead[index] += entries.size();
+          if (entriesRead[index] > maxTokens) {
+            throw new IOException(
+                "the node sent more logprobs entries than the request's max_tokens ("
+                    + maxTokens
+                    + ") allows");
+          }
+          if (kept != null) {
+            if (kept[index] == null) {
+              kept[index] =
+                  com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            }
+            kept[index].addAll(entries);
+          }
+        }
+        relayed.choice(index).read(piece);
+        return new Piece(index, piece, entries);
       } else if (event.has("usage")) {
         d.call().progressed();
         last = event;
@@ -257,25 +363,12 @@ public final class HostedRelay {
   }
 
   /**
-   * Records that the piece {@link #nextDelta} last returned reached the client. At the first piece,
-   * then after {@value #PERSIST_EVERY} more or a second, the relayed count is written to the
-   * request's record (best effort: a failed write is logged, and the next one catches up).
+   * After a piece reached the client ({@link #mark}: as read, or re-written, as tool calls are, in
+   * which case the bill counts what was passed, never the rest of what the node sent): at the first
+   * piece, then after {@value #PERSIST_EVERY} more or a second, the relayed count (every choice's)
+   * is written to the request's record (best effort: a failed write is logged, and the next one
+   * catches up).
    */
-  private void relayed() {
-    relayed.relayedAll();
-    persistCount();
-  }
-
-  /**
-   * As {@link #relayed}, for a caller that re-writes what it read before passing it on (tool calls:
-   * their name and arguments, {@code ToolCallAnswer.delivered}): {@code delivered} reached the
-   * client, and the bill counts what was passed here, never the rest of what the node sent.
-   */
-  private void relayedAs(String delivered) {
-    relayed.relayedAs(delivered);
-    persistCount();
-  }
-
   private void persistCount() {
     long now = System.nanoTime();
     if (relayed.pieces() == 1
@@ -284,7 +377,7 @@ public final class HostedRelay {
       persistedAtNanos = now;
       persistedPieces = relayed.pieces();
       try {
-        owner.requests().relayed(d.requestId(), relayed.tokens());
+        owner.requests().relayed(d.requestId(), relayed.tokens(maxTokens));
       } catch (RuntimeException e) {
         Log.warnf("request %s: recording its relayed count failed: %s", d.requestId(), e);
       }
@@ -308,29 +401,26 @@ public final class HostedRelay {
 
   private Finished bill() {
     NodeUsage claimed = NodeUsage.of(last);
-    String finishReason = last.path("finish_reason").asText();
     // An answer without text earns the node nothing (ADR 0038): no slot credit, no end-of-turn
-    // token billed; the prompt, which the node ran, is.
-    boolean empty = relayed.text().isEmpty();
+    // token billed; the prompt, which the node ran, is. A choice without text earns nothing either.
+    boolean empty = relayed.empty();
     RequestOutcome outcome = empty ? RequestOutcome.EMPTY : RequestOutcome.COMPLETED;
-    int completion =
-        empty
-            ? 0
-            : relayed.completionTokens(finishReason, d.admission().limits().maxCompletionTokens());
-    // What the node made, for DP: everything read (a tool call's block whole, not only what was
-    // delivered of it), and at least what was billed.
-    int read =
-        Math.max(
-            completion,
-            Math.min(relayed.readTokens(), d.admission().limits().maxCompletionTokens()));
+    // Billed: each choice's relayed tokens. What the node made, for DP: everything read (a tool
+    // call's block whole, not only what was delivered of it), and at least what was billed.
+    RelayedChoices.Totals totals = relayed.totals(finishReasons(last, relayed.count()), maxTokens);
+    int completion = totals.billed();
+    int read = totals.read();
+    // Each choice that ran feeds back all its tokens but its last: one fewer fed back per choice
+    // beyond the first than ReleaseCount's one sequence implies, and as much run-ahead room.
+    int extra = Math.max(0, totals.ran() - 1);
     long releases =
         Math.min(
             d.reservation().releases(),
             ReleaseCount.settled(
                 claimed.dpReleases(),
                 promptTokens,
-                read,
-                owner.gateway().nodeRunAheadTokens(),
+                read - extra,
+                owner.gateway().nodeRunAheadTokens() + extra,
                 d.admission().releasesPerToken()));
     if (claimed.completionTokens() != completion || claimed.promptTokens() != promptTokens) {
       Log.infof(
@@ -376,9 +466,9 @@ public final class HostedRelay {
    */
   public void endEarly(RequestOutcome outcome) {
     try {
-      int completion = Math.min(relayed.tokens(), d.admission().limits().maxCompletionTokens());
+      int completion = relayed.tokens(maxTokens);
       int prompt = completion > 0 || outcome == RequestOutcome.CLIENT_GONE ? promptTokens : 0;
-      int read = Math.max(completion, relayed.readTokens());
+      int read = Math.max(completion, java.util.Arrays.stream(relayed.readTokens(maxTokens)).sum());
       OptionalLong bound =
           outcome == RequestOutcome.NODE_FAILED
               ? OptionalLong.of(

@@ -97,7 +97,13 @@ public record CompletionRequest(
   /** What the gateway meters of this request. */
   public io.tensafe.marketplace.gateway.HostedRequest hosted() {
     return new io.tensafe.marketplace.gateway.HostedRequest(
-        request.model(), routing, renderedPrompt, request.maxTokens(), this::nodeBody);
+        request.model(),
+        routing,
+        renderedPrompt,
+        request.maxTokens(),
+        request.choices(),
+        request.logprobs(),
+        this::nodeBody);
   }
 
   /**
@@ -116,6 +122,13 @@ public record CompletionRequest(
       n.put("parallel_tool_calls", request.toolChoice().parallel());
     }
     n.put("max_tokens", request.maxTokens());
+    if (request.choices() > 1) {
+      n.put("n", request.choices()); // one prefill, n choices, each within max_tokens (ADR 0044)
+    }
+    if (request.logprobs() != OpenAiRequest.NO_LOGPROBS) {
+      n.put("logprobs", true);
+      n.put("top_logprobs", request.logprobs());
+    }
     n.put("max_prompt_tokens", maxPromptTokens);
     n.put("temperature", request.temperature());
     n.put("top_p", request.topP());

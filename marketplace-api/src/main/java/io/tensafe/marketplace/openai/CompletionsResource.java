@@ -182,25 +182,33 @@ public class CompletionsResource {
       throw new io.tensafe.marketplace.problem.ApiProblem(
           ProblemKind.HTTP, 502, "Node failed", e.getMessage());
     }
-    String text = whole.text();
     HostedRelay.Finished billed = whole.billed();
     ObjectNode answer = bodies.envelope(r, s, false);
-    ObjectNode choice = answer.putArray("choices").addObject();
-    choice.put("index", 0);
-    String finishReason = billed.finalEvent().path("finish_reason").asText();
-    if (r.request().chat()) {
-      if (r.request().tools() == null) {
-        choice.putObject("message").put("role", "assistant").put("content", text);
+    var choices = answer.putArray("choices");
+    for (int i = 0; i < whole.texts().size(); i++) {
+      String text = whole.texts().get(i);
+      ObjectNode choice = choices.addObject();
+      choice.put("index", i);
+      String finishReason = billed.finishReason(i);
+      if (r.request().chat()) {
+        if (r.request().tools() == null) {
+          choice.putObject("message").put("role", "assistant").put("content", text);
+        } else {
+          ObjectNode message = ToolCallAnswer.message(text, s.requestId());
+          choice.set("message", message);
+          finishReason = ToolCallAnswer.finishReason(finishReason, message.has("tool_calls"));
+        }
+        if (whole.logprobs() != null) {
+          ObjectNode logprobs = choice.putObject("logprobs");
+          logprobs.set("content", whole.logprobs().get(i));
+          logprobs.putNull("refusal");
+        }
       } else {
-        ObjectNode message = ToolCallAnswer.message(text, s.requestId());
-        choice.set("message", message);
-        finishReason = ToolCallAnswer.finishReason(finishReason, message.has("tool_calls"));
+        choice.put("text", text);
+        choice.putNull("logprobs");
       }
-    } else {
-      choice.put("text", text);
-      choice.putNull("logprobs");
+      choice.put("finish_reason", finishReason);
     }
-    choice.put("finish_reason", finishReason);
     answer.set("usage", bodies.usage(billed));
     answer.set("tensafe", bodies.tensafe(s, billed));
     return Response.ok(answer, MediaType.APPLICATION_JSON)
@@ -211,25 +219,31 @@ public class CompletionsResource {
   private void stream(CompletionRequest r, HostedRelay s, OutputStream out, long arrivedNanos)
       throws IOException {
     DeltaChunks deltas = new DeltaChunks(json, bodies.chunk(r, s), r.request().chat());
-    ToolCallStream tools =
-        r.request().tools() == null ? null : ToolCallAnswer.reader(s.requestId());
+    int n = r.request().choices();
+    ToolCallStream[] tools = r.request().tools() == null ? null : new ToolCallStream[n];
+    for (int i = 0; tools != null && i < n; i++) {
+      tools[i] = ToolCallAnswer.reader(s.requestId());
+    }
     HostedRelay.Finished billed;
     try {
       if (r.request().chat()) {
-        ObjectNode first = bodies.chunk(r, s);
-        first
-            .withArray("choices")
-            .addObject()
-            .put("index", 0)
-            .putNull("finish_reason")
-            .putObject("delta")
-            .put("role", "assistant")
-            .put("content", "");
-        try {
-          sendToClient(out, first);
-        } catch (HostedRelay.ClientGone gone) {
-          s.endEarly(RequestOutcome.CLIENT_GONE);
-          return;
+        // Each choice's first chunk names its role, as OpenAI's do.
+        for (int i = 0; i < n; i++) {
+          ObjectNode first = bodies.chunk(r, s);
+          first
+              .withArray("choices")
+              .addObject()
+              .put("index", i)
+              .putNull("finish_reason")
+              .putObject("delta")
+              .put("role", "assistant")
+              .put("content", "");
+          try {
+            sendToClient(out, first);
+          } catch (HostedRelay.ClientGone gone) {
+            s.endEarly(RequestOutcome.CLIENT_GONE);
+            return;
+          }
         }
       }
       billed = s.relay(new ClientSink(r, s, out, deltas, tools, arrivedNanos));
@@ -255,20 +269,23 @@ public class CompletionsResource {
     }
     // Billed: what follows only tells the client, and a client gone by now changes nothing.
     try {
-      ObjectNode end = bodies.chunk(r, s);
-      ObjectNode choice = end.withArray("choices").addObject().put("index", 0);
-      if (r.request().chat()) {
-        choice.putObject("delta");
-      } else {
-        choice.put("text", "");
+      for (int i = 0; i < n; i++) {
+        ObjectNode end = bodies.chunk(r, s);
+        ObjectNode choice = end.withArray("choices").addObject().put("index", i);
+        if (r.request().chat()) {
+          choice.putObject("delta");
+        } else {
+          choice.put("text", "");
+        }
+        choice.put(
+            "finish_reason",
+            ToolCallAnswer.finishReason(
+                billed.finishReason(i), tools != null && tools[i].calls() > 0));
+        if (i == n - 1) {
+          end.set("tensafe", bodies.tensafe(s, billed));
+        }
+        send(out, end);
       }
-      choice.put(
-          "finish_reason",
-          ToolCallAnswer.finishReason(
-              billed.finalEvent().path("finish_reason").asText(),
-              tools != null && tools.calls() > 0));
-      end.set("tensafe", bodies.tensafe(s, billed));
-      send(out, end);
       if (r.request().includeUsage()) {
         ObjectNode usage = bodies.chunk(r, s);
         usage.putArray("choices");
@@ -292,16 +309,19 @@ public class CompletionsResource {
     private final HostedRelay s;
     private final OutputStream out;
     private final DeltaChunks deltas;
-    private final ToolCallStream tools;
+    private final ToolCallStream[] tools;
     private final long arrivedNanos;
     private boolean sentAny;
 
+    /**
+     * @param tools each choice's tool-call reader; null when the request offered no tools
+     */
     ClientSink(
         CompletionRequest r,
         HostedRelay s,
         OutputStream out,
         DeltaChunks deltas,
-        ToolCallStream tools,
+        ToolCallStream[] tools,
         long arrivedNanos) {
       this.r = r;
       this.s = s;
@@ -312,28 +332,28 @@ public class CompletionsResource {
     }
 
     @Override
-    public HostedRelay.Passed send(String piece) throws HostedRelay.ClientGone {
+    public HostedRelay.Passed send(HostedRelay.Piece piece) throws HostedRelay.ClientGone {
       if (tools == null) {
         firstToken();
-        sendToClient(out, deltas.event(piece));
+        sendToClient(out, deltas.event(piece.index(), piece.text(), piece.logprobs()));
         return HostedRelay.Passed.AS_READ;
       }
-      return sendTools(tools.feed(piece));
+      return sendTools(piece.index(), tools[piece.index()].feed(piece.text()));
     }
 
     @Override
-    public HostedRelay.Passed end() throws HostedRelay.ClientGone {
-      return tools == null ? HostedRelay.Passed.NOTHING : sendTools(tools.finish());
+    public HostedRelay.Passed end(int index) throws HostedRelay.ClientGone {
+      return tools == null ? HostedRelay.Passed.NOTHING : sendTools(index, tools[index].finish());
     }
 
     /** Only what was sent is billed: a call's name and arguments, never the rest of its block. */
-    private HostedRelay.Passed sendTools(java.util.List<ToolCallEvent> events)
+    private HostedRelay.Passed sendTools(int index, java.util.List<ToolCallEvent> events)
         throws HostedRelay.ClientGone {
       if (events.isEmpty()) {
         return HostedRelay.Passed.NOTHING; // held (a call's text, or what may open one)
       }
       firstToken();
-      relayTools(out, r, s, deltas, events);
+      relayTools(out, r, s, deltas, index, events);
       return HostedRelay.Passed.as(ToolCallAnswer.delivered(events));
     }
 
@@ -350,17 +370,18 @@ public class CompletionsResource {
       CompletionRequest r,
       HostedRelay s,
       DeltaChunks deltas,
+      int index,
       java.util.List<ToolCallEvent> events)
       throws HostedRelay.ClientGone {
     for (ToolCallEvent e : events) {
       switch (e) {
-        case ToolCallEvent.Content c -> sendToClient(out, deltas.event(c.text()));
+        case ToolCallEvent.Content c -> sendToClient(out, deltas.event(index, c.text(), null));
         case ToolCallEvent.Call call -> {
           ObjectNode chunk = bodies.chunk(r, s);
           chunk
               .putArray("choices")
               .addObject()
-              .put("index", 0)
+              .put("index", index)
               .putNull("finish_reason")
               .set("delta", ToolCallAnswer.delta(call));
           sendToClient(out, chunk);

@@ -608,7 +608,7 @@ class CompletionsTest {
         .then()
         .statusCode(400)
         .body("detail", containsString("tools"));
-    chat(message(adapterId, "hi", ",\"n\":2")).then().statusCode(400);
+    chat(message(adapterId, "hi", ",\"n\":9")).then().statusCode(400);
     chat(message("no-such-model", "hi", "")).then().statusCode(404);
     chat("{\"model\":\"" + adapterId + "\",\"messages\":[]}").then().statusCode(400);
     chat(message(adapterId, "hi", ",\"temperature\":3")).then().statusCode(400);

@@ -17,6 +17,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * node counts them ({@link #promptTokens}), and the DP releases of an adapter with one LoRA input,
  * (prompt + completion − 1) × 1) and records each request body. Like the real node, it serves only
  * requests that present its dispatch token. The real node's side is tested in inference-node.
+ *
+ * <p>A request with {@code n} choices gets them one after another, each piece tagged with its
+ * {@code index}, the final event listing each choice's finish reason, and DP releases of one prompt
+ * and each choice's tokens but its last (the real node shares the prefill the same way). With
+ * {@code logprobs}, each piece carries one entry: its text at log-probability −0.5, then {@code
+ * top_logprobs} alternatives at −0.5, −1.5, −2.5, ... (the first is the chosen token).
  */
 final class FakeNode implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -247,35 +253,43 @@ final class FakeNode implements AutoCloseable {
         return;
       }
       int tokens = countToMaxTokens ? body.path("max_tokens").asInt() : 2;
-      for (int i = 1; i <= tokens; i++) {
-        String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
-        write(
-            out,
-            "{\"delta\":\""
-                + text
-                + "\",\"prompt_tokens\":"
-                + promptTokens
-                + ",\"completion_tokens\":"
-                + i
-                + "}");
-        if (i == 1) {
-          firstByteTimes.put(id, new long[] {arrived, System.nanoTime()});
-        }
-        if (dieAfterFirstToken) {
-          x.close();
-          return;
-        }
-        if (errorDetailAfterFirstToken != null) {
-          write(
-              out,
+      int choices = body.path("n").asInt(1);
+      for (int c = 0; c < choices; c++)
+        for (int i = 1; i <= tokens; i++) {
+          String text = countToMaxTokens ? "w" + i + " " : i == 1 ? "Hel" : "lo";
+          com.fasterxml.jackson.databind.node.ObjectNode event =
               JSON.createObjectNode()
-                  .put("status", 500)
-                  .put("detail", errorDetailAfterFirstToken)
-                  .toString());
-          return;
+                  .put("index", c)
+                  .put("delta", text)
+                  .put("prompt_tokens", promptTokens)
+                  .put("completion_tokens", i);
+          if (body.path("logprobs").asBoolean()) {
+            var entry = event.putArray("logprobs").addObject();
+            entry.put("token", text).put("logprob", -0.5);
+            var top = entry.putArray("top_logprobs");
+            for (int t = 0; t < body.path("top_logprobs").asInt(0); t++) {
+              top.addObject().put("token", t == 0 ? text : "alt" + t).put("logprob", -0.5 - t);
+            }
+          }
+          write(out, event.toString());
+          if (i == 1 && c == 0) {
+            firstByteTimes.put(id, new long[] {arrived, System.nanoTime()});
+          }
+          if (dieAfterFirstToken) {
+            x.close();
+            return;
+          }
+          if (errorDetailAfterFirstToken != null) {
+            write(
+                out,
+                JSON.createObjectNode()
+                    .put("status", 500)
+                    .put("detail", errorDetailAfterFirstToken)
+                    .toString());
+            return;
+          }
+          pause();
         }
-        pause();
-      }
       for (int i = 0; i < paddingDeltas; i++) {
         write(out, "{\"delta\":\"" + (char) ('a' + i % 26) + "\"}");
       }
@@ -283,16 +297,31 @@ final class FakeNode implements AutoCloseable {
       int completion =
           claimedTokens >= 0
               ? claimedTokens
-              : claimedCompletion >= 0 ? claimedCompletion : tokens + paddingDeltas;
+              : claimedCompletion >= 0 ? claimedCompletion : choices * tokens + paddingDeltas;
       long releases =
-          claimedReleases >= 0 ? claimedReleases : promptTokens + tokens + paddingDeltas - 1;
+          claimedReleases >= 0
+              ? claimedReleases
+              : promptTokens + choices * tokens + paddingDeltas - choices;
+      String finish = countToMaxTokens ? "length" : "stop";
+      StringBuilder listed = new StringBuilder();
+      for (int c = 0; c < choices; c++) {
+        listed
+            .append(c == 0 ? "" : ",")
+            .append("{\"index\":")
+            .append(c)
+            .append(",\"finish_reason\":\"")
+            .append(finish)
+            .append("\"}");
+      }
       write(
           out,
           "{\"request_id\":\""
               + id
               + "\",\"finish_reason\":\""
-              + (countToMaxTokens ? "length" : "stop")
-              + "\",\"usage\":{\"prompt_tokens\":"
+              + finish
+              + "\",\"choices\":["
+              + listed
+              + "],\"usage\":{\"prompt_tokens\":"
               + prompt
               + ",\"completion_tokens\":"
               + completion

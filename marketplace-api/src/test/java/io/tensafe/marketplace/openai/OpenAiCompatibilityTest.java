@@ -139,7 +139,7 @@ class OpenAiCompatibilityTest {
         List.of(
             "\"presence_penalty\":0.5",
             "\"frequency_penalty\":-1",
-            "\"logprobs\":true",
+            "\"best_of\":2",
             "\"logit_bias\":{\"50256\":-100}",
             "\"store\":true")) {
       String field = changing.substring(1, changing.indexOf('"', 1));
@@ -335,7 +335,7 @@ class OpenAiCompatibilityTest {
 
   @Test
   void theProblemBody_hasNoNullMessage() {
-    post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", ",\"n\":2"))
+    post(withMessages("[{\"role\":\"user\",\"content\":\"hi\"}]", ",\"n\":9"))
         .then()
         .statusCode(400)
         .body("error.message", not(nullValue()));
