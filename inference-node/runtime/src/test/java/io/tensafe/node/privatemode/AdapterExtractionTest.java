@@ -301,8 +301,8 @@ class AdapterExtractionTest {
   /**
    * As {@link #measure(LoraAdapter, SiteRecorder, SiteRecorder)}; {@code withinTwiceTheCost} false
    * where natural text cannot stay within it: on the demo model layer 0's q and v read only the
-   * token's embedding, so every one of d_in independent token ids must appear (574 to 654 tokens
-   * of its prompts for q and v in two training runs, against d_in = 128).
+   * token's embedding, so every one of d_in independent token ids must appear (574 to 654 tokens of
+   * its prompts for q and v in two training runs, against d_in = 128).
    */
   private static Map<String, Integer> measure(
       LoraAdapter adapter, SiteRecorder train, SiteRecorder test, boolean withinTwiceTheCost) {
