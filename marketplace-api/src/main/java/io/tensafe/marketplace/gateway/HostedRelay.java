@@ -65,6 +65,17 @@ public final class HostedRelay {
   private final long[] bytesRead;
   private final int[] entriesRead;
 
+  /**
+   * Per choice, with logprobs asked: the text relayed and the chosen tokens' text so far, which
+   * must spell it (ADR 0044, after an adversarial review), and the alternatives' chars read.
+   */
+  private final StringBuilder[] textRead;
+
+  private final StringBuilder[] entryText;
+  private final long[] alternativeChars;
+  private final int[] spelled;
+  private final int[] lastTokenChars;
+
   /** Each choice's entries, kept for a whole answer ({@link #relayWhole}); null when streamed. */
   private com.fasterxml.jackson.databind.node.ArrayNode[] kept;
 
@@ -102,6 +113,11 @@ public final class HostedRelay {
     this.piecesRead = new int[relayed.count()];
     this.bytesRead = new long[relayed.count()];
     this.entriesRead = new int[relayed.count()];
+    this.textRead = new StringBuilder[relayed.count()];
+    this.entryText = new StringBuilder[relayed.count()];
+    this.alternativeChars = new long[relayed.count()];
+    this.spelled = new int[relayed.count()];
+    this.lastTokenChars = new int[relayed.count()];
   }
 
   /**
@@ -271,6 +287,51 @@ public final class HostedRelay {
   }
 
   /**
+   * Checks that choice {@code index}'s chosen tokens, with {@code entries} of piece {@code piece},
+   * still spell the text it relayed: equal where both run, and ahead of it by at most one token
+   * ({@link LogprobEntries#MAX_TOKEN_CHARS}; a token's entry rides on the piece its text starts
+   * in); and that its alternatives average at most {@value #MAX_ALTERNATIVE_CHARS} chars. So an
+   * answer cannot reach a client through entries unbilled, and what a node sends as entries is
+   * bounded by the billed text.
+   *
+   * @throws IOException when they do not (the node then failed the request)
+   */
+  private void spells(
+      int index, String piece, com.fasterxml.jackson.databind.node.ArrayNode entries)
+      throws IOException {
+    if (textRead[index] == null) {
+      textRead[index] = new StringBuilder();
+      entryText[index] = new StringBuilder();
+    }
+    StringBuilder text = textRead[index].append(piece);
+    StringBuilder tokens = entryText[index];
+    for (JsonNode e : entries) {
+      String token = e.path("token").asText();
+      tokens.append(token);
+      lastTokenChars[index] = token.length();
+      for (JsonNode a : e.path("top_logprobs")) {
+        alternativeChars[index] += a.path("token").asText().length();
+      }
+    }
+    int common = Math.min(tokens.length(), text.length());
+    if (tokens.length() - lastTokenChars[index] > text.length()
+        || !tokens
+            .substring(spelled[index], common)
+            .equals(text.substring(spelled[index], common))) {
+      throw new IOException("the node sent logprobs entries that do not spell the text it sent");
+    }
+    spelled[index] = common;
+    if (alternativeChars[index]
+        > (long) MAX_ALTERNATIVE_CHARS * topLogprobs * Math.max(1, entriesRead[index])
+            + LogprobEntries.MAX_TOKEN_CHARS) {
+      throw new IOException("the node sent top_logprobs alternatives longer than tokens are");
+    }
+  }
+
+  /** The most chars an entry's alternatives may average: several times any model's mean token. */
+  static final int MAX_ALTERNATIVE_CHARS = 16;
+
+  /**
    * The finish reason of each of {@code count} choices in a node's final event: its {@code
    * choices[i].finish_reason}, else the event's own {@code finish_reason} (a node's answer to a
    * request of one choice may carry no {@code choices}).
@@ -325,6 +386,7 @@ public final class HostedRelay {
                     + maxTokens
                     + ") allows");
           }
+          spells(index, piece, entries);
           if (kept != null) {
             if (kept[index] == null) {
               kept[index] =

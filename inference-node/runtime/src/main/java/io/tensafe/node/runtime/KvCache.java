@@ -34,9 +34,12 @@ public final class KvCache implements AutoCloseable {
     KvCache copy = new KvCache(manager.getParentManager(), keys.length);
     for (int i = 0; i < keys.length; i++) {
       if (keys[i] != null) {
-        copy.keys[i] = keys[i].duplicate();
+        // An arithmetic copy, new storage for certain: with duplicate() the choice decoded last,
+        // on the original, read NaN logits once the first had closed its copy
+        // (ChoicesAndLogprobsTest in the node service).
+        copy.keys[i] = keys[i].mul(1);
         copy.keys[i].attach(copy.manager);
-        copy.values[i] = values[i].duplicate();
+        copy.values[i] = values[i].mul(1);
         copy.values[i].attach(copy.manager);
       }
     }
