@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import jakarta.inject.Inject;
@@ -16,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,18 +31,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @QuarkusTestResource(OidcWiremockTestResource.class)
-@TestProfile(AdmittedThenFailedTest.PublicOnly.class)
+@TestProfile(InwardNodeEndpointTest.PublicOnly.class)
 class AdmittedThenFailedTest {
-  /** As InwardNodeEndpointTest: 127.0.0.1 allow-listed, 127.0.0.2 an inward (unusable) address. */
-  public static class PublicOnly implements QuarkusTestProfile {
-    @Override
-    public Map<String, String> getConfigOverrides() {
-      return Map.of(
-          "tensafe.nodes.addresses.public-only", "true",
-          "tensafe.nodes.addresses.allowed-networks", "127.0.0.1/32");
-    }
-  }
-
   @Inject AgroalDataSource data;
 
   FakeNode node;
