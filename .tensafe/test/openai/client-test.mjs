@@ -41,13 +41,34 @@ const withTools = await client.chat.completions.create({
 });
 if (!["stop", "length", "tool_calls"].includes(withTools.choices[0].finish_reason)) fail(`tools: ${JSON.stringify(withTools.choices[0])}`);
 if (!(withTools.usage.prompt_tokens > 80)) fail(`tools prompt tokens: ${withTools.usage.prompt_tokens}`);
-let forced = null;
+// Forced tool calls (issue 54): decoded under the tool-call grammar, so even the demo model's
+// random words make a call whose arguments parse against the tool's schema.
+const city = {
+  type: "function",
+  function: {
+    name: "pick_city",
+    description: "Pick a city",
+    parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome"] } }, required: ["city"], additionalProperties: false },
+  },
+};
+const callOf = (completion, label) => {
+  const calls = completion.choices[0].message.tool_calls;
+  if (completion.choices[0].finish_reason !== "tool_calls" || calls?.length !== 1) fail(`${label}: ${JSON.stringify(completion.choices[0])}`);
+  const args = JSON.parse(calls[0].function.arguments);
+  if (!["Paris", "Rome"].includes(args.city) || Object.keys(args).length !== 1) fail(`${label} arguments: ${calls[0].function.arguments}`);
+  return calls[0].function.name;
+};
+const required = await client.chat.completions.create({ model: "demo-banking", messages: [{ role: "user", content: "Hi" }], tools: [city], tool_choice: "required", parallel_tool_calls: false, max_tokens: 200 });
+if (callOf(required, "tool_choice required") !== "pick_city") fail("tool_choice required named another function");
+const named = await client.chat.completions.create({ model: "demo-banking", messages: [{ role: "user", content: "Hi" }], tools: [weather, city], tool_choice: { type: "function", function: { name: "pick_city" } }, max_tokens: 200 });
+if (callOf(named, "a named tool_choice") !== "pick_city") fail("a named tool_choice called another function");
+let unknown = null;
 try {
-  await client.chat.completions.create({ model: "demo-banking", messages: [{ role: "user", content: "Hi" }], tools: [weather], tool_choice: "required", max_tokens: 2 });
+  await client.chat.completions.create({ model: "demo-banking", messages: [{ role: "user", content: "Hi" }], tools: [weather], tool_choice: { type: "function", function: { name: "nope" } }, max_tokens: 2 });
 } catch (e) {
-  forced = e;
+  unknown = e;
 }
-if (forced?.status !== 400 || forced?.param !== "tool_choice") fail(`tool_choice required: ${forced}`);
+if (unknown?.status !== 400 || unknown?.param !== "tool_choice") fail(`an unknown tool_choice: ${unknown}`);
 
 // What SDKs and frameworks fill in with their no-op defaults is served, not refused.
 const defaults = await client.chat.completions.create({
