@@ -313,8 +313,7 @@ public class Dispatch {
       answer = inTransaction ? QuarkusTransaction.requiringNew().call(admit) : admit.call();
     } catch (RefusedAfterAdmission e) {
       // Rolled back whole, the rate the call drew included: draw it again.
-      claimed.forEach(dispatcher::release);
-      keySlots.give(keySlot);
+      giveBack(claimed, keySlot);
       if (keyInCall != null && keyInCall.drawRate()) {
         keySlots.spendRefused(key, levelSeen);
       }
@@ -323,8 +322,7 @@ public class Dispatch {
       // Admitted with no node this replica may call: undone (ended when the call committed on its
       // own, else rolled back) and refused at once, since the same nodes would be chosen again.
       if (inTransaction) {
-        claimed.forEach(dispatcher::release);
-        keySlots.give(keySlot);
+        giveBack(claimed, keySlot);
         if (keyInCall != null && keyInCall.drawRate()) {
           keySlots.spendRefused(key, levelSeen); // rolled back: a refusal still spends it
         }
@@ -337,22 +335,19 @@ public class Dispatch {
       throw CapacityRefusals.noUsableNode(v);
     } catch (RequestAdmission.AdmittedNotSent e) {
       if (inTransaction) {
-        claimed.forEach(dispatcher::release); // the rest rolled back
-        keySlots.give(keySlot);
+        giveBack(claimed, keySlot); // the rest rolled back
       } else {
         unadmit(requestId, claimed, e.nodeSlots, keySlot);
       }
       throw e.failure();
     } catch (ApiProblem e) {
       // Refused before the call (no node serves the version, or the request's own figures).
-      claimed.forEach(dispatcher::release);
-      keySlots.give(keySlot);
+      giveBack(claimed, keySlot);
       throw e;
     } catch (Exception e) {
       // The call failed: nothing it did was committed (a statement is atomic; a connection lost
       // while it ran leaves it to the sweep).
-      claimed.forEach(dispatcher::release);
-      keySlots.give(keySlot);
+      giveBack(claimed, keySlot);
       throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
     if (answer.reservation() == null) {
@@ -392,6 +387,12 @@ public class Dispatch {
             sent,
             attempt,
             keySlot));
+  }
+
+  /** Gives back the node slots {@code claimed} and the key's slot {@code keySlot}, now. */
+  private void giveBack(List<NodeTarget> claimed, UUID keySlot) {
+    claimed.forEach(dispatcher::release);
+    keySlots.give(keySlot);
   }
 
   /**

@@ -145,29 +145,15 @@ final class TorchAnchor {
     }
     Path script = extractScript();
     try {
-      List<String> lines = new ArrayList<>();
-      int code =
-          run(
-              List.of(
-                  python.toString(),
-                  "-u",
-                  script.toString(),
-                  "--model-dir",
-                  dir.toString(),
-                  "--threads",
-                  Integer.toString(threads),
-                  "--prompt",
-                  ids(prompt),
-                  "--dtypes",
-                  Held.BF16.scriptName() + "," + Held.F32.scriptName(),
-                  "--decode-tokens",
-                  Integer.toString(decodeTokens)),
-              lines,
-              false);
-      if (code != 0) {
-        throw new IOException(
-            SCRIPT + " failed (exit " + code + "): " + String.join(" | ", lastLines(lines)));
-      }
+      List<String> lines =
+          runScript(
+              script,
+              dir,
+              prompt,
+              "--dtypes",
+              Held.BF16.scriptName() + "," + Held.F32.scriptName(),
+              "--decode-tokens",
+              Integer.toString(decodeTokens));
       Map<Held, TokenRates> rates = new EnumMap<>(Held.class);
       for (String line : lines) {
         if (!line.startsWith("{\"dtype\"")) {
@@ -200,6 +186,36 @@ final class TorchAnchor {
   }
 
   /**
+   * Runs {@code script} on the folder {@code dir} with {@code prompt}, this anchor's threads and
+   * {@code more} arguments; what it printed, line by line.
+   *
+   * @throws IOException when it exits non-zero (its last lines in the message)
+   */
+  private List<String> runScript(Path script, Path dir, long[] prompt, String... more)
+      throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                python.toString(),
+                "-u",
+                script.toString(),
+                "--model-dir",
+                dir.toString(),
+                "--threads",
+                Integer.toString(threads),
+                "--prompt",
+                ids(prompt)));
+    command.addAll(List.of(more));
+    List<String> lines = new ArrayList<>();
+    int code = run(command, lines, false);
+    if (code != 0) {
+      throw new IOException(
+          SCRIPT + " failed (exit " + code + "): " + String.join(" | ", lastLines(lines)));
+    }
+    return lines;
+  }
+
+  /**
    * The F32 logits PyTorch computes on {@code dir} ({@link Held#F32}): row 0 for the prompt's last
    * token, then one row per {@code continuation} token fed after it through the cache; {@code
    * vocab} values each.
@@ -211,31 +227,16 @@ final class TorchAnchor {
     Path script = extractScript();
     Path out = Files.createTempFile("torch-logits", ".f32");
     try {
-      List<String> lines = new ArrayList<>();
-      int code =
-          run(
-              List.of(
-                  python.toString(),
-                  "-u",
-                  script.toString(),
-                  "--model-dir",
-                  dir.toString(),
-                  "--threads",
-                  Integer.toString(threads),
-                  "--prompt",
-                  ids(prompt),
-                  "--dtypes",
-                  Held.F32.scriptName(),
-                  "--logits-out",
-                  out.toString(),
-                  "--continuation",
-                  ids(continuation)),
-              lines,
-              false);
-      if (code != 0) {
-        throw new IOException(
-            SCRIPT + " failed (exit " + code + "): " + String.join(" | ", lastLines(lines)));
-      }
+      runScript(
+          script,
+          dir,
+          prompt,
+          "--dtypes",
+          Held.F32.scriptName(),
+          "--logits-out",
+          out.toString(),
+          "--continuation",
+          ids(continuation));
       byte[] bytes = Files.readAllBytes(out);
       int rows = continuation.length + 1;
       if (bytes.length != (long) rows * vocab * Float.BYTES) {
