@@ -59,6 +59,14 @@ final class Bf16VectorLoops implements Bf16Loops {
 
   @Override
   public float[] prepare(float[] x, int tokens, int columns) {
+    float[] ordered = ordered(x, tokens, columns);
+    return tokens >= Bf16PanelLoops.MIN_TOKENS
+        ? Bf16PanelLoops.prepare(ordered, tokens, columns)
+        : ordered;
+  }
+
+  /** {@code x} with each block of {@link #BLOCK} columns' even columns first, then its odd ones. */
+  private static float[] ordered(float[] x, int tokens, int columns) {
     int blocked = columns - columns % BLOCK;
     float[] prepared = new float[Math.multiplyExact(tokens, columns)];
     for (int t = 0; t < tokens; t++) {
@@ -87,6 +95,20 @@ final class Bf16VectorLoops implements Bf16Loops {
     assert w.byteSize() == 2L * rows * columns && 0 <= from && from <= to && to <= rows;
     if (tokens == 1) {
       oneToken(w, columns, prepared, from, to, y);
+    } else if (tokens >= Bf16PanelLoops.MIN_TOKENS) {
+      int blocked = columns - columns % BLOCK;
+      Bf16PanelLoops.rowsInto(
+          w,
+          rows,
+          columns,
+          BLOCK,
+          prepared,
+          tokens,
+          from,
+          to,
+          y,
+          (m, row, c0, c1, wide, base) ->
+              widenColumns(m, 2L * row * columns, c0, c1, blocked, wide, base));
     } else {
       severalTokens(w, rows, columns, prepared, tokens, from, to, y);
     }
@@ -246,13 +268,25 @@ final class Bf16VectorLoops implements Bf16Loops {
   /** Row at byte {@code at} widened into {@code wide[base..base+columns)}, in {@code x}'s order. */
   private static void widenRow(
       MemorySegment w, long at, int columns, int blocked, float[] wide, int base) {
-    for (int c = 0; c < blocked; c += BLOCK) {
+    widenColumns(w, at, 0, columns, blocked, wide, base);
+  }
+
+  /**
+   * Columns {@code [c0, c1)} of the row at byte {@code at} widened into {@code
+   * wide[base..base+c1−c0)}, in {@code x}'s order; {@code c0} is a multiple of {@link #BLOCK},
+   * {@code c1} too or the row's end.
+   */
+  private static void widenColumns(
+      MemorySegment w, long at, int c0, int c1, int blocked, float[] wide, int base) {
+    int vectorEnd = Math.min(c1, blocked);
+    int c = c0;
+    for (; c < vectorEnd; c += BLOCK) {
       IntVector p = pairs(w, at + 2L * c);
-      even(p).intoArray(wide, base + c);
-      odd(p).intoArray(wide, base + c + LANES);
+      even(p).intoArray(wide, base + c - c0);
+      odd(p).intoArray(wide, base + c - c0 + LANES);
     }
-    for (int c = blocked; c < columns; c++) {
-      wide[base + c] = Bf16Loops.widen(w.get(Bf16ScalarLoops.BITS, at + 2L * c));
+    for (; c < c1; c++) {
+      wide[base + c - c0] = Bf16Loops.widen(w.get(Bf16ScalarLoops.BITS, at + 2L * c));
     }
   }
 

@@ -59,14 +59,18 @@ class Bf16MatrixTest {
       {4, 3 * block + 7},
       {9, 2 * block},
       {37, 101},
-      {263, 517} // enough work to split over threads; 263 = 65·4 + 3 rows
+      {263, 517}, // enough work to split over threads; 263 = 65·4 + 3 rows
+      {6, 1031} // at 70 tokens the panel loops take its columns in two chunks
     };
+    assertTrue(Bf16PanelLoops.chunk(Bf16PanelLoops.padded(70), block) < 1031, "two chunks");
     SplittableRandom random = new SplittableRandom(52);
     List<Bf16Loops> loops = List.of(new Bf16VectorLoops(), new Bf16ScalarLoops());
     List<ProductThreads> threads = List.of(new ProductThreads(1), new ProductThreads(3));
     for (int[] shape : shapes) {
       Bf16Matrix m = matrix(shape[0], shape[1], random);
-      for (int tokens : new int[] {1, 3, 17}) {
+      // 1: one token; 3: dot products; 16, 17, 40, 70: the panel loops (Bf16PanelLoops.MIN_TOKENS),
+      // with full register tiles, single vectors of tokens and padded tokens
+      for (int tokens : new int[] {1, 3, Bf16PanelLoops.MIN_TOKENS, 17, 40, 70}) {
         float[] x = inputs(tokens * shape[1], random);
         for (Bf16Loops l : loops) {
           for (ProductThreads t : threads) {
@@ -97,7 +101,7 @@ class Bf16MatrixTest {
   void productInto_splitOverThreads_givesTheSameBitsAsOneThread() {
     SplittableRandom random = new SplittableRandom(7);
     Bf16Matrix m = matrix(1031, 300, random);
-    for (int tokens : new int[] {1, 5}) {
+    for (int tokens : new int[] {1, 5, 70}) {
       float[] x = inputs(tokens * 300, random);
       float[] one = new float[tokens * 1031];
       float[] three = new float[tokens * 1031];
