@@ -105,7 +105,14 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
               + " and "
               + y.length);
     }
-    float[] prepared = loops.prepare(x, tokens, columns);
+    preparedInto(loops.prepare(x, tokens, columns), tokens, y, loops, threads);
+  }
+
+  /**
+   * As {@link #productInto}, {@code x} already in {@code loops}' order ({@link Bf16Loops#prepare}).
+   */
+  private void preparedInto(
+      float[] prepared, int tokens, float[] y, Bf16Loops loops, ProductThreads threads) {
     long work = (long) rows * columns * tokens;
     int parts =
         work < PARALLEL_MIN_MULTIPLY_ADDS ? 1 : Math.min(4 * threads.size(), ceilDiv(rows, 4));
@@ -139,18 +146,48 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
 
   @Override
   public NDArray product(NDArray x) {
-    Shape shape = x.getShape();
-    int last = shape.dimension() - 1;
-    if (last < 0 || shape.get(last) != columns) {
+    return product(Input.of(x, columns));
+  }
+
+  /** {@code x·Wᵀ} of an input already read and prepared (for matrices of this width). */
+  NDArray product(Input in) {
+    if (in.columns() != columns) {
       throw new IllegalArgumentException(
-          "x of shape " + shape + " does not end in this matrix's " + columns + " columns");
+          "an input of " + in.columns() + " columns for a matrix of " + columns);
     }
-    int tokens = Math.toIntExact(shape.size() / columns);
-    float[] y = new float[Math.multiplyExact(tokens, rows)];
-    productInto(x.toFloatArray(), tokens, y);
-    long[] dims = shape.getShape().clone(); // getShape() is the shape's own array
-    dims[last] = rows;
-    return x.getManager().create(y, new Shape(dims));
+    float[] y = new float[Math.multiplyExact(in.tokens(), rows)];
+    preparedInto(in.prepared(), in.tokens(), y, Bf16Loops.chosen(), ProductThreads.shared());
+    long[] dims = in.x().getShape().getShape().clone(); // getShape() is the shape's own array
+    dims[dims.length - 1] = rows;
+    return in.x().getManager().create(y, new Shape(dims));
+  }
+
+  /**
+   * An input {@code x} ({@code (…, columns)} FLOAT32) read out of DJL and put in the chosen loops'
+   * order once, so that several matrices of the same width multiply it without doing either again.
+   * Invariant: {@code prepared} is {@link Bf16Loops#prepare} of {@code x}'s values as they were
+   * when read; {@code x} is kept only for its shape and manager.
+   */
+  record Input(NDArray x, int columns, int tokens, float[] prepared) {
+    /**
+     * {@code x} read and prepared for matrices of {@code columns} columns.
+     *
+     * @throws IllegalArgumentException unless {@code x}'s last dimension is {@code columns}
+     */
+    static Input of(NDArray x, int columns) {
+      Shape shape = x.getShape();
+      int last = shape.dimension() - 1;
+      if (last < 0 || shape.get(last) != columns) {
+        throw new IllegalArgumentException(
+            "x of shape " + shape + " does not end in this matrix's " + columns + " columns");
+      }
+      int tokens = Math.toIntExact(shape.size() / columns);
+      if (tokens < 1) {
+        throw new IllegalArgumentException("x of shape " + shape + " holds no token");
+      }
+      float[] prepared = Bf16Loops.chosen().prepare(x.toFloatArray(), tokens, columns);
+      return new Input(x, columns, tokens, prepared);
+    }
   }
 
   @Override

@@ -39,6 +39,9 @@ final class Bf16PanelLoops {
 
   private static final int LANES = FLOATS.length();
 
+  /** Columns {@link #prepare} transposes at a time. */
+  private static final int TRANSPOSE_COLUMNS = 16;
+
   /** Vectors of tokens in one register tile: 4 with 32 vector registers (AVX-512), else 2. */
   private static final int TILE_VECTORS = LANES >= 16 ? 4 : 2;
 
@@ -72,10 +75,15 @@ final class Bf16PanelLoops {
   static float[] prepare(float[] ordered, int tokens, int columns) {
     int padded = padded(tokens);
     float[] xT = new float[Math.multiplyExact(columns, padded)];
-    for (int t = 0; t < tokens; t++) {
-      int base = t * columns;
-      for (int c = 0; c < columns; c++) {
-        xT[c * padded + t] = ordered[base + c];
+    // In strips of TRANSPOSE_COLUMNS columns: the strip's rows of xT stay in L1 while every token
+    // writes into them (a token at a time over all columns would miss the cache at every write).
+    for (int c0 = 0; c0 < columns; c0 += TRANSPOSE_COLUMNS) {
+      int c1 = Math.min(columns, c0 + TRANSPOSE_COLUMNS);
+      for (int t = 0; t < tokens; t++) {
+        int base = t * columns;
+        for (int c = c0; c < c1; c++) {
+          xT[c * padded + t] = ordered[base + c];
+        }
       }
     }
     return xT;

@@ -252,9 +252,10 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null
                 ? new NDArray[3]
                 : lora.deltas(List.of(site + "q_proj", site + "k_proj", site + "v_proj"), h, step);
-        NDArray q = plus(plus(l.q().product(h), l.qBias()), qkv[0]).reshape(count, heads, d);
-        NDArray k = plus(plus(l.k().product(h), l.kBias()), qkv[1]).reshape(count, kvHeads, d);
-        NDArray v = plus(plus(l.v().product(h), l.vBias()), qkv[2]).reshape(count, kvHeads, d);
+        NDArray[] base = WeightMatrix.products(h, l.q(), l.k(), l.v());
+        NDArray q = plus(plus(base[0], l.qBias()), qkv[0]).reshape(count, heads, d);
+        NDArray k = plus(plus(base[1], l.kBias()), qkv[1]).reshape(count, kvHeads, d);
+        NDArray v = plus(plus(base[2], l.vBias()), qkv[2]).reshape(count, kvHeads, d);
         if (l.qNorm() != null) {
           q = rmsNorm(q, l.qNorm());
           k = rmsNorm(k, l.kNorm());
@@ -302,8 +303,9 @@ public final class QwenDecoder implements AutoCloseable {
             lora == null
                 ? new NDArray[2]
                 : lora.deltas(List.of(mlp + "gate_proj", mlp + "up_proj"), m, step);
-        NDArray gate = plus(l.gate().product(m), gateUp[0]);
-        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(l.up().product(m), gateUp[1]));
+        NDArray[] gateUpBase = WeightMatrix.products(m, l.gate(), l.up());
+        NDArray gate = plus(gateUpBase[0], gateUp[0]);
+        NDArray act = gate.mul(Activation.sigmoid(gate)).mul(plus(gateUpBase[1], gateUp[1]));
         NDArray[] down =
             lora == null ? new NDArray[1] : lora.deltas(List.of(mlp + "down_proj"), act, step);
         x = x.add(plus(l.down().product(act), down[0]));
@@ -373,8 +375,9 @@ public final class QwenDecoder implements AutoCloseable {
       int x = active.get(k);
       long[] rows = gateUpGroups.get(k).rows();
       NDArray in = m.get(new NDIndex("{}", step.create(rows)));
-      NDArray gate = plus(e.gate()[x].product(in), gateUp[k][0]);
-      acts[k] = gate.mul(Activation.sigmoid(gate)).mul(plus(e.up()[x].product(in), gateUp[k][1]));
+      NDArray[] gateUpBase = WeightMatrix.products(in, e.gate()[x], e.up()[x]);
+      NDArray gate = plus(gateUpBase[0], gateUp[k][0]);
+      acts[k] = gate.mul(Activation.sigmoid(gate)).mul(plus(gateUpBase[1], gateUp[k][1]));
       long[] own = new long[rows.length];
       for (int r = 0; r < own.length; r++) {
         own[r] = stacked++;

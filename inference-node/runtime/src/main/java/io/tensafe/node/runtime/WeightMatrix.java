@@ -48,6 +48,27 @@ sealed interface WeightMatrix permits DjlWeights, Bf16Matrix {
    */
   NDArray product(NDArray x);
 
+  /**
+   * {@code x·Wᵀ} for each of {@code matrices}, in order: the values {@link #product} gives on each,
+   * with {@code x} read out of DJL and put in the BF16 loops' order once for all the {@link
+   * Bf16Matrix}es of one width (a layer's q, k and v; its gate and up).
+   */
+  static NDArray[] products(NDArray x, WeightMatrix... matrices) {
+    NDArray[] out = new NDArray[matrices.length];
+    Bf16Matrix.Input in = null;
+    for (int i = 0; i < matrices.length; i++) {
+      if (matrices[i] instanceof Bf16Matrix m) {
+        if (in == null || in.columns() != m.columns()) {
+          in = Bf16Matrix.Input.of(x, m.columns());
+        }
+        out[i] = m.product(in);
+      } else {
+        out[i] = matrices[i].product(x);
+      }
+    }
+    return out;
+  }
+
   /** Rows {@code ids} of {@code W} in F32, {@code (ids, in)}, in {@code step}. */
   NDArray rows(NDManager step, NDArray ids);
 
