@@ -105,6 +105,17 @@ public final class HeldMatrices implements AutoCloseable {
     return Bf16Loops.chosen().lanes();
   }
 
+  /**
+   * The F32 fused multiply-add rate, 10⁹ per second, of {@code threads} threads with operands in
+   * registers at the BF16 loops' width (the ceiling of their products), measured for about 0.3 s,
+   * best of three; NaN where the loops are the scalar ones (no vector module).
+   */
+  public static double fmaPeakGmacPerS(int threads) {
+    return Bf16Loops.chosen() instanceof Bf16VectorLoops
+        ? FmaPeak.gmacPerS(threads, 300_000_000L)
+        : Double.NaN;
+  }
+
   /** Threads a BF16 product is split over, the caller included. */
   public static int productThreads() {
     return ProductThreads.shared().size();

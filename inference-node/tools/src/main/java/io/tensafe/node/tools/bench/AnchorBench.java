@@ -49,6 +49,8 @@ final class AnchorBench {
     long[] prompt = AnchorProtocol.prompt(prefillTokens);
     System.err.println("measuring a 512 MiB streaming read ...");
     double gbPerS = MatrixBench.streamingReadGbPerS(threads);
+    System.err.println("measuring the F32 FMA rate ...");
+    double fmaPeak = HeldMatrices.fmaPeakGmacPerS(threads);
     Path dir = BenchModels.folder(shape, false);
     Map<Held, TokenRates> node = new EnumMap<>(Held.class);
     TorchAnchor.Result torch;
@@ -82,7 +84,9 @@ final class AnchorBench {
             HeldMatrices.loops(),
             node,
             torch,
-            rooflines);
+            rooflines,
+            fmaPeak,
+            DecodeRoofline.layerValues(shape));
     out.print(json ? report.json() + System.lineSeparator() : report.text());
   }
 }

@@ -23,6 +23,9 @@ import java.util.Map;
  * @param node the node's rates per holding
  * @param torch PyTorch's, or absent
  * @param rooflines the decode roofline per holding
+ * @param fmaPeakGmacPerS the F32 FMA rate of {@code threads} threads, operands in registers, 10⁹
+ *     multiply-adds per second (NaN: not measured, scalar loops)
+ * @param prefillMultiplyAddsPerToken multiply-adds of the layers' products per prompt token
  */
 record AnchorReport(
     String model,
@@ -32,7 +35,9 @@ record AnchorReport(
     String loops,
     Map<Held, TokenRates> node,
     TorchAnchor.Result torch,
-    Map<Held, DecodeRoofline> rooflines) {
+    Map<Held, DecodeRoofline> rooflines,
+    double fmaPeakGmacPerS,
+    long prefillMultiplyAddsPerToken) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   AnchorReport {
@@ -63,6 +68,11 @@ record AnchorReport(
     f.put("torch_absent_reason", torch.present() ? null : torch.detail());
     f.put("torch_blas", torch.blas());
     f.put("torch_omp_wait_policy", torch.ompWaitPolicy());
+    f.put("f32_fma_peak_gmac_per_s", finite(fmaPeakGmacPerS));
+    f.put("prefill_multiply_adds_per_token", prefillMultiplyAddsPerToken);
+    f.put(
+        "f32_fma_bound_prefill_tokens_per_s",
+        finite(fmaPeakGmacPerS * 1e9 / prefillMultiplyAddsPerToken));
     for (Held h : Held.values()) {
       String w = h.scriptName();
       TokenRates n = node.get(h);
@@ -74,6 +84,10 @@ record AnchorReport(
       f.put("torch_" + w + "_decode_tokens_per_s", t == null ? null : round(t.decodeTokensPerS()));
       f.put(
           "torch_" + w + "_prefill_tokens_per_s", t == null ? null : round(t.prefillTokensPerS()));
+      f.put("node_" + w + "_prefill_gmac_per_s", round(gmacPerS(n.prefillTokensPerS())));
+      f.put(
+          "torch_" + w + "_prefill_gmac_per_s",
+          t == null ? null : round(gmacPerS(t.prefillTokensPerS())));
       f.put("roofline_" + w + "_decode_tokens_per_s", round(roof.tokensPerS()));
       f.put("node_over_roofline_" + w + "_decode", round(n.decodeTokensPerS() / roof.tokensPerS()));
       f.put(
@@ -154,11 +168,36 @@ record AnchorReport(
               n.decodeTokensPerS() / t.decodeTokensPerS(),
               n.prefillTokensPerS() / t.prefillTokensPerS()));
     }
+    if (Double.isFinite(fmaPeakGmacPerS)) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "%nF32 FMA peak %.1f G multiply-adds/s (%d threads): no F32 kernel prefills faster than"
+                  + " %.1f tokens/s; node BF16 prefill %.1f G/s%s",
+              fmaPeakGmacPerS,
+              threads,
+              fmaPeakGmacPerS * 1e9 / prefillMultiplyAddsPerToken,
+              gmacPerS(n.prefillTokensPerS()),
+              t == null
+                  ? ""
+                  : String.format(
+                      Locale.ROOT, ", PyTorch BF16 %.1f G/s", gmacPerS(t.prefillTokensPerS()))));
+    }
     return s.append(String.format("%n")).toString();
   }
 
   private static String row(Held h, String runner, double decode, double prefill) {
     return String.format(Locale.ROOT, "%-8s %-10s %18.2f %22.2f%n", h, runner, decode, prefill);
+  }
+
+  /** Multiply-adds per second of the layers' products, 10⁹, at {@code tokensPerS} of prefill. */
+  private double gmacPerS(double tokensPerS) {
+    return tokensPerS * prefillMultiplyAddsPerToken / 1e9;
+  }
+
+  /** {@code x} rounded, or null (JSON null) when it is not finite. */
+  private static Double finite(double x) {
+    return Double.isFinite(x) ? round(x) : null;
   }
 
   private static double round(double x) {

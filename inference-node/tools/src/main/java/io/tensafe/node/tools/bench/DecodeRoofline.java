@@ -40,15 +40,21 @@ record DecodeRoofline(long weightBytesPerToken, double streamReadGbPerS) {
     if (bytesPerWeight < 1) {
       throw new IllegalArgumentException("bytes per weight must be >= 1, was " + bytesPerWeight);
     }
+    long values = Math.addExact(layerValues(shape), (long) shape.vocabSize() * shape.hiddenSize());
+    return Math.multiplyExact(values, bytesPerWeight);
+  }
+
+  /**
+   * Values of all layers' weight matrices of {@code shape}, {@code layers·(2·h·(H·d) + 2·h·(K·d) +
+   * 3·h·I)}: also the multiply-adds of one prompt token's products in a prefill (the head runs for
+   * the last token only; attention's own products, quadratic in the prompt, are left out).
+   */
+  static long layerValues(ModelShape shape) {
     long h = shape.hiddenSize();
     long attention = 2 * h * shape.attentionHeads() * shape.headDim();
     long keyValue = 2 * h * shape.keyValueHeads() * shape.headDim();
     long mlp = 3 * h * shape.intermediateSize();
-    long values =
-        Math.addExact(
-            Math.multiplyExact(shape.layers(), attention + keyValue + mlp),
-            (long) shape.vocabSize() * h);
-    return Math.multiplyExact(values, bytesPerWeight);
+    return Math.multiplyExact(shape.layers(), attention + keyValue + mlp);
   }
 
   /** Decode tokens per second no step can beat: the bandwidth over the bytes a step reads. */

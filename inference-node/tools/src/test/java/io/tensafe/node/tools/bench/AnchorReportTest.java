@@ -31,7 +31,9 @@ class AnchorReportTest {
         torch,
         Map.of(
             Held.BF16, DecodeRoofline.of(ModelShape.QWEN25_1_5B, 2, 30),
-            Held.F32, DecodeRoofline.of(ModelShape.QWEN25_1_5B, 4, 30)));
+            Held.F32, DecodeRoofline.of(ModelShape.QWEN25_1_5B, 4, 30)),
+        100,
+        DecodeRoofline.layerValues(ModelShape.QWEN25_1_5B));
   }
 
   @Test
@@ -62,6 +64,13 @@ class AnchorReportTest {
     assertEquals(roofline, j.get("roofline_bf16_decode_tokens_per_s").asDouble(), 1e-3);
     assertEquals(4 / roofline, j.get("node_over_roofline_bf16_decode").asDouble(), 1e-3);
     assertEquals(6_174_277_632L, j.get("weight_bytes_per_token_f32").asLong());
+    // 28 layers of 2·1536·1536 + 2·1536·256 + 3·1536·8960 multiply-adds per prompt token
+    long macs = 28L * (2 * 1536 * 1536 + 2 * 1536 * 256 + 3 * 1536 * 8960);
+    assertEquals(macs, j.get("prefill_multiply_adds_per_token").asLong());
+    assertEquals(100.0, j.get("f32_fma_peak_gmac_per_s").asDouble());
+    assertEquals(100e9 / macs, j.get("f32_fma_bound_prefill_tokens_per_s").asDouble(), 1e-3);
+    assertEquals(32.0 * macs / 1e9, j.get("node_bf16_prefill_gmac_per_s").asDouble(), 1e-3);
+    assertEquals(64.0 * macs / 1e9, j.get("torch_bf16_prefill_gmac_per_s").asDouble(), 1e-3);
   }
 
   @Test
