@@ -39,8 +39,8 @@ final class Bf16PanelLoops {
 
   private static final int LANES = FLOATS.length();
 
-  /** Columns {@link #prepare} transposes at a time. */
-  private static final int TRANSPOSE_COLUMNS = 16;
+  /** Values of {@code x} from which {@link #prepare} splits its strips over the threads. */
+  private static final long PARALLEL_PREPARE_VALUES = 1L << 16;
 
   /** Vectors of tokens in one register tile: 4 with 32 vector registers (AVX-512), else 2. */
   private static final int TILE_VECTORS = LANES >= 16 ? 4 : 2;
@@ -69,24 +69,54 @@ final class Bf16PanelLoops {
   }
 
   /**
-   * {@code x} in the vector loops' column order ({@code ordered}, {@code tokens × columns}) written
-   * transposed and padded: {@code xT[c·padded + t]}.
+   * {@code x} ({@code tokens × columns}, natural column order) written transposed and padded in the
+   * vector loops' column order: {@code xT[c·padded + t]}, where within each whole block of {@code
+   * block} columns the even columns come first, then the odd ones (the last {@code columns mod
+   * block} stay in place). Strips of one block of columns are split over {@code threads} when there
+   * are enough of them.
    */
-  static float[] prepare(float[] ordered, int tokens, int columns) {
+  static float[] prepare(float[] x, int tokens, int columns, int block, ProductThreads threads) {
     int padded = padded(tokens);
     float[] xT = new float[Math.multiplyExact(columns, padded)];
-    // In strips of TRANSPOSE_COLUMNS columns: the strip's rows of xT stay in L1 while every token
-    // writes into them (a token at a time over all columns would miss the cache at every write).
-    for (int c0 = 0; c0 < columns; c0 += TRANSPOSE_COLUMNS) {
-      int c1 = Math.min(columns, c0 + TRANSPOSE_COLUMNS);
+    int strips = Math.ceilDiv(columns, block);
+    int perPart =
+        (long) tokens * columns < PARALLEL_PREPARE_VALUES
+            ? strips
+            : Math.ceilDiv(strips, 4 * threads.size());
+    threads.forEachBlock(
+        Math.ceilDiv(strips, perPart),
+        part -> {
+          int last = Math.min(strips, (part + 1) * perPart);
+          for (int strip = part * perPart; strip < last; strip++) {
+            transposeStrip(x, tokens, columns, block, padded, strip * block, xT);
+          }
+        });
+    return xT;
+  }
+
+  /**
+   * Columns {@code [c0, c0 + block)} of {@code x} (fewer at the end) into {@code xT}: the strip's
+   * rows of {@code xT} (16 KiB at 128 tokens) stay in L1 while every token writes into them; a
+   * token at a time over all columns would miss the cache at every write.
+   */
+  private static void transposeStrip(
+      float[] x, int tokens, int columns, int block, int padded, int c0, float[] xT) {
+    int half = block / 2;
+    if (c0 + block <= columns) {
       for (int t = 0; t < tokens; t++) {
-        int base = t * columns;
-        for (int c = c0; c < c1; c++) {
-          xT[c * padded + t] = ordered[base + c];
+        int from = t * columns + c0;
+        for (int j = 0; j < half; j++) {
+          xT[(c0 + j) * padded + t] = x[from + 2 * j];
+          xT[(c0 + half + j) * padded + t] = x[from + 2 * j + 1];
+        }
+      }
+    } else {
+      for (int t = 0; t < tokens; t++) {
+        for (int c = c0; c < columns; c++) {
+          xT[c * padded + t] = x[t * columns + c];
         }
       }
     }
-    return xT;
   }
 
   /**

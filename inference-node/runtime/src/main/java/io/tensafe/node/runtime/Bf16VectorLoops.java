@@ -59,10 +59,9 @@ final class Bf16VectorLoops implements Bf16Loops {
 
   @Override
   public float[] prepare(float[] x, int tokens, int columns) {
-    float[] ordered = ordered(x, tokens, columns);
     return tokens >= Bf16PanelLoops.MIN_TOKENS
-        ? Bf16PanelLoops.prepare(ordered, tokens, columns)
-        : ordered;
+        ? Bf16PanelLoops.prepare(x, tokens, columns, BLOCK, ProductThreads.shared())
+        : ordered(x, tokens, columns);
   }
 
   /** {@code x} with each block of {@link #BLOCK} columns' even columns first, then its odd ones. */
