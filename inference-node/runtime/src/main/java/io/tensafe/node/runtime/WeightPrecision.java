@@ -11,14 +11,16 @@ public enum WeightPrecision {
    * Two bytes per value. BF16 matrices are multiplied straight from their two-byte storage by this
    * package's vector loops ({@link Bf16Matrix}): half the memory of {@link #F32} and, on a decode
    * step, which is memory-bound, faster than it too (Qwen2.5-1.5B's shape on 2 cores: 168 against
-   * 437 ms per token, with PyTorch's OpenMP threads set to sleep between operations; a long
-   * prompt's prefill stays faster in F32: docs/benchmarks.md, "Two-byte weights faster than four").
-   * F16 matrices are widened to F32 per product, each decode step slower than F32. The default.
+   * 437 ms per token, with PyTorch's OpenMP threads set to sleep between operations:
+   * docs/benchmarks.md, "Two-byte weights faster than four"; a 128-token prefill on AVX-512 is
+   * faster too, 40-51 against 38 tokens/s: "Prefill as a blocked product"). F16 matrices are
+   * widened to F32 per product, each decode step slower than F32. The default.
    */
   HALF,
   /**
    * Widened to F32 once, at load: twice the memory, multiplied by DJL. No longer the fast option
-   * for decoding a BF16 model (only for long prompts); for an F16 model it still is.
+   * for a BF16 model on AVX-512 (on an AVX2 host, for long prompts only); for an F16 model it still
+   * is.
    */
   F32
 }

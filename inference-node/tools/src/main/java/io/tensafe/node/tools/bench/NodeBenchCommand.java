@@ -32,7 +32,12 @@ import picocli.CommandLine.Command;
  * 1 scalar), {@code bf16_loops}, {@code prefill_tokens}, {@code decode_tokens}, {@code
  * stream_read_gb_per_s} (10⁹ bytes/s), {@code torch} ({@code "present"} or {@code "absent"}),
  * {@code torch_version}, {@code torch_absent_reason}, {@code torch_blas}, {@code
- * torch_omp_wait_policy}, and per {@code W}: {@code weight_bytes_per_token_W}, {@code
+ * torch_omp_wait_policy}, {@code f32_fma_peak_gmac_per_s} (10⁹ F32 multiply-adds/s of the product
+ * threads, operands in registers; null with the scalar loops), {@code
+ * prefill_multiply_adds_per_token} (the layers' products per prompt token), {@code
+ * f32_fma_bound_prefill_tokens_per_s} (their quotient: no F32 kernel prefills faster), and per
+ * {@code W}: {@code weight_bytes_per_token_W}, {@code node_W_prefill_gmac_per_s}, {@code
+ * torch_W_prefill_gmac_per_s} (prefill rate times multiply-adds per token), {@code
  * node_W_decode_tokens_per_s}, {@code node_W_prefill_tokens_per_s}, {@code
  * torch_W_decode_tokens_per_s}, {@code torch_W_prefill_tokens_per_s}, {@code
  * roofline_W_decode_tokens_per_s}, {@code node_over_roofline_W_decode}, {@code
