@@ -45,8 +45,6 @@ final class Bf16PanelLoops {
   /** Vectors of tokens in one register tile: 4 with 32 vector registers (AVX-512), else 2. */
   private static final int TILE_VECTORS = LANES >= 16 ? 4 : 2;
 
-  private static final ThreadLocal<float[]> SCRATCH = new ThreadLocal<>();
-
   private Bf16PanelLoops() {}
 
   /** {@code tokens} rounded up to a multiple of the lane count. */
@@ -139,7 +137,7 @@ final class Bf16PanelLoops {
       RowWidener widen) {
     int padded = padded(tokens);
     int chunk = Math.min(columns, chunk(padded, block));
-    float[] wide = scratch(ROWS * chunk);
+    float[] wide = Bf16VectorLoops.scratch(ROWS * chunk);
     float[] sums = new float[Math.multiplyExact(to - from, padded)];
     for (int c0 = 0; c0 < columns; c0 += chunk) {
       int c1 = Math.min(columns, c0 + chunk);
@@ -329,15 +327,5 @@ final class Bf16PanelLoops {
     a1.intoArray(out, LANES);
     a2.intoArray(out, 2 * LANES);
     a3.intoArray(out, 3 * LANES);
-  }
-
-  /** This thread's F32 scratch of at least {@code length} values (contents unspecified). */
-  private static float[] scratch(int length) {
-    float[] s = SCRATCH.get();
-    if (s == null || s.length < length) {
-      s = new float[length];
-      SCRATCH.set(s);
-    }
-    return s;
   }
 }

@@ -392,8 +392,11 @@ final class Bf16VectorLoops implements Bf16Loops {
     return p.and(HIGH_HALF).reinterpretAsFloats();
   }
 
-  /** This thread's F32 scratch of at least {@code length} values (contents unspecified). */
-  private static float[] scratch(int length) {
+  /**
+   * This thread's F32 scratch of at least {@code length} values (contents unspecified), shared by
+   * the several-token loops here and {@link Bf16PanelLoops}, which never run nested on one thread.
+   */
+  static float[] scratch(int length) {
     float[] s = SCRATCH.get();
     if (s == null || s.length < length) {
       s = new float[length];
