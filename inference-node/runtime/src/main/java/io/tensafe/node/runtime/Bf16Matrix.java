@@ -113,27 +113,11 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
    */
   private void preparedInto(
       float[] prepared, int tokens, float[] y, Bf16Loops loops, ProductThreads threads) {
-    long work = (long) rows * columns * tokens;
-    int parts =
-        work < PARALLEL_MIN_MULTIPLY_ADDS ? 1 : Math.min(4 * threads.size(), ceilDiv(rows, 4));
-    if (parts <= 1) {
-      loops.rowsInto(bits, rows, columns, prepared, tokens, 0, rows, y);
-      return;
-    }
-    // Blocks of a multiple of four rows, so that only the matrix's last rows take the 1-row loop.
-    int blockRows = 4 * ceilDiv(ceilDiv(rows, parts), 4);
-    threads.forEachBlock(
-        ceilDiv(rows, blockRows),
-        b ->
-            loops.rowsInto(
-                bits,
-                rows,
-                columns,
-                prepared,
-                tokens,
-                b * blockRows,
-                Math.min(rows, (b + 1) * blockRows),
-                y));
+    threads.forEachRowRange(
+        rows,
+        (long) rows * columns * tokens,
+        PARALLEL_MIN_MULTIPLY_ADDS,
+        (from, to) -> loops.rowsInto(bits, rows, columns, prepared, tokens, from, to, y));
   }
 
   /** Row {@code row} widened to F32 (exact) into {@code out[at..at+columns)}. */
@@ -209,9 +193,5 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
   @Override
   public long heldBytes() {
     return bits.byteSize();
-  }
-
-  private static int ceilDiv(int a, int b) {
-    return Math.ceilDiv(a, b);
   }
 }

@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * One BF16 matrix held in each way a decoder can hold it, for measuring their products side by side
  * ({@code ./tensafe bench node --matrices}); a developer tool's view of {@link WeightMatrix}, not
- * used by the decoder. Close it to free the three copies.
+ * used by the decoder. Close it to free the copies.
  */
 public final class HeldMatrices implements AutoCloseable {
   /** The ways a BF16 matrix can be held. */
@@ -24,7 +24,12 @@ public final class HeldMatrices implements AutoCloseable {
      */
     WIDENED_F16,
     /** Two bytes per value, this package's vector loops: the default now. */
-    BF16
+    BF16,
+    /**
+     * One byte per value and a scale per row ({@link Int8Matrix}): measured only, not offered to
+     * the decoder; held only where the vector loops run.
+     */
+    INT8
   }
 
   private final NDManager manager;
@@ -44,19 +49,25 @@ public final class HeldMatrices implements AutoCloseable {
     manager = NDManager.newBaseManager("PyTorch");
     arena = Arena.ofShared();
     WideningBuffers buffers = new WideningBuffers(manager);
+    boolean vectors = Bf16Loops.chosen() instanceof Bf16VectorLoops;
     for (Holding h : Holding.values()) {
-      held.put(h, new WeightMatrix[copies]);
+      if (h != Holding.INT8 || vectors) {
+        held.put(h, new WeightMatrix[copies]);
+      }
     }
     for (int i = 0; i < copies; i++) {
       held.get(Holding.F32)[i] =
           WeightMatrix.of(manager, arena, bf16, buffers, WeightPrecision.F32);
       held.get(Holding.WIDENED_F16)[i] = DjlWeights.scaledHalf(manager, bf16, buffers);
       held.get(Holding.BF16)[i] = WeightMatrix.of(manager, arena, bf16, buffers);
+      if (vectors) {
+        held.get(Holding.INT8)[i] = Int8Matrix.quantise(arena, bf16);
+      }
     }
     columns = Math.toIntExact(bf16.shape().get(1));
   }
 
-  /** {@code bf16} held the three ways, {@code copies ≥ 1} copies each. */
+  /** {@code bf16} held every way, {@code copies ≥ 1} copies each. */
   public static HeldMatrices of(WeightTensor bf16, int copies) {
     return new HeldMatrices(bf16, copies);
   }
@@ -85,6 +96,11 @@ public final class HeldMatrices implements AutoCloseable {
           .product(step.create(x, new Shape(x.length / columns, columns)))
           .toFloatArray();
     }
+  }
+
+  /** Whether the matrix is held as {@code holding} (int8 only where the vector loops run). */
+  public boolean holds(Holding holding) {
+    return held.containsKey(holding);
   }
 
   /** Bytes one copy's values take held as {@code holding}. */

@@ -83,6 +83,30 @@ final class ProductThreads {
     job.await();
   }
 
+  /** A task over rows {@code [from, to)} of a product. */
+  @FunctionalInterface
+  interface RowRange {
+    void run(int from, int to);
+  }
+
+  /**
+   * Runs {@code task} over rows {@code [0, rows)}: on this thread alone when {@code work}
+   * (multiply-adds) is below {@code parallelMin}, else in blocks of a multiple of four rows (so
+   * that only the last rows take a one-row loop), up to four blocks per thread, split as {@link
+   * #forEachBlock} does.
+   */
+  void forEachRowRange(int rows, long work, long parallelMin, RowRange task) {
+    int parts = work < parallelMin ? 1 : Math.min(4 * size, Math.ceilDiv(rows, 4));
+    if (parts <= 1) {
+      task.run(0, rows);
+      return;
+    }
+    int blockRows = 4 * Math.ceilDiv(Math.ceilDiv(rows, parts), 4);
+    forEachBlock(
+        Math.ceilDiv(rows, blockRows),
+        b -> task.run(b * blockRows, Math.min(rows, (b + 1) * blockRows)));
+  }
+
   private static final class Job {
     private final int blocks;
     private final IntConsumer task;

@@ -20,7 +20,7 @@ import java.lang.foreign.Arena;
  * the same DJL {@code matMul} on the same array as before half precision was held, so an F32
  * model's numbers never depend on this package's loops.
  */
-sealed interface WeightMatrix permits DjlWeights, Bf16Matrix {
+sealed interface WeightMatrix permits DjlWeights, Bf16Matrix, Int8Matrix {
   /** As {@link #of(NDManager, Arena, WeightTensor, WideningBuffers, WeightPrecision)}, half. */
   static WeightMatrix of(NDManager manager, Arena arena, WeightTensor t, WideningBuffers buffers) {
     return of(manager, arena, t, buffers, WeightPrecision.HALF);

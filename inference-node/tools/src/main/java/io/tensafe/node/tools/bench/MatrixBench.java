@@ -74,7 +74,7 @@ final class MatrixBench {
           COLD_BYTES >> 20);
       out.printf(
           Locale.ROOT,
-          "%-19s %-12s %6s %10s %12s %10s %10s %10s %9s%n",
+          "%-19s %-12s %6s %10s %12s %10s %10s %10s %9s %10s %10s %9s%n",
           "matrix",
           "out x in",
           "tokens",
@@ -83,7 +83,10 @@ final class MatrixBench {
           "BF16 ms",
           "roof ms",
           "F32/BF16",
-          "max diff");
+          "max diff",
+          "int8 ms",
+          "BF16/int8",
+          "int8 diff");
     }
     SplittableRandom random = new SplittableRandom(52);
     for (Matrix m : matrices(shape)) {
@@ -99,57 +102,69 @@ final class MatrixBench {
           double f32 = msPerProduct(held.product(Holding.F32, x));
           double widened = msPerProduct(held.product(Holding.WIDENED_F16, x));
           double bf16 = msPerProduct(held.product(Holding.BF16, x));
+          boolean int8Held = held.holds(Holding.INT8);
+          double int8 = int8Held ? msPerProduct(held.product(Holding.INT8, x)) : Double.NaN;
+          double int8Difference =
+              int8Held
+                  ? relativeDifference(held.result(Holding.F32, x), held.result(Holding.INT8, x))
+                  : Double.NaN;
           double roofline = held.heldBytes(Holding.BF16) / (gbPerS * 1e9) * 1e3;
           double difference =
               relativeDifference(held.result(Holding.F32, x), held.result(Holding.BF16, x));
-          print(m, tokens, loops, threads, gbPerS, f32, widened, bf16, roofline, difference);
+          print(
+              m,
+              tokens,
+              loops,
+              threads,
+              gbPerS,
+              new double[] {f32, widened, bf16, roofline, difference, int8, int8Difference});
         }
       }
     }
   }
 
-  private void print(
-      Matrix m,
-      int tokens,
-      String loops,
-      int threads,
-      double gbPerS,
-      double f32,
-      double widened,
-      double bf16,
-      double roofline,
-      double difference) {
+  /**
+   * One row; {@code v}: F32, widened F16, BF16 and roofline ms, the BF16 loops' largest difference
+   * to F32, int8 ms and int8's largest difference (NaN, JSON null, where int8 is not held).
+   */
+  private void print(Matrix m, int tokens, String loops, int threads, double gbPerS, double[] v) {
     if (json) {
       out.printf(
           Locale.ROOT,
           "{\"matrix\":\"%s\",\"out\":%d,\"in\":%d,\"tokens\":%d,\"loops\":\"%s\",\"threads\":%d,"
               + "\"f32_ms\":%.4f,\"widened_f16_ms\":%.4f,\"bf16_ms\":%.4f,\"roofline_ms\":%.4f,"
-              + "\"read_gb_per_s\":%.2f,\"bf16_vs_f32_max_relative_difference\":%.2e}%n",
+              + "\"read_gb_per_s\":%.2f,\"bf16_vs_f32_max_relative_difference\":%.2e,"
+              + "\"int8_ms\":%s,\"int8_vs_f32_max_relative_difference\":%s}%n",
           m.name(),
           m.rows(),
           m.columns(),
           tokens,
           loops,
           threads,
-          f32,
-          widened,
-          bf16,
-          roofline,
+          v[0],
+          v[1],
+          v[2],
+          v[3],
           gbPerS,
-          difference);
+          v[4],
+          Double.isNaN(v[5]) ? "null" : String.format(Locale.ROOT, "%.4f", v[5]),
+          Double.isNaN(v[6]) ? "null" : String.format(Locale.ROOT, "%.2e", v[6]));
     } else {
       out.printf(
           Locale.ROOT,
-          "%-19s %-12s %6d %10.3f %12.3f %10.3f %10.3f %10.2f %9.1e%n",
+          "%-19s %-12s %6d %10.3f %12.3f %10.3f %10.3f %10.2f %9.1e %10.3f %10.2f %9.1e%n",
           m.name(),
           m.rows() + " x " + m.columns(),
           tokens,
-          f32,
-          widened,
-          bf16,
-          roofline,
-          f32 / bf16,
-          difference);
+          v[0],
+          v[1],
+          v[2],
+          v[3],
+          v[0] / v[2],
+          v[4],
+          v[5],
+          v[2] / v[5],
+          v[6]);
     }
   }
 

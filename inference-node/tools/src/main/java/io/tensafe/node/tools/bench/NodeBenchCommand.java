@@ -59,8 +59,8 @@ public final class NodeBenchCommand implements Callable<Integer> {
       names = "--matrices",
       description =
           "instead of decoding: ms per product of the model's layer matrices held as F32 (DJL),"
-              + " as F16 widened per product, and as two-byte BF16 (vector loops), beside the"
-              + " memory roofline")
+              + " as F16 widened per product, as two-byte BF16 (vector loops) and as int8 with a"
+              + " scale per row (measured only), beside the memory roofline")
   boolean matrices;
 
   @CommandLine.Option(
