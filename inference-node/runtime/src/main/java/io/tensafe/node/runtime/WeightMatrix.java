@@ -39,6 +39,13 @@ sealed interface WeightMatrix permits DjlWeights, Bf16Matrix, Int8Matrix {
     if (precision == WeightPrecision.HALF && Bf16Matrix.holds(t)) {
       return Bf16Matrix.of(arena, t);
     }
+    if (precision == WeightPrecision.INT8 && t.shape().size() == 2) {
+      if (!(Bf16Loops.chosen() instanceof Bf16VectorLoops)) {
+        throw new IllegalStateException(
+            "int8 weights need the " + Bf16Loops.VECTOR_MODULE + " module's loops");
+      }
+      return Int8Matrix.quantise(arena, t);
+    }
     return DjlWeights.of(manager, t, buffers, precision);
   }
 

@@ -22,5 +22,13 @@ public enum WeightPrecision {
    * for a BF16 model on AVX-512 (on an AVX2 host, for long prompts only); for an F16 model it still
    * is.
    */
-  F32
+  F32,
+  /**
+   * Every 2-D matrix quantised at load to one byte per value with an F32 scale per row ({@link
+   * Int8Matrix}): a quarter of F32's memory, logits no longer equal to F32's (only within the
+   * quantisation's error). Measured by {@code ./tensafe bench node --anchors} only, not a node
+   * setting (issue 52: offered only if it gains 1.5× over BF16 decode; ADR 0046). Needs the vector
+   * module; a prefill runs one token at a time.
+   */
+  INT8
 }

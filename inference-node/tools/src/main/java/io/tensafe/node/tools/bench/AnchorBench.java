@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -54,6 +55,10 @@ final class AnchorBench {
     Path dir = BenchModels.folder(shape, false);
     Map<Held, TokenRates> node = new EnumMap<>(Held.class);
     TorchAnchor.Result torch;
+    float[] f32Logits = null;
+    double bf16Difference = Double.NaN;
+    TokenRates int8 = null;
+    double int8Difference = Double.NaN;
     try {
       System.err.printf(Locale.ROOT, "PyTorch eager on the folder (%s) ...%n", python);
       torch =
@@ -61,13 +66,29 @@ final class AnchorBench {
       if (!torch.present()) {
         System.err.println("PyTorch is absent: " + torch.detail());
       }
-      for (Held h : Held.values()) {
+      for (Held h : List.of(Held.F32, Held.BF16)) { // F32 first: the others' logits against it
         System.err.printf(Locale.ROOT, "the node holding %s ...%n", h);
         try (QwenDecoder decoder =
             BenchModels.decoder(dir, h == Held.BF16 ? WeightPrecision.HALF : WeightPrecision.F32)) {
           node.put(h, AnchorProtocol.measure(decoder, prompt, decodeTokens));
+          float[] logits = AnchorProtocol.promptLogits(decoder, prompt);
+          if (h == Held.F32) {
+            f32Logits = logits;
+          } else {
+            bf16Difference = AnchorProtocol.relativeDifference(f32Logits, logits);
+          }
         }
         System.gc(); // the folder's bytes read at load: garbage before the next holding
+      }
+      if (HeldMatrices.lanes() > 1) {
+        System.err.println("the node holding int8 (measured only) ...");
+        try (QwenDecoder decoder = BenchModels.decoder(dir, WeightPrecision.INT8)) {
+          int8 = AnchorProtocol.measure(decoder, prompt, decodeTokens);
+          int8Difference =
+              AnchorProtocol.relativeDifference(
+                  f32Logits, AnchorProtocol.promptLogits(decoder, prompt));
+        }
+        System.gc();
       }
     } finally {
       BenchModels.delete(dir);
@@ -86,7 +107,8 @@ final class AnchorBench {
             torch,
             rooflines,
             fmaPeak,
-            DecodeRoofline.layerValues(shape));
+            DecodeRoofline.layerValues(shape),
+            new AnchorReport.Int8(int8, bf16Difference, int8Difference));
     out.print(json ? report.json() + System.lineSeparator() : report.text());
   }
 }

@@ -31,6 +31,24 @@ final class AnchorProtocol {
     return ids;
   }
 
+  /** The logits after {@code prompt} on a fresh cache (untimed). */
+  static float[] promptLogits(QwenDecoder decoder, long[] prompt) {
+    try (KvCache cache = decoder.newCache()) {
+      return decoder.forward(prompt, cache);
+    }
+  }
+
+  /** The largest |a − b| over the largest |a|. */
+  static double relativeDifference(float[] a, float[] b) {
+    double largest = 0;
+    double worst = 0;
+    for (int i = 0; i < a.length; i++) {
+      largest = Math.max(largest, Math.abs(a[i]));
+      worst = Math.max(worst, Math.abs(a[i] - b[i]));
+    }
+    return largest == 0 ? worst : worst / largest;
+  }
+
   /** The node's rates on {@code decoder}: the protocol above. */
   static TokenRates measure(QwenDecoder decoder, long[] prompt, int decodeTokens) {
     try (KvCache cache = decoder.newCache()) {

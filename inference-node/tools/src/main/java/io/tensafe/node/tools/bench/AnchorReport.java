@@ -26,6 +26,7 @@ import java.util.Map;
  * @param fmaPeakGmacPerS the F32 FMA rate of {@code threads} threads, operands in registers, 10⁹
  *     multiply-adds per second (NaN: not measured, scalar loops)
  * @param prefillMultiplyAddsPerToken multiply-adds of the layers' products per prompt token
+ * @param int8 the node holding int8 (measured only) and the logits' distances to F32
  */
 record AnchorReport(
     String model,
@@ -37,8 +38,22 @@ record AnchorReport(
     TorchAnchor.Result torch,
     Map<Held, DecodeRoofline> rooflines,
     double fmaPeakGmacPerS,
-    long prefillMultiplyAddsPerToken) {
+    long prefillMultiplyAddsPerToken,
+    Int8 int8) {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The node holding int8 ({@code WeightPrecision.INT8}, measured only) beside BF16.
+   *
+   * @param rates its rates, or null where it was not run (scalar loops)
+   * @param bf16LogitsDifference the prompt's last logits held BF16 against F32: the largest |F32 −
+   *     BF16| over the largest |F32| (NaN: not measured)
+   * @param int8LogitsDifference the same for int8 (NaN: not run)
+   */
+  record Int8(TokenRates rates, double bf16LogitsDifference, double int8LogitsDifference) {
+    /** Nothing measured. */
+    static final Int8 NONE = new Int8(null, Double.NaN, Double.NaN);
+  }
 
   AnchorReport {
     node = Map.copyOf(node);
@@ -99,6 +114,18 @@ record AnchorReport(
       f.put("greedy_tokens_equal_" + w, t == null ? null : n.leadingGreedyEqual(t));
     }
     f.put("greedy_tokens", any.greedy().size());
+    TokenRates q = int8.rates();
+    TokenRates bf16 = node.get(Held.BF16);
+    f.put("node_bf16_vs_f32_logits_max_relative_difference", finite(int8.bf16LogitsDifference()));
+    f.put("node_int8_decode_tokens_per_s", q == null ? null : round(q.decodeTokensPerS()));
+    f.put("node_int8_prefill_tokens_per_s", q == null ? null : round(q.prefillTokensPerS()));
+    f.put(
+        "node_int8_over_bf16_decode",
+        q == null ? null : round(q.decodeTokensPerS() / bf16.decodeTokensPerS()));
+    f.put("node_int8_vs_f32_logits_max_relative_difference", finite(int8.int8LogitsDifference()));
+    f.put(
+        "greedy_tokens_equal_node_int8_f32",
+        q == null ? null : q.leadingGreedyEqual(node.get(Held.F32)));
     try {
       return JSON.writeValueAsString(f);
     } catch (JsonProcessingException e) {
@@ -168,6 +195,19 @@ record AnchorReport(
               n.decodeTokensPerS() / t.decodeTokensPerS(),
               n.prefillTokensPerS() / t.prefillTokensPerS()));
     }
+    if (int8.rates() != null) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "%nint8 (measured only): decode %.2f tokens/s, %.2f x BF16 (offered from 1.5);"
+                  + " prompt logits vs F32 %.1e (BF16 %.1e); greedy tokens equal to F32's: %d of %d",
+              int8.rates().decodeTokensPerS(),
+              int8.rates().decodeTokensPerS() / n.decodeTokensPerS(),
+              int8.int8LogitsDifference(),
+              int8.bf16LogitsDifference(),
+              int8.rates().leadingGreedyEqual(node.get(Held.F32)),
+              int8.rates().greedy().size()));
+    }
     if (Double.isFinite(fmaPeakGmacPerS)) {
       s.append(
           String.format(
@@ -195,9 +235,12 @@ record AnchorReport(
     return tokensPerS * prefillMultiplyAddsPerToken / 1e9;
   }
 
-  /** {@code x} rounded, or null (JSON null) when it is not finite. */
+  /** {@code x} rounded (three decimals above 0.01, three significant digits below), or null. */
   private static Double finite(double x) {
-    return Double.isFinite(x) ? round(x) : null;
+    if (!Double.isFinite(x)) {
+      return null;
+    }
+    return Math.abs(x) >= 0.01 ? round(x) : Double.valueOf(String.format(Locale.ROOT, "%.3g", x));
   }
 
   private static double round(double x) {

@@ -106,11 +106,13 @@ final class MatrixBench {
           double int8 = int8Held ? msPerProduct(held.product(Holding.INT8, x)) : Double.NaN;
           double int8Difference =
               int8Held
-                  ? relativeDifference(held.result(Holding.F32, x), held.result(Holding.INT8, x))
+                  ? AnchorProtocol.relativeDifference(
+                      held.result(Holding.F32, x), held.result(Holding.INT8, x))
                   : Double.NaN;
           double roofline = held.heldBytes(Holding.BF16) / (gbPerS * 1e9) * 1e3;
           double difference =
-              relativeDifference(held.result(Holding.F32, x), held.result(Holding.BF16, x));
+              AnchorProtocol.relativeDifference(
+                  held.result(Holding.F32, x), held.result(Holding.BF16, x));
           print(
               m,
               tokens,
@@ -183,17 +185,6 @@ final class MatrixBench {
     }
     long[] sorted = times.stream().mapToLong(Long::longValue).sorted().toArray();
     return sorted[sorted.length / 2] / 1e6;
-  }
-
-  /** The largest |a − b| over the largest |a|. */
-  private static double relativeDifference(float[] a, float[] b) {
-    double largest = 0;
-    double worst = 0;
-    for (int i = 0; i < a.length; i++) {
-      largest = Math.max(largest, Math.abs(a[i]));
-      worst = Math.max(worst, Math.abs(a[i] - b[i]));
-    }
-    return largest == 0 ? worst : worst / largest;
   }
 
   /** Random N(0, 0.02²) weights of {@code m}'s shape, rounded to BF16 (to nearest, even). */

@@ -42,7 +42,13 @@ import picocli.CommandLine.Command;
  * torch_W_decode_tokens_per_s}, {@code torch_W_prefill_tokens_per_s}, {@code
  * roofline_W_decode_tokens_per_s}, {@code node_over_roofline_W_decode}, {@code
  * node_over_torch_W_decode}, {@code node_over_torch_W_prefill}, {@code greedy_tokens_equal_W}
- * (leading greedy tokens the node and PyTorch chose alike, of {@code greedy_tokens}).
+ * (leading greedy tokens the node and PyTorch chose alike, of {@code greedy_tokens}); then the node
+ * holding int8 ({@code WeightPrecision.INT8}, measured only; null with the scalar loops): {@code
+ * node_bf16_vs_f32_logits_max_relative_difference} and {@code
+ * node_int8_vs_f32_logits_max_relative_difference} (the prompt's last logits, largest |F32 − x|
+ * over the largest |F32|), {@code node_int8_decode_tokens_per_s}, {@code
+ * node_int8_prefill_tokens_per_s}, {@code node_int8_over_bf16_decode}, {@code
+ * greedy_tokens_equal_node_int8_f32}.
  */
 @Command(
     name = "node",

@@ -33,7 +33,8 @@ class AnchorReportTest {
             Held.BF16, DecodeRoofline.of(ModelShape.QWEN25_1_5B, 2, 30),
             Held.F32, DecodeRoofline.of(ModelShape.QWEN25_1_5B, 4, 30)),
         100,
-        DecodeRoofline.layerValues(ModelShape.QWEN25_1_5B));
+        DecodeRoofline.layerValues(ModelShape.QWEN25_1_5B),
+        new AnchorReport.Int8(rates(8, 1, 1, 2, 4), 3e-7, 0.012));
   }
 
   @Test
@@ -71,6 +72,11 @@ class AnchorReportTest {
     assertEquals(100e9 / macs, j.get("f32_fma_bound_prefill_tokens_per_s").asDouble(), 1e-3);
     assertEquals(32.0 * macs / 1e9, j.get("node_bf16_prefill_gmac_per_s").asDouble(), 1e-3);
     assertEquals(64.0 * macs / 1e9, j.get("torch_bf16_prefill_gmac_per_s").asDouble(), 1e-3);
+    assertEquals(8.0, j.get("node_int8_decode_tokens_per_s").asDouble());
+    assertEquals(2.0, j.get("node_int8_over_bf16_decode").asDouble());
+    assertEquals(3e-7, j.get("node_bf16_vs_f32_logits_max_relative_difference").asDouble());
+    assertEquals(0.012, j.get("node_int8_vs_f32_logits_max_relative_difference").asDouble());
+    assertEquals(2, j.get("greedy_tokens_equal_node_int8_f32").asInt());
   }
 
   @Test
