@@ -159,16 +159,7 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
      * @throws IllegalArgumentException unless {@code x}'s last dimension is {@code columns}
      */
     static Input of(NDArray x, int columns) {
-      Shape shape = x.getShape();
-      int last = shape.dimension() - 1;
-      if (last < 0 || shape.get(last) != columns) {
-        throw new IllegalArgumentException(
-            "x of shape " + shape + " does not end in this matrix's " + columns + " columns");
-      }
-      int tokens = Math.toIntExact(shape.size() / columns);
-      if (tokens < 1) {
-        throw new IllegalArgumentException("x of shape " + shape + " holds no token");
-      }
+      int tokens = WeightMatrix.tokens(x, columns);
       float[] prepared = Bf16Loops.chosen().prepare(x.toFloatArray(), tokens, columns);
       return new Input(x, columns, tokens, prepared);
     }

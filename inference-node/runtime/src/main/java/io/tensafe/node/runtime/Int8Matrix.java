@@ -68,13 +68,7 @@ record Int8Matrix(MemorySegment values, float[] scales, int rows, int columns)
 
   @Override
   public NDArray product(NDArray x) {
-    Shape shape = x.getShape();
-    int last = shape.dimension() - 1;
-    if (last < 0 || shape.get(last) != columns) {
-      throw new IllegalArgumentException(
-          "x of shape " + shape + " does not end in this matrix's " + columns + " columns");
-    }
-    int tokens = Math.toIntExact(shape.size() / columns);
+    int tokens = WeightMatrix.tokens(x, columns);
     float[] xs = x.toFloatArray();
     float[] y = new float[Math.multiplyExact(tokens, rows)];
     ProductThreads.shared()
@@ -83,8 +77,8 @@ record Int8Matrix(MemorySegment values, float[] scales, int rows, int columns)
             (long) rows * columns * tokens,
             Bf16Matrix.PARALLEL_MIN_MULTIPLY_ADDS,
             (from, to) -> Int8Loops.rowsInto(this, xs, tokens, from, to, y));
-    long[] dims = shape.getShape().clone(); // getShape() is the shape's own array
-    dims[last] = rows;
+    long[] dims = x.getShape().getShape().clone(); // getShape() is the shape's own array
+    dims[dims.length - 1] = rows;
     return x.getManager().create(y, new Shape(dims));
   }
 

@@ -2,6 +2,7 @@ package io.tensafe.node.runtime;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import io.tensafe.node.model.WeightTensor;
 import java.lang.foreign.Arena;
 
@@ -74,6 +75,26 @@ sealed interface WeightMatrix permits DjlWeights, Bf16Matrix, Int8Matrix {
       }
     }
     return out;
+  }
+
+  /**
+   * Tokens in {@code x}, a {@code (…, columns)} array: its size over {@code columns}.
+   *
+   * @throws IllegalArgumentException unless {@code x}'s last dimension is {@code columns} and it
+   *     holds at least one token
+   */
+  static int tokens(NDArray x, int columns) {
+    Shape shape = x.getShape();
+    int last = shape.dimension() - 1;
+    if (last < 0 || shape.get(last) != columns) {
+      throw new IllegalArgumentException(
+          "x of shape " + shape + " does not end in this matrix's " + columns + " columns");
+    }
+    int tokens = Math.toIntExact(shape.size() / columns);
+    if (tokens < 1) {
+      throw new IllegalArgumentException("x of shape " + shape + " holds no token");
+    }
+    return tokens;
   }
 
   /** Rows {@code ids} of {@code W} in F32, {@code (ids, in)}, in {@code step}. */
