@@ -63,6 +63,11 @@ sealed interface Bf16Loops permits Bf16VectorLoops, Bf16ScalarLoops {
     return Chosen.VALUE;
   }
 
+  /** Whether this JVM's setting chose the vector loops (the vector module is loaded). */
+  static boolean vectorsChosen() {
+    return chosen() instanceof Bf16VectorLoops;
+  }
+
   /** The BF16 value {@code bits} (the low 16 bits) widened to F32: exact. */
   static float widen(short bits) {
     return Float.intBitsToFloat((bits & 0xFFFF) << 16);

@@ -2,8 +2,6 @@ package io.tensafe.node.runtime;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import io.tensafe.node.model.WeightTensor;
 import io.tensafe.tgsp.safetensors.DType;
 import java.lang.foreign.Arena;
@@ -141,9 +139,7 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
     }
     float[] y = new float[Math.multiplyExact(in.tokens(), rows)];
     preparedInto(in.prepared(), in.tokens(), y, Bf16Loops.chosen(), ProductThreads.shared());
-    long[] dims = in.x().getShape().getShape().clone(); // getShape() is the shape's own array
-    dims[dims.length - 1] = rows;
-    return in.x().getManager().create(y, new Shape(dims));
+    return WeightMatrix.result(in.x(), y, rows);
   }
 
   /**
@@ -167,18 +163,7 @@ record Bf16Matrix(MemorySegment bits, int rows, int columns) implements WeightMa
 
   @Override
   public NDArray rows(NDManager step, NDArray ids) {
-    long[] picked =
-        ids.getDataType() == DataType.INT64
-            ? ids.toLongArray()
-            : ids.toType(DataType.INT64, false).toLongArray();
-    float[] out = new float[Math.multiplyExact(picked.length, columns)];
-    for (int i = 0; i < picked.length; i++) {
-      if (picked[i] < 0 || picked[i] >= rows) {
-        throw new IllegalArgumentException("row " + picked[i] + " is outside 0.." + (rows - 1));
-      }
-      rowInto((int) picked[i], out, i * columns);
-    }
-    return step.create(out, new Shape(picked.length, columns));
+    return WeightMatrix.gathered(step, ids, rows, columns, this::rowInto);
   }
 
   @Override

@@ -9,8 +9,8 @@ import jdk.incubator.vector.FloatVector;
 /**
  * The vector loops' product for a prompt of at least {@link #MIN_TOKENS} tokens (prefill), as a
  * blocked matrix-matrix product: the tokens run along the vector lanes and each weight is
- * broadcast, so a register tile of four rows by {@link #tileVectors} vectors of tokens (16 or 8
- * accumulators) takes four broadcasts and that many loads of {@code x} per {@code 4·tileVectors}
+ * broadcast, so a register tile of four rows by {@link #TILE_VECTORS} vectors of tokens (16 or 8
+ * accumulators) takes four broadcasts and that many loads of {@code x} per {@code 4·TILE_VECTORS}
  * fused multiply-adds, with no horizontal sum at all.
  *
  * <p>Layout: {@link #prepare} writes {@code x} transposed, {@code xT[c·padded + t]}, the columns in
@@ -50,11 +50,6 @@ final class Bf16PanelLoops {
   /** {@code tokens} rounded up to a multiple of the lane count. */
   static int padded(int tokens) {
     return Math.ceilDiv(tokens, LANES) * LANES;
-  }
-
-  /** Vectors of tokens per register tile on this machine. */
-  static int tileVectors() {
-    return TILE_VECTORS;
   }
 
   /**
@@ -119,26 +114,16 @@ final class Bf16PanelLoops {
 
   /**
    * {@code y[t·rows + r] = Σ_c W[r, c]·x[t, c]} for rows {@code [from, to)}, {@code x} as {@link
-   * #prepare} wrote it.
-   *
-   * @param widen widens columns {@code [c0, c1)} of row {@code r} into {@code wide[base..)} in the
-   *     vector loops' order ({@code c0} a multiple of {@code block})
+   * #prepare} wrote it with the vector loops' column block.
    */
   static void rowsInto(
-      MemorySegment w,
-      int rows,
-      int columns,
-      int block,
-      float[] xT,
-      int tokens,
-      int from,
-      int to,
-      float[] y,
-      RowWidener widen) {
+      MemorySegment w, int rows, int columns, float[] xT, int tokens, int from, int to, float[] y) {
     int padded = padded(tokens);
-    int chunk = Math.min(columns, chunk(padded, block));
+    int chunk = Math.min(columns, chunk(padded, Bf16VectorLoops.BLOCK));
+    int blocked = columns - columns % Bf16VectorLoops.BLOCK;
     float[] wide = Bf16VectorLoops.scratch(ROWS * chunk);
     float[] sums = new float[Math.multiplyExact(to - from, padded)];
+    float[] out = new float[ROWS * TILE_VECTORS * LANES];
     for (int c0 = 0; c0 < columns; c0 += chunk) {
       int c1 = Math.min(columns, c0 + chunk);
       int width = c1 - c0;
@@ -146,12 +131,13 @@ final class Bf16PanelLoops {
         int held = Math.min(ROWS, to - r);
         for (int k = 0; k < ROWS; k++) {
           if (k < held) {
-            widen.widen(w, r + k, c0, c1, wide, k * width);
+            Bf16VectorLoops.widenColumns(
+                w, 2L * (r + k) * columns, c0, c1, blocked, wide, k * width);
           } else {
             Arrays.fill(wide, k * width, (k + 1) * width, 0f);
           }
         }
-        tile(wide, width, xT, padded, c0, sums, (r - from) * padded, held);
+        tile(wide, width, xT, padded, c0, sums, (r - from) * padded, held, out);
       }
     }
     for (int r = from; r < to; r++) {
@@ -162,21 +148,23 @@ final class Bf16PanelLoops {
     }
   }
 
-  /** Widens part of one row of a BF16 matrix into F32 (see {@link #rowsInto}). */
-  @FunctionalInterface
-  interface RowWidener {
-    void widen(MemorySegment w, int row, int c0, int c1, float[] wide, int base);
-  }
-
   /**
    * Four widened rows (columns {@code c0..c0+width} of {@code xT}) times every token, added into
-   * {@code sums[at + k·padded + t]} for the {@code held} real rows.
+   * {@code sums[at + k·padded + t]} for the {@code held} real rows; {@code out} holds one register
+   * tile's sums ({@code 4·TILE_VECTORS·LANES} F32).
    */
   private static void tile(
-      float[] wide, int width, float[] xT, int padded, int c0, float[] sums, int at, int held) {
+      float[] wide,
+      int width,
+      float[] xT,
+      int padded,
+      int c0,
+      float[] sums,
+      int at,
+      int held,
+      float[] out) {
     int t = 0;
     int step = TILE_VECTORS * LANES;
-    float[] out = new float[ROWS * step];
     for (; t + step <= padded; t += step) {
       if (TILE_VECTORS == 4) {
         fourByFour(wide, width, xT, padded, c0, t, out);

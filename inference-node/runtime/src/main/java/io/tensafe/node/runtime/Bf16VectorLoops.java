@@ -95,19 +95,7 @@ final class Bf16VectorLoops implements Bf16Loops {
     if (tokens == 1) {
       oneToken(w, columns, prepared, from, to, y);
     } else if (tokens >= Bf16PanelLoops.MIN_TOKENS) {
-      int blocked = columns - columns % BLOCK;
-      Bf16PanelLoops.rowsInto(
-          w,
-          rows,
-          columns,
-          BLOCK,
-          prepared,
-          tokens,
-          from,
-          to,
-          y,
-          (m, row, c0, c1, wide, base) ->
-              widenColumns(m, 2L * row * columns, c0, c1, blocked, wide, base));
+      Bf16PanelLoops.rowsInto(w, rows, columns, prepared, tokens, from, to, y);
     } else {
       severalTokens(w, rows, columns, prepared, tokens, from, to, y);
     }
@@ -275,7 +263,7 @@ final class Bf16VectorLoops implements Bf16Loops {
    * wide[base..base+c1−c0)}, in {@code x}'s order; {@code c0} is a multiple of {@link #BLOCK},
    * {@code c1} too or the row's end.
    */
-  private static void widenColumns(
+  static void widenColumns(
       MemorySegment w, long at, int c0, int c1, int blocked, float[] wide, int base) {
     int vectorEnd = Math.min(c1, blocked);
     int c = c0;

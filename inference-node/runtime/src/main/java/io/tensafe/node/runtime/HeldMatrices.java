@@ -49,7 +49,7 @@ public final class HeldMatrices implements AutoCloseable {
     manager = NDManager.newBaseManager("PyTorch");
     arena = Arena.ofShared();
     WideningBuffers buffers = new WideningBuffers(manager);
-    boolean vectors = Bf16Loops.chosen() instanceof Bf16VectorLoops;
+    boolean vectors = Bf16Loops.vectorsChosen();
     for (Holding h : Holding.values()) {
       if (h != Holding.INT8 || vectors) {
         held.put(h, new WeightMatrix[copies]);
@@ -127,9 +127,7 @@ public final class HeldMatrices implements AutoCloseable {
    * best of three; NaN where the loops are the scalar ones (no vector module).
    */
   public static double fmaPeakGmacPerS(int threads) {
-    return Bf16Loops.chosen() instanceof Bf16VectorLoops
-        ? FmaPeak.gmacPerS(threads, 300_000_000L)
-        : Double.NaN;
+    return Bf16Loops.vectorsChosen() ? FmaPeak.gmacPerS(threads, 300_000_000L) : Double.NaN;
   }
 
   /** Threads a BF16 product is split over, the caller included. */

@@ -2,8 +2,6 @@ package io.tensafe.node.runtime;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import io.tensafe.node.model.WeightTensor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -13,10 +11,10 @@ import java.lang.foreign.ValueLayout;
  * A weight matrix quantised to int8 with one F32 scale per row: {@code W[r, c] ≈ scales[r]·q[r,
  * c]}, {@code q} in [−127, 127], {@code scales[r] = max_c |W[r, c]| / 127} (0 for a row of zeros),
  * each value rounded to the nearest step (error at most {@code scales[r]/2}). One byte per value,
- * half of BF16: issue 52's optional int8, measured by {@code ./tensafe bench node --matrices}
- * ({@link HeldMatrices}) and not offered to the decoder, since a decode step's other work bounds
- * its gain below the issue's threshold (ADR 0046). Products widen each byte exactly to F32 in
- * registers ({@link Int8Loops}) and scale each row's sum once.
+ * half of BF16: issue 52's optional int8, held only by the benchmarks ({@link WeightPrecision#INT8}
+ * in {@code bench node --anchors}, {@link HeldMatrices} in {@code --matrices}) and not a node
+ * setting: it measured 1.13× BF16's decode with logits 10 % off F32's (ADR 0046). Products widen
+ * each byte exactly to F32 in registers ({@link Int8Loops}) and scale each row's sum once.
  *
  * <p>Invariants: {@code values} holds exactly {@code rows·columns} bytes, read-only, row-major, in
  * the arena that allocated it; {@code scales.length == rows}, each finite and ≥ 0; {@code rows,
@@ -77,26 +75,20 @@ record Int8Matrix(MemorySegment values, float[] scales, int rows, int columns)
             (long) rows * columns * tokens,
             Bf16Matrix.PARALLEL_MIN_MULTIPLY_ADDS,
             (from, to) -> Int8Loops.rowsInto(this, xs, tokens, from, to, y));
-    long[] dims = x.getShape().getShape().clone(); // getShape() is the shape's own array
-    dims[dims.length - 1] = rows;
-    return x.getManager().create(y, new Shape(dims));
+    return WeightMatrix.result(x, y, rows);
   }
 
   @Override
   public NDArray rows(NDManager step, NDArray ids) {
-    long[] picked = ids.toType(DataType.INT64, false).toLongArray();
-    float[] out = new float[Math.multiplyExact(picked.length, columns)];
-    for (int i = 0; i < picked.length; i++) {
-      if (picked[i] < 0 || picked[i] >= rows) {
-        throw new IllegalArgumentException("row " + picked[i] + " is outside 0.." + (rows - 1));
-      }
-      int r = (int) picked[i];
-      for (int c = 0; c < columns; c++) {
-        out[i * columns + c] =
-            scales[r] * values.get(ValueLayout.JAVA_BYTE, (long) r * columns + c);
-      }
+    return WeightMatrix.gathered(step, ids, rows, columns, this::rowInto);
+  }
+
+  /** Row {@code row} dequantised into {@code out[at..at+columns)}. */
+  void rowInto(int row, float[] out, int at) {
+    long base = (long) row * columns;
+    for (int c = 0; c < columns; c++) {
+      out[at + c] = scales[row] * values.get(ValueLayout.JAVA_BYTE, base + c);
     }
-    return step.create(out, new Shape(picked.length, columns));
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.tensafe.node.runtime;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import io.tensafe.node.model.WeightTensor;
 import java.lang.foreign.Arena;
@@ -41,7 +42,7 @@ sealed interface WeightMatrix permits DjlWeights, Bf16Matrix, Int8Matrix {
       return Bf16Matrix.of(arena, t);
     }
     if (precision == WeightPrecision.INT8 && t.shape().size() == 2) {
-      if (!(Bf16Loops.chosen() instanceof Bf16VectorLoops)) {
+      if (!Bf16Loops.vectorsChosen()) {
         throw new IllegalStateException(
             "int8 weights need the " + Bf16Loops.VECTOR_MODULE + " module's loops");
       }
@@ -95,6 +96,43 @@ sealed interface WeightMatrix permits DjlWeights, Bf16Matrix, Int8Matrix {
       throw new IllegalArgumentException("x of shape " + shape + " holds no token");
     }
     return tokens;
+  }
+
+  /**
+   * {@code y}, the products of {@code x}'s tokens with a matrix of {@code rows} rows, as an array
+   * of {@code x}'s shape with its last dimension {@code rows}, in {@code x}'s manager.
+   */
+  static NDArray result(NDArray x, float[] y, int rows) {
+    long[] dims = x.getShape().getShape().clone(); // getShape() is the shape's own array
+    dims[dims.length - 1] = rows;
+    return x.getManager().create(y, new Shape(dims));
+  }
+
+  /** Writes row {@code row} of a matrix, widened to F32, into {@code out[at..at+columns)}. */
+  @FunctionalInterface
+  interface RowWriter {
+    void rowInto(int row, float[] out, int at);
+  }
+
+  /**
+   * Rows {@code ids} of a {@code rows × columns} matrix, each written by {@code writer}, as a
+   * {@code (ids, columns)} F32 array in {@code step}.
+   *
+   * @throws IllegalArgumentException naming the first id outside {@code [0, rows)}
+   */
+  static NDArray gathered(NDManager step, NDArray ids, int rows, int columns, RowWriter writer) {
+    long[] picked =
+        ids.getDataType() == DataType.INT64
+            ? ids.toLongArray()
+            : ids.toType(DataType.INT64, false).toLongArray();
+    float[] out = new float[Math.multiplyExact(picked.length, columns)];
+    for (int i = 0; i < picked.length; i++) {
+      if (picked[i] < 0 || picked[i] >= rows) {
+        throw new IllegalArgumentException("row " + picked[i] + " is outside 0.." + (rows - 1));
+      }
+      writer.rowInto((int) picked[i], out, i * columns);
+    }
+    return step.create(out, new Shape(picked.length, columns));
   }
 
   /** Rows {@code ids} of {@code W} in F32, {@code (ids, in)}, in {@code step}. */

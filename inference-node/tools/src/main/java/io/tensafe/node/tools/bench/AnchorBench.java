@@ -70,12 +70,12 @@ final class AnchorBench {
         System.err.printf(Locale.ROOT, "the node holding %s ...%n", h);
         try (QwenDecoder decoder =
             BenchModels.decoder(dir, h == Held.BF16 ? WeightPrecision.HALF : WeightPrecision.F32)) {
-          node.put(h, AnchorProtocol.measure(decoder, prompt, decodeTokens));
-          float[] logits = AnchorProtocol.promptLogits(decoder, prompt);
+          float[][] logits = new float[1][];
+          node.put(h, AnchorProtocol.measure(decoder, prompt, decodeTokens, l -> logits[0] = l));
           if (h == Held.F32) {
-            f32Logits = logits;
+            f32Logits = logits[0];
           } else {
-            bf16Difference = AnchorProtocol.relativeDifference(f32Logits, logits);
+            bf16Difference = AnchorProtocol.relativeDifference(f32Logits, logits[0]);
           }
         }
         System.gc(); // the folder's bytes read at load: garbage before the next holding
@@ -83,10 +83,9 @@ final class AnchorBench {
       if (HeldMatrices.lanes() > 1) {
         System.err.println("the node holding int8 (measured only) ...");
         try (QwenDecoder decoder = BenchModels.decoder(dir, WeightPrecision.INT8)) {
-          int8 = AnchorProtocol.measure(decoder, prompt, decodeTokens);
-          int8Difference =
-              AnchorProtocol.relativeDifference(
-                  f32Logits, AnchorProtocol.promptLogits(decoder, prompt));
+          float[][] logits = new float[1][];
+          int8 = AnchorProtocol.measure(decoder, prompt, decodeTokens, l -> logits[0] = l);
+          int8Difference = AnchorProtocol.relativeDifference(f32Logits, logits[0]);
         }
         System.gc();
       }

@@ -5,6 +5,7 @@ import io.tensafe.node.runtime.QwenDecoder;
 import io.tensafe.node.runtime.Sampler;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * How {@code bench node --anchors} times a runner, the same for the node here and for PyTorch in
@@ -31,13 +32,6 @@ final class AnchorProtocol {
     return ids;
   }
 
-  /** The logits after {@code prompt} on a fresh cache (untimed). */
-  static float[] promptLogits(QwenDecoder decoder, long[] prompt) {
-    try (KvCache cache = decoder.newCache()) {
-      return decoder.forward(prompt, cache);
-    }
-  }
-
   /** The largest |a − b| over the largest |a|. */
   static double relativeDifference(float[] a, float[] b) {
     double largest = 0;
@@ -49,8 +43,12 @@ final class AnchorProtocol {
     return largest == 0 ? worst : worst / largest;
   }
 
-  /** The node's rates on {@code decoder}: the protocol above. */
-  static TokenRates measure(QwenDecoder decoder, long[] prompt, int decodeTokens) {
+  /**
+   * The node's rates on {@code decoder}: the protocol above; {@code promptLogits} is given the
+   * timed prefill's logits (the prompt's last token, on a fresh cache) to read.
+   */
+  static TokenRates measure(
+      QwenDecoder decoder, long[] prompt, int decodeTokens, Consumer<float[]> promptLogits) {
     try (KvCache cache = decoder.newCache()) {
       float[] logits = decoder.forward(prompt, cache);
       for (int i = 0; i < WARMUP_DECODE_TOKENS; i++) {
@@ -61,6 +59,7 @@ final class AnchorProtocol {
       long start = System.nanoTime();
       float[] logits = decoder.forward(prompt, cache);
       double prefillSeconds = (System.nanoTime() - start) / 1e9;
+      promptLogits.accept(logits);
       List<Long> greedy = new ArrayList<>();
       for (int i = 0; i < WARMUP_DECODE_TOKENS; i++) {
         greedy.add((long) Sampler.argmax(logits));
